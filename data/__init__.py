@@ -1,0 +1,1 @@
+"""Title data (JSON), shipped inside the installed program as the package `engine.data`."""

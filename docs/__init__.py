@@ -1,0 +1,2 @@
+"""The players' and operators' documentation, shipped as `moderator.docs` so that the
+service can mail sections of it (`help lay`)."""

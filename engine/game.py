@@ -1,0 +1,178 @@
+"""A game: its set-up plus the log of moves, and the state they build.
+
+The log is the only truth. `Game` replays it to build the state; an `Undo` in the
+log folds history back to an earlier move without deleting anything. Move numbers
+are positions in the full log, so a number printed in a report never comes back to
+mean another move (`move N` in an order guards against stale orders).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.actions import Action, Undo, from_json, to_json
+from engine.errors import GameError, require
+from engine.rounds.base import Round, Turn
+from engine.rules import Rules
+from engine.state import RESERVED_NAMES, GameState
+from engine.titles import rules_for
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """Everything a game is besides its moves."""
+
+    title: str
+    seats: tuple[str, ...]
+    seed: int = 0
+    options: frozenset[str] = field(default_factory=frozenset)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"title": self.title, "seats": list(self.seats), "seed": self.seed,
+                "options": sorted(self.options)}
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Setup:
+        return Setup(data["title"], tuple(data["seats"]), int(data.get("seed", 0)),
+                     frozenset(data.get("options", ())))
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One entry of the log: who sent which action."""
+
+    seat: str
+    action: Action
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, **to_json(self.action)}
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Move:
+        rest = {k: v for k, v in data.items() if k != "seat"}
+        return Move(data["seat"], from_json(rest))
+
+
+class Game:
+    """A game in progress: apply moves, ask whose turn it is and what is legal."""
+
+    def __init__(self, setup: Setup, moves: Iterable[Move] = ()) -> None:
+        _check_setup(setup)
+        self.setup = setup
+        self.rules: Rules = rules_for(setup.title, setup.options)
+        self.log: list[Move] = []
+        self._reset()
+        for move in moves:
+            self._append(move)
+
+    # --- building the state -------------------------------------------------------------
+    def _reset(self) -> None:
+        self.state: GameState = self.rules.initial_state(self.setup.seats, self.setup.seed)
+        self.round: Round = self.rules.first_round(self.state)
+        self.effective: list[int] = []  # indices into self.log now in effect
+
+    def _append(self, move: Move) -> list[str]:
+        """Apply a move that is known to be valid, or raise (replay of a stored log)."""
+        index = len(self.log)
+        if isinstance(move.action, Undo):
+            self.log.append(move)
+            self._fold_to(move.action.to_move)
+            return [f"{move.seat} takes back the moves from move {move.action.to_move} on"]
+        start = len(self.state.log)
+        self._process(move)
+        self.log.append(move)
+        self.effective.append(index)
+        return self.state.log[start:]
+
+    def _process(self, move: Move) -> None:
+        require(not self.state.game_over, "the game is over")
+        self.round.process(move.seat, move.action)
+        self.rules.check_end(self.state)
+        self._advance()
+
+    def _advance(self) -> None:
+        while not self.state.game_over and self.round.over():
+            nxt = self.rules.next_round(self.state, self.round)
+            if nxt is None:
+                break
+            self.round = nxt
+
+    def _fold_to(self, to_move: int) -> None:
+        keep = [i for i in self.effective if i < to_move]
+        self._reset()
+        for i in keep:
+            self._process(self.log[i])
+            self.effective.append(i)
+
+    # --- the public API -----------------------------------------------------------------
+    @property
+    def next_move(self) -> int:
+        """The number the next move will have (printed in every report)."""
+        return len(self.log)
+
+    def apply(self, seat: str, action: Action) -> list[str]:
+        """Apply one action by `seat`; returns what happened, in words.
+
+        A refused action raises GameError and leaves the game exactly as it was.
+        """
+        require(seat in self.setup.seats, f"{seat} has no seat in this game")
+        if isinstance(action, Undo):
+            require(0 <= action.to_move <= len(self.log),
+                    f"there is no move {action.to_move}; the next move is {len(self.log)}")
+        before = len(self.log)
+        try:
+            return self._append(Move(seat, action))
+        except GameError:
+            self._restore(before)
+            raise
+        except Exception:
+            # An engine fault must not leave a half-applied state behind either.
+            self._restore(before)
+            raise
+
+    def _restore(self, length: int) -> None:
+        moves = self.log[:length]
+        self.log = []
+        self._reset()
+        for move in moves:
+            self._append(move)
+
+    def turn(self) -> Turn | None:
+        """Who must act now, or None when the game is over."""
+        if self.state.game_over:
+            return None
+        return self.round.turn()
+
+    def legal(self) -> list[str]:
+        """What the acting player may do, as order texts."""
+        if self.state.game_over:
+            return []
+        return self.round.legal()
+
+    @property
+    def round_name(self) -> str:
+        return self.round.name
+
+    def scores(self) -> dict[str, int]:
+        return self.rules.scores(self.state)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"setup": self.setup.to_json(), "moves": [m.to_json() for m in self.log]}
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Game:
+        return Game(Setup.from_json(data["setup"]), (Move.from_json(m) for m in data["moves"]))
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json())
+
+
+def _check_setup(setup: Setup) -> None:
+    seats = setup.seats
+    require(len(set(s.lower() for s in seats)) == len(seats), "seat names must differ")
+    for seat in seats:
+        require(seat.lower() not in RESERVED_NAMES, f"{seat!r} cannot be a seat name")
+        require(bool(seat.strip()), "a seat name cannot be empty")

@@ -1,0 +1,52 @@
+"""What every round offers the game: whose turn, what is legal, how to act."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.actions import Action
+from engine.state import GameState
+
+if TYPE_CHECKING:
+    from engine.rules import Rules
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """Who must act now: the player (`seat`), for whom (`entity`: the seat itself or the
+    company they run), and what is asked of them (`step`)."""
+
+    seat: str
+    entity: str
+    step: str
+
+
+class Round(ABC):
+    """A round is a sequence of turns; it ends when `over` says so."""
+
+    def __init__(self, state: GameState, rules: Rules) -> None:
+        self.state = state
+        self.rules = rules
+
+    @property
+    @abstractmethod
+    def name(self) -> str:
+        """How reports name this round: "Stock Round 2", "Operating Round 3.1"."""
+
+    @abstractmethod
+    def turn(self) -> Turn | None:
+        """Who must act; None once the round is over."""
+
+    @abstractmethod
+    def legal(self) -> list[str]:
+        """What the acting player may do now, as order texts (with placeholders)."""
+
+    @abstractmethod
+    def process(self, seat: str, action: Action) -> None:
+        """Apply `action` by `seat`, or raise GameError leaving the state untouched."""
+
+    @abstractmethod
+    def over(self) -> bool:
+        """True when the round has ended."""

@@ -1,0 +1,533 @@
+"""The operating round (18TN 4): privates pay, then each floated corporation operates.
+
+A corporation's turn is a sequence of steps (4.2): track, station token, run trains,
+dividend, train purchase. Each step is optional unless the rules make it required;
+doing a later step passes the earlier ones. Buying a private from a player may happen
+at any time of the turn (4.2(h)). When a phase change leaves companies over their
+train limit, their presidents discard before play goes on (4.2.5(g)).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from engine import board, routes, trains
+from engine.actions import (
+    Action,
+    BuyPrivate,
+    BuyTrain,
+    DiscardTrain,
+    Dividend,
+    Done,
+    LayTile,
+    Pass,
+    PlaceToken,
+    RunRoutes,
+    SellShares,
+    UsePrivate,
+)
+from engine.errors import GameError, require
+from engine.rounds.base import Round, Turn
+from engine.shares import check_sale, money, move_token, sell_shares
+from engine.state import BANK, POOL, Corporation, GameState
+
+if TYPE_CHECKING:
+    from engine.rules import Rules
+
+STEPS = ("track", "token", "route", "dividend", "train")
+STEP_OF: dict[type[Action], str] = {
+    LayTile: "track",
+    UsePrivate: "track",
+    PlaceToken: "token",
+    RunRoutes: "route",
+    Dividend: "dividend",
+    BuyTrain: "train",
+}
+
+
+@dataclass
+class CompanyTurn:
+    """What the operating corporation has done so far this turn."""
+
+    corporation: str
+    step: int = 0
+    yellow_lays: int = 0
+    upgrades: int = 0
+    token_placed: bool = False
+    revenue: int | None = None  # set once trains have run
+    run: routes.Run | None = None
+    dividend_done: bool = False
+    bank_trains_bought: int = 0
+    emergency: bool = False  # the president is raising cash for a forced purchase
+    sold_for_emergency: set[str] = field(default_factory=set)
+
+
+class OperatingRound(Round):
+    def __init__(self, state: GameState, rules: Rules, number: int) -> None:
+        super().__init__(state, rules)
+        self.number = number
+        state.operating_round_number = number
+        self.done: set[str] = set()
+        self.current: CompanyTurn | None = None
+        self.discards: list[str] = []  # corporations that must discard, in order
+        self.private_purchases: list[tuple[str, str]] = []  # (company, selling player)
+        state.say(f"Operating Round {self.label} begins")
+        rules.pay_privates(state)
+        self._next_company()
+
+    @property
+    def label(self) -> str:
+        return f"{self.state.stock_round_number}.{self.number}"
+
+    @property
+    def name(self) -> str:
+        return f"Operating Round {self.label}"
+
+    # --- sequencing --------------------------------------------------------------------
+    def over(self) -> bool:
+        return self.current is None and not self.discards
+
+    def _next_company(self) -> None:
+        sym = self.rules.operating_order(self.state, self.done)
+        if sym is None:
+            self.current = None
+            self.rules.end_of_operating_round(self.state, self)
+            return
+        corp = self.state.corporation(sym)
+        self.current = CompanyTurn(sym)
+        self.state.say(f"{sym} operates ({corp.president})")
+        self.rules.start_of_company_turn(self.state, corp, self)
+
+    def _finish_company(self) -> None:
+        turn = self.current
+        assert turn is not None
+        corp = self.state.corporation(turn.corporation)
+        corp.operated = True
+        self.done.add(corp.sym)
+        self.rules.end_of_company_turn(self.state, corp, self)
+        self._next_company()
+
+    def company(self) -> Corporation:
+        assert self.current is not None
+        return self.state.corporation(self.current.corporation)
+
+    def turn(self) -> Turn | None:
+        if self.discards:
+            corp = self.state.corporation(self.discards[0])
+            return Turn(corp.president or "", corp.sym, "discard a train")
+        if self.current is None:
+            return None
+        corp = self.company()
+        step = STEPS[self.current.step] if self.current.step < len(STEPS) else "done"
+        return Turn(corp.president or "", corp.sym, step)
+
+    # --- legal actions -----------------------------------------------------------------
+    def legal(self) -> list[str]:
+        if self.discards:
+            corp = self.state.corporation(self.discards[0])
+            return [f"discard train {t.name}" for t in corp.trains]
+        if self.current is None:
+            return []
+        corp = self.company()
+        t = self.current
+        out: list[str] = []
+        step = t.step
+        if step <= 0 and self._lays_left(corp):
+            out.append("lay TILE at HEX rot N")
+        if step <= 1 and not t.token_placed and corp.token_costs:
+            out.append(f"token HEX (costs {money(self.state, self._token_cost(corp))})")
+        if step <= 2 and corp.trains:
+            out.append("run auto | run TRAIN: HEX HEX ...")
+        if t.revenue is not None and not t.dividend_done:
+            out += ["pay", "withhold"] + (["half"] if self.rules.half_dividends else [])
+        if t.step >= 3 or not corp.trains:
+            offer = trains.next_offered(self.state)
+            if offer is not None:
+                price = self.state.title.train(offer.name).price
+                out.append(f"buy train {offer.name} ({money(self.state, price)})")
+            for pool_train in {tr.name for tr in self.state.trains_pool}:
+                out.append(f"buy train {pool_train} from pool")
+        out.append("done")
+        return out
+
+    def _lays_left(self, corp: Corporation) -> bool:
+        t = self.current
+        assert t is not None
+        yellow, upgrades = self.rules.tile_lays(self.state, corp)
+        may_upgrade = t.yellow_lays == 0 and t.upgrades < upgrades
+        may_lay_yellow = t.upgrades == 0 and t.yellow_lays < yellow
+        return may_upgrade or may_lay_yellow
+
+    def _token_cost(self, corp: Corporation) -> int:
+        return corp.token_costs[0] if corp.token_costs else 0
+
+    # --- processing --------------------------------------------------------------------
+    def process(self, seat: str, action: Action) -> None:
+        if self.discards:
+            self._discard(seat, action)
+            return
+        require(self.current is not None, "the operating round is over")
+        corp = self.company()
+        require(seat == corp.president,
+                f"{corp.sym} is operating; its president {corp.president} gives its orders")
+        company = getattr(action, "company", None)
+        require(company in (None, corp.sym),
+                f"{company} is not the company operating now; {corp.sym} is")
+        if isinstance(action, BuyPrivate):
+            self._buy_private(corp, action)
+            return
+        if isinstance(action, SellShares):
+            self._emergency_sale(seat, corp, action)
+            return
+        if isinstance(action, Done | Pass):
+            self._done(corp)
+            return
+        if isinstance(action, DiscardTrain):
+            raise GameError(f"{corp.sym} is not over its train limit")
+        step = STEP_OF.get(type(action))
+        if step is None:
+            raise GameError(f"{type(action).__name__} is not possible in an operating round",
+                            tuple(self.legal()))
+        self._enter_step(corp, STEPS.index(step))
+        if isinstance(action, LayTile | UsePrivate):
+            self._lay(corp, action)
+        elif isinstance(action, PlaceToken):
+            self._token(corp, action)
+        elif isinstance(action, RunRoutes):
+            self._run(corp, action)
+        elif isinstance(action, Dividend):
+            self._dividend(corp, action)
+        elif isinstance(action, BuyTrain):
+            self._buy_train(corp, action)
+
+    def _enter_step(self, corp: Corporation, index: int) -> None:
+        """Move forward to step `index`, refusing to skip a required step."""
+        t = self.current
+        assert t is not None
+        require(index >= t.step,
+                f"{corp.sym} has passed the {STEPS[index]} step this turn",
+                tuple(self.legal()))
+        for skipped in range(t.step, index):
+            self._check_skippable(corp, STEPS[skipped])
+        if index > t.step:
+            t.step = index
+
+    def _check_skippable(self, corp: Corporation, step: str) -> None:
+        t = self.current
+        assert t is not None
+        if step == "route" and t.revenue is None and corp.trains:
+            if routes.has_route(self.rules, self.state, corp):
+                raise GameError(f"{corp.sym} must run its trains first (`run auto`)",
+                                ("run auto",))
+            t.revenue = 0
+            t.run = None
+        if step == "dividend" and not t.dividend_done and t.revenue is not None:
+            if t.revenue > 0:
+                raise GameError(f"{corp.sym} must first pay or withhold its "
+                                f"{money(self.state, t.revenue)}", ("pay", "withhold"))
+            self._settle_dividend(corp, "withhold")
+
+    # --- track and tokens --------------------------------------------------------------
+    def _lay(self, corp: Corporation, action: LayTile | UsePrivate) -> None:
+        t = self.current
+        assert t is not None
+        if isinstance(action, UsePrivate):
+            self.rules.use_private(self.state, corp, action, self)
+            return
+        kind = board.lay_kind(self.rules, self.state, action.hex, action.tile)
+        yellow, upgrades = self.rules.tile_lays(self.state, corp)
+        if kind == "yellow":
+            require(t.upgrades == 0 and t.yellow_lays < yellow,
+                    f"{corp.sym} may lay {yellow} yellow tile(s) or {upgrades} upgrade per turn; "
+                    f"it has used its tile lays")
+        else:
+            require(t.yellow_lays == 0 and t.upgrades < upgrades,
+                    f"{corp.sym} may lay {yellow} yellow tile(s) or {upgrades} upgrade per turn; "
+                    f"it has used its tile lays")
+        board.lay_tile(self.rules, self.state, corp, action.hex, action.tile, action.rotation)
+        if kind == "yellow":
+            t.yellow_lays += 1
+        else:
+            t.upgrades += 1
+
+    def _token(self, corp: Corporation, action: PlaceToken) -> None:
+        t = self.current
+        assert t is not None
+        require(not t.token_placed, f"{corp.sym} has placed its station token this turn")
+        board.place_token(self.rules, self.state, corp, action.hex, action.city)
+        t.token_placed = True
+        t.step = max(t.step, STEPS.index("token") + 1)
+
+    # --- running and dividends ---------------------------------------------------------
+    def _run(self, corp: Corporation, action: RunRoutes) -> None:
+        t = self.current
+        assert t is not None
+        require(t.revenue is None, f"{corp.sym} has already run its trains")
+        run = routes.check_run(self.rules, self.state, corp, action)
+        t.run = run
+        t.revenue = run.revenue
+        t.step = STEPS.index("dividend")
+        self.state.say(f"{corp.sym} runs for {money(self.state, run.revenue)}: {run.describe()}")
+        if run.revenue == 0:
+            self._settle_dividend(corp, "withhold")
+
+    def _dividend(self, corp: Corporation, action: Dividend) -> None:
+        t = self.current
+        assert t is not None
+        require(t.revenue is not None, f"{corp.sym} must run its trains first",
+                ("run auto", "run none"))
+        require(not t.dividend_done, f"{corp.sym} has settled its revenue this turn")
+        require(action.choice != "half" or self.rules.half_dividends,
+                "this title has no half dividends")
+        self._settle_dividend(corp, action.choice)
+
+    def _settle_dividend(self, corp: Corporation, choice: str) -> None:
+        t = self.current
+        assert t is not None
+        revenue = t.revenue or 0
+        self.rules.pay_dividend(self.state, corp, revenue, choice, self)
+        t.dividend_done = True
+        t.step = STEPS.index("train")
+        trains.remove_obsolete(self.state, corp)
+
+    # --- trains ------------------------------------------------------------------------
+    def _buy_train(self, corp: Corporation, action: BuyTrain) -> None:
+        t = self.current
+        assert t is not None
+        state = self.state
+        limit = trains.train_limit(self.rules, state, corp)
+        require(len(corp.trains) < limit,
+                f"{corp.sym} owns {len(corp.trains)} trains, the limit in this phase")
+        if action.source == "bank":
+            self._buy_from_offering(corp, action)
+        elif action.source == POOL:
+            self._buy_from_pool(corp, action)
+        else:
+            self._buy_from_company(corp, action)
+        self.discards = [c.sym for c in trains.over_limit(self.rules, state)]
+
+    def _buy_from_offering(self, corp: Corporation, action: BuyTrain) -> None:
+        t = self.current
+        assert t is not None
+        state = self.state
+        offer = trains.next_offered(state)
+        require(offer is not None, "the Initial Offering has no trains left")
+        assert offer is not None
+        require(action.train == offer.name,
+                f"the next train of the Initial Offering is a {offer.name}-train",
+                (f"buy train {offer.name}",))
+        price = state.title.train(offer.name).price
+        require(action.price in (None, price),
+                f"a {offer.name}-train from the bank costs {money(state, price)}")
+        require(self.rules.may_buy_another_bank_train(state, t.bank_trains_bought),
+                f"{corp.sym} may buy only one train from the bank per turn until the "
+                f"first {self.rules.one_bank_train_per_turn_until}-train is bought")
+        self._pay_for_train(corp, price, offer.name)
+        trains.take_from_offering(self.rules, state, corp, price - self._president_share)
+        t.bank_trains_bought += 1
+
+    def _buy_from_pool(self, corp: Corporation, action: BuyTrain) -> None:
+        state = self.state
+        match = [tr for tr in state.trains_pool if tr.name == action.train]
+        require(bool(match), f"the Open Market has no {action.train}-train",
+                tuple(f"buy train {tr.name} from pool" for tr in state.trains_pool))
+        train = match[0]
+        price = state.title.train(train.name).price
+        require(action.price in (None, price),
+                f"a {train.name}-train from the Open Market costs {money(state, price)}")
+        self._pay_for_train(corp, price, train.name)
+        state.trains_pool.remove(train)
+        state.transfer_cash(corp.sym, BANK, price - self._president_share)
+        corp.trains.append(train)
+        state.say(f"{corp.sym} buys a {train.name}-train from the Open Market for "
+                  f"{money(state, price)}")
+
+    def _buy_from_company(self, corp: Corporation, action: BuyTrain) -> None:
+        state = self.state
+        require(action.source in state.corporations, f"there is no company {action.source}")
+        seller = state.corporation(action.source)
+        require(seller.sym != corp.sym, f"{corp.sym} cannot buy its own train")
+        match = [tr for tr in seller.trains if tr.name == action.train]
+        require(bool(match), f"{seller.sym} owns no {action.train}-train")
+        train = next((tr for tr in match if not tr.obsolete), None)
+        require(train is not None, "no company may buy an obsolete train (4.2.5.1)")
+        assert train is not None
+        require(action.price is not None and action.price >= 1,
+                f"name the price: buy train {action.train} from {seller.sym} for N "
+                f"(at least {money(state, 1)})")
+        assert action.price is not None
+        require(corp.cash >= action.price,
+                f"{corp.sym} has {money(state, corp.cash)}; the price is "
+                f"{money(state, action.price)}")
+        require(self.current is not None and not self.current.emergency,
+                "no train may be bought from another company when the president "
+                "contributes cash (4.2.5.2(a))")
+        seller.trains.remove(train)
+        corp.trains.append(train)
+        state.transfer_cash(corp.sym, seller.sym, action.price)
+        state.say(f"{corp.sym} buys a {train.name}-train from {seller.sym} for "
+                  f"{money(state, action.price)}")
+
+    _president_share = 0
+
+    def _pay_for_train(self, corp: Corporation, price: int, name: str) -> None:
+        """4.2.5.2: when the company cannot pay, its president must make up the rest."""
+        state = self.state
+        self._president_share = 0
+        if corp.cash >= price:
+            return
+        t = self.current
+        assert t is not None
+        require(not corp.trains and routes.has_route(self.rules, state, corp),
+                f"{corp.sym} has {money(state, corp.cash)}; the {name}-train costs "
+                f"{money(state, price)}")
+        cheapest = trains.cheapest_available(state)
+        assert cheapest is not None
+        require(cheapest[1] == price and cheapest[0].name == name,
+                f"with the president's money only the cheapest train may be bought: "
+                f"the {cheapest[0].name}-train for {money(state, cheapest[1])} (4.2.5.2(a))")
+        president = state.player(corp.president or "")
+        need = price - corp.cash
+        require(president.cash >= need,
+                f"{corp.sym} has {money(state, corp.cash)} and {president.name} "
+                f"{money(state, president.cash)}; the train costs {money(state, price)}: "
+                f"{president.name} must sell shares first (`sell N SYM`)")
+        state.transfer_cash(president.name, corp.sym, need)
+        state.say(f"{president.name} contributes {money(state, need)} to {corp.sym}")
+        t.emergency = True
+
+    def _emergency_sale(self, seat: str, corp: Corporation, action: SellShares) -> None:
+        """4.2.5.2(d): the president sells just enough to pay for the forced train."""
+        state = self.state
+        t = self.current
+        assert t is not None
+        require(not corp.trains and t.step >= STEPS.index("dividend")
+                and routes.has_route(self.rules, state, corp),
+                "shares may be sold in an operating round only to raise money for a "
+                "forced train purchase")
+        cheapest = trains.cheapest_available(state)
+        require(cheapest is not None, "no train is left to buy")
+        assert cheapest is not None
+        need = cheapest[1] - corp.cash - state.player(seat).cash
+        require(need > 0, f"{seat} already has enough to buy the "
+                f"{cheapest[0].name}-train")
+        target = state.corporation(action.corporation)
+        percent = action.percent if action.percent is not None else 10 * (action.count or 1)
+        check_sale(self.rules, state, seat, target, percent)
+        if target.sym == corp.sym:
+            others = max(target.percent_held_by(s) for s in state.seats if s != seat)
+            require(target.percent_held_by(seat) - percent >= others,
+                    f"{seat} may not sell so much {corp.sym} that its presidency changes")
+        unit = state.market.price(target.sym)
+        require(unit * (percent - 10) // 10 < need,
+                f"{seat} may sell only enough to raise {money(state, need)} (4.2.5.2(d))")
+        sell_shares(self.rules, state, seat, target, percent)
+        t.sold_for_emergency.add(target.sym)
+
+    def _discard(self, seat: str, action: Action) -> None:
+        corp = self.state.corporation(self.discards[0])
+        require(seat == corp.president,
+                f"{corp.president} must first discard a train of {corp.sym}")
+        require(isinstance(action, DiscardTrain),
+                f"{corp.sym} is over its train limit and must discard a train",
+                tuple(self.legal()))
+        assert isinstance(action, DiscardTrain)
+        match = [t for t in corp.trains if t.name == action.train]
+        require(bool(match), f"{corp.sym} owns no {action.train}-train")
+        corp.trains.remove(match[0])
+        self.state.trains_pool.append(match[0])
+        self.state.say(f"{corp.sym} discards a {action.train}-train to the Open Market")
+        self.discards = [c.sym for c in trains.over_limit(self.rules, self.state)]
+
+    # --- privates ------------------------------------------------------------------------
+    def _buy_private(self, corp: Corporation, action: BuyPrivate) -> None:
+        state = self.state
+        require(action.private in state.privates, f"there is no private {action.private}")
+        private = state.privates[action.private]
+        require(not private.closed, f"{private.sym} is closed")
+        require(private.owner in state.players,
+                f"{private.sym} is not owned by a player")
+        owner = private.owner or ""
+        require(action.seller in (None, owner), f"{private.sym} belongs to {owner}")
+        price = action.price if action.price is not None else private.spec.value
+        why = self.rules.why_not_buy_private(state, corp, private, price, self)
+        if why:
+            raise GameError(why)
+        require(corp.cash >= price,
+                f"{corp.sym} has {money(state, corp.cash)}; the price is {money(state, price)}")
+        state.transfer_cash(corp.sym, owner, price)
+        private.owner = corp.sym
+        self.private_purchases.append((corp.sym, owner))
+        state.say(f"{corp.sym} buys {private.sym} from {owner} for {money(state, price)}")
+
+    # --- ending the turn -----------------------------------------------------------------
+    def _done(self, corp: Corporation) -> None:
+        t = self.current
+        assert t is not None
+        for step in range(t.step, STEPS.index("train")):
+            self._check_skippable(corp, STEPS[step])
+        if not t.dividend_done and t.revenue is not None:
+            self._settle_dividend(corp, "withhold")
+        if not t.dividend_done:
+            # No train ran this turn: the withhold move of 4.2.4 still applies.
+            t.revenue = 0
+            self._settle_dividend(corp, "withhold")
+        if not corp.trains and routes.has_route(self.rules, self.state, corp):
+            cheapest = trains.cheapest_available(self.state)
+            if cheapest is not None:
+                self._cannot_end_without_train(corp, cheapest[1], cheapest[0].name)
+        self._finish_company()
+
+    def _cannot_end_without_train(self, corp: Corporation, price: int, name: str) -> None:
+        state = self.state
+        president = state.player(corp.president or "")
+        can_raise = corp.cash + president.cash + self._saleable_value(president.name, corp)
+        if can_raise >= price:
+            raise GameError(f"{corp.sym} has a route but no train and must buy one (4.2.5.2)",
+                            (f"buy train {name}",))
+        self.rules.bankruptcy(state, president.name, corp)
+
+    def _saleable_value(self, seat: str, operating: Corporation) -> int:
+        """What the president could raise by selling under 4.2.5.2(d), roughly at current
+        prices: every share that may legally go to the pool, keeping the presidency of the
+        operating company."""
+        state = self.state
+        total = 0
+        for corp in state.corporations.values():
+            held = corp.percent_held_by(seat)
+            if not held or corp.sym not in state.market.positions:
+                continue
+            room = max(0, self.rules.pool_limit_percent - corp.pool_percent)
+            sellable = min(held, room)
+            if corp.sym == operating.sym:
+                others = max(corp.percent_held_by(s) for s in state.seats if s != seat)
+                sellable = min(sellable, max(0, held - others))
+            if corp.president == seat and corp.sym != operating.sym:
+                pres = corp.certificates[0].percent
+                others = max(corp.percent_held_by(s) for s in state.seats if s != seat)
+                if others < pres:
+                    sellable = min(sellable, held - pres)
+            total += state.market.price(corp.sym) * (sellable // 10)
+        return total
+
+
+def pay_out(state: GameState, corp: Corporation, revenue: int) -> None:
+    """18TN 4.2.4(a): each 10% share earns a tenth; pool shares pay the company."""
+    for seat in state.seats:
+        pct = corp.percent_held_by(seat)
+        if pct:
+            state.transfer_cash(BANK, seat, revenue * pct // 100)
+    pool = corp.pool_percent
+    if pool:
+        state.transfer_cash(BANK, corp.sym, revenue * pool // 100)
+    state.say(f"{corp.sym} pays {money(state, revenue // 10)} per share")
+
+
+def withhold(state: GameState, corp: Corporation, revenue: int) -> None:
+    if revenue:
+        state.transfer_cash(BANK, corp.sym, revenue)
+        state.say(f"{corp.sym} withholds {money(state, revenue)}")
+
+
+__all__ = ["OperatingRound", "move_token", "pay_out", "withhold"]

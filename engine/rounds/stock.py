@@ -1,0 +1,582 @@
+"""The stock round (18TN 3), including the private sale while privates remain (3.1).
+
+Turns go clockwise from the Priority Deal holder. While the bank holds unsold
+privates a turn is one of: buy the cheapest, bid on another, pass (3.1). After that a
+turn is any sales and at most one purchase, the purchase before or after all sales
+(3.2). The round ends when every player has passed in a row (3.6).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from engine.actions import (
+    Accept,
+    Action,
+    Bid,
+    BuyPrivate,
+    BuyShares,
+    Decline,
+    Done,
+    Par,
+    Pass,
+    SellPrivate,
+    SellShares,
+)
+from engine.errors import GameError, require
+from engine.rounds.base import Round, Turn
+from engine.shares import (
+    SOURCE_NAMES,
+    buy_certificate,
+    certificate_count,
+    check_can_hold,
+    check_sale,
+    money,
+    resolve_presidency,
+    sell_shares,
+)
+from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Private
+
+if TYPE_CHECKING:
+    from engine.rules import Rules
+
+
+@dataclass
+class StockTurn:
+    """What the acting player has done so far this turn."""
+
+    bought: bool = False
+    sold: bool = False
+    sold_before_buying: bool = False
+
+
+@dataclass
+class Auction:
+    """18TN 3.1.1: bidders on one private bid in turn until all but one pass."""
+
+    private: str
+    bids: dict[str, int]  # seat -> their highest bid so far
+    order: list[str]  # participants, clockwise
+    current: str
+    passes: int = 0
+
+    @property
+    def high_bidder(self) -> str:
+        return max(self.bids, key=lambda s: (self.bids[s], -self.order.index(s)))
+
+    @property
+    def high_bid(self) -> int:
+        return self.bids[self.high_bidder]
+
+
+@dataclass
+class ParPending:
+    """A private whose buyer must set a corporation's par value at once (18TN #5)."""
+
+    seat: str
+    corporation: str
+
+
+@dataclass
+class Proposal:
+    """A private offered by one player to another, waiting for an answer (3.2(b))."""
+
+    seller: str
+    buyer: str
+    private: str
+    price: int
+
+
+@dataclass
+class StockRoundState:
+    current: str
+    passes: int = 0
+    last_actor: str | None = None
+    turn: StockTurn = field(default_factory=StockTurn)
+    # Bids placed under 3.1(b), per private, seat -> amount; they reserve the cash.
+    bids: dict[str, dict[str, int]] = field(default_factory=dict)
+    auction: Auction | None = None
+    par_pending: ParPending | None = None
+    proposal: Proposal | None = None
+    resume_after: str | None = None  # whose turn follows the auctions
+
+
+class StockRound(Round):
+    def __init__(self, state: GameState, rules: Rules) -> None:
+        super().__init__(state, rules)
+        state.stock_round_number += 1
+        self.number = state.stock_round_number
+        self.s = StockRoundState(current=state.priority)
+        self.s.bids = state.private_bids  # bids stay in force across rounds (3.1(b))
+        for player in state.players.values():
+            player.sold_this_round.clear()
+        rules.start_of_stock_round(state, self)
+        state.say(f"Stock Round {self.number} begins; {state.priority} has priority")
+
+    @property
+    def name(self) -> str:
+        return f"Stock Round {self.number}"
+
+    # --- who acts ----------------------------------------------------------------------
+    def turn(self) -> Turn | None:
+        s = self.s
+        if self.over():
+            return None
+        if s.proposal is not None:
+            return Turn(s.proposal.buyer, s.proposal.buyer, f"answer {s.proposal.seller}'s offer")
+        if s.par_pending is not None:
+            p = s.par_pending
+            return Turn(p.seat, p.seat, f"set the par value of {p.corporation}")
+        if s.auction is not None:
+            return Turn(s.auction.current, s.auction.current, f"auction of {s.auction.private}")
+        return Turn(s.current, s.current, "stock turn")
+
+    def over(self) -> bool:
+        return self.s.passes >= len(self.state.seats) and self._idle()
+
+    def _idle(self) -> bool:
+        s = self.s
+        return s.auction is None and s.par_pending is None and s.proposal is None
+
+    # --- privates still in the bank ------------------------------------------------------
+    def unsold_privates(self) -> list[Private]:
+        # The title lists privates in their printed (numbered) order.
+        return [p for p in self.state.privates.values() if p.owner is None and not p.closed]
+
+    def cheapest(self) -> Private | None:
+        unsold = self.unsold_privates()
+        return unsold[0] if unsold else None
+
+    def reserved(self, seat: str, except_private: str | None = None) -> int:
+        """Cash a player has set aside for bids on privates not yet auctioned (3.1(b))."""
+        return sum(
+            bids[seat] for sym, bids in self.s.bids.items()
+            if seat in bids and sym != except_private
+        )
+
+    def available(self, seat: str, except_private: str | None = None) -> int:
+        return self.state.player(seat).cash - self.reserved(seat, except_private)
+
+    # --- legal actions -----------------------------------------------------------------
+    def legal(self) -> list[str]:
+        s = self.s
+        turn = self.turn()
+        if turn is None:
+            return []
+        if s.proposal is not None:
+            return ["accept", "decline"]
+        if s.par_pending is not None:
+            corp = self.state.corporation(s.par_pending.corporation)
+            return [f"par {corp.sym} at {v}" for v in self.rules.par_values(corp)]
+        if s.auction is not None:
+            a = s.auction
+            return [f"bid {a.high_bid + 5} (or more, up to "
+                    f"{money(self.state, self.available(a.current, a.private))})", "pass"]
+        seat = s.current
+        cheapest = self.cheapest()
+        if cheapest is not None:
+            out = []
+            price = self.rules.private_price(self.state, cheapest, self.number)
+            if self.available(seat) >= price:
+                out.append(f"buy {cheapest.sym} (for {money(self.state, price)})")
+            for p in self.unsold_privates()[1:]:
+                floor = max([p.spec.value, *self.s.bids.get(p.sym, {}).values()])
+                if self.available(seat) >= floor + 5:
+                    out.append(f"bid {floor + 5} on {p.sym}")
+            out.append("pass")
+            return out
+        return self._regular_legal(seat)
+
+    def _regular_legal(self, seat: str) -> list[str]:
+        out: list[str] = []
+        state, rules = self.state, self.rules
+        for corp in state.corporations.values():
+            if self._why_not_sell(seat, corp) is None:
+                held = corp.percent_held_by(seat)
+                out.append(f"sell {corp.sym} (you hold {held}%)")
+        for corp in state.corporations.values():
+            if self._why_not_buy(seat, corp) is not None:
+                continue
+            if corp.par_price is None:
+                if corp.spec.float_percent and self.rules.may_par(state, corp):
+                    values = ", ".join(str(v) for v in rules.par_values(corp))
+                    out.append(f"par {corp.sym} at {values}")
+                continue
+            for source in (IPO, POOL, TREASURY):
+                if corp.certificates_of(source) and self._can_afford(seat, corp, source):
+                    suffix = "" if source == IPO else f" from {source}"
+                    out.append(f"buy {corp.sym}{suffix}")
+        out.append("pass" if not self._acted() else "done")
+        return out
+
+    def _acted(self) -> bool:
+        t = self.s.turn
+        return t.bought or t.sold
+
+    def _can_afford(self, seat: str, corp: Corporation, source: str) -> bool:
+        from engine.shares import price_per_share
+
+        cert = min(corp.certificates_of(source), key=lambda c: c.index)
+        price = price_per_share(self.rules, self.state, corp, source) * cert.percent // 10
+        return self.state.player(seat).cash >= price
+
+    # --- processing --------------------------------------------------------------------
+    def process(self, seat: str, action: Action) -> None:
+        turn = self.turn()
+        require(turn is not None, "the stock round is over")
+        assert turn is not None
+        s = self.s
+        if s.proposal is not None:
+            self._answer_proposal(seat, action)
+            return
+        require(seat == turn.seat, f"it is {turn.seat}'s turn ({turn.step}), not {seat}'s")
+        if s.par_pending is not None:
+            require(isinstance(action, Par) and action.corporation == s.par_pending.corporation,
+                    f"{seat} must first set the par value of {s.par_pending.corporation}",
+                    tuple(self.legal()))
+            assert isinstance(action, Par)
+            self._par(seat, action, after_private=True)
+            return
+        if s.auction is not None:
+            self._auction_action(seat, action)
+            return
+        if self.cheapest() is not None:
+            self._private_sale_turn(seat, action)
+            return
+        self._regular_turn(seat, action)
+
+    # --- 3.1: while unsold privates remain ------------------------------------------------
+    def _private_sale_turn(self, seat: str, action: Action) -> None:
+        cheapest = self.cheapest()
+        assert cheapest is not None
+        if isinstance(action, Pass | Done):
+            require(not self.rules.must_take_private(self.state, seat, self.number, self),
+                    f"{seat} must accept {cheapest.sym} this turn (3.1.2)")
+            self._pass(seat)
+            return
+        if isinstance(action, BuyPrivate):
+            require(action.seller is None, "privates are bought from the bank in a stock round")
+            require(action.private == cheapest.sym,
+                    f"only the cheapest unsold private, {cheapest.sym}, may be bought; "
+                    f"bid on {action.private} instead",
+                    (f"buy {cheapest.sym}", f"bid N on {action.private}"))
+            price = self.rules.private_price(self.state, cheapest, self.number)
+            if action.price is not None:
+                require(action.price == price,
+                        f"{cheapest.sym} costs {money(self.state, price)} now")
+            self._buy_private(seat, cheapest, price)
+            self._acted_then_next(seat)
+            self._resolve_auctions(after=seat)
+            return
+        if isinstance(action, Bid):
+            target = action.target
+            require(target is not None, "name the private you bid on: bid 45 on MCR")
+            assert target is not None
+            require(target in self.state.privates, f"there is no private {target}")
+            private = self.state.privates[target]
+            require(private.owner is None and not private.closed, f"{target} is already sold")
+            if target == cheapest.sym:
+                # Bidding on the cheapest at its price is buying it (as the site records it).
+                price = self.rules.private_price(self.state, cheapest, self.number)
+                require(action.amount == price,
+                        f"{target} is the cheapest private: buy it for "
+                        f"{money(self.state, price)} (`buy {target}`)")
+                self._buy_private(seat, cheapest, price)
+                self._acted_then_next(seat)
+                self._resolve_auctions(after=seat)
+                return
+            bids = self.s.bids.setdefault(target, {})
+            floor = max([private.spec.value, *bids.values()])
+            require(action.amount >= floor + 5,
+                    f"a bid on {target} must be at least {money(self.state, floor + 5)} "
+                    f"({money(self.state, 5)} over {money(self.state, floor)})")
+            require(self.available(seat, target) >= action.amount,
+                    f"{seat} has {money(self.state, self.available(seat, target))} not set "
+                    f"aside for other bids; the bid is {money(self.state, action.amount)}")
+            bids[seat] = action.amount
+            self.state.say(f"{seat} bids {money(self.state, action.amount)} on {target}")
+            self._acted_then_next(seat)
+            return
+        raise GameError(
+            f"while the bank holds unsold privates a stock turn is: buy {cheapest.sym}, "
+            "bid on another private, or pass", tuple(self.legal()))
+
+    def _buy_private(self, seat: str, private: Private, price: int) -> None:
+        require(self.available(seat, private.sym) >= price,
+                f"{seat} has {money(self.state, self.available(seat, private.sym))} "
+                f"free; {private.sym} costs {money(self.state, price)}")
+        check_private_limit(self.rules, self.state, seat)
+        self.state.transfer_cash(seat, BANK, price)
+        private.owner = seat
+        self.s.bids.pop(private.sym, None)
+        self.state.say(f"{seat} buys {private.sym} for {money(self.state, price)}")
+        corp_sym = self.rules.private_grants_presidency(self.state, private)
+        if corp_sym is not None:
+            self.s.par_pending = ParPending(seat, corp_sym)
+
+    def _resolve_auctions(self, after: str) -> None:
+        """3.1(a): after a purchase, auction the next privates that have bids."""
+        self.s.resume_after = self.s.resume_after or after
+        while self.s.par_pending is None and self.s.auction is None:
+            nxt = self.cheapest()
+            if nxt is None or not self.s.bids.get(nxt.sym):
+                break
+            bids = self.s.bids[nxt.sym]
+            if len(bids) == 1:
+                (winner, amount), = bids.items()
+                self._buy_private(winner, nxt, amount)
+                continue
+            order = [s for s in self.state.seats if s in bids]
+            auction = Auction(nxt.sym, dict(bids), order, current="")
+            high = auction.high_bidder
+            auction.current = self._next_bidder(auction, high)
+            self.s.auction = auction
+            self.state.say(f"{nxt.sym} is auctioned among {', '.join(order)}; "
+                           f"high bid {money(self.state, auction.high_bid)} by {high}")
+        if self.s.auction is None and self.s.par_pending is None and self.s.resume_after:
+            self.s.current = self.state.next_seat(self.s.resume_after)
+            self.s.resume_after = None
+
+    def _next_bidder(self, auction: Auction, after: str) -> str:
+        i = auction.order.index(after)
+        return auction.order[(i + 1) % len(auction.order)]
+
+    def _auction_action(self, seat: str, action: Action) -> None:
+        a = self.s.auction
+        assert a is not None
+        if isinstance(action, Pass):
+            a.passes += 1
+            self.state.say(f"{seat} passes in the auction of {a.private}")
+        elif isinstance(action, Bid):
+            require(action.target in (None, a.private),
+                    f"the auction under way is for {a.private}")
+            require(action.amount >= a.high_bid + 5,
+                    f"a bid must be at least {money(self.state, a.high_bid + 5)}")
+            free = self.available(seat, a.private)
+            require(free >= action.amount,
+                    f"{seat} has {money(self.state, free)} free for this auction")
+            a.bids[seat] = action.amount
+            a.passes = 0
+            self.state.say(f"{seat} bids {money(self.state, action.amount)} on {a.private}")
+        else:
+            raise GameError(f"the auction of {a.private} is under way: bid or pass",
+                            tuple(self.legal()))
+        if a.passes >= len(a.order) - 1:
+            winner, amount = a.high_bidder, a.high_bid
+            self.s.auction = None
+            private = self.state.privates[a.private]
+            self._buy_private(winner, private, amount)
+            self._resolve_auctions(after=self.s.resume_after or winner)
+        else:
+            a.current = self._next_bidder(a, seat)
+
+    # --- 3.2: regular turns --------------------------------------------------------------
+    def _why_not_sell(self, seat: str, corp: Corporation) -> str | None:
+        if corp.percent_held_by(seat) == 0:
+            return f"{seat} holds no shares of {corp.sym}"
+        why = self.rules.may_sell(self.state, corp, self.number)
+        if why:
+            return why
+        t = self.s.turn
+        if t.bought and t.sold_before_buying:
+            return "sales must all come before or all after the purchase (3.2)"
+        try:
+            check_sale(self.rules, self.state, seat, corp, 10)
+        except GameError as exc:
+            return exc.message
+        return None
+
+    def _why_not_buy(self, seat: str, corp: Corporation) -> str | None:
+        if self.s.turn.bought:
+            return f"{seat} has already bought a certificate this turn"
+        if corp.sym in self.state.player(seat).sold_this_round:
+            return f"{seat} sold {corp.sym} this round and may not buy it back (3.2)"
+        if self._over_limit(seat):
+            return f"{seat} is over the certificate limit and must sell first (3.3)"
+        return None
+
+    def _over_limit(self, seat: str) -> bool:
+        return certificate_count(self.rules, self.state, seat) > self.rules.certificate_limit(
+            self.state)
+
+    def _regular_turn(self, seat: str, action: Action) -> None:
+        state = self.state
+        t = self.s.turn
+        if isinstance(action, Pass | Done):
+            require(not self._over_limit(seat),
+                    f"{seat} holds {certificate_count(self.rules, state, seat)} certificates, "
+                    f"over the limit of {self.rules.certificate_limit(state)}: sell first (3.3)")
+            if self._acted():
+                self._end_turn(seat)
+            else:
+                self._pass(seat)
+            return
+        if isinstance(action, SellShares):
+            corp = self._corp(action.corporation)
+            percent = _sale_percent(action)
+            why = self._why_not_sell(seat, corp)
+            if why is not None:
+                raise GameError(why)
+            sell_shares(self.rules, state, seat, corp, percent)
+            t.sold = True
+            if not t.bought:
+                t.sold_before_buying = True
+            self._after_own_action(seat)
+            return
+        if isinstance(action, Par):
+            self._par(seat, action, after_private=False)
+            return
+        if isinstance(action, BuyShares):
+            corp = self._corp(action.corporation)
+            why = self._why_not_buy(seat, corp)
+            if why:
+                raise GameError(why)
+            source = action.source or self.rules.default_share_source(state, corp)
+            require(corp.par_price is not None,
+                    f"{corp.sym} has not been started; `par {corp.sym} at PRICE` buys its "
+                    f"president's certificate")
+            require(action.count == 1 or self.rules.may_buy_several(state, corp, source),
+                    "only one certificate may be bought per turn")
+            buy_certificate(self.rules, state, seat, corp, source, action.count)
+            self._after_buy(seat, corp)
+            return
+        if isinstance(action, SellPrivate):
+            self._propose(seat, action)
+            return
+        raise GameError(f"{type(action).__name__} is not possible in a stock round",
+                        tuple(self.legal()))
+
+    def _par(self, seat: str, action: Par, after_private: bool) -> None:
+        state = self.state
+        corp = self._corp(action.corporation)
+        require(corp.par_price is None, f"{corp.sym} already has a par value")
+        if not after_private:
+            why = self._why_not_buy(seat, corp)
+            if why:
+                raise GameError(why)
+            require(self.rules.may_par(state, corp),
+                    f"{corp.sym}'s president's certificate is not for sale")
+        values = self.rules.par_values(corp)
+        require(action.price in values,
+                f"par values are {', '.join(money(state, v) for v in values)}",
+                tuple(f"par {corp.sym} at {v}" for v in values))
+        pos = state.market.par_cell(action.price)
+        require(pos is not None, f"the market has no par space at {money(state, action.price)}")
+        assert pos is not None
+        pres = corp.certificates[0]
+        cost = 0 if after_private else action.price * pres.percent // 10
+        require(state.player(seat).cash - (0 if after_private else self.reserved(seat)) >= cost,
+                f"{seat} has {money(state, state.player(seat).cash)}; the president's "
+                f"certificate of {corp.sym} costs {money(state, cost)}")
+        if not after_private:
+            check_can_hold(self.rules, state, seat, corp, pres.percent)
+        corp.par_price = action.price
+        state.market.place(corp.sym, pos)
+        pres.owner = seat
+        corp.president = seat
+        if cost:
+            state.transfer_cash(seat, BANK, cost)
+        state.say(f"{seat} pars {corp.sym} at {money(state, action.price)}"
+                  + (f" and pays {money(state, cost)}" if cost else ""))
+        if after_private:
+            self.s.par_pending = None
+            self.rules.after_private_par(state, corp)
+            self._resolve_auctions(after=self.s.resume_after or seat)
+            return
+        self._after_buy(seat, corp)
+
+    def _after_buy(self, seat: str, corp: Corporation) -> None:
+        t = self.s.turn
+        t.bought = True
+        if not corp.floated and self.rules.floats(self.state, corp):
+            self.rules.float_corporation(self.state, corp)
+        self._after_own_action(seat)
+
+    def _after_own_action(self, seat: str) -> None:
+        """The turn ends by itself once the player has nothing left to do but pass."""
+        self.s.last_actor = seat
+        self.s.passes = 0
+        legal = [x for x in self._regular_legal(seat) if not x.startswith(("pass", "done"))]
+        if self.s.turn.bought and not legal:
+            self._end_turn(seat)
+
+    def _end_turn(self, seat: str) -> None:
+        self.s.last_actor = seat
+        self.s.passes = 0
+        self.s.turn = StockTurn()
+        self.s.current = self.state.next_seat(seat)
+
+    def _acted_then_next(self, seat: str) -> None:
+        self._end_turn(seat)
+
+    def _pass(self, seat: str) -> None:
+        self.state.say(f"{seat} passes")
+        self.s.passes += 1
+        self.s.turn = StockTurn()
+        self.s.current = self.state.next_seat(seat)
+        if self.over():
+            self._finish()
+
+    def _finish(self) -> None:
+        state = self.state
+        if self.s.last_actor is not None:
+            state.priority = state.next_seat(self.s.last_actor)
+        self.rules.end_of_stock_round(state)
+        state.say(f"Stock Round {self.number} ends; {state.priority} has priority")
+
+    def _corp(self, sym: str) -> Corporation:
+        require(sym in self.state.corporations, f"there is no corporation {sym}")
+        return self.state.corporations[sym]
+
+    # --- private sales between players (3.2(b)) ------------------------------------------
+    def _propose(self, seat: str, action: SellPrivate) -> None:
+        state = self.state
+        require(action.private in state.privates, f"there is no private {action.private}")
+        private = state.privates[action.private]
+        require(private.owner == seat, f"{seat} does not own {action.private}")
+        require(action.buyer in state.players and action.buyer != seat,
+                f"{action.buyer} is not another player in this game")
+        require(action.price is not None and action.price > 0,
+                "a private is sold between players for a positive price")
+        assert action.price is not None
+        self.s.proposal = Proposal(seat, action.buyer, action.private, action.price)
+        state.say(f"{seat} offers {action.private} to {action.buyer} for "
+                  f"{money(state, action.price)}")
+
+    def _answer_proposal(self, seat: str, action: Action) -> None:
+        p = self.s.proposal
+        assert p is not None
+        require(seat == p.buyer, f"{p.buyer} must first answer {p.seller}'s offer of {p.private}")
+        state = self.state
+        if isinstance(action, Decline):
+            state.say(f"{seat} declines {p.private}")
+        elif isinstance(action, Accept):
+            require(state.player(seat).cash >= p.price,
+                    f"{seat} has {money(state, state.player(seat).cash)}")
+            check_private_limit(self.rules, state, seat)
+            state.transfer_cash(seat, p.seller, p.price)
+            state.privates[p.private].owner = seat
+            state.say(f"{seat} buys {p.private} from {p.seller} for {money(state, p.price)}")
+        else:
+            raise GameError(f"{seat} must answer the offer of {p.private}: accept or decline",
+                            ("accept", "decline"))
+        self.s.proposal = None
+        if p.seller == self.s.current:
+            self.s.turn.sold = True
+            self._after_own_action(p.seller)
+
+
+def check_private_limit(rules: Rules, state: GameState, seat: str) -> None:
+    limit = rules.certificate_limit(state)
+    have = certificate_count(rules, state, seat)
+    require(have < limit, f"{seat} holds {have} certificates; the limit is {limit}")
+
+
+def _sale_percent(action: SellShares) -> int:
+    if action.percent is not None:
+        return action.percent
+    return 10 * (action.count or 1)
+
+
+__all__ = ["SOURCE_NAMES", "StockRound", "resolve_presidency"]

@@ -1,0 +1,284 @@
+"""Routes and revenue (18TN 4.2.3, 4.2.3.1).
+
+A route is a walk along track from stop to stop. It may not reuse a segment, visit a
+stop twice, run through an off-board area or a blocked city, and must touch one of
+the company's stations; a train counts at most its number of stops. Trains of one
+company may not share a segment. Declared routes name the hexes they pass in order
+(every hex, or only the stops); the engine finds the track that fits.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.actions import Route, RunRoutes
+from engine.errors import require
+from engine.state import Corporation, GameState, Train
+from engine.track import Node, Point, Side, Track, blocked_for, build_track, next_steps, tile_on
+
+if TYPE_CHECKING:
+    from engine.rules import Rules
+
+
+@dataclass(frozen=True, slots=True)
+class Walk:
+    """One train's route on the track: its stops in order and the segments used."""
+
+    stops: tuple[Node, ...]
+    segments: frozenset[int]
+    hexes: tuple[str, ...]  # every hex passed, in order
+
+
+@dataclass(frozen=True, slots=True)
+class TrainRun:
+    train: str
+    walk: Walk
+    revenue: int
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """What a company's trains earned this turn."""
+
+    runs: tuple[TrainRun, ...]
+    revenue: int
+
+    def describe(self) -> str:
+        if not self.runs:
+            return "no trains run"
+        return "; ".join(f"{r.train}: {' '.join(str(s.hex) for s in r.walk.stops)} "
+                         f"({r.revenue})" for r in self.runs)
+
+    def as_routes(self) -> tuple[Route, ...]:
+        return tuple(Route(r.train, r.walk.hexes) for r in self.runs)
+
+
+def stop_value(rules: Rules, state: GameState, node: Node) -> int:
+    """A stop's revenue in the current phase."""
+    tile, _ = tile_on(state, node.hex)
+    assert tile is not None
+    phase = rules.phase(state).name
+    if node.kind == "c":
+        rev = tile.cities[node.index].revenue
+    elif node.kind == "t":
+        rev = tile.towns[node.index].revenue
+    else:
+        spec = state.title.hexes[node.hex]
+        rev = spec.offboard if spec.offboard is not None else tile.offboards[node.index].revenue
+    return state.title.revenue_in_phase(rev, phase)
+
+
+def walks_from(state: GameState, graph: Track, corp: str, start: Node, max_stops: int,
+               declared: tuple[str, ...] | None = None) -> list[Walk]:
+    """Every legal walk of 2..max_stops stops starting at `start` (18TN 4.2.3).
+
+    With `declared` hexes, only walks that fit them (see `matches`) are followed,
+    which keeps checking a declared route fast on a crowded map.
+    """
+    out: list[Walk] = []
+
+    def fits(stops: list[Node], hexes: list[str]) -> bool:
+        if declared is None:
+            return True
+        n = len(hexes)
+        as_hexes = n <= len(declared) and declared[:n] == tuple(hexes)
+        k = len(stops)
+        as_stops = k <= len(declared) and tuple(x.hex for x in stops) == declared[:k]
+        return as_hexes or as_stops
+
+    def extend(point: Point, came_by: int | None, stops: list[Node], used: list[int],
+               hexes: list[str]) -> None:
+        for seg_id, nxt in next_steps(graph, point, came_by):
+            if seg_id in used:
+                continue
+            seg = graph.segments[seg_id]
+            new_hexes = hexes if hexes[-1] == seg.hex else [*hexes, seg.hex]
+            if isinstance(nxt, Side):
+                if fits(stops, new_hexes) or _may_pass(declared, stops):
+                    extend(nxt, seg_id, stops, [*used, seg_id], new_hexes)
+                continue
+            if nxt.is_stop:
+                if nxt in stops:
+                    continue
+                new_stops = [*stops, nxt]
+                if not fits(new_stops, new_hexes):
+                    continue
+                walk = Walk(tuple(new_stops), frozenset([*used, seg_id]), tuple(new_hexes))
+                out.append(walk)
+                if (len(new_stops) >= max_stops or nxt.kind == "o" or seg.terminal
+                        or blocked_for(state, nxt, corp)):
+                    continue
+                extend(nxt, seg_id, new_stops, [*used, seg_id], new_hexes)
+            else:
+                extend(nxt, seg_id, stops, [*used, seg_id], new_hexes)
+
+    extend(start, None, [start], [], [start.hex])
+    return out
+
+
+def _may_pass(declared: tuple[str, ...] | None, stops: list[Node]) -> bool:
+    """In stops-only form, track between two declared stops may pass any hexes."""
+    if declared is None:
+        return True
+    k = len(stops)
+    return k <= len(declared) and tuple(x.hex for x in stops) == declared[:k]
+
+
+def walks_matching(state: GameState, graph: Track, corp: str, hexes: tuple[str, ...],
+                   max_stops: int) -> list[Walk]:
+    """Walks that fit a declared hex list, read in either direction."""
+    from engine.track import token_nodes
+
+    tokens = set(token_nodes(state, corp))
+    out: list[Walk] = []
+    for declared in (hexes, tuple(reversed(hexes))):
+        for node in graph.nodes():
+            if node.is_stop and node.hex == declared[0]:
+                out += [w for w in walks_from(state, graph, corp, node, max_stops, declared)
+                        if matches(w, hexes) and tokens.intersection(w.stops)]
+    return out
+
+
+def all_walks(state: GameState, graph: Track, corp: str, max_stops: int) -> list[Walk]:
+    """Every legal walk touching a station of `corp`, each direction counted once."""
+    from engine.track import token_nodes
+
+    tokens = set(token_nodes(state, corp))
+    seen: set[tuple[frozenset[int], frozenset[Node]]] = set()
+    out: list[Walk] = []
+    for node in graph.nodes():
+        if not node.is_stop:
+            continue
+        for walk in walks_from(state, graph, corp, node, max_stops):
+            if not tokens.intersection(walk.stops):
+                continue
+            key = (walk.segments, frozenset(walk.stops))
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(walk)
+    return out
+
+
+def train_distance(state: GameState, train: Train) -> int:
+    return state.title.train(train.name).distance.stops
+
+
+def walk_revenue(rules: Rules, state: GameState, corp: Corporation, train: Train,
+                 walk: Walk) -> int:
+    return rules.route_revenue(state, corp, train, walk,
+                               [stop_value(rules, state, n) for n in walk.stops])
+
+
+def has_route(rules: Rules, state: GameState, corp: Corporation) -> bool:
+    """Whether any train could run: two stops joined by track through a station."""
+    graph = build_track(state)
+    return bool(all_walks(state, graph, corp.sym, 2))
+
+
+def matches(walk: Walk, hexes: tuple[str, ...]) -> bool:
+    """A walk fits a declared hex list when the list is the walk's hexes in order, or
+    exactly the hexes of its stops in order (read either way round)."""
+    stops = tuple(n.hex for n in walk.stops)
+    for target in (hexes, tuple(reversed(hexes))):
+        if target == walk.hexes or target == stops:
+            return True
+    return False
+
+
+def check_run(rules: Rules, state: GameState, corp: Corporation, action: RunRoutes) -> Run:
+    """Validate declared routes (or find the best ones for `run auto`)."""
+    graph = build_track(state)
+    if action.auto:
+        return best_run(rules, state, corp, graph)
+    trains = list(corp.trains)
+    used_trains: list[Train] = []
+    candidates: list[list[tuple[Walk, int]]] = []
+    for route in action.routes:
+        train = next((t for t in trains if t.name == route.train and t not in used_trains),
+                     None)
+        require(train is not None, f"{corp.sym} has no (further) {route.train}-train; "
+                f"its trains: {', '.join(t.name for t in corp.trains) or 'none'}")
+        assert train is not None
+        used_trains.append(train)
+        dist = train_distance(state, train)
+        walks = walks_matching(state, graph, corp.sym, route.hexes, dist)
+        require(bool(walks), _why_no_route(state, graph, corp, route, dist))
+        candidates.append([(w, walk_revenue(rules, state, corp, train, w)) for w in walks])
+    best: tuple[int, tuple[tuple[Walk, int], ...]] | None = None
+    for combo in itertools.product(*candidates):
+        segs: set[int] = set()
+        ok = True
+        for walk, _ in combo:
+            if segs & walk.segments:
+                ok = False
+                break
+            segs |= walk.segments
+        if not ok:
+            continue
+        total = sum(r for _, r in combo)
+        if best is None or total > best[0]:
+            best = (total, combo)
+    require(best is not None, "these routes share track; no two trains may use the same "
+            "piece of track (4.2.3(j))")
+    assert best is not None
+    runs = tuple(TrainRun(t.name, w, r) for t, (w, r) in zip(used_trains, best[1], strict=True))
+    revenue = rules.run_revenue(state, corp, runs)
+    return Run(runs, revenue)
+
+
+def _why_no_route(state: GameState, graph: Track, corp: Corporation, route: Route,
+                  dist: int) -> str:
+    listed = " ".join(route.hexes)
+    for hex_id in route.hexes:
+        if hex_id not in state.title.hexes:
+            return f"{hex_id} is not on the map"
+    return (f"no legal route for the {route.train}-train along {listed}: the hexes must be "
+            f"joined by track in that order, with at most {dist} stops, through a "
+            f"{corp.sym} station, without repeating track or stops or running through an "
+            "off-board area or a blocked city")
+
+
+def best_run(rules: Rules, state: GameState, corp: Corporation, graph: Track | None = None
+             ) -> Run:
+    """The set of routes, one per train, with the greatest total revenue.
+
+    Exhaustive over every train's legal walks with disjoint track; the fast
+    branch-and-bound optimizer replaces this search (same answers).
+    """
+    graph = graph or build_track(state)
+    trains = list(corp.trains)
+    if not trains:
+        return Run((), 0)
+    options: list[list[tuple[Walk, int] | None]] = []
+    for train in trains:
+        walks = all_walks(state, graph, corp.sym, train_distance(state, train))
+        scored = sorted(((w, walk_revenue(rules, state, corp, train, w)) for w in walks),
+                        key=lambda x: -x[1])
+        options.append([*scored, None])
+    best: tuple[int, list[tuple[Train, Walk, int]]] = (0, [])
+
+    def search(i: int, segs: frozenset[int], chosen: list[tuple[Train, Walk, int]],
+               total: int) -> None:
+        nonlocal best
+        if i == len(trains):
+            runs = tuple(TrainRun(t.name, w, r) for t, w, r in chosen)
+            value = rules.run_revenue(state, corp, runs)
+            if value > best[0]:
+                best = (value, list(chosen))
+            return
+        for option in options[i]:
+            if option is None:
+                search(i + 1, segs, chosen, total)
+                continue
+            walk, rev = option
+            if segs & walk.segments:
+                continue
+            search(i + 1, segs | walk.segments, [*chosen, (trains[i], walk, rev)], total + rev)
+
+    search(0, frozenset(), [], 0)
+    runs = tuple(TrainRun(t.name, w, r) for t, w, r in best[1])
+    return Run(runs, rules.run_revenue(state, corp, runs))
+

@@ -1,0 +1,337 @@
+"""The title's rules as settings and hooks over the 1830-family core.
+
+`Rules` holds the defaults every title starts from (most of them 18TN's, which is
+close to 1830). A title module subclasses it and overrides only what its rulebook
+changes; see `docs/architecture.md` for which hook carries which title mechanic.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+from engine import market
+from engine.errors import GameError
+from engine.shares import money, move_token
+from engine.state import (
+    BANK,
+    IPO,
+    POOL,
+    Board,
+    Certificate,
+    Corporation,
+    GameState,
+    Player,
+    Private,
+    Train,
+)
+from engine.title import PhaseSpec, TileSpec, Title
+
+if TYPE_CHECKING:
+    from engine.actions import UsePrivate
+    from engine.rounds.base import Round
+    from engine.routes import TrainRun, Walk
+
+
+class Rules:
+    """Defaults of the 1830 family; each title overrides what its rulebook changes."""
+
+    # --- stock -------------------------------------------------------------------------
+    ipo_buys_at_par = True  # IPO certificates cost par, pool certificates market value
+    holding_limit_percent = 60
+    pool_limit_percent = 50
+    sell_in_first_stock_round = False  # 18TN 3.2(a)(1)
+    sell_buy_order_matters = True  # one purchase before or after all sales (18TN 3.2)
+    # --- operating ---------------------------------------------------------------------
+    yellow_lays_per_turn = 2  # 18TN 4.2(b): one or two yellow tiles, or one upgrade
+    upgrades_per_turn = 1
+    one_bank_train_per_turn_until: str | None = None  # train name lifting the limit
+
+    def __init__(self, title: Title, options: frozenset[str] = frozenset()) -> None:
+        self.title = title
+        self.options = options
+
+    # --- set-up ------------------------------------------------------------------------
+    def initial_state(self, seats: tuple[str, ...], seed: int) -> GameState:
+        """Cash, certificates, privates, trains and the map as the rulebook's set-up says."""
+        title = self.title
+        n = len(seats)
+        cash = title.starting_cash[n]
+        players = {s: Player(s, cash) for s in seats}
+        corporations = {
+            spec.sym: Corporation(
+                sym=spec.sym,
+                spec=spec,
+                certificates=[
+                    Certificate(spec.sym, i, pct, IPO) for i, pct in enumerate(spec.shares)
+                ],
+                token_costs=list(spec.token_costs),
+            )
+            for spec in title.corporations
+        }
+        privates = {p.sym: Private(p.sym, p, price=p.value) for p in self.privates_in_play(n)}
+        trains: list[Train] = []
+        for spec in title.trains:
+            count = spec.count if spec.count is not None else 99
+            trains += [Train(spec.name, f"{spec.name}-{i}") for i in range(count)]
+        state = GameState(
+            title=title,
+            seats=seats,
+            players=players,
+            corporations=corporations,
+            privates=privates,
+            market=market.StockMarket(title.market),
+            board=Board(supply=dict(title.tile_manifest)),
+            bank_cash=title.bank - cash * n,
+            trains_offered=trains,
+        )
+        state.priority = self.first_priority(state, random.Random(seed))
+        return state
+
+    def privates_in_play(self, players: int) -> list:  # type: ignore[type-arg]
+        return list(self.title.privates)
+
+    def first_priority(self, state: GameState, rng: random.Random) -> str:
+        """2: the Priority Deal goes to a random player (seeded, so replays agree)."""
+        return rng.choice(state.seats)
+
+    def first_round(self, state: GameState) -> Round:
+        from engine.rounds.stock import StockRound
+
+        return StockRound(state, self)
+
+    # --- stock round -------------------------------------------------------------------
+    def certificate_limit(self, state: GameState) -> int:
+        return self.title.cert_limit[len(state.seats)]
+
+    def exempt_from_certificate_limit(self, state: GameState, corp: Corporation) -> bool:
+        """18TN 3.3(b): shares in the yellow and green zones do not count."""
+        if corp.sym not in state.market.positions:
+            return False
+        return state.market.cell(corp.sym).zone in ("yellow", "green", "orange", "brown")
+
+    def holding_limit_exempt(self, state: GameState, corp: Corporation) -> bool:
+        """18TN 3.3(a): no 60% limit in the green zone."""
+        if corp.sym not in state.market.positions:
+            return False
+        return state.market.cell(corp.sym).zone in ("green", "orange", "brown")
+
+    def may_sell(self, state: GameState, corp: Corporation, round_number: int) -> str | None:
+        """Why shares of `corp` may not be sold now, or None if they may."""
+        if round_number == 1 and not self.sell_in_first_stock_round:
+            return "no certificates may be sold in the first stock round"
+        return None
+
+    def start_of_stock_round(self, state: GameState, round: Round) -> None:
+        """A hook for what a title does as a stock round begins (18TN: TCC discount)."""
+
+    def may_par(self, state: GameState, corp: Corporation) -> bool:
+        """Whether a player may buy this corporation's president's certificate now."""
+        return True
+
+    def default_share_source(self, state: GameState, corp: Corporation) -> str:
+        """Where `buy TC` takes a certificate from when no source is named."""
+        return IPO if corp.certificates_of(IPO) else POOL
+
+    def may_buy_several(self, state: GameState, corp: Corporation, source: str) -> bool:
+        """Whether several certificates may be bought at once (1850's brown zone)."""
+        return False
+
+    def private_price(self, state: GameState, private: Private, stock_round: int) -> int:
+        """What the bank asks for the cheapest unsold private in this stock round."""
+        return private.spec.value
+
+    def must_take_private(self, state: GameState, seat: str, stock_round: int,
+                          round: Round) -> bool:
+        """Whether `seat` is forced to take the cheapest private this turn (18TN 3.1.2)."""
+        return False
+
+    def private_grants_presidency(self, state: GameState, private: Private) -> str | None:
+        """The corporation whose president's certificate comes with this private, if any."""
+        return None
+
+    def after_private_par(self, state: GameState, corp: Corporation) -> None:
+        """What follows setting the par value of a corporation that came with a private."""
+
+    def move_price_after_sale(self, state: GameState, corp: Corporation, shares: int) -> None:
+        """18TN 3.2(a): one space down per 10% share sold, stopping at the bottom."""
+        move_token(state, corp, "down", shares)
+
+    def par_values(self, corp: Corporation) -> tuple[int, ...]:
+        return tuple(self.title.par_values)
+
+    def floats(self, state: GameState, corp: Corporation) -> bool:
+        """18TN 3.4: a corporation floats when its float percentage has left the IPO."""
+        return 100 - corp.ipo_percent >= corp.spec.float_percent
+
+    def float_corporation(self, state: GameState, corp: Corporation) -> None:
+        """18TN 3.4: the bank pays the corporation ten times its par value."""
+        assert corp.par_price is not None
+        capital = corp.par_price * 10
+        corp.floated = True
+        state.transfer_cash(BANK, corp.sym, capital)
+        state.say(f"{corp.sym} floats and receives {money(state, capital)}")
+
+    def end_of_stock_round(self, state: GameState) -> None:
+        """18TN 3.6: every corporation whose shares are all held by players moves up."""
+        sold_out = [
+            c for c in state.corporations.values()
+            if c.par_price is not None and c.sym in state.market.positions
+            and c.ipo_percent == 0 and c.pool_percent == 0
+            and sum(c.percent_held_by(s) for s in state.seats) == 100
+        ]
+        for corp in sorted(sold_out, key=lambda c: state.market.order_key(c.sym)):
+            move_token(state, corp, "up")
+
+    # --- operating rounds ---------------------------------------------------------------
+    def operating_rounds_after_stock_round(self, state: GameState) -> int:
+        """7: as many operating rounds as the current phase says; one once the end is near."""
+        if state.end_triggered:
+            return 1
+        return self.phase(state).operating_rounds
+
+    def phase(self, state: GameState) -> PhaseSpec:
+        return self.title.phases[state.phase_index]
+
+    def operating_order(self, state: GameState, done: set[str]) -> str | None:
+        """4(b): the floated corporation with the highest share price goes next."""
+        waiting = [
+            c.sym for c in state.corporations.values()
+            if c.floated and not c.closed and c.sym not in done
+        ]
+        if not waiting:
+            return None
+        return min(waiting, key=state.market.order_key)
+
+    def pay_privates(self, state: GameState) -> None:
+        """4.1: each private pays its fixed revenue to its owner."""
+        for private in state.privates.values():
+            if private.closed or private.owner is None or not private.spec.revenue:
+                continue
+            state.transfer_cash(BANK, private.owner, private.spec.revenue)
+            state.say(f"{private.sym} pays {money(state, private.spec.revenue)} "
+                      f"to {private.owner}")
+
+    def next_round(self, state: GameState, finished: Round) -> Round | None:
+        """The round after `finished`: a set of operating rounds follows each stock round."""
+        from engine.rounds.operating import OperatingRound
+        from engine.rounds.stock import StockRound
+
+        if isinstance(finished, StockRound):
+            state.operating_rounds_in_set = self.operating_rounds_after_stock_round(state)
+            return OperatingRound(state, self, 1)
+        assert isinstance(finished, OperatingRound)
+        if self.game_ends_after_operating_round(state, finished):
+            self.end_game(state, state.end_triggered or "end")
+            return None
+        if finished.number < state.operating_rounds_in_set:
+            return OperatingRound(state, self, finished.number + 1)
+        return StockRound(state, self)
+
+    def start_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:
+        """4.2(a): on its first turn a company places its home station, free."""
+        from engine.board import place_home_token
+
+        place_home_token(state, corp)
+
+    def end_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:
+        """A hook for what happens when a company's turn ends."""
+
+    def end_of_operating_round(self, state: GameState, round: Round) -> None:
+        """A hook for what happens when an operating round ends."""
+
+    def tile_lays(self, state: GameState, corp: Corporation) -> tuple[int, int]:
+        """(yellow tiles, upgrades) a company may lay this turn: one or the other."""
+        return self.yellow_lays_per_turn, self.upgrades_per_turn
+
+    def why_not_lay(self, state: GameState, corp: Corporation, hex_id: str,
+                    tile: TileSpec, rotation: int) -> str | None:
+        """A title's own restrictions on a tile lay (reserved hexes, special tiles)."""
+        return None
+
+    def token_cost(self, state: GameState, corp: Corporation, hex_id: str) -> int:
+        """What the next station token costs (the charter prints it)."""
+        return corp.token_costs[0] if corp.token_costs else 0
+
+    def use_private(self, state: GameState, corp: Corporation, action: UsePrivate,
+                    round: Round) -> None:
+        """A private's special ability, used by the company owning it."""
+        raise GameError(f"{action.private} has no ability the engine can use here")
+
+    half_dividends = False
+
+    def pay_dividend(self, state: GameState, corp: Corporation, revenue: int, choice: str,
+                     round: Round) -> None:
+        """4.2.4: pay out (price right) or withhold (price left)."""
+        from engine.rounds.operating import pay_out, withhold
+
+        if choice == "payout" and revenue > 0:
+            pay_out(state, corp, revenue)
+            move_token(state, corp, "right")
+        else:
+            withhold(state, corp, revenue)
+            move_token(state, corp, "left")
+
+    def route_revenue(self, state: GameState, corp: Corporation, train: Train, walk: Walk,
+                      values: list[int]) -> int:
+        """What one train earns on a walk: the sum of its stops' values."""
+        return sum(values)
+
+    def run_revenue(self, state: GameState, corp: Corporation, runs: tuple[TrainRun, ...]
+                    ) -> int:
+        """What all the company's trains earn together (title bonuses hook in here)."""
+        return sum(r.revenue for r in runs)
+
+    def may_buy_another_bank_train(self, state: GameState, bought_this_turn: int) -> bool:
+        """4.2.5(f): one train from the bank per turn until the limit is lifted."""
+        lift = self.one_bank_train_per_turn_until
+        if lift is None or bought_this_turn == 0:
+            return True
+        from engine.trains import bought_from_offering
+
+        return bought_from_offering(state, lift) > 0
+
+    def why_not_buy_private(self, state: GameState, corp: Corporation, private: Private,
+                            price: int, round: Round) -> str | None:
+        """Whether a company may buy a private from a player now, at this price."""
+        return "companies cannot buy privates in this title"
+
+    def on_phase_change(self, state: GameState, phase: PhaseSpec) -> None:
+        """What a phase does beyond the data (privates closing, the Civil War)."""
+
+    def bankruptcy(self, state: GameState, seat: str, corp: Corporation) -> None:
+        """4.2.5.2/6(c): the president cannot raise the money: the game ends at once."""
+        player = state.player(seat)
+        player.bankrupt = True
+        state.say(f"{seat} is bankrupt")
+        self.end_game(state, "bankruptcy")
+
+    # --- game end ----------------------------------------------------------------------
+    def check_end(self, state: GameState) -> None:
+        """Called after every action: note a game end that completes a round first."""
+
+    def game_ends_after_operating_round(self, state: GameState, round: Round) -> bool:
+        """6(a),(b): a triggered end completes the current operating round."""
+        return state.end_triggered is not None
+
+    def end_game(self, state: GameState, reason: str) -> None:
+        state.game_over = True
+        state.end_reason = reason
+        state.say(f"The game ends ({reason})")
+
+    def scores(self, state: GameState) -> dict[str, int]:
+        """6.1: cash, shares at market value, privates at par value."""
+        out: dict[str, int] = {}
+        for seat, player in state.players.items():
+            value = 0 if player.bankrupt else player.cash
+            for corp in state.corporations.values():
+                pct = corp.percent_held_by(seat)
+                if pct and corp.sym in state.market.positions:
+                    value += state.market.price(corp.sym) * pct // 10
+            value += sum(p.spec.value for p in state.privates.values()
+                         if p.owner == seat and not p.closed)
+            out[seat] = value
+        return out
+
+    def pool_name(self) -> str:
+        return POOL

@@ -1,0 +1,217 @@
+"""Certificates changing hands: buying, selling, presidency, holding limits.
+
+These are the 1830-family mechanics every title shares (18TN 3.2-3.5). Where a
+title differs, the difference is a setting or hook on `engine.rules.Rules`, not a
+branch here. Every function that changes state first checks everything it needs,
+so a refused action changes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine import market
+from engine.errors import GameError, require
+from engine.state import BANK, IPO, POOL, TREASURY, Certificate, Corporation, GameState
+
+if TYPE_CHECKING:
+    from engine.rules import Rules
+
+
+def money(state: GameState, amount: int) -> str:
+    """An amount in the title's currency, as the rulebook prints it: `$90`."""
+    return f"{state.title.currency}{amount}"
+
+
+SOURCE_NAMES = {IPO: "the Initial Offering", POOL: "the Open Market", TREASURY: "its treasury"}
+
+
+def price_per_share(rules: Rules, state: GameState, corp: Corporation, source: str) -> int:
+    """Par from the Initial Offering (where the title says so), market value elsewhere."""
+    if source == IPO and corp.par_price is not None and rules.ipo_buys_at_par:
+        return corp.par_price
+    return state.market.price(corp.sym)
+
+
+def next_certificate(corp: Corporation, holder: str) -> Certificate | None:
+    """The certificate a buyer takes from `holder`: lowest index first."""
+    held = sorted(corp.certificates_of(holder), key=lambda c: c.index)
+    plain = [c for c in held if not c.president]
+    return plain[0] if plain else (held[0] if held else None)
+
+
+def certificate_count(rules: Rules, state: GameState, seat: str) -> int:
+    """Certificates counting toward the limit (a president's certificate counts as one)."""
+    count = 0
+    for corp in state.corporations.values():
+        if corp.par_price is not None and rules.exempt_from_certificate_limit(state, corp):
+            continue
+        count += len(corp.certificates_of(seat))
+    count += sum(1 for p in state.privates.values() if p.owner == seat and not p.closed)
+    return count
+
+
+def check_can_hold(rules: Rules, state: GameState, seat: str, corp: Corporation,
+                   percent: int, certificates: int = 1) -> None:
+    """18TN 3.3: the per-company limit (a) and the certificate limit (b)."""
+    if not rules.holding_limit_exempt(state, corp):
+        limit = rules.holding_limit_percent
+        after = corp.percent_held_by(seat) + percent
+        require(after <= limit,
+                f"{seat} would hold {after}% of {corp.sym}; a player may hold at most {limit}%")
+    if corp.par_price is None or not rules.exempt_from_certificate_limit(state, corp):
+        limit = rules.certificate_limit(state)
+        have = certificate_count(rules, state, seat)
+        require(have + certificates <= limit,
+                f"{seat} holds {have} certificates; the limit is {limit}")
+
+
+def president_of(state: GameState, corp: Corporation) -> str | None:
+    return corp.president
+
+
+def resolve_presidency(state: GameState, corp: Corporation, seller: str | None = None) -> None:
+    """18TN 3.5: whoever holds the most shares is president; equal holdings never take it.
+
+    When the outgoing president's sale caused a tie among others, the first tied player
+    clockwise from the outgoing president wins (3.5(a)). The new president exchanges
+    plain certificates of equal percentage for the president's certificate, wherever it
+    is (3.5(b)).
+    """
+    current = corp.president
+    holdings = {seat: corp.percent_held_by(seat) for seat in state.seats}
+    best = max(holdings.values(), default=0)
+    if current is not None and holdings[current] >= best:
+        return
+    if best == 0:
+        return
+    start = seller or current or state.seats[0]
+    order = state.seats_from(state.next_seat(start))
+    new = next(seat for seat in order if holdings[seat] == best)
+    pres = corp.certificates[0]
+    if pres.owner != new:
+        _exchange_for_president(corp, new)
+    corp.president = new
+    if current is not None:
+        state.say(f"{new} becomes president of {corp.sym}")
+
+
+def _exchange_for_president(corp: Corporation, new: str) -> None:
+    pres = corp.certificates[0]
+    given: list[Certificate] = []
+    for cert in sorted(corp.certificates_of(new), key=lambda c: -c.index):
+        if sum(c.percent for c in given) >= pres.percent:
+            break
+        given.append(cert)
+    if sum(c.percent for c in given) != pres.percent:
+        raise GameError(f"{new} cannot exchange certificates for the president's "
+                        f"certificate of {corp.sym}")
+    for cert in given:
+        cert.owner = pres.owner
+    pres.owner = new
+
+
+def buy_certificate(rules: Rules, state: GameState, seat: str, corp: Corporation,
+                    source: str, count: int = 1) -> int:
+    """A player buys `count` certificates of `corp` from `source`; returns the price paid.
+
+    Payment goes to the bank from the IPO and the pool, to the corporation from its
+    treasury. Checks everything first: availability, cash, holding limits.
+    """
+    certs = sorted((c for c in corp.certificates_of(source) if not c.president),
+                   key=lambda c: c.index)
+    require(corp.par_price is not None or source != IPO,
+            f"{corp.sym} has no par value yet; start it with `par {corp.sym} at PRICE`")
+    require(len(certs) >= count,
+            f"{SOURCE_NAMES.get(source, source)} has {len(certs)} certificate(s) of "
+            f"{corp.sym}" + (f"; you asked for {count}" if count > 1 else ""))
+    chosen = certs[:count]
+    percent = sum(c.percent for c in chosen)
+    unit = price_per_share(rules, state, corp, source)
+    cost = unit * percent // 10
+    player = state.player(seat)
+    require(player.cash >= cost,
+            f"{seat} has {money(state, player.cash)}; {count} certificate(s) of {corp.sym} "
+            f"from {SOURCE_NAMES.get(source, source)} cost {money(state, cost)}")
+    check_can_hold(rules, state, seat, corp, percent, len(chosen))
+    payee = corp.sym if source == TREASURY else BANK
+    state.transfer_cash(seat, payee, cost)
+    for cert in chosen:
+        cert.owner = seat
+    state.say(f"{seat} buys {percent}% of {corp.sym} from {SOURCE_NAMES.get(source, source)} "
+              f"for {money(state, cost)}")
+    resolve_presidency(state, corp)
+    return cost
+
+
+def check_sale(rules: Rules, state: GameState, seat: str, corp: Corporation,
+               percent: int) -> None:
+    """Everything 18TN 3.2(a) asks of a sale to the Open Market, checked without acting."""
+    held = corp.percent_held_by(seat)
+    require(percent > 0 and percent % 10 == 0, "shares are sold in whole 10% shares")
+    require(held >= percent, f"{seat} holds {held}% of {corp.sym}, not {percent}%")
+    pool_limit = rules.pool_limit_percent
+    require(corp.pool_percent + percent <= pool_limit,
+            f"the Open Market would hold {corp.pool_percent + percent}% of {corp.sym}; "
+            f"at most {pool_limit}% may be there")
+    if corp.president == seat:
+        pres = corp.certificates[0]
+        remaining = held - percent
+        if remaining < pres.percent:
+            others = [s for s in state.seats if s != seat]
+            top = max((corp.percent_held_by(s) for s in others), default=0)
+            require(top >= pres.percent and top > remaining,
+                    f"{seat} may sell the president's certificate of {corp.sym} only if "
+                    f"another player holds at least {pres.percent}% and takes over the "
+                    f"presidency")
+
+
+def sell_shares(rules: Rules, state: GameState, seat: str, corp: Corporation,
+                percent: int) -> int:
+    """A player sells `percent` of `corp` to the Open Market; returns the money received.
+
+    Presidency changes first (the new president exchanges certificates), then plain
+    certificates go to the pool; the price drops as the title's rules say.
+    """
+    check_sale(rules, state, seat, corp, percent)
+    unit = state.market.price(corp.sym)
+    proceeds = unit * percent // 10
+    # Who would be president after the sale decides the certificate exchange.
+    others = {s: corp.percent_held_by(s) for s in state.seats if s != seat}
+    remaining = corp.percent_held_by(seat) - percent
+    if corp.president == seat and others and max(others.values()) > remaining:
+        best = max(others.values())
+        new = next(s for s in state.seats_from(state.next_seat(seat)) if others.get(s) == best)
+        _exchange_for_president(corp, new)
+        corp.president = new
+        state.say(f"{new} becomes president of {corp.sym}")
+    to_sell: list[Certificate] = []
+    for cert in sorted(corp.certificates_of(seat), key=lambda c: -c.index):
+        if sum(c.percent for c in to_sell) >= percent:
+            break
+        if not cert.president:
+            to_sell.append(cert)
+    if sum(c.percent for c in to_sell) != percent:
+        raise GameError(f"{seat} cannot sell exactly {percent}% of {corp.sym} without "
+                        f"splitting a certificate")
+    for cert in to_sell:
+        cert.owner = POOL
+    state.transfer_cash(BANK, seat, proceeds)
+    state.player(seat).sold_this_round.add(corp.sym)
+    state.say(f"{seat} sells {percent}% of {corp.sym} for {money(state, proceeds)}")
+    rules.move_price_after_sale(state, corp, percent // 10)
+    resolve_presidency(state, corp, seller=seat)
+    return proceeds
+
+
+def move_token(state: GameState, corp: Corporation, direction: str, times: int = 1) -> None:
+    """Move a share price token up/down/left/right `times` spaces, reporting the result."""
+    moves = {"up": market.up, "down": market.down, "left": market.left, "right": market.right}
+    pos = state.market.positions[corp.sym]
+    before = state.market.price(corp.sym)
+    for _ in range(times):
+        pos = moves[direction](state.market.spec, pos)
+    if state.market.move(corp.sym, pos):
+        after = state.market.price(corp.sym)
+        state.say(f"{corp.sym} share price moves from {money(state, before)} "
+                  f"to {money(state, after)}")

@@ -1,0 +1,196 @@
+"""The game state: who owns what, where the money is, what lies on the map.
+
+These classes are plain mutable records; the rules live in the round modules and in
+`engine.rules`. The state is rebuilt by replaying the action log, so nothing here is
+ever stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.market import StockMarket
+from engine.title import CorporationSpec, PrivateSpec, Title
+
+# Holders of certificates other than players. A seat may not take these names.
+IPO = "ipo"  # the Initial Offering: certificates never owned by anyone
+POOL = "pool"  # the Open Market (bank pool)
+TREASURY = "treasury"  # the corporation's own treasury (1850, 1851)
+BANK = "bank"
+RESERVED_NAMES = frozenset({IPO, POOL, TREASURY, BANK})
+
+
+@dataclass
+class Certificate:
+    """One stock certificate; index 0 is the president's certificate."""
+
+    corporation: str
+    index: int
+    percent: int
+    owner: str
+
+    @property
+    def president(self) -> bool:
+        return self.index == 0
+
+    @property
+    def shares(self) -> int:
+        """The number of 10% shares it stands for."""
+        return self.percent // 10
+
+
+@dataclass
+class Train:
+    """A train card: `name` is its type ("2", "3", "2+2"), `id` its copy ("2-0")."""
+
+    name: str
+    id: str
+    obsolete: bool = False  # 18TN 4.2.5.1: runs once more, then removed
+
+
+@dataclass
+class Player:
+    name: str
+    cash: int = 0
+    # Corporations sold this stock round (no buying them back, 18TN 3.2).
+    sold_this_round: set[str] = field(default_factory=set)
+    bankrupt: bool = False
+
+
+@dataclass
+class Corporation:
+    sym: str
+    spec: CorporationSpec
+    certificates: list[Certificate]
+    cash: int = 0
+    par_price: int | None = None
+    floated: bool = False
+    operated: bool = False  # has completed at least one operating turn
+    president: str | None = None
+    trains: list[Train] = field(default_factory=list)
+    token_costs: list[int] = field(default_factory=list)  # tokens still on the charter
+    closed: bool = False
+    markers: set[str] = field(default_factory=set)  # title markers, e.g. 18TN's civil war
+
+    def percent_held_by(self, owner: str) -> int:
+        return sum(c.percent for c in self.certificates if c.owner == owner)
+
+    def certificates_of(self, owner: str) -> list[Certificate]:
+        return [c for c in self.certificates if c.owner == owner]
+
+    @property
+    def ipo_percent(self) -> int:
+        return self.percent_held_by(IPO)
+
+    @property
+    def pool_percent(self) -> int:
+        return self.percent_held_by(POOL)
+
+
+@dataclass
+class Private:
+    sym: str
+    spec: PrivateSpec
+    owner: str | None = None  # a seat name, a corporation symbol, or None (the bank)
+    closed: bool = False
+    ability_used: bool = False
+    price: int | None = None  # current asking price while the bank holds it
+
+    @property
+    def owned_by_player(self) -> bool:
+        return self.owner is not None and not self.closed
+
+
+@dataclass
+class PlacedTile:
+    name: str
+    rotation: int
+
+
+@dataclass
+class Board:
+    """The map as it stands: laid tiles, station tokens, the tile supply."""
+
+    tiles: dict[str, PlacedTile] = field(default_factory=dict)
+    # hex -> city index -> corporations with a station there, in slot order
+    tokens: dict[str, dict[int, list[str]]] = field(default_factory=dict)
+    supply: dict[str, int | None] = field(default_factory=dict)  # None: unlimited
+    laid_once: set[str] = field(default_factory=set)  # hexes whose terrain was paid
+
+    def tokens_in(self, hex_id: str, city: int) -> list[str]:
+        return self.tokens.get(hex_id, {}).get(city, [])
+
+
+@dataclass
+class GameState:
+    """Everything the rules look at. Built by `engine.game.Game` from the log."""
+
+    title: Title
+    seats: tuple[str, ...]
+    players: dict[str, Player]
+    corporations: dict[str, Corporation]
+    privates: dict[str, Private]
+    market: StockMarket
+    board: Board
+    bank_cash: int
+    trains_offered: list[Train]  # the Initial Offering, in buying order
+    trains_pool: list[Train] = field(default_factory=list)  # the Open Market
+    phase_index: int = 0
+    priority: str = ""  # the seat holding the Priority Deal
+    stock_round_number: int = 0
+    operating_round_number: int = 0  # within the current set
+    operating_rounds_in_set: int = 1
+    # Bids on privates not yet auctioned: private -> seat -> amount (18TN 3.1(b)).
+    private_bids: dict[str, dict[str, int]] = field(default_factory=dict)
+    game_over: bool = False
+    end_reason: str | None = None
+    end_triggered: str | None = None  # a game end that completes a round first
+    log: list[str] = field(default_factory=list)
+
+    def say(self, text: str) -> None:
+        """Record what just happened, in words a player reads in the report."""
+        self.log.append(text)
+
+    def player(self, name: str) -> Player:
+        return self.players[name]
+
+    def corporation(self, sym: str) -> Corporation:
+        return self.corporations[sym]
+
+    def next_seat(self, seat: str, offset: int = 1) -> str:
+        """The seat `offset` places clockwise (to the left) of `seat`."""
+        i = self.seats.index(seat)
+        return self.seats[(i + offset) % len(self.seats)]
+
+    def seats_from(self, seat: str) -> list[str]:
+        """All seats in clockwise order, starting with `seat`."""
+        i = self.seats.index(seat)
+        return list(self.seats[i:] + self.seats[:i])
+
+    def total_cash(self) -> int:
+        """Bank + players + corporations: constant through the game (conservation)."""
+        return (
+            self.bank_cash
+            + sum(p.cash for p in self.players.values())
+            + sum(c.cash for c in self.corporations.values())
+        )
+
+    def transfer_cash(self, payer: str, payee: str, amount: int) -> None:
+        """Move money between the bank, a player, or a corporation (by name)."""
+        self._adjust(payer, -amount)
+        self._adjust(payee, amount)
+
+    def _adjust(self, who: str, delta: int) -> None:
+        if who == BANK:
+            self.bank_cash += delta
+        elif who in self.players:
+            self.players[who].cash += delta
+        else:
+            self.corporations[who].cash += delta
+
+    def cash_of(self, who: str) -> int:
+        if who == BANK:
+            return self.bank_cash
+        if who in self.players:
+            return self.players[who].cash
+        return self.corporations[who].cash

@@ -1,0 +1,21 @@
+"""Title modules: what each title adds to the core beyond its data file.
+
+`rules_for(title)` returns the title's `Rules`: the core defaults plus the overrides
+of its module. A title with no module of its own cannot be played yet.
+"""
+
+from __future__ import annotations
+
+from engine.errors import GameError
+from engine.rules import Rules
+from engine.title import load_title
+
+
+def rules_for(title: str, options: frozenset[str] = frozenset()) -> Rules:
+    """The rules of `title` (any spelling `load_title` accepts) with game `options`."""
+    spec = load_title(title)
+    if spec.name == "18TN":
+        from engine.titles.t18tn import Rules18TN
+
+        return Rules18TN(spec, options)
+    raise GameError(f"{spec.name} cannot be played yet: its rules are not implemented")

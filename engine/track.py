@@ -1,0 +1,186 @@
+"""The track on the map as a graph, and tracing along it as a train would.
+
+Points are revenue centres and junctions (`Node`) and the sides of hexes (`Side`).
+Every path printed on a tile or hex is a `Segment` joining two points; a side
+continues across the hex edge into the neighbour's side. Tracing follows the rules
+of 18TN 4.2.1(j), 4.2.2(a) and 4.2.3: at a side a train must cross into the next hex
+(it cannot turn back into another branch of a fork); at a city or junction it may
+leave by any other track; it cannot run through an off-board area or a city whose
+every slot holds another company's station.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from engine.geometry import neighbour, opposite
+from engine.state import GameState
+from engine.title import PathSpec, TileSpec
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A revenue centre or junction on a hex: kind "c" city, "t" town, "o" off-board,
+    "j" junction; `index` is K of the tile's cK/tK."""
+
+    hex: str
+    kind: str
+    index: int
+
+    @property
+    def is_stop(self) -> bool:
+        return self.kind in ("c", "t", "o")
+
+    def __str__(self) -> str:
+        return f"{self.hex}.{self.kind}{self.index}"
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """Where track meets hex side `edge` (absolute, after rotation) inside `hex`."""
+
+    hex: str
+    edge: int
+
+
+Point = Node | Side
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One path of the tile on `hex`: the smallest piece of track (18TN 4.2.3(b))."""
+
+    id: int
+    hex: str
+    a: Point
+    b: Point
+    terminal: bool = False
+
+    def other(self, point: Point) -> Point:
+        return self.b if point == self.a else self.a
+
+
+@dataclass
+class Track:
+    """All track on the map as it stands."""
+
+    segments: list[Segment] = field(default_factory=list)
+    at: dict[Point, list[int]] = field(default_factory=dict)
+    across: dict[Side, Side] = field(default_factory=dict)
+
+    def add(self, hex_id: str, a: Point, b: Point, terminal: bool) -> None:
+        seg = Segment(len(self.segments), hex_id, a, b, terminal)
+        self.segments.append(seg)
+        self.at.setdefault(a, []).append(seg.id)
+        self.at.setdefault(b, []).append(seg.id)
+
+    def nodes(self) -> Iterator[Node]:
+        for point in self.at:
+            if isinstance(point, Node):
+                yield point
+
+
+def tile_on(state: GameState, hex_id: str) -> tuple[TileSpec | None, int]:
+    """What lies on a hex: the laid tile and its rotation, else the preprinted content."""
+    placed = state.board.tiles.get(hex_id)
+    if placed is not None:
+        return state.title.tile(placed.name), placed.rotation
+    return state.title.hexes[hex_id].tile, 0
+
+
+def endpoint(hex_id: str, end: str, rotation: int) -> Point:
+    kind, index = end[0], int(end[1:])
+    if kind == "e":
+        return Side(hex_id, (index + rotation) % 6)
+    return Node(hex_id, kind, index)
+
+
+def build_track(state: GameState) -> Track:
+    """The graph of every path on the map, with sides joined across hex edges."""
+    track = Track()
+    title = state.title
+    for hex_id in title.hexes:
+        tile, rotation = tile_on(state, hex_id)
+        if tile is None:
+            continue
+        for path in tile.paths:
+            track.add(hex_id, endpoint(hex_id, path.a, rotation),
+                      endpoint(hex_id, path.b, rotation), path.terminal)
+    for point in list(track.at):
+        if isinstance(point, Side):
+            other = Side(neighbour(title.grid, point.hex, point.edge), opposite(point.edge))
+            if other in track.at and point.edge not in title.hexes[point.hex].borders:
+                track.across[point] = other
+    return track
+
+
+def rotated_paths(tile: TileSpec, rotation: int, hex_id: str) -> list[tuple[Point, Point]]:
+    return [(endpoint(hex_id, p.a, rotation), endpoint(hex_id, p.b, rotation))
+            for p in tile.paths]
+
+
+def blocked_for(state: GameState, node: Node, corporation: str) -> bool:
+    """A city whose every slot holds another company's station (18TN 4.2.3(e))."""
+    if node.kind != "c":
+        return False
+    tile, _ = tile_on(state, node.hex)
+    if tile is None or node.index >= len(tile.cities):
+        return False
+    tokens = state.board.tokens_in(node.hex, node.index)
+    slots = tile.cities[node.index].slots
+    return len(tokens) >= slots and corporation not in tokens
+
+
+def token_nodes(state: GameState, corporation: str) -> list[Node]:
+    """The cities holding a station of `corporation`."""
+    out = []
+    for hex_id, cities in state.board.tokens.items():
+        for index, corps in cities.items():
+            if corporation in corps:
+                out.append(Node(hex_id, "c", index))
+    return out
+
+
+def next_steps(track: Track, point: Point, came_by: int | None) -> list[tuple[int, Point]]:
+    """Where a train at `point`, having arrived by segment `came_by`, may go next."""
+    if isinstance(point, Side):
+        other = track.across.get(point)
+        if other is None:
+            return []
+        return [(s, track.segments[s].other(other)) for s in track.at[other]]
+    return [(s, track.segments[s].other(point)) for s in track.at.get(point, []) if s != came_by]
+
+
+def reachable(state: GameState, track: Track, corporation: str
+              ) -> tuple[set[Node], set[int]]:
+    """Nodes and segments a train of `corporation` can reach from its stations.
+
+    This is the connection of 18TN 4.2.1(j) and 4.2.2(a): no limit on cities, no
+    backtracking at a fork, not through off-boards or blocked cities.
+    """
+    starts = token_nodes(state, corporation)
+    seen_nodes: set[Node] = set(starts)
+    seen_segments: set[int] = set()
+    visited: set[tuple[int, Point]] = set()
+    stack: list[tuple[Point, int | None]] = [(n, None) for n in starts]
+    while stack:
+        point, came_by = stack.pop()
+        if isinstance(point, Node) and came_by is not None:
+            seen_nodes.add(point)
+            if point.kind == "o" or blocked_for(state, point, corporation):
+                continue
+        for seg, nxt in next_steps(track, point, came_by):
+            if (seg, nxt) in visited:
+                continue
+            visited.add((seg, nxt))
+            seen_segments.add(seg)
+            if track.segments[seg].terminal and isinstance(nxt, Node):
+                seen_nodes.add(nxt)
+                continue
+            stack.append((nxt, seg))
+    return seen_nodes, seen_segments
+
+
+def path_points(path: PathSpec) -> tuple[str, str]:
+    return path.a, path.b

@@ -1,0 +1,1 @@
+"""The order language: the Lark grammar and the code that turns a line into an order."""

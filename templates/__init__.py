@@ -1,0 +1,1 @@
+"""Jinja templates of every mail the service sends, shipped as `moderator.templates`."""
