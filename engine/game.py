@@ -29,15 +29,21 @@ class Setup:
     seats: tuple[str, ...]
     seed: int = 0
     options: frozenset[str] = field(default_factory=frozenset)
+    # Who holds the Priority Deal at the start; None: drawn with the seed (18TN 2).
+    # Imported games name it, as the site gives it to its first player.
+    priority: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"title": self.title, "seats": list(self.seats), "seed": self.seed,
-                "options": sorted(self.options)}
+        out: dict[str, Any] = {"title": self.title, "seats": list(self.seats),
+                               "seed": self.seed, "options": sorted(self.options)}
+        if self.priority is not None:
+            out["priority"] = self.priority
+        return out
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> Setup:
         return Setup(data["title"], tuple(data["seats"]), int(data.get("seed", 0)),
-                     frozenset(data.get("options", ())))
+                     frozenset(data.get("options", ())), data.get("priority"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +77,8 @@ class Game:
     # --- building the state -------------------------------------------------------------
     def _reset(self) -> None:
         self.state: GameState = self.rules.initial_state(self.setup.seats, self.setup.seed)
+        if self.setup.priority is not None:
+            self.state.priority = self.setup.priority
         self.round: Round = self.rules.first_round(self.state)
         self.effective: list[int] = []  # indices into self.log now in effect
 
@@ -176,3 +184,5 @@ def _check_setup(setup: Setup) -> None:
     for seat in seats:
         require(seat.lower() not in RESERVED_NAMES, f"{seat!r} cannot be a seat name")
         require(bool(seat.strip()), "a seat name cannot be empty")
+    require(setup.priority is None or setup.priority in seats,
+            f"{setup.priority} has no seat in this game")

@@ -296,6 +296,10 @@ class Rules:
         """Whether a company may buy a private from a player now, at this price."""
         return "companies cannot buy privates in this title"
 
+    def offer_privates_at_end_of_turn(self, state: GameState, corp: Corporation) -> bool:
+        """Whether passing the train step stops at a last chance to buy privates."""
+        return True
+
     def on_phase_change(self, state: GameState, phase: PhaseSpec) -> None:
         """What a phase does beyond the data (privates closing, the Civil War)."""
 

@@ -35,7 +35,7 @@ from engine.state import BANK, POOL, Corporation, GameState
 if TYPE_CHECKING:
     from engine.rules import Rules
 
-STEPS = ("track", "token", "route", "dividend", "train")
+STEPS = ("track", "token", "route", "dividend", "train", "privates")
 STEP_OF: dict[type[Action], str] = {
     LayTile: "track",
     UsePrivate: "track",
@@ -180,8 +180,11 @@ class OperatingRound(Round):
         if isinstance(action, SellShares):
             self._emergency_sale(seat, corp, action)
             return
-        if isinstance(action, Done | Pass):
+        if isinstance(action, Done):
             self._done(corp)
+            return
+        if isinstance(action, Pass):
+            self._pass_step(corp)
             return
         if isinstance(action, DiscardTrain):
             raise GameError(f"{corp.sym} is not over its train limit")
@@ -200,6 +203,36 @@ class OperatingRound(Round):
             self._dividend(corp, action)
         elif isinstance(action, BuyTrain):
             self._buy_train(corp, action)
+        self._finish_if_nothing_left()
+
+    def _finish_if_nothing_left(self) -> None:
+        """Once the revenue is settled and no train can be bought, the turn is over:
+        a president is not asked for a `done` that changes nothing."""
+        t = self.current
+        if t is None or self.discards or t.step < STEPS.index("train"):
+            return
+        corp = self.company()
+        if self._can_buy_train(corp):
+            return
+        if t.step == STEPS.index("train") and self._may_buy_a_private(corp) and \
+                self.rules.offer_privates_at_end_of_turn(self.state, corp):
+            return
+        self._finish_company()
+
+    def _can_buy_train(self, corp: Corporation) -> bool:
+        state = self.state
+        if len(corp.trains) >= trains.train_limit(self.rules, state, corp):
+            return False
+        cheapest = trains.cheapest_available(state)
+        if cheapest is not None:
+            if corp.cash >= cheapest[1]:
+                return True
+            if not corp.trains and routes.has_route(self.rules, state, corp):
+                return True  # a forced purchase (4.2.5.2)
+        return corp.cash >= 1 and any(
+            other.sym != corp.sym and any(not t.obsolete for t in other.trains)
+            for other in state.corporations.values()
+        )
 
     def _enter_step(self, corp: Corporation, index: int) -> None:
         """Move forward to step `index`, refusing to skip a required step."""
@@ -462,6 +495,30 @@ class OperatingRound(Round):
         state.say(f"{corp.sym} buys {private.sym} from {owner} for {money(state, price)}")
 
     # --- ending the turn -----------------------------------------------------------------
+    def _pass_step(self, corp: Corporation) -> None:
+        """`pass` skips the current step; passing the last step ends the turn."""
+        t = self.current
+        assert t is not None
+        if (t.step == STEPS.index("train") and self._may_buy_a_private(corp)
+                and self.rules.offer_privates_at_end_of_turn(self.state, corp)):
+            t.step = STEPS.index("privates")  # a last chance to buy privates (4.2(h))
+            return
+        if t.step >= STEPS.index("train"):
+            self._done(corp)
+            return
+        self._enter_step(corp, t.step + 1)
+
+    def _may_buy_a_private(self, corp: Corporation) -> bool:
+        state = self.state
+        for private in state.privates.values():
+            if private.closed or private.owner not in state.players:
+                continue
+            value = private.spec.value
+            if corp.cash >= (value + 1) // 2 and self.rules.why_not_buy_private(
+                    state, corp, private, value, self) is None:
+                return True
+        return False
+
     def _done(self, corp: Corporation) -> None:
         t = self.current
         assert t is not None

@@ -199,9 +199,11 @@ class StockRound(Round):
             if self._why_not_buy(seat, corp) is not None:
                 continue
             if corp.par_price is None:
-                if corp.spec.float_percent and self.rules.may_par(state, corp):
-                    values = ", ".join(str(v) for v in rules.par_values(corp))
-                    out.append(f"par {corp.sym} at {values}")
+                pres = corp.certificates[0].percent
+                cash = state.player(seat).cash
+                values = [v for v in rules.par_values(corp) if v * pres // 10 <= cash]
+                if values and self.rules.may_par(state, corp):
+                    out.append(f"par {corp.sym} at {', '.join(str(v) for v in values)}")
                 continue
             for source in (IPO, POOL, TREASURY):
                 if corp.certificates_of(source) and self._can_afford(seat, corp, source):

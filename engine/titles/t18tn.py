@@ -122,6 +122,11 @@ class Rules18TN(Rules):
         return "companies may buy privates only in the first operating round and from " \
                "phase 3 on (4.2.6)"
 
+    def offer_privates_at_end_of_turn(self, state: GameState, corp: Corporation) -> bool:
+        """From phase 3 (the site's blocking step); the first-round purchase is offered
+        throughout the turn instead."""
+        return state.phase_index >= self.phase_index_of(state, "3")
+
     @staticmethod
     def phase_index_of(state: GameState, name: str) -> int:
         return state.title.phase_index(name)

@@ -1,0 +1,301 @@
+"""Game records of 18xx.games: replaying them through our engine.
+
+A record is the site's JSON export (`shared/fixtures/README.md`): players, settings
+and a list of actions naming shares ("TC_1"), trains ("3-0"), tiles ("57-0") and
+cities ("H3-0-0") by the site's ids. `import_record` folds undo/redo, replays
+`auto_actions`, and maps each action onto ours, using the position reached so far
+to resolve what the site's ids mean (where a share lies, who presides a company).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.actions import (
+    Action,
+    Bid,
+    BuyPrivate,
+    BuyShares,
+    BuyTrain,
+    DiscardTrain,
+    Dividend,
+    Done,
+    LayTile,
+    Par,
+    Pass,
+    PlaceToken,
+    Route,
+    RunRoutes,
+    SellShares,
+    UsePrivate,
+)
+from engine.errors import GameError
+from engine.game import Game, Setup
+from engine.rounds.operating import OperatingRound
+from engine.rounds.stock import StockRound
+from engine.state import IPO, POOL
+
+
+class RecordError(Exception):
+    """The record cannot be replayed: an action our engine refused, or one it cannot map."""
+
+    def __init__(self, index: int, record_action: dict[str, Any], message: str) -> None:
+        super().__init__(f"action {index} (id {record_action.get('id')}, "
+                         f"{record_action.get('type')}): {message}")
+        self.index = index
+        self.record_action = record_action
+        self.message = message
+
+
+@dataclass
+class Replay:
+    """The result of replaying a record: our game, the players' names, the record's
+    final values, and how many record actions became moves."""
+
+    game: Game
+    names: dict[str, str]  # record player id -> seat name
+    result: dict[str, int]  # seat name -> the record's final value
+    applied: int = 0
+    skipped: list[str] = field(default_factory=list)
+
+
+def folded_actions(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The record's actions with undo/redo folded away: an undone action never happened."""
+    done: list[dict[str, Any]] = []
+    undone: list[list[dict[str, Any]]] = []
+    for action in actions:
+        kind = action.get("type")
+        if kind == "undo":
+            target = action.get("action_id")
+            if target is None:
+                undone.append([done.pop()] if done else [])
+            else:
+                cut = next((i for i, a in enumerate(done) if a.get("id") == target), None)
+                keep = len(done) if cut is None else cut + 1
+                undone.append(done[keep:])
+                del done[keep:]
+        elif kind == "redo":
+            if undone:
+                done.extend(undone.pop())
+        else:
+            undone.clear()
+            done.append(action)
+    return done
+
+
+def expanded(actions: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Each action followed by its auto_actions, in order."""
+    for action in actions:
+        yield action
+        for auto in action.get("auto_actions") or []:
+            yield auto
+
+
+def setup_of(record: dict[str, Any]) -> tuple[Setup, dict[str, str]]:
+    players = record["players"]
+    names = {str(p["id"]): str(p["name"]) for p in players}
+    seats = tuple(names[str(p["id"])] for p in players)
+    seed = int(record.get("settings", {}).get("seed") or 0)
+    options = frozenset(record.get("settings", {}).get("optional_rules") or ())
+    # The site gives the first player in its list the Priority Deal.
+    return Setup(record["title"], seats, seed, options, priority=seats[0]), names
+
+
+def import_record(record: dict[str, Any]) -> Replay:
+    """Replay a record through our engine; raises RecordError at the first refusal."""
+    setup, names = setup_of(record)
+    replay = Replay(Game(setup), names,
+                    {names[k]: int(v) for k, v in (record.get("result") or {}).items()})
+    mapper = _Mapper(replay)
+    for index, raw in enumerate(expanded(folded_actions(record["actions"]))):
+        try:
+            mapped = mapper.map(raw)
+        except (KeyError, ValueError, IndexError) as exc:
+            raise RecordError(index, raw, f"cannot map: {exc!r}") from exc
+        for seat, action in mapped:
+            _bridge_implicit_passes(replay.game, seat, raw)
+            try:
+                replay.game.apply(seat, action)
+            except GameError as exc:
+                raise RecordError(index, raw, f"{seat} {action}: {exc.message}") from exc
+            replay.applied += 1
+    return replay
+
+
+def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any]) -> None:
+    """Moves the site makes without recording them: it passes a player who can do
+    nothing, and ends a company's turn once the next entity acts."""
+    for _ in range(4 * len(game.setup.seats)):
+        turn = game.turn()
+        if turn is None:
+            return
+        if isinstance(game.round, OperatingRound) and turn.step != "discard a train":
+            entity = str(raw.get("entity"))
+            acting = entity if raw.get("entity_type") == "corporation" else None
+            if raw.get("entity_type") == "company":
+                acting = game.state.privates[entity].owner
+            if acting is not None and acting != turn.entity:
+                game.apply(turn.seat, Done())
+                continue
+            return
+        if turn.seat == seat or game.legal() != ["pass"]:
+            return
+        game.apply(turn.seat, Pass())
+
+
+class _Mapper:
+    """Turns one record action into our (seat, action) pairs."""
+
+    def __init__(self, replay: Replay) -> None:
+        self.replay = replay
+        self.train_ids: dict[str, str] = {}  # site train id -> our train id
+        self.pool_shares: set[str] = set()  # site share ids now in the Open Market
+        self.tile_hexes: dict[str, str] = {}  # site tile id ("57-0") -> hex it lies on
+
+    @property
+    def game(self) -> Game:
+        return self.replay.game
+
+    def seat_of(self, raw: dict[str, Any]) -> str:
+        if raw.get("entity_type") == "player":
+            return self.replay.names[str(raw["entity"])]
+        entity = str(raw["entity"])
+        state = self.game.state
+        if entity in state.corporations:
+            president = state.corporations[entity].president
+            if president is None:
+                raise ValueError(f"{entity} has no president")
+            return president
+        if entity in state.privates:
+            owner = state.privates[entity].owner or ""
+            if owner in state.corporations:
+                return state.corporations[owner].president or ""
+            return owner
+        raise ValueError(f"unknown entity {entity}")
+
+    def map(self, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        kind = raw["type"]
+        if kind == "message" or kind.startswith("program_") or kind == "end_game":
+            return []
+        seat = self.seat_of(raw)
+        handler = getattr(self, "_" + kind, None)
+        if handler is None:
+            raise ValueError(f"no mapping for {kind}")
+        result: list[tuple[str, Action]] = handler(seat, raw)
+        return result
+
+    # --- stock round ---------------------------------------------------------------------
+    def _pass(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        return [(seat, Pass())]
+
+    def _bid(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        target = raw.get("company") or raw.get("minor") or raw.get("corporation")
+        price = int(raw["price"])
+        rnd = self.game.round
+        if isinstance(rnd, StockRound) and rnd.s.auction is None:
+            cheapest = rnd.cheapest()
+            if cheapest is not None and cheapest.sym == target:
+                return [(seat, BuyPrivate(str(target)))]
+            return [(seat, Bid(price, str(target)))]
+        return [(seat, Bid(price))]
+
+    def _par(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        price = int(str(raw["share_price"]).split(",")[0])
+        return [(seat, Par(str(raw["corporation"]), price))]
+
+    def _shares(self, raw: dict[str, Any]) -> tuple[str, list[int]]:
+        ids = [str(s) for s in raw["shares"]]
+        corp = ids[0].rsplit("_", 1)[0]
+        return corp, [int(s.rsplit("_", 1)[1]) for s in ids]
+
+    def _buy_shares(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        corp_sym, indexes = self._shares(raw)
+        ids = [str(s) for s in raw["shares"]]
+        source = POOL if ids[0] in self.pool_shares else IPO
+        self.pool_shares.difference_update(ids)
+        return [(seat, BuyShares(corp_sym, len(indexes), source))]  # type: ignore[arg-type]
+
+    def _sell_shares(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        corp_sym, indexes = self._shares(raw)
+        corp = self.game.state.corporations[corp_sym]
+        self.pool_shares.update(str(s) for s in raw["shares"])
+        percent = raw.get("percent")
+        if percent is None:
+            percent = sum(corp.certificates[i].percent for i in indexes)
+        return [(seat, SellShares(corp_sym, None, int(percent)))]
+
+    # --- operating round -----------------------------------------------------------------
+    def _lay_tile(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        tile = str(raw["tile"]).rsplit("-", 1)[0]
+        self.tile_hexes[str(raw["tile"])] = str(raw["hex"])
+        lay = LayTile(tile, str(raw["hex"]), int(raw["rotation"]))
+        if raw.get("entity_type") == "company":
+            return [(seat, UsePrivate(str(raw["entity"]), lay))]
+        return [(seat, lay)]
+
+    def _place_token(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        # "57-0-1": city 1 of tile copy 57-0, wherever it lies; a preprinted hex's
+        # content is named by the hex itself ("B13-0-0").
+        tile_id, city = str(raw["city"]).rsplit("-", 1)
+        hex_id = self.tile_hexes.get(tile_id, tile_id.split("-")[0])
+        return [(seat, PlaceToken(hex_id, int(city)))]
+
+    def _run_routes(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        routes = []
+        for route in raw.get("routes") or []:
+            train = self._our_train(str(route["train"]))
+            routes.append(Route(train.split("-")[0], walk_hexes(route["connections"])))
+        return [(seat, RunRoutes(tuple(routes)))]
+
+    def _dividend(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        return [(seat, Dividend(raw["kind"]))]
+
+    def _buy_train(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        site_id = str(raw["train"])
+        state = self.game.state
+        price = int(raw["price"])
+        if site_id in self.train_ids:
+            ours = self.train_ids[site_id]
+            if any(t.id == ours for t in state.trains_pool):
+                return [(seat, BuyTrain(ours.split("-")[0], POOL, price))]
+            for corp in state.corporations.values():
+                if any(t.id == ours for t in corp.trains):
+                    return [(seat, BuyTrain(ours.split("-")[0], corp.sym, price))]
+            raise ValueError(f"train {site_id} is nowhere")
+        offered = state.trains_offered[0]
+        self.train_ids[site_id] = offered.id
+        return [(seat, BuyTrain(offered.name, "bank", price))]
+
+    def _our_train(self, site_id: str) -> str:
+        return self.train_ids.get(site_id, site_id.replace("'", ""))
+
+    def _discard_train(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        return [(seat, DiscardTrain(self._our_train(str(raw["train"])).split("-")[0]))]
+
+    def _buy_company(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        company = str(raw["company"])
+        owner = self.game.state.privates[company].owner
+        return [(seat, BuyPrivate(company, owner, int(raw["price"])))]
+
+
+def walk_hexes(connections: list[list[str]]) -> tuple[str, ...]:
+    """The hexes a route passes, in order, from the site's node-to-node chains."""
+    chains = [list(c) for c in connections if c]
+    if not chains:
+        return ()
+    if len(chains) == 1:
+        return tuple(chains[0])
+    first, second = chains[0], chains[1]
+    if first[0] in (second[0], second[-1]) and first[-1] not in (second[0], second[-1]):
+        first = first[::-1]
+    out = list(first)
+    for chain in chains[1:]:
+        if chain[0] == out[-1]:
+            out += chain[1:]
+        elif chain[-1] == out[-1]:
+            out += chain[::-1][1:]
+        else:
+            raise ValueError(f"route chains do not join: {connections}")
+    return tuple(out)
