@@ -124,7 +124,8 @@ class Game:
     def apply(self, seat: str, action: Action) -> list[str]:
         """Apply one action by `seat`; returns what happened, in words.
 
-        A refused action raises GameError and leaves the game exactly as it was.
+        A refused action raises GameError and leaves the game exactly as it was (the
+        state is rebuilt from the log, so look objects up again after a refusal).
         """
         require(seat in self.setup.seats, f"{seat} has no seat in this game")
         if isinstance(action, Undo):

@@ -224,7 +224,10 @@ class OperatingRound(Round):
         if len(corp.trains) >= trains.train_limit(self.rules, state, corp):
             return False
         cheapest = trains.cheapest_available(state)
-        if cheapest is not None:
+        t = self.current
+        assert t is not None
+        if cheapest is not None and self.rules.may_buy_another_bank_train(
+                state, t.bank_trains_bought):
             if corp.cash >= cheapest[1]:
                 return True
             if not corp.trains and routes.has_route(self.rules, state, corp):
@@ -353,12 +356,18 @@ class OperatingRound(Round):
         price = state.title.train(offer.name).price
         require(action.price in (None, price),
                 f"a {offer.name}-train from the bank costs {money(state, price)}")
-        require(self.rules.may_buy_another_bank_train(state, t.bank_trains_bought),
-                f"{corp.sym} may buy only one train from the bank per turn until the "
-                f"first {self.rules.one_bank_train_per_turn_until}-train is bought")
+        self._check_bank_limit(corp)
         self._pay_for_train(corp, price, offer.name)
         trains.take_from_offering(self.rules, state, corp, price - self._president_share)
         t.bank_trains_bought += 1
+
+    def _check_bank_limit(self, corp: Corporation) -> None:
+        """18TN 4.2.5(f): one train from the bank (either display) per turn, at first."""
+        t = self.current
+        assert t is not None
+        require(self.rules.may_buy_another_bank_train(self.state, t.bank_trains_bought),
+                f"{corp.sym} may buy only one train from the bank per turn until the "
+                f"first {self.rules.one_bank_train_per_turn_until}-train is bought")
 
     def _buy_from_pool(self, corp: Corporation, action: BuyTrain) -> None:
         state = self.state
@@ -369,12 +378,15 @@ class OperatingRound(Round):
         price = state.title.train(train.name).price
         require(action.price in (None, price),
                 f"a {train.name}-train from the Open Market costs {money(state, price)}")
+        self._check_bank_limit(corp)
         self._pay_for_train(corp, price, train.name)
         state.trains_pool.remove(train)
         state.transfer_cash(corp.sym, BANK, price - self._president_share)
         corp.trains.append(train)
         state.say(f"{corp.sym} buys a {train.name}-train from the Open Market for "
                   f"{money(state, price)}")
+        assert self.current is not None
+        self.current.bank_trains_bought += 1
 
     def _buy_from_company(self, corp: Corporation, action: BuyTrain) -> None:
         state = self.state
