@@ -162,7 +162,8 @@ class Rules:
 
     def floats(self, state: GameState, corp: Corporation) -> bool:
         """18TN 3.4: a corporation floats when its float percentage has left the IPO."""
-        return 100 - corp.ipo_percent >= corp.spec.float_percent
+        needed = corp.spec.float_percent
+        return needed is not None and 100 - corp.ipo_percent >= needed
 
     def float_corporation(self, state: GameState, corp: Corporation) -> None:
         """18TN 3.4: the bank pays the corporation ten times its par value."""

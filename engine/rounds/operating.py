@@ -250,19 +250,21 @@ class OperatingRound(Round):
             t.step = index
 
     def _check_skippable(self, corp: Corporation, step: str) -> None:
+        """Pass `step`, or refuse when the rules require it (4.2(d), (e))."""
         t = self.current
         assert t is not None
-        if step == "route" and t.revenue is None and corp.trains:
-            if routes.has_route(self.rules, self.state, corp):
+        if step == "route" and t.revenue is None:
+            if corp.trains and routes.has_route(self.rules, self.state, corp):
                 raise GameError(f"{corp.sym} must run its trains first (`run auto`)",
                                 ("run auto",))
-            t.revenue = 0
+            t.revenue = 0  # no train runs: the company earns nothing
             t.run = None
-        if step == "dividend" and not t.dividend_done and t.revenue is not None:
-            if t.revenue > 0:
+            self.state.say(f"{corp.sym} does not run")
+        if step == "dividend" and not t.dividend_done:
+            if t.revenue:
                 raise GameError(f"{corp.sym} must first pay or withhold its "
                                 f"{money(self.state, t.revenue)}", ("pay", "withhold"))
-            self._settle_dividend(corp, "withhold")
+            self._settle_dividend(corp, "withhold")  # 4.2.4: no run moves left
 
     # --- track and tokens --------------------------------------------------------------
     def _lay(self, corp: Corporation, action: LayTile | UsePrivate) -> None:
@@ -536,12 +538,6 @@ class OperatingRound(Round):
         assert t is not None
         for step in range(t.step, STEPS.index("train")):
             self._check_skippable(corp, STEPS[step])
-        if not t.dividend_done and t.revenue is not None:
-            self._settle_dividend(corp, "withhold")
-        if not t.dividend_done:
-            # No train ran this turn: the withhold move of 4.2.4 still applies.
-            t.revenue = 0
-            self._settle_dividend(corp, "withhold")
         if not corp.trains and routes.has_route(self.rules, self.state, corp):
             cheapest = trains.cheapest_available(self.state)
             if cheapest is not None:
