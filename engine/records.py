@@ -89,8 +89,7 @@ def expanded(actions: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     """Each action followed by its auto_actions, in order."""
     for action in actions:
         yield action
-        for auto in action.get("auto_actions") or []:
-            yield auto
+        yield from action.get("auto_actions") or []
 
 
 def setup_of(record: dict[str, Any]) -> tuple[Setup, dict[str, str]]:
