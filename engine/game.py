@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.actions import Action, Undo, from_json, to_json
+from engine.actions import Action, RunRoutes, Undo, from_json, to_json
 from engine.errors import GameError, require
 from engine.rounds.base import Round, Turn
 from engine.rules import Rules
@@ -131,6 +131,7 @@ class Game:
         if isinstance(action, Undo):
             require(0 <= action.to_move <= len(self.log),
                     f"there is no move {action.to_move}; the next move is {len(self.log)}")
+        action = self._resolve(action)
         before = len(self.log)
         try:
             return self._append(Move(seat, action))
@@ -141,6 +142,19 @@ class Game:
             # An engine fault must not leave a half-applied state behind either.
             self._restore(before)
             raise
+
+    def _resolve(self, action: Action) -> Action:
+        """Store what was decided, not how it was asked for: `run auto` is logged as the
+        routes found, so a replay never depends on the optimizer."""
+        if isinstance(action, RunRoutes) and action.auto:
+            from engine.rounds.operating import OperatingRound
+            from engine.routes import best_run
+
+            rnd = self.round
+            if isinstance(rnd, OperatingRound) and rnd.current is not None:
+                run = best_run(self.rules, self.state, rnd.company())
+                return RunRoutes(run.as_routes(), company=action.company)
+        return action
 
     def _restore(self, length: int) -> None:
         moves = self.log[:length]

@@ -1,0 +1,138 @@
+"""Plain views of a game for reports, the CLI and tools: no engine objects leak out.
+
+`game_view(game)` returns frozen dataclasses holding only strings, numbers and tuples;
+`as_json` turns a view into the JSON object that `moderator status --json` prints.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from engine.game import Game
+from engine.state import IPO, POOL, TREASURY
+from engine.trains import next_offered, train_limit
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    name: str
+    cash: int
+    certificates: tuple[str, ...]  # "TC 20% (president)", "TCC (private)"
+    value: int
+    priority: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CorporationView:
+    sym: str
+    name: str
+    president: str | None
+    par: int | None
+    price: int | None
+    treasury: int
+    trains: tuple[str, ...]
+    tokens_left: int
+    floated: bool
+    ipo_percent: int
+    pool_percent: int
+    treasury_percent: int
+    privates: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PrivateView:
+    sym: str
+    name: str
+    value: int
+    revenue: int
+    owner: str | None
+    closed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GameView:
+    title: str
+    round: str
+    phase: str
+    train_limit: int
+    next_train: str | None
+    trains_in_pool: tuple[str, ...]
+    bank: int
+    acting_seat: str | None
+    acting_entity: str | None
+    step: str | None
+    legal: tuple[str, ...]
+    next_move: int
+    players: tuple[PlayerView, ...]
+    corporations: tuple[CorporationView, ...]
+    privates: tuple[PrivateView, ...]
+    tiles: tuple[tuple[str, str, int], ...]  # (hex, tile, rotation)
+    game_over: bool
+    end_reason: str | None
+    scores: tuple[tuple[str, int], ...]
+
+
+def game_view(game: Game) -> GameView:
+    state = game.state
+    rules = game.rules
+    scores = rules.scores(state)
+    players = []
+    for seat in state.seats:
+        certs: list[str] = []
+        for corp in state.corporations.values():
+            pct = corp.percent_held_by(seat)
+            if pct:
+                pres = " (president)" if corp.president == seat else ""
+                certs.append(f"{corp.sym} {pct}%{pres}")
+        certs += [f"{p.sym} (private)" for p in state.privates.values()
+                  if p.owner == seat and not p.closed]
+        players.append(PlayerView(seat, state.players[seat].cash, tuple(certs), scores[seat],
+                                  state.priority == seat))
+    corps = []
+    for corp in state.corporations.values():
+        price = state.market.price(corp.sym) if corp.sym in state.market.positions else None
+        corps.append(CorporationView(
+            corp.sym, corp.spec.name or corp.sym, corp.president, corp.par_price, price,
+            corp.cash, tuple(t.name + (" (obsolete)" if t.obsolete else "")
+                             for t in corp.trains),
+            len(corp.token_costs), corp.floated, corp.percent_held_by(IPO),
+            corp.percent_held_by(POOL), corp.percent_held_by(TREASURY),
+            tuple(p.sym for p in state.privates.values()
+                  if p.owner == corp.sym and not p.closed)))
+    privates = tuple(PrivateView(p.sym, p.spec.name, p.spec.value, p.spec.revenue, p.owner,
+                                 p.closed) for p in state.privates.values())
+    turn = game.turn()
+    offer = next_offered(state)
+    limit_corp = next(iter(state.corporations.values()))
+    return GameView(
+        title=state.title.name,
+        round=game.round_name,
+        phase=rules.phase(state).name,
+        train_limit=train_limit(rules, state, limit_corp),
+        next_train=offer.name if offer else None,
+        trains_in_pool=tuple(t.name for t in state.trains_pool),
+        bank=state.bank_cash,
+        acting_seat=turn.seat if turn else None,
+        acting_entity=turn.entity if turn else None,
+        step=turn.step if turn else None,
+        legal=tuple(game.legal()),
+        next_move=game.next_move,
+        players=tuple(players),
+        corporations=tuple(corps),
+        privates=privates,
+        tiles=tuple((h, t.name, t.rotation) for h, t in sorted(state.board.tiles.items())),
+        game_over=state.game_over,
+        end_reason=state.end_reason,
+        scores=tuple(sorted(scores.items(), key=lambda kv: -kv[1])),
+    )
+
+
+def as_json(view: Any) -> Any:
+    """A view as JSON-ready data (dataclasses become objects, tuples lists)."""
+    if dataclasses.is_dataclass(view) and not isinstance(view, type):
+        return {f.name: as_json(getattr(view, f.name)) for f in dataclasses.fields(view)}
+    if isinstance(view, tuple | list):
+        return [as_json(v) for v in view]
+    return view

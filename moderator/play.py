@@ -1,0 +1,187 @@
+"""Applying a submission to a stored game, and the plain-text position.
+
+A submission is every order line of one mail (or one `moderator order` call). The
+lines are parsed, then applied one by one to a fresh copy of the game; only when every
+line is accepted are the new moves committed, in one transaction. The report repeats
+each line with what it did, or quotes the first refused line with a caret under the
+problem, the reason and what would be legal instead.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from engine.actions import Action, from_json
+from engine.errors import GameError
+from engine.game import Game, Move
+from engine.views import GameView
+from grammar import commands as cmd
+from grammar.errors import OrderError
+from grammar.names import names_for_title
+from grammar.parser import parse_line
+from moderator.store import Store, StoreError
+
+
+@dataclass(frozen=True, slots=True)
+class LineResult:
+    """One line of the submission and what became of it."""
+
+    number: int
+    text: str
+    ok: bool
+    said: tuple[str, ...] = ()  # what the line did, in the engine's words
+    error: str | None = None  # the refusal, caret and reason included
+
+
+@dataclass(frozen=True, slots=True)
+class SubmissionReport:
+    ok: bool
+    lines: tuple[LineResult, ...]
+    moves: tuple[Move, ...]
+    next_move: int
+
+    @property
+    def text(self) -> str:
+        out: list[str] = []
+        for line in self.lines:
+            if line.ok:
+                out.append(f"> {line.text}")
+                out += [f"  ok: {s}" for s in line.said] or ["  ok"]
+            else:
+                out.append(line.error or f"> {line.text}\n  refused")
+                break
+        if not self.ok:
+            out.append("Nothing was applied: a submission applies whole or not at all.")
+        else:
+            out.append(f"Applied. The next move is {self.next_move}.")
+        return "\n".join(out)
+
+
+def parse_orders(game: Game, text: str) -> tuple[Action | cmd.Command, ...]:
+    """A line as orders: the order language, or an action written as JSON."""
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            return (from_json(json.loads(stripped)),)
+        except (ValueError, TypeError) as exc:
+            raise OrderError(text, 1, f"not a valid action: {exc}") from None
+    names = names_for_title(game.rules.title, game.setup.seats)
+    return parse_line(text, names)
+
+
+def run_submission(game: Game, seat: str, lines: list[str]) -> SubmissionReport:
+    """Apply `lines` to `game` (a copy the caller may throw away) as `seat`."""
+    start = game.next_move
+    results: list[LineResult] = []
+    for number, text in enumerate(lines, 1):
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        try:
+            orders = parse_orders(game, text)
+        except OrderError as exc:
+            results.append(LineResult(number, text, False, error=exc.format_error()))
+            return SubmissionReport(False, tuple(results), (), start)
+        said: list[str] = []
+        for order in orders:
+            if isinstance(order, cmd.MoveNumber):
+                if order.number != game.next_move:
+                    results.append(LineResult(number, text, False, error=_caret(
+                        text, f"this submission was written for move {order.number}; the "
+                        f"game is at move {game.next_move} now: look at the new position "
+                        "and send your orders again")))
+                    return SubmissionReport(False, tuple(results), (), start)
+                said.append(f"the game is at move {order.number}")
+                continue
+            if isinstance(order, cmd.Command):
+                said.append(f"`{text.strip()}` is not a game move here")
+                continue
+            try:
+                said += game.apply(seat, order)
+            except GameError as exc:
+                msg = exc.message
+                if exc.alternatives:
+                    msg += "\nWhat you may do: " + "; ".join(exc.alternatives[:12])
+                elif game.turn() is not None:
+                    msg += "\nWhat the game expects now: " + "; ".join(game.legal()[:12])
+                results.append(LineResult(number, text, False, error=_caret(text, msg)))
+                return SubmissionReport(False, tuple(results), (), start)
+        results.append(LineResult(number, text, True, tuple(said)))
+    return SubmissionReport(True, tuple(results), tuple(game.log[start:]), game.next_move)
+
+
+def _caret(text: str, message: str) -> str:
+    body = text.rstrip()
+    lead = len(body) - len(body.lstrip())
+    return f"{body}\n{' ' * lead}{'^' * max(1, len(body) - lead)}\n{message}"
+
+
+def apply_submission(store: Store, game_id: str, seat: str, lines: list[str]
+                     ) -> SubmissionReport:
+    """Parse and apply a submission to a stored game; commit the moves if all are good."""
+    try:
+        row = store.game_row(game_id)
+    except StoreError as exc:
+        return SubmissionReport(False, (LineResult(0, "", False, error=str(exc)),), (), 0)
+    if seat not in row.setup.seats:
+        seats = ", ".join(row.setup.seats)
+        return SubmissionReport(False, (LineResult(0, "", False, error=(
+            f"{seat} has no seat in {row.id}; the seats are {seats}")),), (), 0)
+    game = Game(row.setup, store.moves(row.id))
+    start = game.next_move
+    report = run_submission(game, seat, lines)
+    if report.ok and report.moves:
+        with store.transaction():
+            store.append(row.id, start, list(report.moves))
+    return report
+
+
+def status_text(game_id: str, view: GameView) -> str:
+    """The position in plain text: what a report's body shows."""
+    lines = [f"{game_id} ({view.title}) - {view.round}, phase {view.phase}, "
+             f"next move {view.next_move}"]
+    if view.game_over:
+        lines.append(f"The game is over ({view.end_reason}).")
+        lines += [f"  {name:<16} {score:>6}" for name, score in view.scores]
+    elif view.acting_seat:
+        who = view.acting_entity if view.acting_entity != view.acting_seat else ""
+        lines.append(f"To move: {view.acting_seat}" + (f" for {who}" if who else "")
+                     + f" ({view.step})")
+        lines += [f"  - {option}" for option in view.legal]
+    lines.append("")
+    lines.append(f"Bank {view.bank}.  Train limit {view.train_limit}.  Next train: "
+                 f"{view.next_train or 'none'}"
+                 + (f".  Open Market trains: {', '.join(view.trains_in_pool)}"
+                    if view.trains_in_pool else ""))
+    lines.append("")
+    lines.append("Players")
+    for p in view.players:
+        mark = " (priority)" if p.priority else ""
+        lines.append(f"  {p.name:<16} cash {p.cash:>5}  worth {p.value:>6}{mark}")
+        if p.certificates:
+            lines.append(f"    {', '.join(p.certificates)}")
+    lines.append("")
+    lines.append("Companies")
+    for c in view.corporations:
+        if c.par is None:
+            continue
+        lines.append(
+            f"  {c.sym:<7} price {c.price!s:>4} (par {c.par})  president {c.president}  "
+            f"treasury {c.treasury}  trains {', '.join(c.trains) or '-'}  tokens left "
+            f"{c.tokens_left}  IPO {c.ipo_percent}%  pool {c.pool_percent}%"
+            + ("" if c.floated else "  (not floated)")
+            + (f"  privates {', '.join(c.privates)}" if c.privates else ""))
+    unsold = [c.sym for c in view.corporations if c.par is None]
+    if unsold:
+        lines.append(f"  not yet started: {', '.join(unsold)}")
+    open_privates = [p for p in view.privates if not p.closed]
+    if open_privates:
+        lines.append("")
+        lines.append("Privates")
+        for pv in open_privates:
+            lines.append(f"  {pv.sym:<7} {pv.name} (value {pv.value}, revenue {pv.revenue}): "
+                         f"{pv.owner or 'for sale'}")
+    if view.tiles:
+        lines.append("")
+        lines.append("Tiles laid: " + ", ".join(f"{t}@{h}/{r}" for h, t, r in view.tiles))
+    return "\n".join(lines)
