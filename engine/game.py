@@ -8,6 +8,7 @@ mean another move (`move N` in an order guards against stale orders).
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -125,23 +126,47 @@ class Game:
         """Apply one action by `seat`; returns what happened, in words.
 
         A refused action raises GameError and leaves the game exactly as it was (the
-        state is rebuilt from the log, so look objects up again after a refusal).
+        state is restored from a copy, so look objects up again after a refusal).
         """
         require(seat in self.setup.seats, f"{seat} has no seat in this game")
         if isinstance(action, Undo):
             require(0 <= action.to_move <= len(self.log),
                     f"there is no move {action.to_move}; the next move is {len(self.log)}")
         action = self._resolve(action)
-        before = len(self.log)
+        saved = self._snapshot()
         try:
             return self._append(Move(seat, action))
+        except BaseException:
+            # Refused, or an engine fault: either way no trace may stay behind.
+            self._restore_snapshot(saved)
+            raise
+
+    def _snapshot(self) -> tuple[GameState, Round, list[Move], list[int]]:
+        """A deep copy of everything that changes (the rules and title data are shared)."""
+        memo: dict[int, object] = {id(self.rules): self.rules}
+        state, rnd = copy.deepcopy((self.state, self.round), memo)
+        return state, rnd, list(self.log), list(self.effective)
+
+    def _restore_snapshot(self, saved: tuple[GameState, Round, list[Move], list[int]]
+                          ) -> None:
+        self.state, self.round, self.log, self.effective = saved
+
+    def attempt(self, seat: str, action: Action) -> bool:
+        """Apply an action to a throwaway copy (see `clone`): True if accepted. The copy
+        is left half-changed after a refusal, so it must not be used again then."""
+        try:
+            self._append(Move(seat, self._resolve(action)))
         except GameError:
-            self._restore(before)
-            raise
-        except Exception:
-            # An engine fault must not leave a half-applied state behind either.
-            self._restore(before)
-            raise
+            return False
+        return True
+
+    def clone(self) -> Game:
+        """An independent copy of this game, to try actions on."""
+        other = object.__new__(Game)
+        other.setup = self.setup
+        other.rules = self.rules
+        other.state, other.round, other.log, other.effective = self._snapshot()
+        return other
 
     def _resolve(self, action: Action) -> Action:
         """Store what was decided, not how it was asked for: `run auto` is logged as the
@@ -155,13 +180,6 @@ class Game:
                 run = best_run(self.rules, self.state, rnd.company())
                 return RunRoutes(run.as_routes(), company=action.company)
         return action
-
-    def _restore(self, length: int) -> None:
-        moves = self.log[:length]
-        self.log = []
-        self._reset()
-        for move in moves:
-            self._append(move)
 
     def turn(self) -> Turn | None:
         """Who must act now, or None when the game is over."""

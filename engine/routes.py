@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from engine.actions import Route, RunRoutes
 from engine.errors import require
 from engine.state import Corporation, GameState, Train
+from engine.title import Shared
 from engine.track import Node, Point, Side, Track, blocked_for, build_track, next_steps, tile_on
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True, slots=True)
-class Walk:
+class Walk(Shared):
     """One train's route on the track: its stops in order and the segments used."""
 
     stops: tuple[Node, ...]
@@ -32,14 +33,14 @@ class Walk:
 
 
 @dataclass(frozen=True, slots=True)
-class TrainRun:
+class TrainRun(Shared):
     train: str
     walk: Walk
     revenue: int
 
 
 @dataclass(frozen=True, slots=True)
-class Run:
+class Run(Shared):
     """What a company's trains earned this turn."""
 
     runs: tuple[TrainRun, ...]

@@ -20,6 +20,13 @@ BANK = "bank"
 RESERVED_NAMES = frozenset({IPO, POOL, TREASURY, BANK})
 
 
+class Messages(list[str]):
+    """What happened, in words: strings never change, so a copy shares them."""
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Messages:
+        return Messages(self)
+
+
 @dataclass
 class Certificate:
     """One stock certificate; index 0 is the president's certificate."""
@@ -28,6 +35,10 @@ class Certificate:
     index: int
     percent: int
     owner: str
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Certificate:
+        # Copied by the thousand when actions are tried: a direct copy is much faster.
+        return Certificate(self.corporation, self.index, self.percent, self.owner)
 
     @property
     def president(self) -> bool:
@@ -46,6 +57,11 @@ class Train:
     name: str
     id: str
     obsolete: bool = False  # 18TN 4.2.5.1: runs once more, then removed
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Train:
+        train = Train(self.name, self.id, self.obsolete)
+        memo[id(self)] = train  # the same train may be listed twice (a route, a charter)
+        return train
 
 
 @dataclass
@@ -101,10 +117,13 @@ class Private:
         return self.owner is not None and not self.closed
 
 
-@dataclass
+@dataclass(frozen=True)
 class PlacedTile:
     name: str
     rotation: int
+
+    def __deepcopy__(self, memo: dict[int, object]) -> PlacedTile:
+        return self
 
 
 @dataclass
@@ -145,7 +164,7 @@ class GameState:
     game_over: bool = False
     end_reason: str | None = None
     end_triggered: str | None = None  # a game end that completes a round first
-    log: list[str] = field(default_factory=list)
+    log: Messages = field(default_factory=Messages)
 
     def say(self, text: str) -> None:
         """Record what just happened, in words a player reads in the report."""

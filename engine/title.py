@@ -32,7 +32,20 @@ HEX_COLORS = frozenset({"white", "yellow", "green", "brown", "gray", "red", "blu
 ENDPOINT_RE = re.compile(r"^(e[0-5]|[ctoj]\d+)$")
 
 
-class FrozenDict(Mapping[K, V]):
+class Shared:
+    """Immutable title data is shared, never copied: a game state that is deep-copied
+    (to try an action, or to undo one) keeps pointing at the same specs."""
+
+    __slots__ = ()
+
+    def __copy__(self) -> Shared:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Shared:
+        return self
+
+
+class FrozenDict(Shared, Mapping[K, V]):
     """An immutable, hashable mapping, so specs stay frozen all the way down."""
 
     __slots__ = ("_data", "_hash")
@@ -83,7 +96,7 @@ def endpoint_index(endpoint: str) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class LaneSpec:
+class LaneSpec(Shared):
     """Which of several parallel tracks meets an endpoint (1850's double track at A2/B1).
 
     width: how many parallel tracks share the endpoint; index: this track's place
@@ -95,7 +108,7 @@ class LaneSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class PathSpec:
+class PathSpec(Shared):
     """One track segment printed on a tile or hex, joining two endpoints.
 
     a, b: "e0".."e5" for a hex side (at rotation 0), "cK" the tile's K-th city,
@@ -126,7 +139,7 @@ class PathSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class CitySpec:
+class CitySpec(Shared):
     """A large city (open circle): its printed revenue and number of station spaces."""
 
     revenue: Revenue
@@ -134,14 +147,14 @@ class CitySpec:
 
 
 @dataclass(frozen=True, slots=True)
-class TownSpec:
+class TownSpec(Shared):
     """A small city / town (dot or bar): revenue only, never a station space."""
 
     revenue: Revenue
 
 
 @dataclass(frozen=True, slots=True)
-class OffboardSpec:
+class OffboardSpec(Shared):
     """A red off-board area's revenue centre; ``group`` names a multi-hex area
     (1861's Poland) whose hexes count as one destination."""
 
@@ -150,7 +163,7 @@ class OffboardSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class TileSpec:
+class TileSpec(Shared):
     """A track tile at rotation 0, or the preprinted content of a map hex.
 
     name: the tile number ("57"), or the hex id for preprinted content.
@@ -188,7 +201,7 @@ class TileSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class Reservation:
+class Reservation(Shared):
     """A claim on a hex: a company's home station ("home"; "national" for 1861's RSR)
     in city ``city``, or the right to build its track first ("track", city None)."""
 
@@ -198,7 +211,7 @@ class Reservation:
 
 
 @dataclass(frozen=True, slots=True)
-class HexSpec:
+class HexSpec(Shared):
     """One hex of the map as printed.
 
     color: "white" (empty, buildable), "yellow"/"green"/"brown"/"gray" (preprinted
@@ -257,7 +270,7 @@ _DISTANCE_RE = re.compile(r"^(\d+)(?:\+(\d+))?(E)?$")
 
 
 @dataclass(frozen=True, slots=True)
-class Distance:
+class Distance(Shared):
     """A train's reach as printed on the card.
 
     raw: the card's text ("4", "2+2", "5+5E").
@@ -282,7 +295,7 @@ class Distance:
 
 
 @dataclass(frozen=True, slots=True)
-class TrainSpec:
+class TrainSpec(Shared):
     """A train type.
 
     count: how many the bank holds; None = unlimited.
@@ -309,7 +322,7 @@ TrainLimit = int | FrozenDict[str, int | None]
 
 
 @dataclass(frozen=True, slots=True)
-class PhaseSpec:
+class PhaseSpec(Shared):
     """A game phase.
 
     starts_on: the train type whose purchase from the bank starts this phase (None
@@ -349,7 +362,7 @@ class PhaseSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class MarketCell:
+class MarketCell(Shared):
     """One space of the stock market.
 
     row, col: position (row 0 at the top; a 1d market has one row).
@@ -379,7 +392,7 @@ class MarketCell:
 
 
 @dataclass(frozen=True, slots=True)
-class MarketSpec:
+class MarketSpec(Shared):
     """The stock market: "2d" grid or "1d" single row; ``None`` marks no space."""
 
     kind: str
@@ -409,7 +422,7 @@ class MarketSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class PrivateSpec:
+class PrivateSpec(Shared):
     """A private company.
 
     value: face value (price); revenue: income paid each operating round.
@@ -435,7 +448,7 @@ class PrivateSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class EdgeToken:
+class EdgeToken(Shared):
     """1850's extra station for a red area at the map edge: where, and its price."""
 
     hex: str
@@ -443,7 +456,7 @@ class EdgeToken:
 
 
 @dataclass(frozen=True, slots=True)
-class CorporationSpec:
+class CorporationSpec(Shared):
     """A company that issues shares or operates (major, minor, national).
 
     kind: "major" (public), "minor" or "national" (1861's RSR).
@@ -483,7 +496,7 @@ class CorporationSpec:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class Title:
+class Title(Shared):
     """Everything printed for one title, as the rules engine needs it.
 
     starting_cash, cert_limit: keyed by number of players.

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 
 from engine.geometry import neighbour, opposite
 from engine.state import GameState
-from engine.title import PathSpec, TileSpec
+from engine.title import PathSpec, Shared, TileSpec
 
 
 @dataclass(frozen=True, slots=True)
-class Node:
+class Node(Shared):
     """A revenue centre or junction on a hex: kind "c" city, "t" town, "o" off-board,
     "j" junction; `index` is K of the tile's cK/tK."""
 
@@ -37,7 +37,7 @@ class Node:
 
 
 @dataclass(frozen=True, slots=True)
-class Side:
+class Side(Shared):
     """Where track meets hex side `edge` (absolute, after rotation) inside `hex`."""
 
     hex: str
@@ -48,7 +48,7 @@ Point = Node | Side
 
 
 @dataclass(frozen=True, slots=True)
-class Segment:
+class Segment(Shared):
     """One path of the tile on `hex`: the smallest piece of track (18TN 4.2.3(b))."""
 
     id: int

@@ -38,11 +38,16 @@ def main() -> None:
     show_default=True,
     help="Where the embedded defaults keep their mailbox, database and secret.",
 )
-def serve(config_path: Path | None, workdir: Path) -> None:
+@click.option("--imap-port", type=int, default=None, envvar="MODERATOR_IMAP_PORT",
+              help="IMAP port of the embedded servers (default 1143; 0 = any free port).")
+@click.option("--smtp-port", type=int, default=None, envvar="MODERATOR_SMTP_PORT",
+              help="SMTP port of the embedded servers (default 1025; 0 = any free port).")
+def serve(config_path: Path | None, workdir: Path, imap_port: int | None,
+          smtp_port: int | None) -> None:
     """Run the service: poll the mailbox, apply orders, mail reports."""
     from moderator.service import run
 
-    run(config_path=config_path, workdir=workdir)
+    run(config_path=config_path, workdir=workdir, imap_port=imap_port, smtp_port=smtp_port)
 
 
 @main.command("mail")
@@ -61,6 +66,25 @@ def mail_command(sender: str, subject: str, workdir: Path, lines: tuple[str, ...
     from moderator.mailclient import send_lines
 
     send_lines(workdir=workdir, sender=sender, subject=subject, lines=list(lines))
+
+
+@main.command("parse")
+@click.option("--title", required=True, help="The title whose names the orders use.")
+@click.option("--players", default="", help="Seat names, for orders that name players.")
+def parse_cli(title: str, players: str) -> None:
+    """Read order lines on stdin; print each as JSON, or its error with a caret.
+
+    Exits 1 if any line failed."""
+    import sys
+
+    from grammar.cli import parse_command
+
+    seats = tuple(s.strip() for s in players.split(",") if s.strip())
+    try:
+        code = parse_command(title, sys.stdin, sys.stdout, seats)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    raise SystemExit(code)
 
 
 # --- playing locally: new, order, status, games, import -------------------------------
