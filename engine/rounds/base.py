@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.actions import Action
+from engine.errors import GameError
 from engine.state import GameState
 
 if TYPE_CHECKING:
@@ -21,6 +22,13 @@ class Turn:
     seat: str
     entity: str
     step: str
+
+
+def not_here(action: Action, round_name: str, title: str, legal: list[str]) -> GameError:
+    """The answer to an order this round (or this title) has no place for."""
+    what = action.kind.replace("_", " ")
+    return GameError(f"`{what}` is not available in {title} during {round_name}",
+                     tuple(legal))
 
 
 class Round(ABC):

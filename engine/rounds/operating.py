@@ -28,7 +28,7 @@ from engine.actions import (
     UsePrivate,
 )
 from engine.errors import GameError, require
-from engine.rounds.base import Round, Turn
+from engine.rounds.base import Round, Turn, not_here
 from engine.shares import check_sale, money, move_token, sell_shares
 from engine.state import BANK, POOL, Corporation, GameState
 
@@ -190,8 +190,7 @@ class OperatingRound(Round):
             raise GameError(f"{corp.sym} is not over its train limit")
         step = STEP_OF.get(type(action))
         if step is None:
-            raise GameError(f"{type(action).__name__} is not possible in an operating round",
-                            tuple(self.legal()))
+            raise not_here(action, self.name, self.state.title.name, self.legal())
         self._enter_step(corp, STEPS.index(step))
         if isinstance(action, LayTile | UsePrivate):
             self._lay(corp, action)

@@ -25,7 +25,7 @@ from engine.actions import (
     SellShares,
 )
 from engine.errors import GameError, require
-from engine.rounds.base import Round, Turn
+from engine.rounds.base import Round, Turn, not_here
 from engine.shares import (
     SOURCE_NAMES,
     buy_certificate,
@@ -40,6 +40,11 @@ from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Priv
 
 if TYPE_CHECKING:
     from engine.rules import Rules
+
+
+# What a stock round of the 1830 family knows; title rounds extend it.
+STOCK_ACTIONS = (Pass, Done, BuyPrivate, Bid, BuyShares, Par, SellShares, SellPrivate,
+                 Accept, Decline)
 
 
 @dataclass
@@ -228,6 +233,8 @@ class StockRound(Round):
         turn = self.turn()
         require(turn is not None, "the stock round is over")
         assert turn is not None
+        if not isinstance(action, STOCK_ACTIONS):
+            raise not_here(action, self.name, self.state.title.name, self.legal())
         s = self.s
         if s.proposal is not None:
             self._answer_proposal(seat, action)
@@ -446,8 +453,7 @@ class StockRound(Round):
         if isinstance(action, SellPrivate):
             self._propose(seat, action)
             return
-        raise GameError(f"{type(action).__name__} is not possible in a stock round",
-                        tuple(self.legal()))
+        raise not_here(action, self.name, self.state.title.name, self.legal())
 
     def _par(self, seat: str, action: Par, after_private: bool) -> None:
         state = self.state
