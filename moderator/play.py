@@ -9,17 +9,18 @@ problem, the reason and what would be legal instead.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 
-from engine.actions import Action, from_json
+from engine.actions import from_json
 from engine.errors import GameError
 from engine.game import Game, Move
 from engine.views import GameView
 from grammar import commands as cmd
 from grammar.errors import OrderError
 from grammar.names import names_for_title
-from grammar.parser import parse_line
+from grammar.submission import Submission, parse_submission
 from moderator.store import Store, StoreError
 
 
@@ -58,43 +59,51 @@ class SubmissionReport:
         return "\n".join(out)
 
 
-def parse_orders(game: Game, text: str) -> tuple[Action | cmd.Command, ...]:
-    """A line as orders: the order language, or an action written as JSON."""
-    stripped = text.strip()
-    if stripped.startswith("{"):
-        try:
-            return (from_json(json.loads(stripped)),)
-        except (ValueError, TypeError) as exc:
-            raise OrderError(text, 1, f"not a valid action: {exc}") from None
+def parse_body(game: Game, body: str) -> Submission:
+    """A body as a submission: order lines up to the signature or quoted reply. A line
+    holding an action as JSON ({"type": "buy_shares", ...}) is read as that action."""
     names = names_for_title(game.rules.title, game.setup.seats)
-    return parse_line(text, names)
+    submission = parse_submission(body, names)
+    lines = []
+    for line in submission.lines:
+        if line.error is not None and line.text.strip().startswith("{"):
+            try:
+                action = from_json(json.loads(line.text))
+                line = dataclasses.replace(line, orders=(action,), error=None)
+            except (ValueError, TypeError) as exc:
+                line = dataclasses.replace(
+                    line, error=OrderError(line.text, 1, f"not a valid action: {exc}"))
+        lines.append(line)
+    return dataclasses.replace(submission, lines=tuple(lines))
 
 
-def run_submission(game: Game, seat: str, lines: list[str]) -> SubmissionReport:
-    """Apply `lines` to `game` (a copy the caller may throw away) as `seat`."""
+def run_submission(game: Game, seat: str, body: str) -> SubmissionReport:
+    """Apply the orders of `body` to `game` (a copy the caller may throw away) as `seat`."""
     start = game.next_move
+    submission = parse_body(game, body)
     results: list[LineResult] = []
-    for number, text in enumerate(lines, 1):
-        if not text.strip() or text.lstrip().startswith("#"):
-            continue
-        try:
-            orders = parse_orders(game, text)
-        except OrderError as exc:
-            results.append(LineResult(number, text, False, error=exc.format_error()))
-            return SubmissionReport(False, tuple(results), (), start)
+
+    def refused(number: int, text: str, error: str) -> SubmissionReport:
+        results.append(LineResult(number, text, False, error=error))
+        return SubmissionReport(False, tuple(results), (), start)
+
+    for header in submission.headers:
+        if header.error is not None:
+            return refused(header.number, header.text, header.error.format_error())
+    if submission.move is not None and submission.move != game.next_move:
+        header = next(h for h in submission.headers if h.orders and isinstance(
+            h.orders[0], cmd.MoveNumber))
+        return refused(header.number, header.text, _caret(header.text, (
+            f"this submission was written for move {submission.move}; the game is at "
+            f"move {game.next_move} now: look at the new position and send your orders "
+            "again")))
+    for line in submission.lines:
+        if line.error is not None:
+            return refused(line.number, line.text, line.error.format_error())
         said: list[str] = []
-        for order in orders:
-            if isinstance(order, cmd.MoveNumber):
-                if order.number != game.next_move:
-                    results.append(LineResult(number, text, False, error=_caret(
-                        text, f"this submission was written for move {order.number}; the "
-                        f"game is at move {game.next_move} now: look at the new position "
-                        "and send your orders again")))
-                    return SubmissionReport(False, tuple(results), (), start)
-                said.append(f"the game is at move {order.number}")
-                continue
+        for order in line.orders:
             if isinstance(order, cmd.Command):
-                said.append(f"`{text.strip()}` is not a game move here")
+                said.append(f"`{line.text.strip()}` is not a game move here")
                 continue
             try:
                 said += game.apply(seat, order)
@@ -104,9 +113,11 @@ def run_submission(game: Game, seat: str, lines: list[str]) -> SubmissionReport:
                     msg += "\nWhat you may do: " + "; ".join(exc.alternatives[:12])
                 elif game.turn() is not None:
                     msg += "\nWhat the game expects now: " + "; ".join(game.legal()[:12])
-                results.append(LineResult(number, text, False, error=_caret(text, msg)))
-                return SubmissionReport(False, tuple(results), (), start)
-        results.append(LineResult(number, text, True, tuple(said)))
+                return refused(line.number, line.text, _caret(line.text, msg))
+        results.append(LineResult(line.number, line.text, True, tuple(said)))
+    if not results:
+        return SubmissionReport(False, (LineResult(0, "", False, error=(
+            "no orders found: write one order per line (see `help`)")),), (), start)
     return SubmissionReport(True, tuple(results), tuple(game.log[start:]), game.next_move)
 
 
@@ -129,7 +140,7 @@ def apply_submission(store: Store, game_id: str, seat: str, lines: list[str]
             f"{seat} has no seat in {row.id}; the seats are {seats}")),), (), 0)
     game = Game(row.setup, store.moves(row.id))
     start = game.next_move
-    report = run_submission(game, seat, lines)
+    report = run_submission(game, seat, "\n".join(lines))
     if report.ok and report.moves:
         with store.transaction():
             store.append(row.id, start, list(report.moves))

@@ -1,0 +1,202 @@
+"""Games for the 18TN operating-round tests: fresh openings and the recorded game 7818.
+
+Every scenario is played through `Game.apply` with real actions. Two sources:
+
+* fresh four-player games (Ann, Bob, Cy, Di; Ann holds the Priority Deal) whose first
+  stock round is scripted so the companies, pars and holdings a test needs exist;
+* prefixes of the recorded game shared/fixtures/18TN/7818.json (Game(setup, log[:n]))
+  to reach mid-game positions: phase 3, the Civil War, phase 5, phase 6½, the bank
+  breaking. The move numbers below were read off that record.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from engine.actions import (
+    Action,
+    BuyPrivate,
+    BuyShares,
+    Dividend,
+    Done,
+    Par,
+    Pass,
+    RunRoutes,
+)
+from engine.game import Game, Move, Setup
+from engine.records import import_record
+from engine.rounds.operating import OperatingRound
+
+SEATS = ("Ann", "Bob", "Cy", "Di")
+P1, P2, P3, P4 = "Player 1", "Player 2", "Player 3", "Player 4"
+RECORD = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "18TN" / "7818.json"
+
+# Move numbers in the record 7818 (positions *before* that move is applied).
+OR_2_1_LN_TOKEN_STEP = 54  # L&N has laid 6 on Nashville F11 (TC's home) and 4 on F13
+OR_3_1_LN = 75  # L&N, two 2-trains, phase 2
+OR_3_1_IC_PRIVATES = 90  # IC may buy a private (phase 3 has begun)
+SR_4_LAST_PASS = 127  # the last pass of Stock Round 4; IC owns MCR
+OR_4_1_LN_TOKEN = 130  # L&N after upgrading F11 to TN2, before its token
+OR_4_1_SR_BUYS_ETWCR = 137
+OR_4_1_SR_USES_ETWCR = 138
+OR_4_1_SR_DIVIDEND = 142  # SR has run for $160 and pays
+OR_4_1_IC_USES_MCR = 146
+OR_4_2_LN = 160  # L&N owns TCC; phase 3
+OR_4_2_SR_UPGRADE = 168  # SR's turn; it upgrades F17 to 14 (green)
+OR_4_2_SR_BUYS_4TH_3 = 172  # SR buys the fourth 3-train: the Civil War
+OR_4_2_IC_RUN = 177
+OR_4_2_GMO_RUN = 184  # GMO, one 3-train, runs under the Civil War
+OR_5_1_LN_TOKEN = 263
+OR_5_1_LN_BUYS_FIRST_4 = 266
+OR_5_1_SR_RUN = 270  # SR, one 3-train, under the Civil War (it triggered it)
+OR_5_1_TC_TRAINS = 274  # TC's train step in phase 4
+OR_5_1_NCSTL_BUYS_4 = 279
+OR_5_2_LN = 288  # phase 5 (brown off-board values)
+OR_5_2_GMO = 308
+SR_6_START = 312
+OR_6_3_GMO_TRAIN = 402  # GMO: no train, $540; the second 6-train makes phase 6½
+OR_7_1_SR = 437  # SR with an obsolete 4-train
+OR_7_1_NCSTL = 441
+OR_7_2_SR = 464
+SR_8_START = 514
+OR_8_1_SR = 530
+OR_8_1_LN_RUN = 540
+OR_8_2_BANK_BREAKS = 566  # L&N's payout breaks the bank
+RECORD_END = 578
+
+
+@functools.lru_cache(maxsize=1)
+def _record() -> tuple[Setup, tuple[Move, ...]]:
+    if not RECORD.exists():
+        pytest.fail(f"fixture {RECORD} is missing: shared/ must sit beside the repository")
+    replay = import_record(json.loads(RECORD.read_text()))
+    return replay.game.setup, tuple(replay.game.log)
+
+
+def record_game(n: int, options: frozenset[str] | None = None) -> Game:
+    """The recorded game 7818 after its first `n` moves (optionally with game options)."""
+    setup, log = _record()
+    if options is not None:
+        setup = replace(setup, options=options)
+    return Game(setup, log[:n])
+
+
+def record_move(n: int) -> Move:
+    return _record()[1][n]
+
+
+def replay_moves(g: Game, start: int, stop: int) -> None:
+    """Apply the record's moves start..stop-1 to `g`."""
+    for move in _record()[1][start:stop]:
+        g.apply(move.seat, move.action)
+
+
+def new_game(options: frozenset[str] = frozenset()) -> Game:
+    return Game(Setup("18TN", SEATS, seed=7, priority="Ann", options=options))
+
+
+def play(g: Game, *moves: tuple[str, Action]) -> None:
+    for seat, action in moves:
+        g.apply(seat, action)
+
+
+def now(g: Game) -> str:
+    """The entity whose turn it is (a company in an operating round)."""
+    turn = g.turn()
+    assert turn is not None
+    return turn.entity
+
+
+def president(g: Game) -> str:
+    turn = g.turn()
+    assert turn is not None
+    return turn.seat
+
+
+def pass_stock_round(g: Game) -> None:
+    """Everyone passes until the stock round is over."""
+    while g.round_name.startswith("Stock Round"):
+        g.apply(president(g), Pass())
+
+
+def operating(g: Game) -> OperatingRound:
+    rnd = g.round
+    assert isinstance(rnd, OperatingRound)
+    return rnd
+
+
+def revenue(g: Game) -> int | None:
+    """What the operating company's trains earned this turn (None: not run yet)."""
+    current = operating(g).current
+    assert current is not None
+    return current.revenue
+
+
+def operate_plainly(g: Game) -> None:
+    """Play the operating company's turn: best run, pay out, buy nothing more."""
+    corp = now(g)
+    seat = president(g)
+    if g.state.corporation(corp).trains:
+        g.apply(seat, RunRoutes(auto=True))
+        if g.turn() is not None and now(g) == corp and revenue(g):
+            g.apply(seat, Dividend("payout"))
+    if g.turn() is not None and now(g) == corp and not g.state.game_over:
+        g.apply(seat, Done())
+
+
+def sell_privates(g: Game) -> None:
+    """SR1 private sale: Ann TCC, Bob ETWCR, Cy MCR, Di OWR, Ann LNR (L&N par set after)."""
+    play(g, ("Ann", BuyPrivate("TCC")), ("Bob", BuyPrivate("ETWCR")),
+         ("Cy", BuyPrivate("MCR")), ("Di", BuyPrivate("OWR")), ("Ann", BuyPrivate("LNR")))
+
+
+def three_company_opening(options: frozenset[str] = frozenset()) -> Game:
+    """Stock Round 1 ends with three companies floated; the game is at the start of OR 1.
+
+    L&N par $70 (Ann, via LNR). TC par $90 (Bob 30%, Di, Ann, Cy 10% each), SR par $90
+    (Cy 30%, Bob, Di, Ann 10% each): TC and SR share the $90 space, TC parred first so
+    its token lies on top. Privates: Ann TCC, Bob ETWCR, Cy MCR, Di OWR.
+    Cash after SR 1: Ann 75, Bob 50, Cy 20, Di 170; TC and SR $900, L&N $700.
+    """
+    g = new_game(options)
+    sell_privates(g)
+    play(g, ("Ann", Par("L&N", 70)),
+         ("Bob", Par("TC", 90)), ("Cy", Par("SR", 90)),
+         ("Di", BuyShares("TC")), ("Ann", BuyShares("TC")),
+         ("Bob", BuyShares("SR")), ("Cy", BuyShares("TC")),
+         ("Di", BuyShares("SR")), ("Ann", BuyShares("SR")),
+         ("Bob", BuyShares("TC")), ("Cy", BuyShares("SR")))
+    pass_stock_round(g)
+    assert g.round_name == "Operating Round 1.1"
+    return g
+
+
+def four_company_opening() -> Game:
+    """Stock Round 1 ends with four companies floated; the game is at the start of OR 1.
+
+    Privates: Ann TCC and LNR (so Ann presides the L&N, par $90), Cy ETWCR and MCR, Di OWR;
+    Bob owns none. TC par $80: Bob 20% (president), Ann 20%, Cy 10%, Di 10%.
+    GMO par $65: Cy 20% (president), Bob 20%, Di 10%, Ann 10%. NC&StL par $65: Di 30%
+    (president), Bob 20%, Cy 10%; GMO was parred first, so its token lies on top.
+    Cash after SR 1: Ann 30, Bob 30, Cy 65, Di 10.
+    """
+    g = new_game()
+    play(g, ("Ann", BuyPrivate("TCC")), ("Bob", Pass()), ("Cy", BuyPrivate("ETWCR")),
+         ("Di", Pass()), ("Ann", Pass()), ("Bob", Pass()), ("Cy", BuyPrivate("MCR")),
+         ("Di", BuyPrivate("OWR")), ("Ann", BuyPrivate("LNR")), ("Ann", Par("L&N", 90)))
+    play(g, ("Bob", Par("TC", 80)), ("Cy", Par("GMO", 65)), ("Di", Par("NC&StL", 65)),
+         ("Ann", BuyShares("TC")),
+         ("Bob", BuyShares("GMO")), ("Cy", BuyShares("TC")), ("Di", BuyShares("TC")),
+         ("Ann", BuyShares("TC")),
+         ("Bob", BuyShares("GMO")), ("Cy", BuyShares("NC&StL")), ("Di", BuyShares("GMO")),
+         ("Ann", BuyShares("GMO")),
+         ("Bob", BuyShares("NC&StL")), ("Cy", Pass()), ("Di", BuyShares("NC&StL")),
+         ("Ann", Pass()), ("Bob", BuyShares("NC&StL")))
+    pass_stock_round(g)
+    assert g.round_name == "Operating Round 1.1"
+    return g

@@ -1,0 +1,60 @@
+"""The real `moderator` command: new, order, status, games, import."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from mailservers import moderator_script
+
+FIXTURE = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "18TN" / "7818.json"
+
+
+def moderator(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([moderator_script(), *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=60, check=False)
+
+
+def test_new_order_status_round_trip(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.sqlite")
+    new = moderator("new", "18TN", "--players", "Ann,Bob,Cy", "--seed", "4", "--db", db,
+                    cwd=tmp_path)
+    assert new.returncode == 0 and new.stdout.strip() == "18TN-1"
+    status = json.loads(moderator("status", "18TN-1", "--json", "--db", db,
+                                  cwd=tmp_path).stdout)
+    first = status["acting_seat"]
+    assert status["next_move"] == 0 and status["round"] == "Stock Round 1"
+    assert [p["cash"] for p in status["players"]] == [600, 600, 600]
+    order = moderator("order", "18TN-1", "--as", first, "buy TCC", "--db", db, cwd=tmp_path)
+    assert order.returncode == 0, order.stdout
+    assert f"ok: {first} buys TCC for $20" in order.stdout
+    refused = moderator("order", "18TN-1", "--as", first, "buy ETWCR", "--db", db,
+                        cwd=tmp_path)
+    assert refused.returncode == 1 and "not " + first + "'s" in refused.stdout
+    after = json.loads(moderator("status", "18TN-1", "--json", "--db", db,
+                                 cwd=tmp_path).stdout)
+    assert after["next_move"] == 1
+    cash = {p["name"]: p["cash"] for p in after["players"]}
+    assert cash[first] == 580
+    text = moderator("status", "18TN-1", "--db", db, cwd=tmp_path).stdout
+    assert "18TN-1 (18TN) - Stock Round 1" in text and "TCC (private)" in text
+    assert moderator("games", "--db", db, cwd=tmp_path).stdout.startswith("18TN-1\t18TN")
+
+
+def test_import_check_and_store(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.sqlite")
+    check = moderator("import", str(FIXTURE), "--check", cwd=tmp_path)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "Player 2             ours    5615   record    5615" in check.stdout
+    stored = moderator("import", str(FIXTURE), "--db", db, cwd=tmp_path)
+    assert "stored as 18TN-1" in stored.stdout
+    status = json.loads(moderator("status", "18TN-1", "--json", "--db", db,
+                                  cwd=tmp_path).stdout)
+    assert status["game_over"] and dict(status["scores"])["Player 2"] == 5615
+
+
+def test_new_refuses_a_wrong_player_count(tmp_path: Path) -> None:
+    out = moderator("new", "18TN", "--players", "Ann,Bob", "--db", str(tmp_path / "g"),
+                    cwd=tmp_path)
+    assert out.returncode == 2 and "18TN takes 3 to 5 players, not 2" in out.stderr
