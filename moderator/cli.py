@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
-
 import click
 
-if TYPE_CHECKING:
-    from moderator.store import Store
+from moderator import cli_play, cli_service
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -21,211 +17,15 @@ def main() -> None:
     """
 
 
-@main.command()
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="TOML configuration file. Without one, the service runs on its embedded "
-    "defaults: a local IMAP and SMTP server on loopback and a SQLite file in "
-    "./moderator-data/.",
-)
-@click.option(
-    "--workdir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("moderator-data"),
-    show_default=True,
-    help="Where the embedded defaults keep their mailbox, database and secret.",
-)
-@click.option("--imap-port", type=int, default=None, envvar="MODERATOR_IMAP_PORT",
-              help="IMAP port of the embedded servers (default 1143; 0 = any free port).")
-@click.option("--smtp-port", type=int, default=None, envvar="MODERATOR_SMTP_PORT",
-              help="SMTP port of the embedded servers (default 1025; 0 = any free port).")
-def serve(config_path: Path | None, workdir: Path, imap_port: int | None,
-          smtp_port: int | None) -> None:
-    """Run the service: poll the mailbox, apply orders, mail reports."""
-    from moderator.service import run
-
-    run(config_path=config_path, workdir=workdir, imap_port=imap_port, smtp_port=smtp_port)
-
-
-@main.command("mail")
-@click.option("--as", "sender", required=True, help="The address the mail comes from.")
-@click.option("--subject", default="", help="Subject line, e.g. '[18TN-1]'.")
-@click.option(
-    "--workdir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("moderator-data"),
-    show_default=True,
-    help="The embedded service's folder (where it wrote its endpoints).",
-)
-@click.argument("lines", nargs=-1, required=True)
-def mail_command(sender: str, subject: str, workdir: Path, lines: tuple[str, ...]) -> None:
-    """Mail LINES (one order each) to the embedded service, as a player would."""
-    from moderator.mailclient import send_lines
-
-    send_lines(workdir=workdir, sender=sender, subject=subject, lines=list(lines))
-
-
-@main.command("parse")
-@click.option("--title", required=True, help="The title whose names the orders use.")
-@click.option("--players", default="", help="Seat names, for orders that name players.")
-def parse_cli(title: str, players: str) -> None:
-    """Read order lines on stdin; print each as JSON, or its error with a caret.
-
-    Exits 1 if any line failed."""
-    import sys
-
-    from grammar.cli import parse_command
-
-    seats = tuple(s.strip() for s in players.split(",") if s.strip())
-    try:
-        code = parse_command(title, sys.stdin, sys.stdout, seats)
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
-    raise SystemExit(code)
-
-
-# --- playing locally: new, order, status, games, import -------------------------------
-
-DEFAULT_DB = Path("moderator-data") / "moderator.sqlite"
-
-db_option = click.option(
-    "--db",
-    "db_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=DEFAULT_DB,
-    show_default=True,
-    help="The SQLite file holding the games (the embedded service's store by default).",
-)
-
-
-def _store(db_path: Path) -> Store:
-    from moderator.store import Store
-
-    return Store(db_path)
-
-
-@main.command("new")
-@click.argument("title")
-@click.option("--players", required=True, help="Seat names in seating order: Ann,Bob,Cy")
-@click.option("--seed", type=int, default=None, help="Seed for the random draws.")
-@click.option("--option", "options", multiple=True, help="A title option (repeatable).")
-@db_option
-def new_command(title: str, players: str, seed: int | None, options: tuple[str, ...],
-                db_path: Path) -> None:
-    """Start a new game of TITLE and print its id."""
-    import secrets
-
-    from engine.errors import GameError
-    from engine.game import Setup
-    from engine.title import load_title
-
-    try:
-        spec = load_title(title)
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
-    seats = tuple(s.strip() for s in players.split(",") if s.strip())
-    if not spec.players_min <= len(seats) <= spec.players_max:
-        raise click.UsageError(f"{spec.name} takes {spec.players_min} to {spec.players_max} "
-                               f"players, not {len(seats)}")
-    setup = Setup(spec.name, seats, seed if seed is not None else secrets.randbelow(2**31),
-                  frozenset(options))
-    try:
-        game_id = _store(db_path).create_game(setup)
-    except GameError as exc:
-        raise click.UsageError(exc.message) from None
-    click.echo(game_id)
-
-
-@main.command("order")
-@click.argument("game_id")
-@click.option("--as", "seat", required=True, help="The seat sending the orders.")
-@click.argument("lines", nargs=-1, required=True)
-@db_option
-def order_command(game_id: str, seat: str, lines: tuple[str, ...], db_path: Path) -> None:
-    """Apply one submission (LINES, all or nothing) to GAME as seat SEAT.
-
-    Each line is an order in the order language (docs/orders.md) or an action as
-    JSON ({"type": "buy_shares", "corporation": "TC"}).
-    """
-    from moderator.play import apply_submission
-
-    store = _store(db_path)
-    report = apply_submission(store, game_id, seat, list(lines))
-    click.echo(report.text)
-    if not report.ok:
-        raise SystemExit(1)
-
-
-@main.command("status")
-@click.argument("game_id")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@db_option
-def status_command(game_id: str, as_json: bool, db_path: Path) -> None:
-    """Print the position of GAME: players, companies, market, trains, whose turn."""
-    import json
-
-    from engine.views import as_json as view_json
-    from engine.views import game_view
-    from moderator.play import status_text
-    from moderator.store import StoreError
-
-    try:
-        game = _store(db_path).load(game_id)
-    except StoreError as exc:
-        raise click.UsageError(str(exc)) from None
-    view = game_view(game)
-    if as_json:
-        click.echo(json.dumps({"game": game_id, **view_json(view)}, indent=2))
-    else:
-        click.echo(status_text(game_id, view))
-
-
-@main.command("games")
-@db_option
-def games_command(db_path: Path) -> None:
-    """List the games in the store."""
-    for row in _store(db_path).games():
-        click.echo(f"{row.id}\t{row.title}\t{', '.join(row.setup.seats)}")
-
-
-@main.command("import")
-@click.argument("record", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--check", is_flag=True,
-              help="Compare the final scores with the record's; exit 1 on any difference "
-              "or refused action.")
-@click.option("--game-id", default=None, help="Store under this id (default TITLE-N).")
-@db_option
-def import_command(record: Path, check: bool, game_id: str | None, db_path: Path) -> None:
-    """Import an 18xx.games game record (JSON) and store it as a game to continue."""
-    import json
-
-    from engine.records import RecordError, import_record
-
-    data = json.loads(record.read_text())
-    try:
-        replay = import_record(data)
-    except RecordError as exc:
-        click.echo(f"refused: {exc}", err=True)
-        raise SystemExit(1) from None
-    game = replay.game
-    click.echo(f"{record.name}: {replay.applied} moves replayed"
-               + (f"; game over ({game.state.end_reason})" if game.state.game_over else ""))
-    ours = game.scores()
-    differ = False
-    for seat in game.setup.seats:
-        theirs = replay.result.get(seat)
-        mark = "" if theirs == ours[seat] else "  <-- differs"
-        differ = differ or bool(mark)
-        click.echo(f"  {seat:<20} ours {ours[seat]:>7}   record {theirs!s:>7}{mark}")
-    if check:
-        if differ or not replay.result:
-            raise SystemExit(1)
-        return
-    store = _store(db_path)
-    new_id = store.create_game(game.setup, game_id)
-    with store.transaction():
-        store.append(new_id, 0, list(game.log))
-    click.echo(f"stored as {new_id}")
+# Each command lives with its concern; this list is the whole command set.
+for command in (
+    cli_service.serve,
+    cli_service.mail_command,
+    cli_play.new_command,
+    cli_play.order_command,
+    cli_play.status_command,
+    cli_play.games_command,
+    cli_play.import_command,
+    cli_play.parse_cli,
+):
+    main.add_command(command)

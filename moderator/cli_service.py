@@ -1,0 +1,56 @@
+"""`moderator serve` and `moderator mail`: the service and a player's mail client."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="TOML configuration file. Without one, the service runs on its embedded "
+    "defaults: a local IMAP and SMTP server on loopback and a SQLite file in "
+    "./moderator-data/.",
+)
+@click.option(
+    "--workdir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("moderator-data"),
+    show_default=True,
+    help="Where the embedded defaults keep their mailbox, database and secret.",
+)
+@click.option("--imap-port", type=int, default=None, envvar="MODERATOR_IMAP_PORT",
+              help="IMAP port of the embedded servers (default 1143; 0 = any free port).")
+@click.option("--smtp-port", type=int, default=None, envvar="MODERATOR_SMTP_PORT",
+              help="SMTP port of the embedded servers (default 1025; 0 = any free port).")
+def serve(config_path: Path | None, workdir: Path, imap_port: int | None,
+          smtp_port: int | None) -> None:
+    """Run the service: poll the mailbox, apply orders, mail reports."""
+    from moderator.service import run
+
+    run(config_path=config_path, workdir=workdir, imap_port=imap_port, smtp_port=smtp_port)
+
+
+@click.command("mail")
+@click.option("--as", "sender", required=True, help="The address the mail comes from.")
+@click.option("--subject", default="", help="Subject line, e.g. '[18TN-1]'.")
+@click.option(
+    "--workdir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("moderator-data"),
+    show_default=True,
+    help="The embedded service's folder (where it wrote its endpoints).",
+)
+@click.argument("lines", nargs=-1, required=True)
+def mail_command(sender: str, subject: str, workdir: Path, lines: tuple[str, ...]) -> None:
+    """Mail LINES (one order each) to the embedded service, as a player would."""
+    from moderator.mailclient import send_lines
+
+    send_lines(workdir=workdir, sender=sender, subject=subject, lines=list(lines))
+
+
