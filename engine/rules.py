@@ -304,6 +304,10 @@ class Rules:
     def on_phase_change(self, state: GameState, phase: PhaseSpec) -> None:
         """What a phase does beyond the data (privates closing, the Civil War)."""
 
+    def on_trains_removed(self, state: GameState, corp: Corporation, gone: list[Train]
+                          ) -> None:
+        """A hook for trains a company just lost to rust (18TN 8(c) pays salvage)."""
+
     def bankruptcy(self, state: GameState, seat: str, corp: Corporation) -> None:
         """4.2.5.2/6(c): the president cannot raise the money: the game ends at once."""
         player = state.player(seat)

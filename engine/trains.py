@@ -77,22 +77,22 @@ def start_phase(rules: Rules, state: GameState, index: int) -> None:
     phase = state.title.phases[index]
     state.phase_index = index
     state.say(f"Phase {phase.name} begins")
-    rust_trains(state, phase.name)
+    rust_trains(rules, state, phase.name)
     make_obsolete(state, phase.name)
     rules.on_phase_change(state, phase)
 
 
-def rust_trains(state: GameState, phase_name: str) -> None:
+def rust_trains(rules: Rules, state: GameState, phase_name: str) -> None:
     """Trains that rust when this phase starts are removed from play at once."""
     doomed = {t.name for t in state.title.trains if t.rusts_on == phase_name}
     if not doomed:
         return
     for corp in state.corporations.values():
-        kept = [t for t in corp.trains if t.name not in doomed]
-        gone = len(corp.trains) - len(kept)
+        gone = [t for t in corp.trains if t.name in doomed]
         if gone:
-            corp.trains = kept
-            state.say(f"{corp.sym} loses {gone} rusted train(s)")
+            corp.trains = [t for t in corp.trains if t.name not in doomed]
+            state.say(f"{corp.sym} loses {len(gone)} rusted train(s)")
+            rules.on_trains_removed(state, corp, gone)
     state.trains_pool = [t for t in state.trains_pool if t.name not in doomed]
     for name in sorted(doomed):
         state.say(f"all {name}-trains are removed from play")

@@ -12,7 +12,7 @@ from engine.actions import LayTile, UsePrivate
 from engine.errors import GameError, require
 from engine.rules import Rules
 from engine.shares import money, move_token
-from engine.state import Corporation, GameState, Private
+from engine.state import BANK, Corporation, GameState, Private, Train
 from engine.title import PhaseSpec
 
 if TYPE_CHECKING:
@@ -140,8 +140,17 @@ class Rules18TN(Rules):
                 if not private.closed:
                     private.closed = True
             state.say("all private companies close")
-        if phase.name == "6" and "salvage_3_trains" in self.options:
-            state.say("3-trains are salvaged for $50 each (8(c))")
+
+    def on_trains_removed(self, state: GameState, corp: Corporation, gone: list[Train]
+                          ) -> None:
+        """8(c): the bank pays $50 salvage for each 3-train removed from play."""
+        if "salvage_3_trains" not in self.options:
+            return
+        threes = sum(1 for t in gone if t.name == "3")
+        if threes:
+            state.transfer_cash(BANK, corp.sym, 50 * threes)
+            state.say(f"{corp.sym} receives {money(state, 50 * threes)} salvage for "
+                      f"{threes} 3-train(s) (8(c))")
 
     def civil_war(self, state: GameState) -> None:
         """5.1: every company with trains loses one train's income next time it runs."""

@@ -200,3 +200,11 @@ def four_company_opening() -> Game:
     pass_stock_round(g)
     assert g.round_name == "Operating Round 1.1"
     return g
+
+
+def to_train_step(g: Game) -> None:
+    """Pass the operating company's optional steps up to its train purchase."""
+    corp = now(g)
+    while g.turn() is not None and now(g) == corp and g.turn().step in (  # type: ignore[union-attr]
+            "track", "token", "route", "dividend"):
+        g.apply(president(g), Pass())
