@@ -95,6 +95,10 @@ def _stock_candidates(game: Game, rnd: StockRound) -> Iterator[Action]:
 
 def _operating_candidates(game: Game, rnd: OperatingRound) -> Iterator[Action]:
     state = game.state
+    if rnd.offer is not None:
+        yield Accept()
+        yield Decline()
+        return
     if rnd.discards:
         corp = state.corporation(rnd.discards[0])
         for name in sorted({t.name for t in corp.trains}):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.actions import (
+    Accept,
     Action,
     Bid,
     BuyPrivate,
@@ -117,10 +118,18 @@ def import_record(record: dict[str, Any]) -> Replay:
             _bridge_implicit_passes(replay.game, seat, raw)
             try:
                 replay.game.apply(seat, action)
+                _accept_offers(replay.game)
             except GameError as exc:
                 raise RecordError(index, raw, f"{seat} {action}: {exc.message}") from exc
             replay.applied += 1
     return replay
+
+
+def _accept_offers(game: Game) -> None:
+    """The site sells trains between companies without asking the other president."""
+    turn = game.turn()
+    if turn is not None and turn.step.startswith("answer") and "offer for a train" in turn.step:
+        game.apply(turn.seat, Accept())
 
 
 def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any]) -> None:

@@ -17,6 +17,7 @@ from engine.state import (
     BANK,
     IPO,
     POOL,
+    TREASURY,
     Board,
     Certificate,
     Corporation,
@@ -28,7 +29,7 @@ from engine.state import (
 from engine.title import PhaseSpec, TileSpec, Title
 
 if TYPE_CHECKING:
-    from engine.actions import UsePrivate
+    from engine.actions import Action, UsePrivate
     from engine.rounds.base import Round
     from engine.routes import TrainRun, Walk
 
@@ -130,8 +131,12 @@ class Rules:
         return True
 
     def default_share_source(self, state: GameState, corp: Corporation) -> str:
-        """Where `buy TC` takes a certificate from when no source is named."""
-        return IPO if corp.certificates_of(IPO) else POOL
+        """Where `buy TC` takes a certificate from when no source is named: the Initial
+        Offering, else the corporation's treasury, else the Open Market."""
+        for source in (IPO, TREASURY):
+            if corp.certificates_of(source):
+                return source
+        return POOL
 
     def may_buy_several(self, state: GameState, corp: Corporation, source: str) -> bool:
         """Whether several certificates may be bought at once (1850's brown zone)."""
@@ -273,6 +278,11 @@ class Rules:
             withhold(state, corp, revenue)
             move_token(state, corp, "left")
 
+    def why_not_train_price(self, state: GameState, buyer: Corporation, seller: Corporation,
+                            train: Train, price: int) -> str | None:
+        """Limits on the price of a train sold between companies (18TN: any, at least $1)."""
+        return None
+
     def route_revenue(self, state: GameState, corp: Corporation, train: Train, walk: Walk,
                       values: list[int]) -> int:
         """What one train earns on a walk: the sum of its stops' values."""
@@ -296,6 +306,19 @@ class Rules:
                             price: int, round: Round) -> str | None:
         """Whether a company may buy a private from a player now, at this price."""
         return "companies cannot buy privates in this title"
+
+    operating_steps: tuple[str, ...] = (
+        "track", "token", "route", "dividend", "train", "privates")
+
+    def step_available(self, state: GameState, corp: Corporation, step: str,
+                       round: Round) -> bool:
+        """Whether a title's own end-of-turn step has anything to offer now."""
+        return False
+
+    def step_action(self, state: GameState, corp: Corporation, step: str, action: Action,
+                    round: Round) -> None:
+        """Carry out an action of a title's own operating step (1851's issue/redeem)."""
+        raise GameError(f"{step} is not a step of {state.title.name}")
 
     def offer_privates_at_end_of_turn(self, state: GameState, corp: Corporation) -> bool:
         """Whether passing the train step stops at a last chance to buy privates."""

@@ -14,15 +14,19 @@ from typing import TYPE_CHECKING
 
 from engine import board, routes, trains
 from engine.actions import (
+    Accept,
     Action,
     BuyPrivate,
     BuyTrain,
+    Decline,
     DiscardTrain,
     Dividend,
     Done,
+    IssueShares,
     LayTile,
     Pass,
     PlaceToken,
+    RedeemShares,
     RunRoutes,
     SellShares,
     UsePrivate,
@@ -30,11 +34,12 @@ from engine.actions import (
 from engine.errors import GameError, require
 from engine.rounds.base import Round, Turn, not_here
 from engine.shares import check_sale, money, move_token, sell_shares
-from engine.state import BANK, POOL, Corporation, GameState
+from engine.state import BANK, POOL, TREASURY, Corporation, GameState, Train
 
 if TYPE_CHECKING:
     from engine.rules import Rules
 
+# The 1830 family's steps; a title may add its own after "train" (Rules.operating_steps).
 STEPS = ("track", "token", "route", "dividend", "train", "privates")
 STEP_OF: dict[type[Action], str] = {
     LayTile: "track",
@@ -43,7 +48,20 @@ STEP_OF: dict[type[Action], str] = {
     RunRoutes: "route",
     Dividend: "dividend",
     BuyTrain: "train",
+    IssueShares: "issue",
+    RedeemShares: "issue",
 }
+
+
+@dataclass(frozen=True)
+class TrainOffer:
+    """A company's offer for another company's train, waiting for that president."""
+
+    buyer: str
+    seller: str
+    train: str  # the train's id
+    price: int
+    responder: str
 
 
 @dataclass
@@ -72,6 +90,8 @@ class OperatingRound(Round):
         self.current: CompanyTurn | None = None
         self.discards: list[str] = []  # corporations that must discard, in order
         self.private_purchases: list[tuple[str, str]] = []  # (company, selling player)
+        self.steps: tuple[str, ...] = rules.operating_steps
+        self.offer: TrainOffer | None = None
         state.say(f"Operating Round {self.label} begins")
         rules.pay_privates(state)
         self._next_company()
@@ -113,17 +133,22 @@ class OperatingRound(Round):
         return self.state.corporation(self.current.corporation)
 
     def turn(self) -> Turn | None:
+        if self.offer is not None:
+            return Turn(self.offer.responder, self.offer.seller,
+                        f"answer {self.offer.buyer}'s offer for a train")
         if self.discards:
             corp = self.state.corporation(self.discards[0])
             return Turn(corp.president or "", corp.sym, "discard a train")
         if self.current is None:
             return None
         corp = self.company()
-        step = STEPS[self.current.step] if self.current.step < len(STEPS) else "done"
+        step = self.steps[self.current.step] if self.current.step < len(self.steps) else "done"
         return Turn(corp.president or "", corp.sym, step)
 
     # --- legal actions -----------------------------------------------------------------
     def legal(self) -> list[str]:
+        if self.offer is not None:
+            return ["accept", "decline"]
         if self.discards:
             corp = self.state.corporation(self.discards[0])
             return [f"discard train {t.name}" for t in corp.trains]
@@ -164,6 +189,9 @@ class OperatingRound(Round):
 
     # --- processing --------------------------------------------------------------------
     def process(self, seat: str, action: Action) -> None:
+        if self.offer is not None:
+            self._answer_offer(seat, action)
+            return
         if self.discards:
             self._discard(seat, action)
             return
@@ -189,9 +217,13 @@ class OperatingRound(Round):
         if isinstance(action, DiscardTrain):
             raise GameError(f"{corp.sym} is not over its train limit")
         step = STEP_OF.get(type(action))
-        if step is None:
+        if step is None or step not in self.steps:
             raise not_here(action, self.name, self.state.title.name, self.legal())
-        self._enter_step(corp, STEPS.index(step))
+        self._enter_step(corp, self.steps.index(step))
+        if step not in STEPS:
+            self.rules.step_action(self.state, corp, step, action, self)
+            self._finish_if_nothing_left()
+            return
         if isinstance(action, LayTile | UsePrivate):
             self._lay(corp, action)
         elif isinstance(action, PlaceToken):
@@ -208,13 +240,16 @@ class OperatingRound(Round):
         """Once the revenue is settled and no train can be bought, the turn is over:
         a president is not asked for a `done` that changes nothing."""
         t = self.current
-        if t is None or self.discards or t.step < STEPS.index("train"):
+        if t is None or self.discards or t.step < self.steps.index("train"):
             return
         corp = self.company()
-        if self._can_buy_train(corp):
+        if t.step == self.steps.index("train") and self._can_buy_train(corp):
             return
-        if t.step == STEPS.index("train") and self._may_buy_a_private(corp) and \
-                self.rules.offer_privates_at_end_of_turn(self.state, corp):
+        if any(self._step_available(corp, self.steps[i])
+               for i in range(max(t.step, self.steps.index("train")) + 1, len(self.steps))):
+            return
+        if t.step > self.steps.index("train") and self._step_available(
+                corp, self.steps[t.step]):
             return
         self._finish_company()
 
@@ -241,10 +276,10 @@ class OperatingRound(Round):
         t = self.current
         assert t is not None
         require(index >= t.step,
-                f"{corp.sym} has passed the {STEPS[index]} step this turn",
+                f"{corp.sym} has passed the {self.steps[index]} step this turn",
                 tuple(self.legal()))
         for skipped in range(t.step, index):
-            self._check_skippable(corp, STEPS[skipped])
+            self._check_skippable(corp, self.steps[skipped])
         if index > t.step:
             t.step = index
 
@@ -294,7 +329,7 @@ class OperatingRound(Round):
         require(not t.token_placed, f"{corp.sym} has placed its station token this turn")
         board.place_token(self.rules, self.state, corp, action.hex, action.city)
         t.token_placed = True
-        t.step = max(t.step, STEPS.index("token") + 1)
+        t.step = max(t.step, self.steps.index("token") + 1)
 
     # --- running and dividends ---------------------------------------------------------
     def _run(self, corp: Corporation, action: RunRoutes) -> None:
@@ -304,7 +339,7 @@ class OperatingRound(Round):
         run = routes.check_run(self.rules, self.state, corp, action)
         t.run = run
         t.revenue = run.revenue
-        t.step = STEPS.index("dividend")
+        t.step = self.steps.index("dividend")
         self.state.say(f"{corp.sym} runs for {money(self.state, run.revenue)}: {run.describe()}")
         if run.revenue == 0:
             self._settle_dividend(corp, "withhold")
@@ -325,7 +360,7 @@ class OperatingRound(Round):
         revenue = t.revenue or 0
         self.rules.pay_dividend(self.state, corp, revenue, choice, self)
         t.dividend_done = True
-        t.step = STEPS.index("train")
+        t.step = self.steps.index("train")
         trains.remove_obsolete(self.state, corp)
 
     # --- trains ------------------------------------------------------------------------
@@ -409,11 +444,47 @@ class OperatingRound(Round):
         require(self.current is not None and not self.current.emergency,
                 "no train may be bought from another company when the president "
                 "contributes cash (4.2.5.2(a))")
+        why = self.rules.why_not_train_price(state, corp, seller, train, action.price)
+        if why:
+            raise GameError(why)
+        if seller.president != corp.president:
+            # The other company's president must agree to the sale.
+            self.offer = TrainOffer(corp.sym, seller.sym, train.id, action.price,
+                                    seller.president or "")
+            state.say(f"{corp.sym} offers {money(state, action.price)} for {seller.sym}'s "
+                      f"{train.name}-train; {seller.president} may accept or decline")
+            return
+        self._transfer_train(corp, seller, train, action.price)
+
+    def _transfer_train(self, corp: Corporation, seller: Corporation, train: Train,
+                        price: int) -> None:
+        state = self.state
         seller.trains.remove(train)
         corp.trains.append(train)
-        state.transfer_cash(corp.sym, seller.sym, action.price)
+        state.transfer_cash(corp.sym, seller.sym, price)
         state.say(f"{corp.sym} buys a {train.name}-train from {seller.sym} for "
-                  f"{money(state, action.price)}")
+                  f"{money(state, price)}")
+
+    def _answer_offer(self, seat: str, action: Action) -> None:
+        offer = self.offer
+        assert offer is not None
+        require(seat == offer.responder,
+                f"{offer.responder} must first answer {offer.buyer}'s offer for a train of "
+                f"{offer.seller}", ("accept", "decline"))
+        self.offer = None
+        buyer = self.state.corporation(offer.buyer)
+        seller = self.state.corporation(offer.seller)
+        if isinstance(action, Accept):
+            train = next(t for t in seller.trains if t.id == offer.train)
+            self._transfer_train(buyer, seller, train, offer.price)
+            self.discards = [c.sym for c in trains.over_limit(self.rules, self.state)]
+        elif isinstance(action, Decline):
+            self.state.say(f"{seat} declines to sell {seller.sym}'s train")
+        else:
+            self.offer = offer
+            raise GameError(f"{seat} must answer the offer for {seller.sym}'s train: accept "
+                            "or decline", ("accept", "decline"))
+        self._finish_if_nothing_left()
 
     _president_share = 0
 
@@ -448,7 +519,7 @@ class OperatingRound(Round):
         state = self.state
         t = self.current
         assert t is not None
-        require(not corp.trains and t.step >= STEPS.index("dividend")
+        require(not corp.trains and t.step >= self.steps.index("dividend")
                 and routes.has_route(self.rules, state, corp),
                 "shares may be sold in an operating round only to raise money for a "
                 "forced train purchase")
@@ -509,17 +580,27 @@ class OperatingRound(Round):
 
     # --- ending the turn -----------------------------------------------------------------
     def _pass_step(self, corp: Corporation) -> None:
-        """`pass` skips the current step; passing the last step ends the turn."""
+        """`pass` skips the current step; past the train step it moves to the next step
+        that has something to offer, or ends the turn."""
         t = self.current
         assert t is not None
-        if (t.step == STEPS.index("train") and self._may_buy_a_private(corp)
-                and self.rules.offer_privates_at_end_of_turn(self.state, corp)):
-            t.step = STEPS.index("privates")  # a last chance to buy privates (4.2(h))
+        train = self.steps.index("train")
+        if t.step < train:
+            self._enter_step(corp, t.step + 1)
             return
-        if t.step >= STEPS.index("train"):
-            self._done(corp)
+        later = [i for i in range(t.step + 1, len(self.steps))
+                 if self._step_available(corp, self.steps[i])]
+        if later:
+            t.step = later[0]
             return
-        self._enter_step(corp, t.step + 1)
+        self._done(corp)
+
+    def _step_available(self, corp: Corporation, step: str) -> bool:
+        """Whether an end-of-turn step has anything to offer (else it is passed)."""
+        if step == "privates":
+            return self._may_buy_a_private(corp) and \
+                self.rules.offer_privates_at_end_of_turn(self.state, corp)
+        return self.rules.step_available(self.state, corp, step, self)
 
     def _may_buy_a_private(self, corp: Corporation) -> bool:
         state = self.state
@@ -535,8 +616,8 @@ class OperatingRound(Round):
     def _done(self, corp: Corporation) -> None:
         t = self.current
         assert t is not None
-        for step in range(t.step, STEPS.index("train")):
-            self._check_skippable(corp, STEPS[step])
+        for step in range(t.step, self.steps.index("train")):
+            self._check_skippable(corp, self.steps[step])
         if not corp.trains and routes.has_route(self.rules, self.state, corp):
             cheapest = trains.cheapest_available(self.state)
             if cheapest is not None:
@@ -576,15 +657,19 @@ class OperatingRound(Round):
         return total
 
 
-def pay_out(state: GameState, corp: Corporation, revenue: int) -> None:
-    """18TN 4.2.4(a): each 10% share earns a tenth; pool shares pay the company."""
+def pay_out(state: GameState, corp: Corporation, revenue: int,
+            pool_pays_company: bool = True) -> None:
+    """4.2.4(a): each 10% share earns a tenth of `revenue`. Shares in the treasury pay the
+    company; shares in the pool pay the company (18TN) or nobody (1851)."""
     for seat in state.seats:
         pct = corp.percent_held_by(seat)
         if pct:
             state.transfer_cash(BANK, seat, revenue * pct // 100)
-    pool = corp.pool_percent
-    if pool:
-        state.transfer_cash(BANK, corp.sym, revenue * pool // 100)
+    to_company = corp.percent_held_by(TREASURY)
+    if pool_pays_company:
+        to_company += corp.pool_percent
+    if to_company:
+        state.transfer_cash(BANK, corp.sym, revenue * to_company // 100)
     state.say(f"{corp.sym} pays {money(state, revenue // 10)} per share")
 
 

@@ -19,9 +19,11 @@ from pathlib import Path
 import pytest
 
 from engine.actions import (
+    Accept,
     Action,
     BuyPrivate,
     BuyShares,
+    BuyTrain,
     Dividend,
     Done,
     Par,
@@ -208,3 +210,11 @@ def to_train_step(g: Game) -> None:
     while g.turn() is not None and now(g) == corp and g.turn().step in (  # type: ignore[union-attr]
             "track", "token", "route", "dividend"):
         g.apply(president(g), Pass())
+
+
+def buy_train_from(g: Game, seller: str, train: str, price: int) -> None:
+    """The operating company buys `seller`'s train; the seller's president agrees (4.2.5(d))."""
+    g.apply(president(g), BuyTrain(train, source=seller, price=price))
+    turn = g.turn()
+    if turn is not None and turn.step.startswith("answer"):
+        g.apply(turn.seat, Accept())
