@@ -56,6 +56,11 @@ class Run(Shared):
         return tuple(Route(r.train, r.walk.hexes) for r in self.runs)
 
 
+def route_track(rules: Rules, state: GameState) -> Track:
+    """The track trains may run on now (a title may close hexes to routes)."""
+    return build_track(state, rules.hexes_closed_to_routes(state))
+
+
 def stop_value(rules: Rules, state: GameState, node: Node) -> int:
     """A stop's revenue in the current phase."""
     tile, _ = tile_on(state, node.hex)
@@ -175,7 +180,7 @@ def walk_revenue(rules: Rules, state: GameState, corp: Corporation, train: Train
 
 def has_route(rules: Rules, state: GameState, corp: Corporation) -> bool:
     """Whether any train could run: two stops joined by track through a station."""
-    graph = build_track(state)
+    graph = route_track(rules, state)
     return bool(all_walks(state, graph, corp.sym, 2))
 
 
@@ -191,7 +196,7 @@ def matches(walk: Walk, hexes: tuple[str, ...]) -> bool:
 
 def check_run(rules: Rules, state: GameState, corp: Corporation, action: RunRoutes) -> Run:
     """Validate declared routes (or find the best ones for `run auto`)."""
-    graph = build_track(state)
+    graph = route_track(rules, state)
     if action.auto:
         return best_run(rules, state, corp, graph)
     trains = list(corp.trains)
@@ -249,7 +254,7 @@ def best_run(rules: Rules, state: GameState, corp: Corporation, graph: Track | N
     Exhaustive over every train's legal walks with disjoint track; the fast
     branch-and-bound optimizer replaces this search (same answers).
     """
-    graph = graph or build_track(state)
+    graph = graph or route_track(rules, state)
     trains = list(corp.trains)
     if not trains:
         return Run((), 0)

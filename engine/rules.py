@@ -42,7 +42,7 @@ class Rules:
     holding_limit_percent = 60
     pool_limit_percent = 50
     sell_in_first_stock_round = False  # 18TN 3.2(a)(1)
-    sell_buy_order_matters = True  # one purchase before or after all sales (18TN 3.2)
+    sell_after_buy = True  # 18TN 3.2: the purchase may come before or after all sales
     # --- operating ---------------------------------------------------------------------
     yellow_lays_per_turn = 2  # 18TN 4.2(b): one or two yellow tiles, or one upgrade
     upgrades_per_turn = 1
@@ -86,8 +86,13 @@ class Rules:
             bank_cash=title.bank - cash * n,
             trains_offered=trains,
         )
-        state.priority = self.first_priority(state, random.Random(seed))
+        rng = random.Random(seed)
+        self.set_up(state, rng)
+        state.priority = self.first_priority(state, rng)
         return state
+
+    def set_up(self, state: GameState, rng: random.Random) -> None:
+        """What the title's set-up does beyond cash and certificates (1851 deals privates)."""
 
     def privates_in_play(self, players: int) -> list:  # type: ignore[type-arg]
         return list(self.title.privates)
@@ -150,6 +155,10 @@ class Rules:
                           round: Round) -> bool:
         """Whether `seat` is forced to take the cheapest private this turn (18TN 3.1.2)."""
         return False
+
+    def may_sell_private(self, state: GameState, private: Private) -> str | None:
+        """Why a private may not be sold to another player, or None (18TN 3.2(b))."""
+        return None
 
     def private_grants_presidency(self, state: GameState, private: Private) -> str | None:
         """The corporation whose president's certificate comes with this private, if any."""
@@ -282,6 +291,10 @@ class Rules:
                             train: Train, price: int) -> str | None:
         """Limits on the price of a train sold between companies (18TN: any, at least $1)."""
         return None
+
+    def hexes_closed_to_routes(self, state: GameState) -> frozenset[str]:
+        """Hexes whose track trains may not use yet (1851's Birmingham before phase 4)."""
+        return frozenset()
 
     def route_revenue(self, state: GameState, corp: Corporation, train: Train, walk: Walk,
                       values: list[int]) -> int:

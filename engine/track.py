@@ -96,11 +96,15 @@ def endpoint(hex_id: str, end: str, rotation: int) -> Point:
     return Node(hex_id, kind, index)
 
 
-def build_track(state: GameState) -> Track:
-    """The graph of every path on the map, with sides joined across hex edges."""
+def build_track(state: GameState, closed: frozenset[str] = frozenset()) -> Track:
+    """The graph of every path on the map, with sides joined across hex edges.
+
+    `closed` hexes are left out (1851's Birmingham before phase 4, for routes)."""
     track = Track()
     title = state.title
     for hex_id in title.hexes:
+        if hex_id in closed:
+            continue
         tile, rotation = tile_on(state, hex_id)
         if tile is None:
             continue

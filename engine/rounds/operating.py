@@ -92,6 +92,8 @@ class OperatingRound(Round):
         self.private_purchases: list[tuple[str, str]] = []  # (company, selling player)
         self.steps: tuple[str, ...] = rules.operating_steps
         self.offer: TrainOffer | None = None
+        # What a title's own steps noted this round, by company (1851: issued or redeemed).
+        self.title_notes: dict[str, str] = {}
         state.say(f"Operating Round {self.label} begins")
         rules.pay_privates(state)
         self._next_company()
@@ -280,6 +282,9 @@ class OperatingRound(Round):
                 tuple(self.legal()))
         for skipped in range(t.step, index):
             self._check_skippable(corp, self.steps[skipped])
+        train = self.steps.index("train")
+        if t.step <= train < index:
+            self._leave_train_step(corp)
         if index > t.step:
             t.step = index
 
@@ -591,6 +596,10 @@ class OperatingRound(Round):
         later = [i for i in range(t.step + 1, len(self.steps))
                  if self._step_available(corp, self.steps[i])]
         if later:
+            if t.step == train:
+                self._leave_train_step(corp)
+                if self.state.game_over:
+                    return
             t.step = later[0]
             return
         self._done(corp)
@@ -618,11 +627,19 @@ class OperatingRound(Round):
         assert t is not None
         for step in range(t.step, self.steps.index("train")):
             self._check_skippable(corp, self.steps[step])
-        if not corp.trains and routes.has_route(self.rules, self.state, corp):
-            cheapest = trains.cheapest_available(self.state)
-            if cheapest is not None:
-                self._cannot_end_without_train(corp, cheapest[1], cheapest[0].name)
-        self._finish_company()
+        if t.step <= self.steps.index("train"):
+            self._leave_train_step(corp)
+        if self.current is not None and not self.state.game_over:
+            self._finish_company()
+
+    def _leave_train_step(self, corp: Corporation) -> None:
+        """4.2.5.2: a company with a route but no train may not leave the train step
+        without buying one; a president who cannot raise the money is bankrupt."""
+        if corp.trains or not routes.has_route(self.rules, self.state, corp):
+            return
+        cheapest = trains.cheapest_available(self.state)
+        if cheapest is not None:
+            self._cannot_end_without_train(corp, cheapest[1], cheapest[0].name)
 
     def _cannot_end_without_train(self, corp: Corporation, price: int, name: str) -> None:
         state = self.state

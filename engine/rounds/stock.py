@@ -388,6 +388,8 @@ class StockRound(Round):
         if why:
             return why
         t = self.s.turn
+        if t.bought and not self.rules.sell_after_buy:
+            return "shares are sold before the purchase, not after"
         if t.bought and t.sold_before_buying:
             return "sales must all come before or all after the purchase (3.2)"
         try:
@@ -542,6 +544,9 @@ class StockRound(Round):
         state = self.state
         require(action.private in state.privates, f"there is no private {action.private}")
         private = state.privates[action.private]
+        why = self.rules.may_sell_private(state, private)
+        if why:
+            raise GameError(why)
         require(private.owner == seat, f"{seat} does not own {action.private}")
         require(action.buyer in state.players and action.buyer != seat,
                 f"{action.buyer} is not another player in this game")

@@ -18,4 +18,8 @@ def rules_for(title: str, options: frozenset[str] = frozenset()) -> Rules:
         from engine.titles.t18tn import Rules18TN
 
         return Rules18TN(spec, options)
+    if spec.name == "1851":
+        from engine.titles.t1851 import Rules1851
+
+        return Rules1851(spec, options)
     raise GameError(f"{spec.name} cannot be played yet: its rules are not implemented")

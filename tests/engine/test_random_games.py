@@ -27,13 +27,14 @@ def choose(rng: random.Random, options: list[Action]) -> Action:
     return rng.choice(options)
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_random_18tn_game_keeps_every_invariant(seed: int) -> None:
+@pytest.mark.parametrize(("title", "seed", "moves"),
+                         [("18TN", 1, 220), ("18TN", 2, 220), ("1851", 1, 560), ("1851", 2, 220)])
+def test_random_game_keeps_every_invariant(title: str, seed: int, moves: int) -> None:
     rng = random.Random(seed)
     seats = ("Ann", "Bob", "Cy", "Di")[: 3 + seed % 2]
-    game = Game(Setup("18TN", seats, seed=seed))
+    game = Game(Setup(title, seats, seed=seed))
     total = game.state.total_cash()
-    for _ in range(220):
+    for _ in range(moves):
         turn = game.turn()
         if turn is None:
             break

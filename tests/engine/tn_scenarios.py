@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,12 +25,16 @@ from engine.actions import (
     BuyPrivate,
     BuyShares,
     BuyTrain,
+    DiscardTrain,
     Dividend,
     Done,
+    LayTile,
     Par,
     Pass,
     RunRoutes,
+    SellPrivate,
 )
+from engine.errors import GameError
 from engine.game import Game, Move, Setup
 from engine.records import import_record
 from engine.rounds.operating import OperatingRound
@@ -140,15 +145,36 @@ def revenue(g: Game) -> int | None:
 
 
 def operate_plainly(g: Game) -> None:
-    """Play the operating company's turn: best run, pay out, buy nothing more."""
+    """Play the operating company's turn: its best run paid out; a train from the bank
+    only when the company must have one (4.2.5.2)."""
     corp = now(g)
     seat = president(g)
     if g.state.corporation(corp).trains:
         g.apply(seat, RunRoutes(auto=True))
-        if g.turn() is not None and now(g) == corp and revenue(g):
+        if still_operating(g, corp) and revenue(g):
             g.apply(seat, Dividend("payout"))
-    if g.turn() is not None and now(g) == corp and not g.state.game_over:
-        g.apply(seat, Done())
+    if still_operating(g, corp):
+        try:
+            g.apply(seat, Done())
+        except GameError:
+            g.apply(seat, BuyTrain(g.state.trains_offered[0].name))
+            if still_operating(g, corp):
+                g.apply(seat, Done())
+
+
+def still_operating(g: Game, corp: str) -> bool:
+    return not g.state.game_over and g.turn() is not None and now(g) == corp
+
+
+def play_operating_round(g: Game, turn: Callable[[Game], None] = operate_plainly) -> list[str]:
+    """Play the rest of the current operating round, each company by `turn`; returns the
+    companies in the order they operated."""
+    label = g.round_name
+    order: list[str] = []
+    while g.round_name == label and not g.state.game_over:
+        order.append(now(g))
+        turn(g)
+    return order
 
 
 def sell_privates(g: Game) -> None:
@@ -157,13 +183,15 @@ def sell_privates(g: Game) -> None:
          ("Cy", BuyPrivate("MCR")), ("Di", BuyPrivate("OWR")), ("Ann", BuyPrivate("LNR")))
 
 
-def three_company_opening(options: frozenset[str] = frozenset()) -> Game:
+def three_company_opening(options: frozenset[str] = frozenset(),
+                          end_stock_round: bool = True) -> Game:
     """Stock Round 1 ends with three companies floated; the game is at the start of OR 1.
 
     L&N par $70 (Ann, via LNR). TC par $90 (Bob 30%, Di, Ann, Cy 10% each), SR par $90
     (Cy 30%, Bob, Di, Ann 10% each): TC and SR share the $90 space, TC parred first so
     its token lies on top. Privates: Ann TCC, Bob ETWCR, Cy MCR, Di OWR.
     Cash after SR 1: Ann 75, Bob 50, Cy 20, Di 170; TC and SR $900, L&N $700.
+    With `end_stock_round` False the game stays in Stock Round 1, all shares bought.
     """
     g = new_game(options)
     sell_privates(g)
@@ -173,8 +201,9 @@ def three_company_opening(options: frozenset[str] = frozenset()) -> Game:
          ("Bob", BuyShares("SR")), ("Cy", BuyShares("TC")),
          ("Di", BuyShares("SR")), ("Ann", BuyShares("SR")),
          ("Bob", BuyShares("TC")), ("Cy", BuyShares("SR")))
-    pass_stock_round(g)
-    assert g.round_name == "Operating Round 1.1"
+    if end_stock_round:
+        pass_stock_round(g)
+        assert g.round_name == "Operating Round 1.1"
     return g
 
 
@@ -218,3 +247,92 @@ def buy_train_from(g: Game, seller: str, train: str, price: int) -> None:
     turn = g.turn()
     if turn is not None and turn.step.startswith("answer"):
         g.apply(turn.seat, Accept())
+
+
+def forced_purchase_position() -> Game:
+    """OR 2.1 of `four_company_opening`, TC at its train step with $1, a route, no train.
+
+    OR 1: the L&N buys a 2-train; TC lays 57 on Nashville and 4 on Lebanon (route F11-F13)
+    and spends all its cash on the L&N's 2-train ($760). GMO and NC&StL do nothing.
+    OR 2: the L&N buys the train back for $1. TC ($1) must now buy the cheapest train, a
+    2-train for $80, and its president Bob has $30: he must sell stock (4.2.5.2).
+    """
+    g = four_company_opening()
+    play(g, ("Ann", BuyTrain("2")))
+    play(g, ("Bob", LayTile("57", "F11", 1)), ("Bob", LayTile("4", "F13", 1)))
+    buy_train_from(g, "L&N", "2", 760)
+    play_operating_round(g, lambda g: g.apply(president(g), Done()))
+    pass_stock_round(g)
+    assert now(g) == "L&N"
+    to_train_step(g)
+    buy_train_from(g, "TC", "2", 1)
+    if still_operating(g, "L&N"):
+        g.apply("Ann", Done())
+    assert now(g) == "TC"
+    to_train_step(g)
+    return g
+
+
+def bankruptcy_position() -> Game:
+    """A president who cannot raise the money for a forced purchase (4.2.5.2, 6(c)).
+
+    SR 1: Ann takes TCC and LNR (L&N par $90), Cy ETWCR and MCR, Di OWR. Bob pars TC at
+    $80, buys Di's OWR for $210 and one more TC share: Bob 30% of TC and no cash; Ann
+    30% of TC. As in `forced_purchase_position`, TC spends everything on the L&N's train
+    and the L&N buys it back for $1 in OR 2. TC then has $1, a route and no train; Bob has
+    only OWR's revenue ($40) and may not sell TC without handing its presidency to Ann.
+    """
+    g = new_game()
+    play(g, ("Ann", BuyPrivate("TCC")), ("Bob", Pass()), ("Cy", BuyPrivate("ETWCR")),
+         ("Di", Pass()), ("Ann", Pass()), ("Bob", Pass()), ("Cy", BuyPrivate("MCR")),
+         ("Di", BuyPrivate("OWR")), ("Ann", BuyPrivate("LNR")), ("Ann", Par("L&N", 90)))
+    play(g, ("Bob", Par("TC", 80)), ("Cy", Pass()),
+         ("Di", SellPrivate("OWR", "Bob", 210)), ("Bob", Accept()), ("Di", Done()),
+         ("Ann", BuyShares("TC")), ("Bob", BuyShares("TC")), ("Cy", Pass()), ("Di", Pass()),
+         ("Ann", BuyShares("TC")), ("Bob", Pass()), ("Cy", Pass()), ("Di", Pass()),
+         ("Ann", BuyShares("TC")))
+    pass_stock_round(g)
+    play(g, ("Ann", BuyTrain("2")))
+    play(g, ("Bob", LayTile("57", "F11", 1)), ("Bob", LayTile("4", "F13", 1)))
+    buy_train_from(g, "L&N", "2", 760)
+    pass_stock_round(g)
+    to_train_step(g)
+    buy_train_from(g, "TC", "2", 1)
+    if still_operating(g, "L&N"):
+        g.apply("Ann", Done())
+    assert now(g) == "TC"
+    to_train_step(g)
+    return g
+
+
+def phase_4_three_trains() -> Game:
+    """Game 7818, OR 5.1, phase 4 (train limit 3): TC buys the recorded 4-train and IC's
+    3-train, then GMO's 3-train for $1 (TC: 4, 3, 3). TC's turn goes on."""
+    g = record_game(OR_5_1_TC_TRAINS)
+    replay_moves(g, OR_5_1_TC_TRAINS, OR_5_1_TC_TRAINS + 2)
+    buy_train_from(g, "GMO", "3", 1)
+    assert [t.name for t in g.state.corporations["TC"].trains] == ["4", "3", "3"]
+    return g
+
+
+def phase_5_discards() -> Game:
+    """`phase_4_three_trains`, then NC&StL buys the recorded 4-train, GMO's other 3-train
+    for $1 and the first 5-train: phase 5 (limit 2) leaves NC&StL (4, 3, 5) and TC
+    (4, 3, 3) over the limit. The game stops where the discards are due."""
+    g = phase_4_three_trains()
+    g.apply(P1, Done())
+    replay_moves(g, 277, OR_5_1_NCSTL_BUYS_4 + 1)  # TN1 on Chattanooga, token, a 4-train
+    buy_train_from(g, "GMO", "3", 1)
+    g.apply(P2, BuyTrain("5"))
+    return g
+
+
+def discard(g: Game, choice: dict[str, str]) -> list[str]:
+    """Make every discard that is due, `choice` naming each company's train; returns the
+    companies in the order they were asked."""
+    asked: list[str] = []
+    while g.turn() is not None and g.turn().step == "discard a train":  # type: ignore[union-attr]
+        corp = now(g)
+        asked.append(corp)
+        g.apply(president(g), DiscardTrain(choice[corp]))
+    return asked
