@@ -335,10 +335,10 @@ def changed_hexes(before: BoardLike, after: BoardLike) -> frozenset[str]:
 
 # --------------------------------------------------------------------------- hex content
 
-SLOT_RADIUS = 0.2
+SLOT_RADIUS = 0.25
 """A station circle, in hex radii: a token must hold a three-letter symbol."""
 TRACK_WIDTH = 0.12
-TOWN_DOT = 0.1
+TOWN_DOT = 0.13
 CITY_OFFSET = 0.5  # a city of a multi-city tile sits this far out toward its track
 
 
@@ -828,7 +828,9 @@ def _stops(p: _Painter, title: Title, d: HexDrawing,
     for town in d.towns:
         centre = p.px(d.hex_id, town.centre)
         if town.bar_angle is None:
-            p.circle(centre, TOWN_DOT * p.r, fill=TRACK, outline=None)
+            # A thin light ring keeps the dot visible where several tracks meet in it.
+            p.circle(centre, TOWN_DOT * p.r, fill=TRACK, outline="#ffffff",
+                     width=max(1, round(0.025 * p.r)))
             continue
         u = _polar(town.bar_angle, 1.0)
         v = (-u[1], u[0])

@@ -1,8 +1,26 @@
-"""The SQLite store: games and their move logs.
+"""The SQLite store: games and their move logs, and the mail service's tables.
 
 A game row holds its set-up; its moves are rows numbered from 0. The log is the only
 truth: loading a game replays its moves. Appending checks that nobody appended in
 between (the expected next number), inside one transaction.
+
+The mail service adds (schema version 2):
+
+* ``messages``: every mail the inbox fetched, raw, keyed by its Message-ID (or a hash
+  of its bytes when it has none); ``status`` is ``new`` until the one transaction that
+  processes it sets ``done``. The key is what makes a mail delivered twice, or fetched
+  again after a crash, count once.
+* ``outbox``: every mail the service will send, rendered to bytes when it is queued
+  (in the same transaction as the change that causes it); the sender task drains it.
+* ``mail_games``: games run by mail: their game master, and their set-up until
+  ``start`` makes them a game (`games`).
+* ``members``: who takes part in a mail game, one row per address and role
+  (``master``, ``player`` with a seat, ``observer``); ``key`` names the row's token,
+  ``reported_move`` is how far that address's reports have got.
+
+Every method that writes expects to run inside `transaction()` unless it says it
+opens its own; transactions nest (savepoints), so a method may be called from inside
+the service's one transaction per message.
 """
 
 from __future__ import annotations
@@ -10,16 +28,79 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal
 
 import sqlite_utils
 
 from engine.game import Game, Move, Setup
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+Role = Literal["master", "player", "observer"]
+MemberStatus = Literal["invited", "active"]
+
+# The mail service's tables. Plain DDL rather than sqlite-utils' create(), so that the
+# schema (with its constraints) reads in one place.
+_MAIL_SCHEMA = """
+CREATE TABLE IF NOT EXISTS messages (
+    key TEXT PRIMARY KEY,          -- the Message-ID, or sha256:<hex of the bytes>
+    message_id TEXT,
+    raw BLOB NOT NULL,
+    received REAL NOT NULL,
+    status TEXT NOT NULL DEFAULT 'new' CHECK (status IN ('new', 'done')),
+    outcome TEXT,                  -- what processing did, for the operator
+    game_id TEXT,
+    sender TEXT,
+    processed REAL
+);
+CREATE INDEX IF NOT EXISTS messages_status ON messages (status, received);
+
+CREATE TABLE IF NOT EXISTS outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    message_id TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,            -- reply, report, invitation, notice
+    game_id TEXT,
+    recipient TEXT NOT NULL,
+    sender TEXT NOT NULL,          -- the envelope sender (bounces go there)
+    raw BLOB NOT NULL,
+    cause TEXT,                    -- messages.key of the mail that caused it
+    created REAL NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt REAL NOT NULL,
+    sent REAL,
+    failed REAL,                   -- given up: a permanent refusal
+    last_error TEXT
+);
+CREATE INDEX IF NOT EXISTS outbox_due ON outbox (sent, failed, next_attempt);
+CREATE INDEX IF NOT EXISTS outbox_recipient ON outbox (recipient, kind, created);
+
+CREATE TABLE IF NOT EXISTS mail_games (
+    game_id TEXT PRIMARY KEY COLLATE NOCASE,
+    title TEXT NOT NULL,
+    master TEXT NOT NULL,
+    options TEXT NOT NULL,         -- JSON list of the title options
+    seed INTEGER NOT NULL,
+    created REAL NOT NULL,
+    started REAL
+);
+
+CREATE TABLE IF NOT EXISTS members (
+    game_id TEXT NOT NULL COLLATE NOCASE,
+    address TEXT NOT NULL,         -- lower-cased
+    role TEXT NOT NULL CHECK (role IN ('master', 'player', 'observer')),
+    seat TEXT,
+    key TEXT NOT NULL,             -- what the token is made for: seat, gm, obsN
+    status TEXT NOT NULL CHECK (status IN ('invited', 'active')),
+    reported_move INTEGER NOT NULL DEFAULT 0,
+    created REAL NOT NULL,
+    PRIMARY KEY (game_id, address, role, key)
+);
+CREATE INDEX IF NOT EXISTS members_address ON members (address);
+"""
 
 
 class StoreError(Exception):
@@ -34,44 +115,132 @@ class GameRow:
     created: float
 
 
+@dataclass(frozen=True, slots=True)
+class LoggedMove:
+    """A move of the log with what the engine said when it was applied (None when the
+    move came in another way, e.g. an import, and nobody recorded it)."""
+
+    number: int
+    move: Move
+    said: tuple[str, ...] | None
+    created: float
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRow:
+    key: str
+    message_id: str | None
+    raw: bytes
+    received: float
+    status: Literal["new", "done"]
+    outcome: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxRow:
+    id: int
+    message_id: str
+    kind: str
+    recipient: str
+    sender: str
+    raw: bytes
+    attempts: int
+
+
+@dataclass(frozen=True, slots=True)
+class MailGame:
+    game_id: str
+    title: str
+    master: str
+    options: tuple[str, ...]
+    seed: int
+    started: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    game_id: str
+    address: str
+    role: Role
+    seat: str | None
+    key: str
+    status: MemberStatus
+    reported_move: int
+
+
 class Store:
     """Games in one SQLite file."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, check_same_thread: bool = True) -> None:
         self.path = Path(path)
         if self.path.parent and not self.path.parent.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=30)
+        conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=30,
+                               check_same_thread=check_same_thread)
         conn.execute("PRAGMA journal_mode=WAL")  # readers never block the daemon
+        # FULL: a committed transaction survives a power cut too, not only a crash of
+        # the process; the daemon commits a few times per mail, so the cost is small.
+        conn.execute("PRAGMA synchronous=FULL")
         conn.execute("PRAGMA foreign_keys=ON")
         self.db = sqlite_utils.Database(conn)
+        self._depth = 0
         self._migrate()
 
     def _migrate(self) -> None:
         db = self.db
-        if "games" not in db.table_names():
-            db.table("games").create({"id": str, "title": str, "setup": str, "created": float},
-                               pk="id")
-        if "moves" not in db.table_names():
-            db.table("moves").create(
-                {"game_id": str, "number": int, "seat": str, "action": str, "created": float},
-                pk=("game_id", "number"),
-                foreign_keys=[("game_id", "games", "id")],
-            )
-        if "meta" not in db.table_names():
-            db.table("meta").insert({"key": "schema_version", "value": str(SCHEMA_VERSION)},
-                              pk="key")
+        with self.transaction():
+            if "games" not in db.table_names():
+                db.table("games").create(
+                    {"id": str, "title": str, "setup": str, "created": float}, pk="id")
+            if "moves" not in db.table_names():
+                db.table("moves").create(
+                    {"game_id": str, "number": int, "seat": str, "action": str,
+                     "created": float},
+                    pk=("game_id", "number"),
+                    foreign_keys=[("game_id", "games", "id")],
+                )
+            if "said" not in db.table("moves").columns_dict:
+                # Schema 2: what the engine said when the move was applied (JSON list).
+                db.execute("ALTER TABLE moves ADD COLUMN said TEXT")
+            if "meta" not in db.table_names():
+                db.table("meta").create({"key": str, "value": str}, pk="key")
+            for statement in _MAIL_SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+                       [str(SCHEMA_VERSION)])
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """One SQLite transaction: everything inside commits together or not at all."""
+        """One SQLite transaction: everything inside commits together or not at all.
+
+        Nested calls use a savepoint, so a method with its own transaction (say
+        `create_game`) can run inside the service's transaction for one message and
+        still commits only with it."""
         conn = self.db.conn
+        if self._depth:
+            name = f"sp{self._depth}"
+            conn.execute(f"SAVEPOINT {name}")
+            self._depth += 1
+            try:
+                yield
+            except BaseException:
+                conn.execute(f"ROLLBACK TO {name}")
+                conn.execute(f"RELEASE {name}")
+                raise
+            finally:
+                self._depth -= 1
+            conn.execute(f"RELEASE {name}")
+            return
         conn.execute("BEGIN IMMEDIATE")
+        self._depth = 1
         try:
             yield
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+        finally:
+            self._depth = 0
         conn.execute("COMMIT")
 
     # --- games -------------------------------------------------------------------------
@@ -80,17 +249,32 @@ class Store:
         Game(setup)  # refuse a set-up the engine refuses, before anything is written
         with self.transaction():
             if game_id is None:
-                count = self.db.execute(
-                    "SELECT COUNT(*) FROM games WHERE title = ?", [setup.title]).fetchone()[0]
-                game_id = f"{setup.title}-{count + 1}"
-                while self.db.table("games").count_where("id = ?", [game_id]):
-                    count += 1
-                    game_id = f"{setup.title}-{count + 1}"
-            elif self.db.table("games").count_where("id = ?", [game_id]):
+                game_id = self._free_game_id(setup.title)
+            elif self._game_id_taken(game_id, mail_game_too=False):
                 raise StoreError(f"a game {game_id} exists already")
             self.db.table("games").insert({"id": game_id, "title": setup.title,
-                                     "setup": json.dumps(setup.to_json()),
-                                     "created": time.time()})
+                                           "setup": json.dumps(setup.to_json()),
+                                           "created": time.time()})
+        return game_id
+
+    def _game_id_taken(self, game_id: str, *, mail_game_too: bool = True) -> bool:
+        if self.db.execute("SELECT 1 FROM games WHERE id = ? COLLATE NOCASE",
+                           [game_id]).fetchone():
+            return True
+        return mail_game_too and self.db.execute(
+            "SELECT 1 FROM mail_games WHERE game_id = ?", [game_id]).fetchone() is not None
+
+    def _free_game_id(self, title: str) -> str:
+        """TITLE-N with the lowest N above every game of TITLE, mail games included
+        (a mail game holds its id before it starts)."""
+        count = self.db.execute("SELECT COUNT(*) FROM games WHERE title = ?",
+                                [title]).fetchone()[0]
+        count += self.db.execute("SELECT COUNT(*) FROM mail_games WHERE title = ? "
+                                 "AND started IS NULL", [title]).fetchone()[0]
+        game_id = f"{title}-{count + 1}"
+        while self._game_id_taken(game_id):
+            count += 1
+            game_id = f"{title}-{count + 1}"
         return game_id
 
     def game_row(self, game_id: str) -> GameRow:
@@ -102,6 +286,10 @@ class Store:
         return GameRow(row["id"], row["title"], Setup.from_json(json.loads(row["setup"])),
                        row["created"])
 
+    def has_game(self, game_id: str) -> bool:
+        return self.db.execute("SELECT 1 FROM games WHERE id = ? COLLATE NOCASE",
+                               [game_id]).fetchone() is not None
+
     def games(self) -> list[GameRow]:
         rows = self.db.table("games").rows_where(order_by="created")
         return [GameRow(r["id"], r["title"], Setup.from_json(json.loads(r["setup"])),
@@ -111,26 +299,196 @@ class Store:
         rows = self.db.table("moves").rows_where("game_id = ?", [game_id], order_by="number")
         return [Move.from_json({"seat": r["seat"], **json.loads(r["action"])}) for r in rows]
 
+    def logged_moves(self, game_id: str, start: int = 0) -> list[LoggedMove]:
+        """The moves from number START on, with what the engine said about each."""
+        rows = self.db.execute(
+            "SELECT number, seat, action, said, created FROM moves WHERE game_id = ? "
+            "AND number >= ? ORDER BY number", [game_id, start]).fetchall()
+        return [LoggedMove(number, Move.from_json({"seat": seat, **json.loads(action)}),
+                           None if said is None else tuple(json.loads(said)), created)
+                for number, seat, action, said, created in rows]
+
     def load(self, game_id: str) -> Game:
         """The game as its moves build it."""
         row = self.game_row(game_id)
         return Game(row.setup, self.moves(row.id))
 
-    def append(self, game_id: str, first_number: int, moves: list[Move]) -> None:
+    def append(self, game_id: str, first_number: int, moves: Sequence[Move],
+               said: Sequence[Sequence[str]] | None = None) -> None:
         """Append moves numbered from `first_number`; refuses if the log moved on.
 
+        SAID, when given, holds what the engine said for each move (for reports).
         Call inside `transaction()` to commit with other writes (the mail service
         records the message and its outgoing mail in the same transaction)."""
         have = self.db.execute("SELECT COUNT(*) FROM moves WHERE game_id = ?",
                                [game_id]).fetchone()[0]
         if have != first_number:
             raise StoreError(f"game {game_id} is at move {have}, not {first_number}")
+        if said is not None and len(said) != len(moves):
+            raise StoreError(f"{len(said)} records of what was said for {len(moves)} moves")
         now = time.time()
         self.db.table("moves").insert_all(
             {"game_id": game_id, "number": first_number + i, "seat": m.seat,
              "action": json.dumps({k: v for k, v in m.to_json().items() if k != "seat"}),
+             "said": None if said is None else json.dumps(list(said[i])),
              "created": now}
             for i, m in enumerate(moves))
+
+    # --- messages (the inbox's record) -----------------------------------------------
+    def add_message(self, key: str, message_id: str | None, raw: bytes, now: float
+                    ) -> MessageRow:
+        """Record a fetched mail unless its key is known; return the stored row (the
+        earlier one for a duplicate). Opens its own transaction when called alone."""
+        with self.transaction():
+            self.db.execute(
+                "INSERT OR IGNORE INTO messages (key, message_id, raw, received) "
+                "VALUES (?, ?, ?, ?)", [key, message_id, raw, now])
+            row = self.message(key)
+        assert row is not None
+        return row
+
+    def message(self, key: str) -> MessageRow | None:
+        found = self.db.execute(
+            "SELECT key, message_id, raw, received, status, outcome FROM messages "
+            "WHERE key = ?", [key]).fetchone()
+        if found is None:
+            return None
+        return MessageRow(found[0], found[1], bytes(found[2]), found[3], found[4], found[5])
+
+    def pending_messages(self) -> list[str]:
+        """Keys of the recorded mails not yet processed, oldest first."""
+        return [r[0] for r in self.db.execute(
+            "SELECT key FROM messages WHERE status = 'new' ORDER BY received, rowid")]
+
+    def finish_message(self, key: str, outcome: str, *, game_id: str | None,
+                       sender: str | None, now: float) -> None:
+        self.db.execute(
+            "UPDATE messages SET status = 'done', outcome = ?, game_id = ?, sender = ?, "
+            "processed = ? WHERE key = ?", [outcome, game_id, sender, now, key])
+
+    # --- outbox ------------------------------------------------------------------------
+    def queue_mail(self, *, message_id: str, kind: str, game_id: str | None,
+                   recipient: str, sender: str, raw: bytes, cause: str | None,
+                   now: float) -> bool:
+        """Queue one outgoing mail; False if a mail with MESSAGE_ID is queued already."""
+        cursor = self.db.execute(
+            "INSERT OR IGNORE INTO outbox (message_id, kind, game_id, recipient, sender, "
+            "raw, cause, created, next_attempt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [message_id, kind, game_id, recipient, sender, raw, cause, now, now])
+        return bool(cursor.rowcount)
+
+    def due_mail(self, now: float, limit: int = 50) -> list[OutboxRow]:
+        rows = self.db.execute(
+            "SELECT id, message_id, kind, recipient, sender, raw, attempts FROM outbox "
+            "WHERE sent IS NULL AND failed IS NULL AND next_attempt <= ? "
+            "ORDER BY next_attempt, id LIMIT ?", [now, limit]).fetchall()
+        return [OutboxRow(r[0], r[1], r[2], r[3], r[4], bytes(r[5]), r[6]) for r in rows]
+
+    def next_mail_due(self) -> float | None:
+        """When the earliest unsent mail is due (None: nothing waits)."""
+        row = self.db.execute("SELECT MIN(next_attempt) FROM outbox WHERE sent IS NULL "
+                              "AND failed IS NULL").fetchone()
+        return None if row is None or row[0] is None else float(row[0])
+
+    def mark_sent(self, mail_id: int, now: float) -> None:
+        with self.transaction():
+            self.db.execute("UPDATE outbox SET sent = ?, attempts = attempts + 1, "
+                            "last_error = NULL WHERE id = ?", [now, mail_id])
+
+    def mark_retry(self, mail_id: int, error: str, next_attempt: float) -> None:
+        with self.transaction():
+            self.db.execute("UPDATE outbox SET attempts = attempts + 1, last_error = ?, "
+                            "next_attempt = ? WHERE id = ?", [error, next_attempt, mail_id])
+
+    def mark_failed(self, mail_id: int, error: str, now: float) -> None:
+        with self.transaction():
+            self.db.execute("UPDATE outbox SET attempts = attempts + 1, last_error = ?, "
+                            "failed = ? WHERE id = ?", [error, now, mail_id])
+
+    def replies_since(self, recipient: str, since: float) -> int:
+        """How many answers (not reports) went to RECIPIENT since SINCE: rate limiting."""
+        row = self.db.execute(
+            "SELECT COUNT(*) FROM outbox WHERE recipient = ? COLLATE NOCASE AND kind IN "
+            "('reply', 'notice') AND created >= ?", [recipient, since]).fetchone()
+        return int(row[0])
+
+    def outbox_counts(self) -> dict[str, int]:
+        """Queued, sent and failed mail: for the operator's log."""
+        row = self.db.execute(
+            "SELECT SUM(sent IS NULL AND failed IS NULL), SUM(sent IS NOT NULL), "
+            "SUM(failed IS NOT NULL) FROM outbox").fetchone()
+        return {"queued": row[0] or 0, "sent": row[1] or 0, "failed": row[2] or 0}
+
+    # --- mail games and their members -------------------------------------------------
+    def create_mail_game(self, title: str, master: str, options: Sequence[str], seed: int,
+                         now: float) -> str:
+        """Reserve a game id for a game set up by mail (started later by `start`)."""
+        with self.transaction():
+            game_id = self._free_game_id(title)
+            self.db.execute(
+                "INSERT INTO mail_games (game_id, title, master, options, seed, created) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [game_id, title, master.lower(), json.dumps(list(options)), seed, now])
+        return game_id
+
+    def mail_game(self, game_id: str) -> MailGame | None:
+        row = self.db.execute(
+            "SELECT game_id, title, master, options, seed, started FROM mail_games "
+            "WHERE game_id = ?", [game_id]).fetchone()
+        if row is None:
+            return None
+        return MailGame(row[0], row[1], row[2], tuple(json.loads(row[3])), int(row[4]),
+                        row[5] is not None)
+
+    def mark_started(self, game_id: str, now: float) -> None:
+        self.db.execute("UPDATE mail_games SET started = ? WHERE game_id = ?", [now, game_id])
+
+    def canonical_game_id(self, game_id: str) -> str | None:
+        """The id as stored (ids compare without case), of a game or a mail game."""
+        for sql in ("SELECT id FROM games WHERE id = ? COLLATE NOCASE",
+                    "SELECT game_id FROM mail_games WHERE game_id = ?"):
+            row = self.db.execute(sql, [game_id]).fetchone()
+            if row is not None:
+                return str(row[0])
+        return None
+
+    def add_member(self, game_id: str, address: str, role: Role, key: str, *,
+                   seat: str | None = None, status: MemberStatus = "invited",
+                   reported_move: int = 0, now: float) -> None:
+        self.db.execute(
+            "INSERT OR IGNORE INTO members (game_id, address, role, seat, key, status, "
+            "reported_move, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [game_id, address.lower(), role, seat, key, status, reported_move, now])
+
+    def members(self, game_id: str) -> list[Member]:
+        rows = self.db.execute(
+            "SELECT game_id, address, role, seat, key, status, reported_move FROM members "
+            "WHERE game_id = ? ORDER BY created, rowid", [game_id]).fetchall()
+        return [Member(r[0], r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows]
+
+    def activate_member(self, game_id: str, address: str, key: str, reported_move: int
+                        ) -> None:
+        self.db.execute(
+            "UPDATE members SET status = 'active', reported_move = ? WHERE game_id = ? "
+            "AND address = ? AND key = ?", [reported_move, game_id, address.lower(), key])
+
+    def set_reported(self, game_id: str, address: str, move: int) -> None:
+        self.db.execute("UPDATE members SET reported_move = ? WHERE game_id = ? AND "
+                        "address = ?", [move, game_id, address.lower()])
+
+    def rename_seats(self, game_id: str, seats: dict[str, str]) -> None:
+        """Seat names as the game stores them (the case the engine's set-up uses)."""
+        for old, new in seats.items():
+            self.db.execute("UPDATE members SET seat = ? WHERE game_id = ? AND seat = ?",
+                            [new, game_id, old])
+
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+        return None if row is None else str(row[0])
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """A raw query, for tests and the operator."""
+        return [tuple(r) for r in self.db.execute(sql, list(params)).fetchall()]
 
     def close(self) -> None:
         self.db.conn.close()

@@ -399,7 +399,7 @@ class OperatingRound(Round):
                 f"a {offer.name}-train from the bank costs {money(state, price)}")
         self._check_bank_limit(corp)
         self._pay_for_train(corp, price, offer.name)
-        trains.take_from_offering(self.rules, state, corp, price - self._president_share)
+        trains.take_from_offering(self.rules, state, corp, price)
         t.bank_trains_bought += 1
 
     def _check_bank_limit(self, corp: Corporation) -> None:
@@ -422,7 +422,7 @@ class OperatingRound(Round):
         self._check_bank_limit(corp)
         self._pay_for_train(corp, price, train.name)
         state.trains_pool.remove(train)
-        state.transfer_cash(corp.sym, BANK, price - self._president_share)
+        state.transfer_cash(corp.sym, BANK, price)
         corp.trains.append(train)
         state.say(f"{corp.sym} buys a {train.name}-train from the Open Market for "
                   f"{money(state, price)}")
@@ -491,12 +491,9 @@ class OperatingRound(Round):
                             "or decline", ("accept", "decline"))
         self._finish_if_nothing_left()
 
-    _president_share = 0
-
     def _pay_for_train(self, corp: Corporation, price: int, name: str) -> None:
         """4.2.5.2: when the company cannot pay, its president must make up the rest."""
         state = self.state
-        self._president_share = 0
         if corp.cash >= price:
             return
         t = self.current
