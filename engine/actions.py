@@ -41,6 +41,7 @@ class Pass(Action):
     """Pass: in a stock round, in an auction (drop out), or in an operating step."""
 
     kind: ClassVar[str] = "pass"
+    company: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +71,7 @@ class SellShares(Action):
     corporation: str
     count: int | None = 1
     percent: int | None = None
+    company: str | None = None  # in an operating round: the company raising the money
 
 
 @dataclass(frozen=True, slots=True)
