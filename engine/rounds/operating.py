@@ -521,10 +521,11 @@ class OperatingRound(Round):
         state = self.state
         t = self.current
         assert t is not None
-        require(not corp.trains and t.step >= self.steps.index("dividend")
-                and routes.has_route(self.rules, state, corp),
+        require(not corp.trains and routes.has_route(self.rules, state, corp),
                 "shares may be sold in an operating round only to raise money for a "
                 "forced train purchase")
+        # The sale belongs to the train purchase: move to that step (passing the others).
+        self._enter_step(corp, self.steps.index("train"))
         cheapest = trains.cheapest_available(state)
         require(cheapest is not None, "no train is left to buy")
         assert cheapest is not None
