@@ -70,6 +70,10 @@ class Game:
         _check_setup(setup)
         self.setup = setup
         self.rules: Rules = rules_for(setup.title, setup.options)
+        title = self.rules.title
+        require(title.players_min <= len(setup.seats) <= title.players_max,
+                f"{title.name} is played by {title.players_min} to {title.players_max} "
+                f"players, not {len(setup.seats)}")
         self.log: list[Move] = []
         self._reset()
         for move in moves:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine import board
+from engine import board, routes
 from engine.actions import LayTile, UsePrivate
 from engine.errors import GameError, require
 from engine.rules import Rules
@@ -154,7 +154,8 @@ class Rules18TN(Rules):
 
     def civil_war(self, state: GameState) -> None:
         """5.1: every company with trains loses one train's income next time it runs."""
-        hit = [c for c in state.corporations.values() if c.floated and c.trains]
+        hit = [c for c in state.corporations.values()
+               if c.floated and c.trains and routes.has_route(self, state, c)]
         for corp in hit:
             corp.markers.add(CIVIL_WAR)
         names = ", ".join(sorted(c.sym for c in hit)) or "no company"
