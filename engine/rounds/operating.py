@@ -646,30 +646,48 @@ class OperatingRound(Round):
         if can_raise >= price:
             raise GameError(f"{corp.sym} has a route but no train and must buy one (4.2.5.2)",
                             (f"buy train {name}",))
+        self._sell_everything(president.name, corp)
         self.rules.bankruptcy(state, president.name, corp)
 
-    def _saleable_value(self, seat: str, operating: Corporation) -> int:
-        """What the president could raise by selling under 4.2.5.2(d), roughly at current
-        prices: every share that may legally go to the pool, keeping the presidency of the
-        operating company."""
+    def _sellable_percents(self, seat: str, operating: Corporation) -> dict[str, int]:
+        """What the president may sell under 4.2.5.2(d), per company: whatever may go to
+        the pool without losing the operating company's presidency."""
         state = self.state
-        total = 0
+        out: dict[str, int] = {}
         for corp in state.corporations.values():
             held = corp.percent_held_by(seat)
             if not held or corp.sym not in state.market.positions:
                 continue
+            if self.rules.may_sell(state, corp, state.stock_round_number + 1):
+                continue
             room = max(0, self.rules.pool_limit_percent - corp.pool_percent)
             sellable = min(held, room)
+            others = max(corp.percent_held_by(s) for s in state.seats if s != seat)
             if corp.sym == operating.sym:
-                others = max(corp.percent_held_by(s) for s in state.seats if s != seat)
                 sellable = min(sellable, max(0, held - others))
-            if corp.president == seat and corp.sym != operating.sym:
-                pres = corp.certificates[0].percent
-                others = max(corp.percent_held_by(s) for s in state.seats if s != seat)
-                if others < pres:
-                    sellable = min(sellable, held - pres)
-            total += state.market.price(corp.sym) * (sellable // 10)
-        return total
+            elif corp.president == seat and others < corp.certificates[0].percent:
+                sellable = min(sellable, held - corp.certificates[0].percent)
+            if sellable >= 10:
+                out[corp.sym] = sellable // 10 * 10
+        return out
+
+    def _saleable_value(self, seat: str, operating: Corporation) -> int:
+        """Roughly what those sales would raise, at current prices."""
+        state = self.state
+        return sum(state.market.price(sym) * pct // 10
+                   for sym, pct in self._sellable_percents(seat, operating).items())
+
+    def _sell_everything(self, seat: str, operating: Corporation) -> None:
+        """Before a bankruptcy the president sells all he may (4.2.5.2(d), 6.1)."""
+        for sym, percent in self._sellable_percents(seat, operating).items():
+            corp = self.state.corporation(sym)
+            for pct in range(percent, 0, -10):
+                try:
+                    check_sale(self.rules, self.state, seat, corp, pct)
+                except GameError:
+                    continue
+                sell_shares(self.rules, self.state, seat, corp, pct)
+                break
 
 
 def pay_out(state: GameState, corp: Corporation, revenue: int,
