@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from moderator import cli_play, cli_service
+from moderator import cli_map, cli_play, cli_service
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -27,5 +27,6 @@ for command in (
     cli_play.games_command,
     cli_play.import_command,
     cli_play.parse_cli,
+    cli_map.map_command,
 ):
     main.add_command(command)

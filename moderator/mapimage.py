@@ -4,22 +4,25 @@
 and station tokens), plus the current phase for phase-dependent values, so any title
 can be drawn (even one whose rules are not implemented yet) and the mail reports can
 call it without the rules. It returns PNG bytes and does no I/O besides reading the
-fonts shipped in ``moderator/fonts``, which makes a picture identical on every machine.
+fonts shipped in ``moderator/fonts``, which makes a picture the same on every machine.
 
 Geometry follows the reference SCHEMA: hex ids in doubled coordinates, edges numbered
 0..5 clockwise (pointy: 0 SW .. 5 SE; flat: 0 S .. 5 SE), rotation r turns edge e into
 (e + r) % 6. Everything inside a hex is laid out in *unit* coordinates (the hex's
-centre at 0,0 and its corners at distance 1, y downwards) by ``hex_drawing``; the
-``MapGeometry`` turns hex ids and unit points into pixels. Tests use the same two
-functions to know where a city or a track must appear.
+centre at 0,0, its corners at distance 1, y downwards) by ``hex_drawing`` (track,
+cities, towns) and ``text_layout`` (names, values, labels); ``MapGeometry`` turns hex
+ids and unit points into pixels. Tests use the same functions to know where a city or
+a track must appear. Both layouts are cached, so a report drawn again after a few
+moves only lays out the hexes that changed.
 """
 
 from __future__ import annotations
 
 import functools
 import io
+import itertools
 import math
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Protocol
@@ -32,6 +35,7 @@ from engine.tiles import rotated_paths
 from engine.title import (
     FrozenDict,
     HexSpec,
+    LaneSpec,
     Revenue,
     TileSpec,
     Title,
@@ -49,12 +53,25 @@ SQRT3 = math.sqrt(3.0)
 APOTHEM = SQRT3 / 2  # centre to edge midpoint, in units of the centre-to-corner radius
 
 DEFAULT_RADIUS = 56
-"""Centre-to-corner size of a hex in output pixels: city names at about 11 px and a
-late 1861 map at about 1500 x 1200 pixels, which stays well under 300 KB."""
+"""Centre-to-corner size of a hex in output pixels: place names come out at about
+11 px, three-letter company symbols fit a token, and the largest map (1861) is about
+1500 x 1200 pixels."""
 
 SUPERSAMPLE = 2
 """Pillow draws lines, arcs and circles without anti-aliasing; drawing at twice the
-size and reducing gives smooth track for a fraction of the time of any other way."""
+size and reducing gives smooth track for a fraction of the cost of anything else."""
+
+# Sizes inside a hex, in hex radii.
+SLOT_RADIUS = 0.25  # a station circle: a token must hold a three-letter symbol
+CROWDED_SLOT_RADIUS = 0.2  # in a hex of four or more cities (1825's London)
+TRACK_WIDTH = 0.12
+LANE_GAP = 0.19  # between the parallel tracks of a double-track side (1850's A2)
+TOWN_DOT = 0.13
+CITY_OFFSET = 0.5  # a city of a multi-city tile sits this far out toward its track
+NAME_SIZE = 0.2
+NAME_WIDTH = 1.55  # the widest a place name may be before it is shrunk
+LABEL_SIZE = 0.28
+BUBBLE = 0.15  # a revenue circle
 
 # --------------------------------------------------------------------------- colours
 
@@ -73,11 +90,12 @@ PHASE_COLOUR: dict[str, str] = {**HEX_FILL, "white": "#ffffff"}
 BACKGROUND = "#ffffff"
 TRACK = "#1b1b1b"
 OUTLINE = "#6b6b6b"
-HIGHLIGHT = "#e0119d"  # magenta: no tile, track or company uses it
+HIGHLIGHT = "#e0119d"  # magenta: no tile, track or company colour is near it
 BORDER = "#1f5fb4"  # impassable sides are the broad rivers of the printed maps
 MOUNTAIN = "#8b5a2b"
 WATER = "#2a7bc8"
 INK = "#111111"
+COORDINATE_INK = "#444444"
 
 COMPANY_COLOURS: dict[tuple[str, str], str] = {
     # 18TN, 1850, 1861 and 1825: the colours of the public 18xx.games data.
@@ -128,7 +146,7 @@ COMPANY_COLOURS: dict[tuple[str, str], str] = {
     ("1861", "E"): "#000080",
     ("1861", "RSR"): "#fffdd0",
     # 1851 is not on 18xx.games: its companies that also run in 18TN keep their 18TN
-    # colours (the Dixie Line is the NC&StL's nickname).
+    # colours (the "Dixie Line" was the NC&StL's nickname).
     ("1851", "GM&O"): "#d81e1e",
     ("1851", "IC"): "#1d8a2a",
     ("1851", "L&N"): "#1f4fd1",
@@ -136,6 +154,8 @@ COMPANY_COLOURS: dict[tuple[str, str], str] = {
     ("1851", "SR"): "#f1d500",
     ("1851", "TC"): "#111111",
 }
+"""Token colours by (title, company sym). The 1861 minors share colours as they do
+on 18xx.games; every token also carries its symbol."""
 
 _FALLBACK_COLOURS = ("#7a3d9a", "#2e8b8b", "#b03060", "#556b2f", "#4682b4", "#cd853f")
 
@@ -154,7 +174,7 @@ def company_colour(title: Title, sym: str) -> str:
 
 
 def rgb(colour: str) -> RGB:
-    """"#rrggbb" as a tuple, for comparing pixels."""
+    """A "#rrggbb" colour as a tuple, for comparing pixels."""
     value = colour.lstrip("#")
     return (int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16))
 
@@ -167,19 +187,25 @@ def ink_on(colour: str) -> str:
 
 # --------------------------------------------------------------------------- fonts
 
-FONT_FILES = {"regular": "DejaVuSans.ttf", "bold": "DejaVuSans-Bold.ttf"}
+FONT_FILES = {False: "DejaVuSans.ttf", True: "DejaVuSans-Bold.ttf"}
+_MEASURE = 200  # text is measured at this size and scaled: widths in hex radii
 
 
 @functools.cache
-def _font_bytes(weight: str) -> bytes:
-    return resources.files("moderator").joinpath("fonts", FONT_FILES[weight]).read_bytes()
+def _font_bytes(bold: bool) -> bytes:
+    return resources.files("moderator").joinpath("fonts", FONT_FILES[bold]).read_bytes()
 
 
 @functools.cache
 def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
     """The shipped DejaVu Sans at ``size`` pixels (never a system font)."""
-    return ImageFont.truetype(io.BytesIO(_font_bytes("bold" if bold else "regular")),
-                              max(1, size))
+    return ImageFont.truetype(io.BytesIO(_font_bytes(bold)), max(1, size))
+
+
+@functools.lru_cache(maxsize=4096)
+def text_units(text: str, size: float, bold: bool = False) -> float:
+    """Width of ``text`` at ``size`` (both in hex radii)."""
+    return font(_MEASURE, bold).getlength(text) / _MEASURE * size
 
 
 # --------------------------------------------------------------------------- geometry
@@ -189,9 +215,9 @@ def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
 class MapGeometry:
     """Where each hex of a title's map lands in the picture, in pixels.
 
-    radius: centre-to-corner size of a hex; margin: the band around the grid that
-    holds the printed coordinates; rows/cols: the grid's extent in doubled coordinates
-    (letters are rows in a pointy layout, columns in a flat one).
+    radius: centre-to-corner size of a hex; margin: the band round the grid holding
+    the printed coordinates; rows/cols: the grid's extent in doubled coordinates
+    (letters name rows in a pointy layout, columns in a flat one).
     """
 
     layout: str
@@ -221,9 +247,9 @@ class MapGeometry:
 
     @property
     def size(self) -> tuple[int, int]:
-        """Width and height of the map area (the caption band is added below it)."""
-        w = 2 * self.margin + (self.max_col - self.min_col) * self.col_step + 2 * self.half_width
-        h = 2 * self.margin + (self.max_row - self.min_row) * self.row_step + 2 * self.half_height
+        """Width and height of the map area (a caption band goes below it)."""
+        w = 2 * (self.margin + self.half_width) + (self.max_col - self.min_col) * self.col_step
+        h = 2 * (self.margin + self.half_height) + (self.max_row - self.min_row) * self.row_step
         return math.ceil(w), math.ceil(h)
 
     def row_col(self, hex_id: str) -> tuple[int, int]:
@@ -236,8 +262,7 @@ class MapGeometry:
         return self.margin + self.half_height + (row - self.min_row) * self.row_step
 
     def centre(self, hex_id: str) -> Point:
-        row, col = self.row_col(hex_id)
-        return (self.col_x(col), self.row_y(row))
+        return _centre(self, hex_id)
 
     def to_pixels(self, hex_id: str, unit: Point) -> Point:
         """A point given in the hex's unit coordinates, in pixels."""
@@ -254,6 +279,13 @@ class MapGeometry:
         return MapGeometry(self.layout, self.letters, self.radius * factor,
                            self.margin * factor, self.min_row, self.max_row, self.min_col,
                            self.max_col)
+
+
+@functools.lru_cache(maxsize=4096)
+def _centre(geometry: MapGeometry, hex_id: str) -> Point:
+    # Cached: every shape of a hex asks for its centre, and parsing the id is not free.
+    row, col = geometry.row_col(hex_id)
+    return (geometry.col_x(col), geometry.row_y(row))
 
 
 def grid_position(letters: str, hex_id: str) -> tuple[int, int]:
@@ -284,12 +316,24 @@ def _polar(angle: float, distance: float) -> Point:
     return (distance * math.cos(a), distance * math.sin(a))
 
 
-def edge_point(layout: str, edge: int) -> Point:
-    """Midpoint of ``edge`` in unit coordinates."""
-    return _polar(edge_angle(layout, edge), APOTHEM)
+def edge_point(layout: str, edge: int, lane: LaneSpec | None = None) -> Point:
+    """Midpoint of ``edge`` in unit coordinates; for one lane of a double-track side,
+    that lane's point on the side.
+
+    Lane 0 is the clockwise end of the side and the others follow it counterclockwise,
+    as 18xx.games draws the lanes the data copies (1850's B1: the track to the E side
+    takes lane 0 of the NE side, the track to the SE side lane 1, and they do not
+    cross)."""
+    mid = _polar(edge_angle(layout, edge), APOTHEM)
+    if lane is None or lane.width <= 1:
+        return mid
+    along = _polar(edge_angle(layout, edge) + 90.0, 1.0)  # clockwise along the side
+    shift = ((lane.width - 1) / 2 - lane.index) * LANE_GAP
+    return (mid[0] + along[0] * shift, mid[1] + along[1] * shift)
 
 
 def hex_corners(layout: str, scale: float = 1.0) -> list[Point]:
+    """The corners in unit coordinates; corner k lies between edges k and k+1."""
     return [_polar(edge_angle(layout, e) + 30.0, scale) for e in range(6)]
 
 
@@ -308,8 +352,8 @@ class BoardLike(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class BoardView:
-    """A board given by its parts, for a position that no GameState holds (an empty
-    starting map of a title without rules, or a test)."""
+    """A board given by its parts, for a position no GameState holds: the empty
+    starting map of a title whose rules are not implemented yet, or a test."""
 
     tiles: Mapping[str, PlacedTile]
     tokens: Mapping[str, Mapping[int, Sequence[str]]]
@@ -321,10 +365,8 @@ EMPTY_BOARD = BoardView(FrozenDict(), FrozenDict())
 def changed_hexes(before: BoardLike, after: BoardLike) -> frozenset[str]:
     """Hexes whose tile or station tokens differ between two positions: what a
     player's report highlights as new since the last one."""
-    out = set()
-    for hex_id in set(before.tiles) | set(after.tiles):
-        if before.tiles.get(hex_id) != after.tiles.get(hex_id):
-            out.add(hex_id)
+    out = {h for h in set(before.tiles) | set(after.tiles)
+           if before.tiles.get(h) != after.tiles.get(h)}
     for hex_id in set(before.tokens) | set(after.tokens):
         old = {c: list(s) for c, s in before.tokens.get(hex_id, {}).items() if s}
         new = {c: list(s) for c, s in after.tokens.get(hex_id, {}).items() if s}
@@ -335,12 +377,6 @@ def changed_hexes(before: BoardLike, after: BoardLike) -> frozenset[str]:
 
 # --------------------------------------------------------------------------- hex content
 
-SLOT_RADIUS = 0.25
-"""A station circle, in hex radii: a token must hold a three-letter symbol."""
-TRACK_WIDTH = 0.12
-TOWN_DOT = 0.13
-CITY_OFFSET = 0.5  # a city of a multi-city tile sits this far out toward its track
-
 
 @dataclass(frozen=True, slots=True)
 class CityMark:
@@ -350,15 +386,17 @@ class CityMark:
     centre: Point
     slots: int
     revenue: Revenue
+    slot_radius: float = SLOT_RADIUS
 
     def slot_centre(self, slot: int) -> Point:
-        dx, dy = slot_offsets(self.slots)[slot]
+        dx, dy = slot_offsets(self.slots, self.slot_radius)[slot]
         return (self.centre[0] + dx, self.centre[1] + dy)
 
     @property
     def extent(self) -> float:
         """Distance from the centre to the far side of the station circles."""
-        return max(math.hypot(dx, dy) for dx, dy in slot_offsets(self.slots)) + SLOT_RADIUS
+        offsets = slot_offsets(self.slots, self.slot_radius)
+        return max(math.hypot(dx, dy) for dx, dy in offsets) + self.slot_radius
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,8 +411,8 @@ class TownMark:
 
 @dataclass(frozen=True, slots=True)
 class Track:
-    """One track segment as a polyline in unit coordinates; ``arrow``: it ends in an
-    off-board area and is drawn as the printed maps' tapered arrow."""
+    """One track segment as a polyline in unit coordinates; ``arrow``: it runs into an
+    off-board area and ends in a point, as on the printed maps."""
 
     points: tuple[Point, ...]
     arrow: bool = False
@@ -382,7 +420,7 @@ class Track:
 
 @dataclass(frozen=True, slots=True)
 class HexDrawing:
-    """Everything drawn in one hex, in unit coordinates."""
+    """Everything drawn in one hex apart from its texts, in unit coordinates."""
 
     hex_id: str
     fill: str
@@ -394,10 +432,9 @@ class HexDrawing:
     label: str | None
 
 
-def slot_offsets(slots: int) -> tuple[Point, ...]:
-    """Centres of a city's station circles around the city's centre: one circle, two
-    side by side, three in a triangle, four in a square (as printed on the tiles)."""
-    r = SLOT_RADIUS
+def slot_offsets(slots: int, r: float = SLOT_RADIUS) -> tuple[Point, ...]:
+    """Centres of a city's station circles round the city's centre: one circle, two
+    side by side, three in a triangle, four in a square (as on the printed tiles)."""
     if slots <= 1:
         return ((0.0, 0.0),)
     if slots == 2:
@@ -423,12 +460,14 @@ def _unit(p: Point) -> Point:
     return (p[0] / n, p[1] / n) if n > 1e-9 else (0.0, 0.0)
 
 
+def _scale(p: Point, k: float) -> Point:
+    return (p[0] * k, p[1] * k)
+
+
 def _arc(centre: Point, radius: float, start: float, end: float, steps: int) -> list[Point]:
-    # The short way round from start to end (both in degrees).
-    sweep = (end - start + 180.0) % 360.0 - 180.0
-    return [(centre[0] + radius * math.cos(math.radians(start + sweep * i / steps)),
-             centre[1] + radius * math.sin(math.radians(start + sweep * i / steps)))
-            for i in range(steps + 1)]
+    sweep = (end - start + 180.0) % 360.0 - 180.0  # the short way round
+    return [(centre[0] + x, centre[1] + y)
+            for x, y in (_polar(start + sweep * i / steps, radius) for i in range(steps + 1))]
 
 
 def edge_to_edge(layout: str, a: int, b: int) -> tuple[Point, ...]:
@@ -442,108 +481,113 @@ def edge_to_edge(layout: str, a: int, b: int) -> tuple[Point, ...]:
     if diff == 3:
         return (ma, mb)
     if diff in (1, 5):
-        first = a if diff == 1 else b
-        centre = _polar(edge_angle(layout, first) + 30.0, 1.0)
-        radius, steps = 0.5, 10
+        centre = _polar(edge_angle(layout, a if diff == 1 else b) + 30.0, 1.0)
+        radius = 0.5
     else:
-        middle = a + 1 if diff == 2 else a - 1
-        centre = _polar(edge_angle(layout, middle), SQRT3)
-        radius, steps = 1.5, 10
+        centre = _polar(edge_angle(layout, a + 1 if diff == 2 else a - 1), SQRT3)
+        radius = 1.5
     start = math.degrees(math.atan2(ma[1] - centre[1], ma[0] - centre[0]))
     end = math.degrees(math.atan2(mb[1] - centre[1], mb[0] - centre[0]))
-    return tuple(_arc(centre, radius, start, end, steps))
+    return tuple(_arc(centre, radius, start, end, 12))
 
 
 def _along(points: Sequence[Point], t: float) -> tuple[Point, Point]:
     """The point at fraction ``t`` of a polyline's length, and the direction there."""
-    lengths = [_norm(_sub(q, p)) for p, q in zip(points, points[1:], strict=False)]
+    segments = list(itertools.pairwise(points))
+    lengths = [_norm(_sub(q, p)) for p, q in segments]
     goal = t * sum(lengths)
-    for (p, q), seg in zip(zip(points, points[1:], strict=False), lengths, strict=True):
-        if goal <= seg or seg == lengths[-1]:
+    for (p, q), seg in zip(segments, lengths, strict=True):
+        if goal <= seg:
             f = goal / seg if seg else 0.0
             return (p[0] + f * (q[0] - p[0]), p[1] + f * (q[1] - p[1])), _unit(_sub(q, p))
         goal -= seg
     return points[-1], _unit(_sub(points[-1], points[-2]))
 
 
-def content_of(title: Title, hex_id: str, placed: PlacedTile | None) -> tuple[TileSpec | None,
-                                                                              int, str]:
+def _shift_ends(points: tuple[Point, ...], start: Point, end: Point) -> tuple[Point, ...]:
+    """A curve moved so it begins at ``start`` and ends at ``end`` (a lane beside the
+    side's midpoint), the shift fading out along it so it stays smooth."""
+    n = len(points) - 1
+    ds, de = _sub(start, points[0]), _sub(end, points[-1])
+    return tuple((x + ds[0] * (1 - i / n) + de[0] * i / n,
+                  y + ds[1] * (1 - i / n) + de[1] * i / n)
+                 for i, (x, y) in enumerate(points))
+
+
+def content_of(title: Title, hex_id: str,
+               placed: PlacedTile | None) -> tuple[TileSpec | None, int, str]:
     """The tile in effect on a hex (laid, or the printed content), its rotation and its
     colour."""
-    spec = title.hexes[hex_id]
     if placed is not None:
         tile = title.tile(placed.name)
         return tile, placed.rotation % 6, tile.color
+    spec = title.hexes[hex_id]
     return spec.tile, 0, spec.color
 
 
-@functools.cache
+@functools.lru_cache(maxsize=8192)
 def hex_drawing(title: Title, hex_id: str, placed: PlacedTile | None) -> HexDrawing:
     """Lay out one hex: where its track, cities and towns go (unit coordinates).
 
-    A lone city or town sits in the middle with straight track out to its sides; the
-    cities of a multi-city tile sit toward their own sides; a town on a line through
-    the hex is a bar across that line at its middle, any other town a dot.
+    A lone city or town sits in the middle with straight track out to its sides (moved
+    aside if other track runs through the middle); the cities of a multi-city tile sit
+    toward their own sides; a town on a line through the hex is a bar across that line
+    at its middle, any other town a dot.
     """
     spec = title.hexes[hex_id]
     tile, rotation, colour = content_of(title, hex_id, placed)
     label = tile.label if tile is not None and placed is not None else spec.label
+    tile_name = placed.name if placed is not None else None
     if tile is None:
-        return HexDrawing(hex_id, colour, None, (), (), (), None, label)
+        return HexDrawing(hex_id, colour, tile_name, (), (), (), None, label)
     layout = title.layout
     paths = rotated_paths(tile, rotation)
 
     def edges_of(stop: str) -> list[int]:
-        out = []
-        for p in paths:
-            if p.a == stop and endpoint_kind(p.b) == "e":
-                out.append(endpoint_index(p.b))
-            elif p.b == stop and endpoint_kind(p.a) == "e":
-                out.append(endpoint_index(p.a))
-        return out
+        return [endpoint_index(p.b if p.a == stop else p.a) for p in paths
+                if stop in (p.a, p.b) and endpoint_kind(p.b if p.a == stop else p.a) == "e"]
 
-    def other_ends(stop: str) -> list[str]:
+    def ends_of(stop: str) -> list[str]:
         return [p.b if p.a == stop else p.a for p in paths if stop in (p.a, p.b)]
 
     tracks: list[Track] = []
     towns: list[TownMark] = []
     positions: dict[str, Point] = {}
 
-    # Towns on a line through the hex: a bar on the line's middle.
-    through: list[tuple[int, tuple[Point, ...]]] = []
-    for k, _town in enumerate(tile.towns):
-        stop = f"t{k}"
-        ends = other_ends(stop)
-        sides = edges_of(stop)
-        if len(ends) == 2 and len(sides) == 2:
-            through.append((k, edge_to_edge(layout, sides[0], sides[1])))
-    bar_spots: list[Point] = []
-    for n, (k, line) in enumerate(through):
-        t = 0.5
-        centre, direction = _along(line, t)
-        if any(_norm(_sub(centre, other)) < 0.3 for other in bar_spots):
-            # Two lines crossing in the middle (tiles 55, 1): move this bar along its
-            # line so the two towns stay apart, as the printed tiles do.
-            t = 0.25 if n % 2 else 0.75
-            centre, direction = _along(line, t)
-        bar_spots.append(centre)
+    # Towns on a line through the hex: a bar across the line's middle.
+    through: dict[int, tuple[Point, ...]] = {}
+    for k in range(len(tile.towns)):
+        sides = edges_of(f"t{k}")
+        if len(sides) == 2 and len(ends_of(f"t{k}")) == 2:
+            through[k] = edge_to_edge(layout, sides[0], sides[1])
+    for n, (k, line) in enumerate(through.items()):
+        centre, direction = _along(line, 0.5)
+        if any(_norm(_sub(centre, t.centre)) < 0.3 for t in towns):
+            # Two lines crossing in the middle (tile 55): this bar moves along its
+            # line so the two towns stay apart, as on the printed tile.
+            centre, direction = _along(line, 0.25 if n % 2 else 0.75)
         tracks.append(Track(line))
         angle = math.degrees(math.atan2(direction[1], direction[0])) + 90.0
         towns.append(TownMark(k, centre, angle, tile.towns[k].revenue))
-        positions[f"t{k}"] = centre
-    through_towns = {k for k, _ in through}
 
-    edge_paths = [p for p in paths if endpoint_kind(p.a) == "e" and endpoint_kind(p.b) == "e"]
-    bypass = [edge_to_edge(layout, endpoint_index(p.a), endpoint_index(p.b))
-              for p in edge_paths]
+    bypass = []
+    for p in paths:
+        if endpoint_kind(p.a) == "e" and endpoint_kind(p.b) == "e":
+            a, b = endpoint_index(p.a), endpoint_index(p.b)
+            line = edge_to_edge(layout, a, b)
+            if p.a_lane is not None or p.b_lane is not None:
+                line = _shift_ends(line, edge_point(layout, a, p.a_lane),
+                                   edge_point(layout, b, p.b_lane))
+            bypass.append(line)
     tracks.extend(Track(line) for line in bypass)
 
-    # Every other stop: cities, dot towns, the off-board centre, junctions.
+    # Every other stop: cities and dot towns.
     stops = [f"c{k}" for k in range(len(tile.cities))]
-    stops += [f"t{k}" for k in range(len(tile.towns)) if k not in through_towns]
-    extents = {f"c{k}": CityMark(k, (0.0, 0.0), c.slots, c.revenue).extent
+    stops += [f"t{k}" for k in range(len(tile.towns)) if k not in through]
+    slot_radius = CROWDED_SLOT_RADIUS if len(tile.cities) >= 4 else SLOT_RADIUS
+    extents = {f"c{k}": CityMark(k, (0.0, 0.0), c.slots, c.revenue, slot_radius).extent
                for k, c in enumerate(tile.cities)}
-    lone = len(stops) == 1 and not through_towns
+    lone = len(stops) == 1 and not through
     unplaced: list[str] = []
     for stop in stops:
         sides = edges_of(stop)
@@ -557,69 +601,57 @@ def hex_drawing(title: Title, hex_id: str, placed: PlacedTile | None) -> HexDraw
         else:
             unplaced.append(stop)
     for stop in unplaced:
-        positions[stop] = _free_spot(list(positions.values()),
-                                     extents.get(stop, TOWN_DOT))
-    for k in range(len(tile.offboards)):
-        positions[f"o{k}"] = (0.0, 0.0)
+        positions[stop] = _spot_for(layout, edges_of(stop), list(positions.values()),
+                                    extents.get(stop, TOWN_DOT))
+    positions.update({f"t{t.index}": t.centre for t in towns})
     for p in paths:
-        for end in (p.a, p.b):
-            if endpoint_kind(end) == "j":
-                positions.setdefault(end, (0.0, 0.0))
+        for stop in (p.a, p.b):
+            if endpoint_kind(stop) in "oj":
+                positions.setdefault(stop, (0.0, 0.0))
 
     for p in paths:
         kinds = endpoint_kind(p.a), endpoint_kind(p.b)
-        if kinds == ("e", "e"):
+        if kinds == ("e", "e") or any(
+                kind == "t" and endpoint_index(stop) in through
+                for kind, stop in zip(kinds, (p.a, p.b), strict=True)):
             continue
-        if any(k == "t" and endpoint_index(end) in through_towns
-               for k, end in zip(kinds, (p.a, p.b), strict=True)):
-            continue
-        a = edge_point(layout, endpoint_index(p.a)) if kinds[0] == "e" else positions[p.a]
-        b = edge_point(layout, endpoint_index(p.b)) if kinds[1] == "e" else positions[p.b]
-        if kinds[0] != "e" and kinds[1] == "e":
-            a, b = b, a  # edge first, so an arrow points inward
+        start = edge_point(layout, endpoint_index(p.a), p.a_lane) if kinds[0] == "e" \
+            else positions[p.a]
+        end = edge_point(layout, endpoint_index(p.b), p.b_lane) if kinds[1] == "e" \
+            else positions[p.b]
+        if kinds[1] == "e":
+            start, end = end, start  # the side first, so an off-board arrow points inward
         if "o" in kinds:
             # Off-board track stops short of the middle, where the values are printed.
-            b = (a[0] + (b[0] - a[0]) * 0.55, a[1] + (b[1] - a[1]) * 0.55)
-            tracks.append(Track(_lanes(a, b, p.lanes)[0], arrow=True))
-            for extra in _lanes(a, b, p.lanes)[1:]:
-                tracks.append(Track(extra, arrow=True))
-        else:
-            tracks.extend(Track(line) for line in _lanes(a, b, p.lanes))
+            end = (start[0] + (end[0] - start[0]) * 0.45, start[1] + (end[1] - start[1]) * 0.45)
+        tracks.extend(Track(line, arrow="o" in kinds) for line in _lanes(start, end, p.lanes))
 
-    cities = tuple(CityMark(k, positions[f"c{k}"], c.slots, c.revenue)
+    cities = tuple(CityMark(k, positions[f"c{k}"], c.slots, c.revenue, slot_radius)
                    for k, c in enumerate(tile.cities))
-    for k, town in enumerate(tile.towns):
-        if k not in through_towns:
-            towns.append(TownMark(k, positions[f"t{k}"], None, town.revenue))
+    towns += [TownMark(k, positions[f"t{k}"], None, town.revenue)
+              for k, town in enumerate(tile.towns) if k not in through]
     towns.sort(key=lambda t: t.index)
-    offboard = spec.offboard if tile.offboards else None
-    if offboard is None and tile.offboards:
-        offboard = tile.offboards[0].revenue
-    return HexDrawing(hex_id, colour, placed.name if placed else None, tuple(tracks),
-                      cities, tuple(towns), offboard, label)
-
-
-def _scale(p: Point, k: float) -> Point:
-    return (p[0] * k, p[1] * k)
+    offboard: Revenue | None = None
+    if tile.offboards:
+        offboard = spec.offboard if spec.offboard is not None else tile.offboards[0].revenue
+    return HexDrawing(hex_id, colour, tile_name, tuple(tracks), cities, tuple(towns),
+                      offboard, label)
 
 
 def _lanes(a: Point, b: Point, lanes: int) -> list[tuple[Point, ...]]:
     """``lanes`` parallel straight tracks from a to b (1850's double track)."""
-    if lanes <= 1:
-        return [(a, b)]
     d = _unit(_sub(b, a))
     normal = (-d[1], d[0])
-    gap = TRACK_WIDTH * 1.6
-    out = []
-    for i in range(lanes):
-        off = (i - (lanes - 1) / 2) * gap
+    out: list[tuple[Point, ...]] = []
+    for i in range(max(1, lanes)):
+        off = (i - (lanes - 1) / 2) * LANE_GAP if lanes > 1 else 0.0
         out.append(((a[0] + normal[0] * off, a[1] + normal[1] * off),
                     (b[0] + normal[0] * off, b[1] + normal[1] * off)))
     return out
 
 
 def _clear_of(lines: Sequence[Sequence[Point]], extent: float) -> Point:
-    """Where a hex's only city goes: the middle, unless track that bypasses it (18TN's
+    """Where a hex's only city goes: the middle, unless track bypassing it (18TN's
     Louisville) runs there; then far enough the other way that the two do not touch."""
     if not lines:
         return (0.0, 0.0)
@@ -632,15 +664,259 @@ def _clear_of(lines: Sequence[Sequence[Point]], extent: float) -> Point:
     return _scale(away, min(need - distance, 0.35))
 
 
-def _free_spot(taken: Sequence[Point], extent: float) -> Point:
-    """A place for a city or town with no track of its own (the printed OO cities,
-    twin towns): as far from the others as the hex allows, west-east first."""
-    reach = min(CITY_OFFSET, APOTHEM - extent - 0.06)
-    candidates = [_polar(a, reach) for a in (180.0, 0.0, 270.0, 90.0, 240.0, 300.0,
-                                             120.0, 60.0, 210.0, 330.0, 150.0, 30.0)]
+def _spot_for(layout: str, sides: Sequence[int], taken: Sequence[Point],
+              extent: float) -> Point:
+    """A place for a stop of a multi-stop hex that no side pulls one way: on its
+    straight line if it has one (tiles 66, 67), else anywhere (the printed OO cities,
+    twin towns); as far from the others as the hex allows, west-east first."""
+    if len(sides) == 2 and (sides[0] - sides[1]) % 6 == 3:
+        end = edge_point(layout, sides[0])
+        candidates = [_scale(end, f) for f in (0.0, 0.4, -0.4)]
+    else:
+        reach = min(CITY_OFFSET, APOTHEM - extent - 0.06)
+        candidates = [_polar(a, reach) for a in (180.0, 0.0, 270.0, 90.0, 240.0, 300.0,
+                                                 120.0, 60.0, 210.0, 330.0, 150.0, 30.0)]
     if not taken:
         return candidates[0]
     return max(candidates, key=lambda c: min(_norm(_sub(c, t)) for t in taken))
+
+
+# --------------------------------------------------------------------------- text layout
+
+
+@dataclass(frozen=True, slots=True)
+class NameLayout:
+    """A place name: its lines, their size and the centre of the first line."""
+
+    lines: tuple[str, ...]
+    size: float
+    first: Point
+
+
+@dataclass(frozen=True, slots=True)
+class TextLayout:
+    """Where the texts of one hex go, in unit coordinates.
+
+    strips: rows of phase values (centre, values, box size); revenues: value circles;
+    terrain: the cost sign of an empty hex; label: centre and size; tile_name: where
+    the laid tile's number is printed.
+    """
+
+    name: NameLayout | None
+    strips: tuple[tuple[Point, Revenue, float], ...]
+    revenues: tuple[tuple[Point, int], ...]
+    terrain: Point | None
+    label: tuple[Point, float] | None
+    tile_name: Point | None
+
+
+class _Room:
+    """Free space in one hex: what is drawn there as circles (x, y, radius), and how
+    close a new item may come. Candidate spots are scored once against the fixed
+    track and cities; only the few items placed later are checked again."""
+
+    def __init__(self, layout: str, fixed: list[tuple[float, float, float]]) -> None:
+        self.layout = layout
+        self.fixed = fixed
+        self.added: list[tuple[float, float, float]] = []
+        self.spots = _spot_candidates(layout)
+        self.spot_room = [self._room(c, fixed) for c in self.spots]
+
+    @staticmethod
+    def _room(at: Point, circles: Sequence[tuple[float, float, float]]) -> float:
+        x, y = at
+        return min((math.hypot(x - ox, y - oy) - r for ox, oy, r in circles), default=2.0)
+
+    def clearance(self, at: Point, radius: float = 0.0) -> float:
+        return min(self._room(at, self.fixed), self._room(at, self.added)) - radius
+
+    def add(self, at: Point, radius: float) -> None:
+        self.added.append((at[0], at[1], radius))
+
+    def choose(self, radius: float, near: Point | None = None) -> tuple[Point, float]:
+        """The spot with the most room for a round item (enough room counts; beyond
+        that, nearer ``near``), inside the hex; and the room it has."""
+        best: tuple[float, int] | None = None
+        inside = _spot_insides(self.layout)
+        for i, c in enumerate(self.spots):
+            room = min(self.spot_room[i], self._room(c, self.added)) - radius
+            room = min(room, inside[i] - radius * 0.8)
+            score = min(room, 0.06)
+            if near is not None:
+                score -= 0.12 * _norm(_sub(c, near))
+            if best is None or score > best[0] + 1e-9:
+                best = (score, i)
+        assert best is not None
+        spot = self.spots[best[1]]
+        return spot, min(self.clearance(spot, radius), inside[best[1]] - radius * 0.8)
+
+
+@functools.cache
+def _spot_candidates(layout: str) -> tuple[Point, ...]:
+    # Rings at several distances in 12 directions, corners before sides, so that
+    # among equally good places the roomy corners win; the middle last (London).
+    out: list[Point] = []
+    for distance in (0.6, 0.45, 0.72, 0.3):
+        out += [_polar(edge_angle(layout, e) + 30.0, distance) for e in range(6)]
+        out += [_polar(edge_angle(layout, e), distance * 0.92) for e in range(6)]
+    out.append((0.0, 0.0))
+    return tuple(out)
+
+
+@functools.cache
+def _spot_insides(layout: str) -> tuple[float, ...]:
+    """How far each candidate spot lies inside the hex."""
+    normals = [_polar(edge_angle(layout, e), 1.0) for e in range(6)]
+    return tuple(min(APOTHEM - (x * n[0] + y * n[1]) for n in normals)
+                 for x, y in _spot_candidates(layout))
+
+
+def _fixed_circles(d: HexDrawing) -> list[tuple[float, float, float]]:
+    out = []
+    for track in d.tracks:
+        for a, b in itertools.pairwise(track.points):
+            steps = max(1, math.ceil(_norm(_sub(b, a)) / 0.12))
+            out += [(a[0] + (b[0] - a[0]) * i / steps, a[1] + (b[1] - a[1]) * i / steps,
+                     TRACK_WIDTH / 2 + 0.02) for i in range(steps + 1)]
+    for city in d.cities:
+        out += [(*city.slot_centre(k), city.slot_radius + 0.02) for k in range(city.slots)]
+        out.append((*city.centre, city.slot_radius))
+    for town in d.towns:
+        out.append((*town.centre, 0.2 if town.bar_angle is not None else TOWN_DOT))
+    return out
+
+
+def _city_revenues(d: HexDrawing) -> list[tuple[Point, Revenue]]:
+    """One value per city, or one for a tile whose cities all pay the same (the printed
+    OO and multi-city tiles show it once); then each town's."""
+    out: list[tuple[Point, Revenue]] = []
+    values = [c.revenue for c in d.cities]
+    if len(values) > 1 and all(v == values[0] for v in values):
+        out.append(((sum(c.centre[0] for c in d.cities) / len(values),
+                     sum(c.centre[1] for c in d.cities) / len(values)), values[0]))
+    else:
+        out.extend((c.centre, c.revenue) for c in d.cities)
+    out.extend((t.centre, t.revenue) for t in d.towns)
+    return out
+
+
+def _strip_circles(centre: Point, boxes: int, size: float) -> list[tuple[Point, float]]:
+    width = size * 1.9 * boxes
+    return [((centre[0] - width / 2 + width * (i + 0.5) / boxes, centre[1]), size * 0.95)
+            for i in range(boxes)]
+
+
+def _strip_spot(room: _Room, near: Point, boxes: int, size: float, town: bool) -> Point:
+    """A row of value boxes, centred across the hex, at the height nearest where it
+    belongs (an off-board's middle, just under its town) with nothing running
+    through it."""
+    want = near[1] + 0.3 if town else 0.0
+    best: tuple[float, Point] | None = None
+    for y in (0.0, 0.33, -0.33, 0.18, -0.18, 0.45, -0.45):
+        free = min(room.clearance(at, r * 0.8) for at, r in _strip_circles((0.0, y), boxes,
+                                                                           size))
+        score = min(free, 0.02) - 0.05 * abs(y - want)
+        if best is None or score > best[0] + 1e-9:
+            best = (score, (0.0, y))
+    assert best is not None
+    return best[1]
+
+
+def _wrap_name(name: str) -> tuple[str, ...]:
+    """A long place name on two lines, broken at the space nearest its middle."""
+    words = name.split(" ")
+    if len(name) <= 12 or len(words) < 2:
+        return (name,)
+    cut = min(range(1, len(words)),
+              key=lambda i: abs(len(" ".join(words[:i])) - len(" ".join(words[i:]))))
+    return (" ".join(words[:cut]), " ".join(words[cut:]))
+
+
+def _place_name(name: str, room: _Room) -> NameLayout:
+    """A place name across the top or the bottom of its hex, on one line or two,
+    wherever least is in the way."""
+    choices: list[tuple[float, int, NameLayout, float, float]] = []
+    normals = [_polar(edge_angle(room.layout, e), 1.0) for e in range(6)]
+    for lines, smaller in itertools.product(dict.fromkeys([(name,), _wrap_name(name)]),
+                                            (1.0, 0.8)):
+        size = NAME_SIZE * smaller
+        widest = max(text_units(line, size) for line in lines)
+        if widest > NAME_WIDTH:
+            size *= NAME_WIDTH / widest
+            widest = NAME_WIDTH
+        block = size * 1.15 * len(lines)
+        usual = 0.62 if len(lines) == 1 else 0.55
+        for mid in (-usual, usual, -usual - 0.13, usual + 0.13, -usual + 0.14, usual - 0.14):
+            probes = [(x * widest / 2, mid + dy * block / 2)
+                      for x in (-1.0, -0.5, 0.0, 0.5, 1.0) for dy in (-0.5, 0.5)]
+            free = min(room.clearance(q) for q in probes)
+            out = max(0.0, max(q[0] * n[0] + q[1] * n[1] - APOTHEM
+                               for q in probes for n in normals))
+            # Room enough wins; then staying inside the hex, the usual place, the top
+            # before the bottom, bigger letters, two lines before one shrunk to fit.
+            score = (min(free, 0.04) - 0.3 * out - 0.1 * abs(abs(mid) - usual)
+                     + (0.005 if mid < 0 else 0.0) + 0.1 * size / NAME_SIZE)
+            first = (0.0, mid - block / 2 + size * 0.575)
+            choices.append((score, -len(choices), NameLayout(lines, size, first), mid,
+                            widest))
+    _, _, layout, mid, widest = max(choices)
+    block = layout.size * 1.15 * len(layout.lines)
+    for x in (-1.0, -0.5, 0.0, 0.5, 1.0):
+        room.add((x * widest / 2, mid), block / 2 + 0.02)
+    return layout
+
+
+@functools.lru_cache(maxsize=8192)
+def text_layout(title: Title, hex_id: str, placed: PlacedTile | None) -> TextLayout:
+    """Where the texts of one hex go: fixed items first (rows of phase values), then
+    the name, the value circles near their cities, the terrain sign, the label and
+    the tile number, each where it has the most room."""
+    d = hex_drawing(title, hex_id, placed)
+    spec = title.hexes[hex_id]
+    room = _Room(title.layout, _fixed_circles(d))
+    strips: list[tuple[Point, Revenue, float]] = []
+    wanted: list[tuple[Point, Revenue, float, bool]] = []
+    if d.offboard is not None:
+        wanted.append(((0.0, 0.0), d.offboard, 0.22, False))
+    # A phase-valued town (Birmingham, Mesabi Range) gets its row of boxes under it.
+    wanted += [(at, rev, 0.17, True) for at, rev in _city_revenues(d)
+               if isinstance(rev, FrozenDict)]
+    for near, revenue, size, town in wanted:
+        boxes = len(revenue) if isinstance(revenue, FrozenDict) else 1
+        centre = _strip_spot(room, near, boxes, size, town)
+        strips.append((centre, revenue, size))
+        for at, r in _strip_circles(centre, boxes, size):
+            room.add(at, r)
+
+    name = _place_name(spec.name, room) if spec.name else None
+
+    revenues = []
+    for at, revenue in _city_revenues(d):
+        if isinstance(revenue, FrozenDict) or revenue == 0:
+            continue  # phase values are in the strips; a blank printed city shows none
+        spot, _ = room.choose(BUBBLE + 0.01, near=at)
+        room.add(spot, BUBBLE + 0.01)
+        revenues.append((spot, revenue))
+
+    terrain = None
+    if d.tile_name is None and spec.terrain_cost and spec.buildable:
+        plain = not d.cities and not d.towns and name is None
+        terrain = (0.0, 0.0) if plain else room.choose(0.22)[0]
+        room.add(terrain, 0.22)
+
+    label = None
+    if d.label:
+        spot, free = room.choose(0.15)
+        size = LABEL_SIZE
+        if free < -0.05:
+            # A crowded hex (London's six cities): a smaller label in the best gap.
+            spot, _ = room.choose(0.1)
+            size = 0.2
+        room.add(spot, size * 0.55)
+        label = (spot, size)
+
+    tile_name = room.choose(0.1)[0] if d.tile_name is not None else None
+    return TextLayout(name, tuple(strips), tuple(revenues), terrain, label, tile_name)
 
 
 # --------------------------------------------------------------------------- public helpers
@@ -660,21 +936,38 @@ def slot_centre(geometry: MapGeometry, title: Title, board: BoardLike, hex_id: s
     return geometry.to_pixels(hex_id, drawing.cities[city].slot_centre(slot))
 
 
+def token_radius(geometry: MapGeometry, title: Title, board: BoardLike, hex_id: str,
+                 city: int) -> float:
+    """Pixel radius of a station token in that city."""
+    drawing = hex_drawing(title, hex_id, board.tiles.get(hex_id))
+    return drawing.cities[city].slot_radius * geometry.radius * 0.88
+
+
 def current_phase_key(title: Title, revenue: Revenue, phase: str | None) -> str | None:
-    """Which printed value of a phase-dependent revenue is in force (None before any
-    phase is known: the first one)."""
+    """Which printed value of a phase-dependent revenue is in force: the latest one
+    whose phase key has been reached (None for a plain number; the first before any
+    phase is known)."""
     if not isinstance(revenue, FrozenDict):
         return None
     order = [k for k in title.phase_keys if k in revenue] or list(revenue)
-    if phase is None:
-        return order[0]
-    key = title.phase(phase).offboard_key
+    key = _phase_key(title, phase)
     if key is None or key not in title.phase_keys:
         return order[0]
     position = title.phase_keys.index(key)
     reached = [k for k in order if k in title.phase_keys
                and title.phase_keys.index(k) <= position]
     return reached[-1] if reached else order[0]
+
+
+def _phase_key(title: Title, phase: str | None) -> str | None:
+    """The phase key in force: ``phase`` names a phase, or is a phase key itself."""
+    if phase is None:
+        return None
+    if any(p.name == phase for p in title.phases):
+        return title.phase(phase).offboard_key
+    if phase in title.phase_keys:
+        return phase
+    raise ValueError(f"{title.name} has no phase or phase key {phase!r}")
 
 
 def _key_colour(title: Title, key: str) -> str:
@@ -692,39 +985,103 @@ def _key_colour(title: Title, key: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class _Obstacle:
+class _Words:
+    """A text to draw once the shapes are reduced to the final size."""
+
     at: Point
-    radius: float
+    text: str
+    size: float
+    bold: bool
+    fill: str
+    halo: str | None
+    halo_width: float
+    anchor: str
 
 
 class _Painter:
-    """Draws unit-coordinate shapes of one hex at a time onto the supersampled canvas."""
+    """Draws unit-coordinate shapes of a hex onto the supersampled canvas.
+
+    Texts are kept and drawn after the reduction, at the final size: FreeType smooths
+    them by itself, small letters come out crisper with hinting at their real size,
+    and rendering them at a quarter of the pixels is most of the time saved. Only
+    names are drawn at once, as cities and tokens must cover them.
+    """
 
     def __init__(self, image: Image.Image, geometry: MapGeometry) -> None:
         self.draw = ImageDraw.Draw(image)
         self.g = geometry
         self.r = geometry.radius
+        self.later: list[_Words] = []
 
     def px(self, hex_id: str, p: Point) -> Point:
         return self.g.to_pixels(hex_id, p)
 
-    def size(self, units: float) -> int:
-        return max(1, round(units * self.r))
+    def width(self, units: float, least: int = 1) -> int:
+        return max(least, round(units * self.r))
 
     def circle(self, centre: Point, radius: float, fill: str | None, outline: str | None,
-               width: float = 0.0) -> None:
+               width: int = 0) -> None:
         x, y = centre
         self.draw.ellipse((x - radius, y - radius, x + radius, y + radius), fill=fill,
-                          outline=outline, width=max(0, round(width)))
+                          outline=outline, width=width)
 
     def text(self, at: Point, text: str, size: float, *, bold: bool = False,
-             fill: str = INK, halo: str | None = None, halo_width: float = 0.0) -> None:
-        stroke = round(halo_width) if halo is not None else 0
-        self.draw.text(at, text, font=font(round(size), bold), fill=fill, anchor="mm",
-                       stroke_width=stroke, stroke_fill=halo)
+             fill: str = INK, halo: str | None = None, halo_width: float = 0.0,
+             anchor: str = "mm", now: bool = False) -> None:
+        """Text centred on ``at`` (or placed by ``anchor``); ``size`` in pixels; a halo
+        in the background colour keeps it legible where it crosses track."""
+        words = _Words(at, text, size, bold, fill, halo, halo_width, anchor)
+        if now:
+            _draw_words(self.draw, words, 1)
+        else:
+            self.later.append(words)
 
-    def text_width(self, text: str, size: float, bold: bool = False) -> float:
-        return font(round(size), bold).getlength(text)
+    def fit_text(self, centre: Point, text: str, room: float, size: float, *, fill: str,
+                 bold: bool = False) -> None:
+        for dy, line, px in fit_lines(text, room, size * self.r, bold):
+            self.text((centre[0], centre[1] + dy), line, px, bold=bold, fill=fill)
+
+    def finish(self, image: Image.Image, factor: int) -> None:
+        """Draw the kept texts on ``image``, the canvas reduced by ``factor``."""
+        draw = ImageDraw.Draw(image)
+        for words in self.later:
+            _draw_words(draw, words, factor)
+
+
+def _draw_words(draw: ImageDraw.ImageDraw, w: _Words, factor: int) -> None:
+    stroke = round(w.halo_width / factor) if w.halo is not None else 0
+    draw.text((w.at[0] / factor, w.at[1] / factor), w.text,
+              font=font(round(w.size / factor), w.bold), fill=w.fill, anchor=w.anchor,
+              stroke_width=stroke, stroke_fill=w.halo)
+
+
+def fit_lines(text: str, room: float, size: float,
+              bold: bool = False) -> list[tuple[float, str, float]]:
+    """How ``text`` fits ``room`` pixels: shrunk from ``size`` pixels down to two thirds
+    of it, then a longer symbol (NC&StL) goes on two lines rather than becoming
+    unreadably small. Each line as (vertical offset, text, size)."""
+    px = size
+    while px > 0.67 * size and font(round(px), bold).getlength(text) > room:
+        px *= 0.95
+    if font(round(px), bold).getlength(text) <= room * 1.05 or len(text) < 4:
+        return [(0.0, text, px)]
+    # Break after "&" or "-" (NC& StL, M- NN), else in the middle.
+    breaks = [i + 1 for i, ch in enumerate(text[1:-1], 1) if ch in "&-"]
+    cut = min(breaks, key=lambda i: abs(2 * i - len(text))) if breaks else len(text) // 2
+    top, bottom = text[:cut], text[cut:]
+    px = size
+    while px > 0.5 * size and max(font(round(px), bold).getlength(top),
+                                   font(round(px), bold).getlength(bottom)) > room:
+        px *= 0.95
+    return [(-0.5 * px, top, px), (0.5 * px, bottom, px)]
+
+
+def fit_text(draw: ImageDraw.ImageDraw, centre: Point, text: str, room: float, size: float,
+             *, fill: str, bold: bool = False) -> None:
+    """``text`` centred on ``centre``, fitted to ``room`` pixels (see ``fit_lines``)."""
+    for dy, line, px in fit_lines(text, room, size, bold):
+        draw.text((centre[0], centre[1] + dy), line, font=font(round(px), bold), fill=fill,
+                  anchor="mm")
 
 
 def render_map(title: Title, board: BoardLike = EMPTY_BOARD, *, phase: str | None = None,
@@ -732,14 +1089,14 @@ def render_map(title: Title, board: BoardLike = EMPTY_BOARD, *, phase: str | Non
                radius: float = DEFAULT_RADIUS) -> bytes:
     """The map of ``title`` with ``board``'s tiles and tokens, as PNG bytes.
 
-    phase: the current phase's name; off-board and other phase-dependent values show
-        the value in force (boxed), with the others beside it, as printed.
+    phase: the current phase's name (or its phase key, "yellow", "brown"...);
+        off-board and other phase-dependent values show every printed value, the one
+        in force framed and bold. None: the first phase's values are in force.
     highlight: hex ids to outline (what changed since the player's last report).
     caption: a line printed under the map (game, move, phase).
     """
-    image = draw_map(title, board, phase=phase, highlight=highlight, caption=caption,
-                     radius=radius)
-    return encode_png(image)
+    return encode_png(draw_map(title, board, phase=phase, highlight=highlight,
+                               caption=caption, radius=radius))
 
 
 def draw_map(title: Title, board: BoardLike = EMPTY_BOARD, *, phase: str | None = None,
@@ -749,78 +1106,86 @@ def draw_map(title: Title, board: BoardLike = EMPTY_BOARD, *, phase: str | None 
     geometry = map_geometry(title, radius)
     big = geometry.scaled(SUPERSAMPLE)
     width, height = geometry.size
-    band = round(0.6 * radius) if caption or highlight else 0
+    marked = {parse_hex_id(h) for h in highlight} & set(title.hexes)
+    band = round(0.6 * radius) if caption or marked else 0
     image = Image.new("RGB", (width * SUPERSAMPLE, (height + band) * SUPERSAMPLE), BACKGROUND)
-    painter = _Painter(image, big)
-    hexes = sorted(title.hexes, key=lambda h: geometry.row_col(h))
+    p = _Painter(image, big)
+    hexes = sorted(title.hexes, key=geometry.row_col)
     drawings = {h: hex_drawing(title, h, board.tiles.get(h)) for h in hexes}
-    marked = {parse_hex_id(h) for h in highlight} & set(hexes)
+    texts = {h: text_layout(title, h, board.tiles.get(h)) for h in hexes}
 
+    # Layer by layer over the whole map, so that nothing of one hex (a long name, a
+    # curve's end) is painted over by its neighbour's background.
     for h in hexes:
-        _fill(painter, drawings[h])
+        p.draw.polygon(big.corners(h), fill=HEX_FILL.get(drawings[h].fill, HEX_FILL["white"]))
     for h in hexes:
-        _tracks(painter, drawings[h], title.layout)
+        _tracks(p, drawings[h])
     for h in hexes:
-        painter.draw.polygon(big.corners(h), outline=OUTLINE,
-                             width=max(1, round(0.025 * big.radius)))
+        _outline(p, big.corners(h), OUTLINE, p.width(0.025))
     for h in hexes:
-        _borders(painter, title.hexes[h], title.layout)
+        _borders(p, title.hexes[h], title.layout)
     for h in sorted(marked, key=geometry.row_col):
-        painter.draw.polygon(big.corners(h, inset=0.07), outline=HIGHLIGHT,
-                             width=max(2, round(0.09 * big.radius)))
+        _outline(p, big.corners(h, inset=0.07), HIGHLIGHT, p.width(0.075, 2))
     for h in hexes:
-        _stops(painter, title, drawings[h], board.tokens.get(h, {}))
+        # Names go under cities and tokens: where one cannot avoid a city, the city
+        # covers the name rather than the name a company's token.
+        _name(p, drawings[h], texts[h])
     for h in hexes:
-        _texts(painter, title, drawings[h], board, phase)
-    _coordinates(painter, title, big)
+        _stops(p, title, drawings[h], board.tokens.get(h, {}))
+    for h in hexes:
+        _texts(p, title, drawings[h], texts[h], phase)
+    _coordinates(p, title, big)
     if band:
-        _caption(painter, caption, bool(marked), height * SUPERSAMPLE, band * SUPERSAMPLE)
-    return image.reduce(SUPERSAMPLE)
+        _caption(p, caption, bool(marked), height * SUPERSAMPLE, band * SUPERSAMPLE)
+    final = image.reduce(SUPERSAMPLE)
+    p.finish(final, SUPERSAMPLE)
+    return final
 
 
 def encode_png(image: Image.Image) -> bytes:
-    """PNG bytes of a picture, reduced to a 256-colour palette: flat map colours and
-    their anti-aliased edges survive it, and the file shrinks about threefold."""
+    """PNG bytes of a picture reduced to a 256-colour palette: the flat map colours and
+    their anti-aliased edges survive it, and the file is half the size."""
     quantized = image.quantize(colors=256, method=Image.Quantize.FASTOCTREE,
                                dither=Image.Dither.NONE)
     out = io.BytesIO()
-    quantized.save(out, format="PNG", optimize=False, compress_level=9)
+    quantized.save(out, format="PNG", compress_level=6)
     return out.getvalue()
 
 
-def _fill(p: _Painter, d: HexDrawing) -> None:
-    p.draw.polygon(p.g.corners(d.hex_id), fill=HEX_FILL.get(d.fill, HEX_FILL["white"]))
+def _outline(p: _Painter, corners: list[Point], colour: str, width: int) -> None:
+    # A closed line rather than a polygon's outline: Pillow draws a wide polygon
+    # outline through a mask as large as the whole picture, once per hex.
+    p.draw.line([*corners, corners[0], corners[1]], fill=colour, width=width, joint="curve")
 
 
-def _tracks(p: _Painter, d: HexDrawing, layout: str) -> None:
-    width = p.size(TRACK_WIDTH)
+def _tracks(p: _Painter, d: HexDrawing) -> None:
+    width = p.width(TRACK_WIDTH)
     for track in d.tracks:
         points = [p.px(d.hex_id, q) for q in track.points]
         if track.arrow:
             _arrow(p, points[0], points[-1], width)
-            continue
-        p.draw.line(points, fill=TRACK, width=width, joint="curve")
+        else:
+            p.draw.line(points, fill=TRACK, width=width, joint="curve")
 
 
 def _arrow(p: _Painter, start: Point, end: Point, width: int) -> None:
-    """Off-board track: a line that narrows to a point, like the printed maps'."""
+    """Off-board track: a line ending in a point, like the printed maps'."""
     d = _unit(_sub(end, start))
     n = (-d[1], d[0])
-    half = width * 0.75
-    shaft_end = (end[0] - d[0] * width * 1.4, end[1] - d[1] * width * 1.4)
-    p.draw.line([start, shaft_end], fill=TRACK, width=width)
-    p.draw.polygon([(shaft_end[0] + n[0] * half * 1.6, shaft_end[1] + n[1] * half * 1.6),
-                    (shaft_end[0] - n[0] * half * 1.6, shaft_end[1] - n[1] * half * 1.6),
+    head = (end[0] - d[0] * width * 1.4, end[1] - d[1] * width * 1.4)
+    p.draw.line([start, head], fill=TRACK, width=width)
+    p.draw.polygon([(head[0] + n[0] * width * 1.2, head[1] + n[1] * width * 1.2),
+                    (head[0] - n[0] * width * 1.2, head[1] - n[1] * width * 1.2),
                     end], fill=TRACK)
 
 
 def _borders(p: _Painter, spec: HexSpec, layout: str) -> None:
     corners = hex_corners(layout)
     for edge in spec.borders:
-        # Corners k-1 and k bound edge k (corner k lies 30 degrees past edge k).
+        # Edge e runs between corners e-1 and e.
         a = p.px(spec.id, corners[(edge - 1) % 6])
         b = p.px(spec.id, corners[edge % 6])
-        p.draw.line([a, b], fill=BORDER, width=p.size(0.1))
+        p.draw.line([a, b], fill=BORDER, width=p.width(0.1))
 
 
 def _stops(p: _Painter, title: Title, d: HexDrawing,
@@ -830,19 +1195,12 @@ def _stops(p: _Painter, title: Title, d: HexDrawing,
         if town.bar_angle is None:
             # A thin light ring keeps the dot visible where several tracks meet in it.
             p.circle(centre, TOWN_DOT * p.r, fill=TRACK, outline="#ffffff",
-                     width=max(1, round(0.025 * p.r)))
+                     width=p.width(0.025))
             continue
-        u = _polar(town.bar_angle, 1.0)
-        v = (-u[1], u[0])
-        half_len, half_w = 0.19 * p.r, 0.06 * p.r
-        p.draw.polygon([(centre[0] + u[0] * half_len + v[0] * half_w,
-                         centre[1] + u[1] * half_len + v[1] * half_w),
-                        (centre[0] + u[0] * half_len - v[0] * half_w,
-                         centre[1] + u[1] * half_len - v[1] * half_w),
-                        (centre[0] - u[0] * half_len - v[0] * half_w,
-                         centre[1] - u[1] * half_len - v[1] * half_w),
-                        (centre[0] - u[0] * half_len + v[0] * half_w,
-                         centre[1] - u[1] * half_len + v[1] * half_w)], fill=TRACK)
+        u = _polar(town.bar_angle, 0.19 * p.r)  # along the bar
+        v = _polar(town.bar_angle + 90.0, 0.06 * p.r)  # across it
+        p.draw.polygon([(centre[0] + su * u[0] + sv * v[0], centre[1] + su * u[1] + sv * v[1])
+                        for su, sv in ((1, 1), (1, -1), (-1, -1), (-1, 1))], fill=TRACK)
     spec = title.hexes[d.hex_id]
     for city in d.cities:
         _city(p, title, spec, d.hex_id, city, tokens.get(city.index, ()), len(d.cities))
@@ -850,39 +1208,36 @@ def _stops(p: _Painter, title: Title, d: HexDrawing,
 
 def _city(p: _Painter, title: Title, spec: HexSpec, hex_id: str, city: CityMark,
           tokens: Sequence[str], cities_in_hex: int) -> None:
-    r = SLOT_RADIUS * p.r
-    line = max(1, round(0.03 * p.r))
+    r = city.slot_radius * p.r
+    line = p.width(0.03)
     cx, cy = p.px(hex_id, city.centre)
-    offsets = slot_offsets(city.slots)
+    offsets = slot_offsets(city.slots, city.slot_radius)
     # The white backing that joins several station circles into one city.
-    if city.slots == 2:
-        p.draw.rounded_rectangle((cx - 2 * r, cy - r, cx + 2 * r, cy + r), radius=r,
-                                 fill="#ffffff", outline=TRACK, width=line)
-    elif city.slots == 4:
-        p.draw.rounded_rectangle((cx - 2 * r, cy - 2 * r, cx + 2 * r, cy + 2 * r), radius=r,
-                                 fill="#ffffff", outline=TRACK, width=line)
+    if city.slots in (2, 4):
+        half_h = r if city.slots == 2 else 2 * r
+        p.draw.rounded_rectangle((cx - 2 * r, cy - half_h, cx + 2 * r, cy + half_h),
+                                 radius=r, fill="#ffffff", outline=TRACK, width=line)
     elif city.slots >= 3:
         ring = max(math.hypot(dx, dy) for dx, dy in offsets) * p.r + r
         p.circle((cx, cy), ring, fill="#ffffff", outline=TRACK, width=line)
-    reserved = [res.by for res in spec.reserved
-                if res.kind in ("home", "national") and (res.city or 0) == city.index
-                and (cities_in_hex == 1 or res.city is not None or city.index == 0)]
-    placed = list(tokens)
-    waiting = [sym for sym in dict.fromkeys(reserved)
-               if not any(_same_company(title, sym, t) for t in placed)]
+    # Home stations not yet placed: the company's symbol printed faintly in the space
+    # kept for it, as on the printed map.
+    homes = [res.by for res in spec.reserved if res.kind in ("home", "national")
+             and ((res.city or 0) == city.index or cities_in_hex == 1)]
+    waiting = [sym for sym in dict.fromkeys(homes)
+               if not any(_same_company(title, sym, t) for t in tokens)]
     for slot, (dx, dy) in enumerate(offsets):
         centre = (cx + dx * p.r, cy + dy * p.r)
         p.circle(centre, r, fill="#ffffff", outline=TRACK, width=line)
-        if slot < len(placed):
-            _token(p, title, centre, r - line, placed[slot])
-        elif waiting and slot == len(placed):
-            # A home station not yet placed: the company's symbol printed faintly in
-            # the space kept for it, as on the printed map.
-            sym = waiting.pop(0)
-            colour = company_colour(title, sym)
-            p.circle(centre, r - line * 1.5, fill=None, outline=colour,
-                     width=max(1, round(0.035 * p.r)))
-            _fit_text(p, centre, sym, 2 * (r - 2 * line), 0.17, fill="#707070")
+        if slot < len(tokens):
+            colour = company_colour(title, tokens[slot])
+            p.circle(centre, r * 0.88, fill=colour, outline="#000000", width=p.width(0.012))
+            p.fit_text(centre, tokens[slot], 1.55 * r, 0.2, fill=ink_on(colour), bold=True)
+        elif slot - len(tokens) < len(waiting):
+            sym = waiting[slot - len(tokens)]
+            p.circle(centre, r * 0.8, fill=None, outline=company_colour(title, sym),
+                     width=p.width(0.035))
+            p.fit_text(centre, sym, 1.3 * r, 0.17, fill="#6a6a6a")
 
 
 def _same_company(title: Title, a: str, b: str) -> bool:
@@ -892,267 +1247,111 @@ def _same_company(title: Title, a: str, b: str) -> bool:
         return a == b
 
 
-def _token(p: _Painter, title: Title, centre: Point, radius: float, sym: str) -> None:
-    colour = company_colour(title, sym)
-    p.circle(centre, radius, fill=colour, outline="#000000",
-             width=max(1, round(0.015 * p.r)))
-    _fit_text(p, centre, sym, 1.8 * radius, 0.2, fill=ink_on(colour), bold=True)
-
-
-def _fit_text(p: _Painter, centre: Point, text: str, room: float, size: float, *,
-              fill: str, bold: bool = False) -> None:
-    """Text centred at ``centre``, shrunk to fit ``room`` pixels; a long symbol
-    (NC&StL) goes on two lines rather than becoming unreadably small."""
-    px = size * p.r
-    minimum = 0.12 * p.r
-    while px > minimum and p.text_width(text, px, bold) > room:
-        px -= 0.01 * p.r
-    if p.text_width(text, px, bold) <= room or len(text) < 4:
-        p.text(centre, text, px, bold=bold, fill=fill)
+def _name(p: _Painter, d: HexDrawing, t: TextLayout) -> None:
+    if t.name is None:
         return
-    cut = text.find("&") + 1 if "&" in text[1:-1] else len(text) // 2
-    top, bottom = text[:cut], text[cut:]
-    px = size * p.r
-    while px > minimum and max(p.text_width(top, px, bold),
-                               p.text_width(bottom, px, bold)) > room * 0.92:
-        px -= 0.01 * p.r
-    p.text((centre[0], centre[1] - 0.5 * px), top, px, bold=bold, fill=fill)
-    p.text((centre[0], centre[1] + 0.5 * px), bottom, px, bold=bold, fill=fill)
+    halo = HEX_FILL.get(d.fill, HEX_FILL["white"])
+    x, y = t.name.first
+    for i, line in enumerate(t.name.lines):
+        at = p.px(d.hex_id, (x, y + i * t.name.size * 1.15))
+        p.text(at, line, t.name.size * p.r, fill=INK, halo=halo, halo_width=0.03 * p.r,
+               now=True)
 
 
-# --- text placement
-
-
-def _obstacles(d: HexDrawing) -> list[_Obstacle]:
-    out = []
-    for track in d.tracks:
-        pts = track.points
-        for a, b in zip(pts, pts[1:], strict=False):
-            steps = max(1, math.ceil(_norm(_sub(b, a)) / 0.08))
-            for i in range(steps + 1):
-                out.append(_Obstacle((a[0] + (b[0] - a[0]) * i / steps,
-                                      a[1] + (b[1] - a[1]) * i / steps), TRACK_WIDTH / 2))
-    for city in d.cities:
-        for k in range(city.slots):
-            out.append(_Obstacle(city.slot_centre(k), SLOT_RADIUS + 0.02))
-        out.append(_Obstacle(city.centre, SLOT_RADIUS))
-    for town in d.towns:
-        out.append(_Obstacle(town.centre, 0.2 if town.bar_angle is not None else TOWN_DOT))
-    return out
-
-
-def _clearance(at: Point, radius: float, obstacles: Sequence[_Obstacle]) -> float:
-    if not obstacles:
-        return 1.0
-    return min(_norm(_sub(at, o.at)) - o.radius for o in obstacles) - radius
-
-
-def _spot_candidates(layout: str, distance: float) -> list[Point]:
-    corners = [_polar(edge_angle(layout, e) + 30.0, distance) for e in range(6)]
-    sides = [_polar(edge_angle(layout, e), distance * 0.92) for e in range(6)]
-    return corners + sides
-
-
-def _choose_spot(layout: str, radius: float, obstacles: list[_Obstacle],
-                 near: Point | None = None, distance: float = 0.6) -> Point:
-    best: tuple[float, Point] | None = None
-    for c in _spot_candidates(layout, distance):
-        # Enough room counts; beyond that, nearer its city is better.
-        score = min(_clearance(c, radius, obstacles), 0.1)
-        if near is not None:
-            score -= 0.1 * _norm(_sub(c, near))
-        if best is None or score > best[0] + 1e-9:
-            best = (score, c)
-    assert best is not None
-    return best[1]
-
-
-def _wrap_name(name: str) -> list[str]:
-    """A long place name on two lines, broken at "&" or the space nearest the middle."""
-    if len(name) <= 12 or " " not in name:
-        return [name]
-    words = name.split(" ")
-    best = min(range(1, len(words)),
-               key=lambda i: abs(len(" ".join(words[:i])) - len(" ".join(words[i:]))))
-    return [" ".join(words[:best]), " ".join(words[best:])]
-
-
-def _texts(p: _Painter, title: Title, d: HexDrawing, board: BoardLike,
+def _texts(p: _Painter, title: Title, d: HexDrawing, t: TextLayout,
            phase: str | None) -> None:
-    spec = title.hexes[d.hex_id]
-    layout = title.layout
-    obstacles = _obstacles(d)
-    fill = HEX_FILL.get(d.fill, HEX_FILL["white"])
-    name_size = 0.2
-
-    if spec.name:
-        lines = _wrap_name(spec.name)
-        size = name_size
-        widest = max(p.text_width(line, size * p.r) for line in lines) / p.r
-        if widest > 1.55:
-            size *= 1.55 / widest
-            widest = 1.55
-        block = size * 1.15 * len(lines)
-        options = []
-        for sign in (-1.0, 1.0):
-            mid = sign * (0.62 if len(lines) == 1 else 0.55)
-            probes = [_Obstacle((x * widest / 2, mid + dy * block / 2), 0.0)
-                      for x in (-1.0, -0.5, 0.0, 0.5, 1.0) for dy in (-0.5, 0.5)]
-            score = min(_clearance(q.at, 0.0, obstacles) for q in probes)
-            options.append((score + (0.02 if sign < 0 else 0.0), mid))
-        _, mid = max(options)
-        top = mid - block / 2 + size * 0.575
-        for i, line in enumerate(lines):
-            at = p.px(d.hex_id, (0.0, top + i * size * 1.15))
-            p.text(at, line, size * p.r, fill=INK, halo=fill, halo_width=0.03 * p.r)
-        for x in (-1.0, -0.5, 0.0, 0.5, 1.0):
-            obstacles.append(_Obstacle((x * widest / 2, mid), block / 2 + 0.02))
-
-    if d.offboard is not None:
-        _value_strip(p, title, d.hex_id, (0.0, 0.0), d.offboard, phase, 0.22)
-
-    revenues = _city_revenues(d)
-    for at, revenue in revenues:
-        if isinstance(revenue, FrozenDict):
-            continue
-        if revenue == 0:
-            continue  # a blank printed city: its value comes with its tile
-        spot = _choose_spot(layout, 0.15, obstacles, near=at, distance=0.55)
-        obstacles.append(_Obstacle(spot, 0.16))
-        _revenue_bubble(p, p.px(d.hex_id, spot), str(revenue))
-    for at, revenue in revenues:
-        if isinstance(revenue, FrozenDict):
-            below = (at[0], at[1] + 0.35 if at[1] <= 0.1 else at[1] - 0.35)
-            _value_strip(p, title, d.hex_id, below, revenue, phase, 0.17)
-
-    if d.label:
-        spot = _choose_spot(layout, 0.14, obstacles, distance=0.62)
-        obstacles.append(_Obstacle(spot, 0.16))
-        p.text(p.px(d.hex_id, spot), d.label, 0.28 * p.r, bold=True, fill=INK, halo=fill,
-               halo_width=0.025 * p.r)
-
-    if d.tile_name is None and spec.terrain_cost and spec.buildable:
-        spot = (0.0, 0.0) if not d.cities and not d.towns and not spec.name else \
-            _choose_spot(layout, 0.17, obstacles, distance=0.55)
-        obstacles.append(_Obstacle(spot, 0.2))
-        _terrain(p, d.hex_id, spot, spec, title.currency, fill)
-
-    if d.tile_name is not None:
-        spot = _choose_spot(layout, 0.1, obstacles, distance=0.7)
-        p.text(p.px(d.hex_id, spot), d.tile_name, 0.14 * p.r, fill="#333333", halo=fill,
-               halo_width=0.02 * p.r)
-
-
-def _city_revenues(d: HexDrawing) -> list[tuple[Point, Revenue]]:
-    """One value per city, or a single one for a tile whose cities all pay the same
-    (the printed OO and multi-city tiles show it once)."""
-    out: list[tuple[Point, Revenue]] = []
-    values = [c.revenue for c in d.cities]
-    if len(values) > 1 and all(v == values[0] for v in values):
-        centre = (sum(c.centre[0] for c in d.cities) / len(values),
-                  sum(c.centre[1] for c in d.cities) / len(values))
-        out.append((centre, values[0]))
-    else:
-        out.extend((c.centre, c.revenue) for c in d.cities)
-    out.extend((t.centre, t.revenue) for t in d.towns)
-    return out
-
-
-def _revenue_bubble(p: _Painter, at: Point, text: str) -> None:
-    radius = 0.15 * p.r
-    p.circle(at, radius, fill="#ffffff", outline=TRACK, width=max(1, round(0.02 * p.r)))
-    _fit_text(p, at, text, 1.7 * radius, 0.2, fill=INK, bold=True)
+    halo = HEX_FILL.get(d.fill, HEX_FILL["white"])
+    for centre, revenue, size in t.strips:
+        _value_strip(p, title, d.hex_id, centre, revenue, phase, size)
+    for spot, value in t.revenues:
+        at = p.px(d.hex_id, spot)
+        p.circle(at, BUBBLE * p.r, fill="#ffffff", outline=TRACK, width=p.width(0.02))
+        p.fit_text(at, str(value), 1.75 * BUBBLE * p.r, 0.2, fill=INK, bold=True)
+    if t.terrain is not None:
+        _terrain(p, d.hex_id, t.terrain, title.hexes[d.hex_id], title.currency, halo)
+    if t.label is not None:
+        spot, size = t.label
+        p.text(p.px(d.hex_id, spot), d.label or "", size * p.r, bold=True, fill=INK,
+               halo=halo, halo_width=0.025 * p.r)
+    if t.tile_name is not None:
+        p.text(p.px(d.hex_id, t.tile_name), d.tile_name or "", 0.14 * p.r, fill="#333333",
+               halo=halo, halo_width=0.02 * p.r)
 
 
 def _value_strip(p: _Painter, title: Title, hex_id: str, centre: Point, revenue: Revenue,
                  phase: str | None, size: float) -> None:
-    """Phase values as the printed maps show them, one coloured box per phase, with
-    the value now in force framed and in bold."""
-    if not isinstance(revenue, FrozenDict):
-        _revenue_bubble(p, p.px(hex_id, centre), str(revenue))
-        return
-    keys = [k for k in title.phase_keys if k in revenue] + \
-        [k for k in revenue if k not in title.phase_keys]
-    current = current_phase_key(title, revenue, phase)
-    box_w = size * 1.9
-    box_h = size * 1.35
-    total = box_w * len(keys)
-    x0 = centre[0] - total / 2
+    """Phase values as the printed maps show them, one box per phase in its colour,
+    the value in force framed and in bold."""
+    values = revenue if isinstance(revenue, FrozenDict) else FrozenDict({"": revenue})
+    keys = [k for k in title.phase_keys if k in values] + \
+        [k for k in values if k not in title.phase_keys]
+    current = current_phase_key(title, revenue, phase) if isinstance(revenue, FrozenDict) \
+        else ""
+    box_w, box_h = size * 1.9, size * 1.35
+    x0 = centre[0] - box_w * len(keys) / 2
     for i, key in enumerate(keys):
-        left = x0 + i * box_w
-        a = p.px(hex_id, (left, centre[1] - box_h / 2))
-        b = p.px(hex_id, (left + box_w, centre[1] + box_h / 2))
-        colour = _key_colour(title, key)
+        a = p.px(hex_id, (x0 + i * box_w, centre[1] - box_h / 2))
+        b = p.px(hex_id, (x0 + (i + 1) * box_w, centre[1] + box_h / 2))
+        colour = _key_colour(title, key) if key else "#ffffff"
         p.draw.rectangle((a[0], a[1], b[0], b[1]), fill=colour, outline=TRACK,
-                         width=max(1, round(0.015 * p.r)))
-        mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
-        p.text(mid, str(revenue[key]), size * 0.95 * p.r, bold=key == current,
-               fill=ink_on(colour))
+                         width=p.width(0.015))
+        p.text(((a[0] + b[0]) / 2, (a[1] + b[1]) / 2), str(values[key]), size * 0.95 * p.r,
+               bold=key == current, fill=ink_on(colour))
     if current in keys:
-        i = keys.index(current)
-        pad = 0.035
+        i, pad = keys.index(current), 0.035
         a = p.px(hex_id, (x0 + i * box_w - pad, centre[1] - box_h / 2 - pad))
         b = p.px(hex_id, (x0 + (i + 1) * box_w + pad, centre[1] + box_h / 2 + pad))
-        p.draw.rectangle((a[0], a[1], b[0], b[1]), outline="#000000",
-                         width=max(2, round(0.05 * p.r)))
+        p.draw.rectangle((a[0], a[1], b[0], b[1]), outline="#000000", width=p.width(0.05, 2))
 
 
 def _terrain(p: _Painter, hex_id: str, spot: Point, spec: HexSpec, currency: str,
              halo: str) -> None:
-    """A mountain or water sign above the cost a company pays to build there."""
-    kind = spec.terrain[0] if spec.terrain else "mountain"
-    icon_c = (spot[0], spot[1] - 0.08)
-    if kind == "water":
+    """A mountain or water sign above the cost the first company to build there pays."""
+    x, y = spot[0], spot[1] - 0.08
+    if "water" in spec.terrain:
         for dy in (-0.05, 0.04):
-            pts = [p.px(hex_id, (icon_c[0] + x, icon_c[1] + dy + 0.035 * math.sin(x * 28)))
-                   for x in [i * 0.03 - 0.15 for i in range(11)]]
-            p.draw.line(pts, fill=WATER, width=max(1, round(0.04 * p.r)), joint="curve")
+            wave = [p.px(hex_id, (x + u, y + dy + 0.035 * math.sin(u * 28)))
+                    for u in (i * 0.03 - 0.15 for i in range(11))]
+            p.draw.line(wave, fill=WATER, width=p.width(0.04), joint="curve")
     else:
-        p.draw.polygon([p.px(hex_id, (icon_c[0] - 0.15, icon_c[1] + 0.09)),
-                        p.px(hex_id, (icon_c[0] + 0.15, icon_c[1] + 0.09)),
-                        p.px(hex_id, (icon_c[0], icon_c[1] - 0.12))], fill=MOUNTAIN)
+        p.draw.polygon([p.px(hex_id, (x - 0.15, y + 0.09)), p.px(hex_id, (x + 0.15, y + 0.09)),
+                        p.px(hex_id, (x, y - 0.12))], fill=MOUNTAIN)
     p.text(p.px(hex_id, (spot[0], spot[1] + 0.12)), f"{currency}{spec.terrain_cost}",
            0.17 * p.r, bold=True, fill=INK, halo=halo, halo_width=0.02 * p.r)
 
 
 def _coordinates(p: _Painter, title: Title, g: MapGeometry) -> None:
     """The printed coordinates round the map: row names at both sides, column names
-    at top and bottom, each where the map has hexes in that row or column."""
+    at top and bottom, for every row and column that has hexes."""
     positions = [g.row_col(h) for h in title.hexes]
-    rows = sorted({r for r, _ in positions})
-    cols = sorted({c for _, c in positions})
     width, height = g.size
     size = 0.26 * g.radius
 
     def name(index: int, axis: str) -> str:
         return chr(ord("A") + index) if title.grid.letters == axis else str(index)
 
-    for row in rows:
-        y = g.row_y(row)
-        text = name(row, "rows")
-        p.text((g.margin * 0.5, y), text, size, bold=True, fill="#444444")
-        p.text((width - g.margin * 0.5, y), text, size, bold=True, fill="#444444")
-    for col in cols:
-        x = g.col_x(col)
-        text = name(col, "columns")
-        p.text((x, g.margin * 0.5), text, size, bold=True, fill="#444444")
-        p.text((x, height - g.margin * 0.5), text, size, bold=True, fill="#444444")
+    for row in sorted({r for r, _ in positions}):
+        for x in (g.margin * 0.5, width - g.margin * 0.5):
+            p.text((x, g.row_y(row)), name(row, "rows"), size, bold=True, fill=COORDINATE_INK)
+    for col in sorted({c for _, c in positions}):
+        for y in (g.margin * 0.5, height - g.margin * 0.5):
+            p.text((g.col_x(col), y), name(col, "columns"), size, bold=True,
+                   fill=COORDINATE_INK)
 
 
 def _caption(p: _Painter, caption: str | None, marked: bool, top: float, band: float) -> None:
-    y = top + band / 2
-    x = p.g.margin
-    size = 0.26 * p.g.radius / SUPERSAMPLE * SUPERSAMPLE
+    """The caption line under the map, and the key to the highlight when there is one."""
+    y, x = top + band / 2, p.g.margin
+    size = 0.26 * p.g.radius
     if caption:
-        f = font(round(size))
-        p.draw.text((x, y), caption, font=f, fill=INK, anchor="lm")
-        x += f.getlength(caption) + 1.0 * p.g.radius
+        p.text((x, y), caption, size, anchor="lm")
+        x += font(round(size)).getlength(caption) + p.g.radius
     if marked:
         s = 0.22 * p.g.radius
         p.draw.rectangle((x, y - s, x + 2 * s, y + s), outline=HIGHLIGHT,
-                         width=max(2, round(0.09 * p.g.radius)))
-        p.draw.text((x + 2 * s + 0.2 * p.g.radius, y), "changed since your last report",
-                    font=font(round(size)), fill=INK, anchor="lm")
+                         width=p.width(0.075, 2))
+        p.text((x + 2 * s + 0.2 * p.g.radius, y), "changed since your last report", size,
+               anchor="lm")
 
 
 # --------------------------------------------------------------------------- games

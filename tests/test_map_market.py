@@ -1,0 +1,126 @@
+"""The stock market picture (moderator.marketimage): zones, tokens, stacking order."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+from engine.game import Game
+from engine.market import StockMarket
+from engine.records import import_record
+from engine.title import available_titles, load_title
+from moderator.mapimage import company_colour, rgb
+from moderator.marketimage import (
+    ZONE_FILL,
+    market_geometry,
+    render_game_market,
+    render_market,
+)
+
+FIXTURE = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "18TN" / "7818.json"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+@pytest.fixture(scope="module")
+def finished() -> Game:
+    return import_record(json.loads(FIXTURE.read_text())).game
+
+
+def picture(png: bytes) -> Image.Image:
+    image = Image.open(io.BytesIO(png))
+    assert image.format == "PNG"
+    return image.convert("RGB")
+
+
+def near(pixel: tuple[int, ...] | float | None, colour: str, tolerance: int = 40) -> bool:
+    assert isinstance(pixel, tuple)
+    return all(abs(a - b) <= tolerance for a, b in zip(pixel[:3], rgb(colour), strict=True))
+
+
+def test_tokens_stand_on_their_spaces_in_company_colours(finished: Game) -> None:
+    title, market = finished.state.title, finished.state.market
+    image = picture(render_game_market(finished))
+    g = market_geometry(title)
+    assert image.size == g.size
+    placed = 0
+    for pos, stack in market.stacks.items():
+        for depth, sym in enumerate(stack):
+            x, y = g.token_centre(pos, depth, len(stack))
+            r = g.token_radius(len(stack))
+            x0, y0, x1, y1 = g.cell_box(pos)
+            assert x0 < x < x1 and y0 < y < y1
+            # Below the symbol, the token's own colour.
+            assert near(image.getpixel((round(x), round(y + 0.7 * r))),
+                        company_colour(title, sym)), (sym, pos)
+            placed += 1
+    assert placed == len(market.positions) == 6
+
+
+def test_the_top_of_a_stack_is_in_front_and_numbered() -> None:
+    title = load_title("18TN")
+    market = StockMarket(title.market)
+    for sym in ("SR", "TC", "IC", "GMO"):
+        market.place(sym, (1, 12))  # each new arrival goes under the others
+    assert market.stacks[(1, 12)] == ["SR", "TC", "IC", "GMO"]
+    image = picture(render_market(title, market))
+    g = market_geometry(title)
+    r = g.token_radius(4)
+    for depth in range(3):
+        # Where a token and the one beneath it overlap, the upper one shows.
+        x, y = g.token_centre((1, 12), depth, 4)
+        x2, _ = g.token_centre((1, 12), depth + 1, 4)
+        assert x2 - x < 2 * r, "the stack overlaps"
+        overlap = ((x + x2) / 2, y + 0.45 * r)
+        upper = market.stacks[(1, 12)][depth]
+        assert near(image.getpixel((round(overlap[0]), round(overlap[1]))),
+                    company_colour(title, upper)), upper
+    # Each token carries its place in the stack on a white disc.
+    for depth in range(4):
+        x, y = g.token_centre((1, 12), depth, 4)
+        assert near(image.getpixel((round(x + 0.7 * r), round(y - 0.75 * r - 0.3 * r))),
+                    "#ffffff", 60)
+
+
+def test_zones_are_coloured() -> None:
+    title = load_title("18TN")
+    image = picture(render_market(title, StockMarket(title.market)))
+    g = market_geometry(title)
+    for cell in title.market.cells():
+        x0, y0, x1, y1 = g.cell_box((cell.row, cell.col))
+        # The lower middle of an empty space: its zone's colour.
+        point = ((x0 + x1) // 2, y0 + 3 * (y1 - y0) // 4)
+        assert near(image.getpixel(point), ZONE_FILL.get(cell.zone, ZONE_FILL[None])), cell
+
+
+@pytest.mark.parametrize("title_name", available_titles())
+def test_every_title_draws_its_market(title_name: str) -> None:
+    title = load_title(title_name)
+    market = StockMarket(title.market)
+    first = title.market.par_cells()[0]
+    for c in title.corporations[:3]:
+        market.place(c.sym, (first.row, first.col))
+    png = render_market(title, market, caption=f"{title.name} market")
+    image = picture(png)
+    width, height = market_geometry(title).size
+    assert image.size[0] == width and image.size[1] > height
+    assert len(png) < 100_000
+
+
+def test_market_golden(finished: Game) -> None:
+    png = render_game_market(finished, caption="18TN 7818 at its end")
+    path = GOLDEN / "market_18TN_end.png"
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        GOLDEN.mkdir(exist_ok=True)
+        path.write_bytes(png)
+        return
+    if not path.exists():
+        pytest.fail(f"no golden {path.name}: run with UPDATE_GOLDEN=1 and look at it")
+    new, old = picture(png), Image.open(path).convert("RGB")
+    assert new.size == old.size
+    histogram = ImageChops.difference(new, old).convert("L").histogram()
+    assert sum(histogram[48:]) / (new.size[0] * new.size[1]) < 0.003
