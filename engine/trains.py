@@ -46,11 +46,13 @@ def train_limit(rules: Rules, state: GameState, corp: Corporation) -> int:
 
 
 def over_limit(rules: Rules, state: GameState) -> list[Corporation]:
-    """Corporations owning more trains than the phase allows: they must discard."""
-    return [
+    """Corporations owning more trains than the phase allows: they must discard, in
+    market order (highest price, right-most, top of the stack first; 1851 says so)."""
+    over = [
         c for c in state.corporations.values()
         if c.floated and not c.closed and len(c.trains) > train_limit(rules, state, c)
     ]
+    return sorted(over, key=lambda c: state.market.order_key(c.sym))
 
 
 def take_from_offering(rules: Rules, state: GameState, corp: Corporation, price: int) -> Train:

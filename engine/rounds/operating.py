@@ -168,7 +168,7 @@ class OperatingRound(Round):
             out.append("run auto | run TRAIN: HEX HEX ...")
         if t.revenue is not None and not t.dividend_done:
             out += ["pay", "withhold"] + (["half"] if self.rules.half_dividends else [])
-        if t.step >= 3 or not corp.trains:
+        if (t.step >= 3 or not corp.trains) and self._can_buy_train(corp):
             offer = trains.next_offered(self.state)
             if offer is not None:
                 price = self.state.title.train(offer.name).price

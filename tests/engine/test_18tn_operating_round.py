@@ -32,7 +32,6 @@ from tn_scenarios import (
     forced_purchase_position,
     four_company_opening,
     now,
-    operate_plainly,
     pass_stock_round,
     play,
     play_operating_round,
@@ -238,6 +237,16 @@ def test_4_2_b_an_upgrade_then_no_yellow_tile() -> None:
     assert "G12" not in g.state.board.tiles
 
 
+def test_4_2_1_a_no_brown_tile_before_phase_5() -> None:
+    g = record_game(272)  # TC's first turn, phase 4; Nashville holds the green N tile
+    assert g.rules.phase(g.state).name == "4"
+    with pytest.raises(GameError, match="brown tiles are not available in phase 4"):
+        g.apply(P1, LayTile("170", "F11", 4))
+    g = record_game(OR_5_2_LN)  # phase 5: the same upgrade (by the L&N) is accepted
+    g.apply(P3, LayTile("170", "F11", 4))
+    assert g.state.board.tiles["F11"].name == "170"
+
+
 def test_4_2_1_a_no_green_tile_before_phase_3() -> None:
     g = to_second_operating_round()
     assert now(g) == "TC"
@@ -346,6 +355,18 @@ def test_4_2_1_j_a_tile_must_connect_to_a_station() -> None:
     assert g.state.board.tiles["F9"].name == "7"
 
 
+def test_4_2_1_j_an_upgrade_needs_new_track_reached_from_a_station() -> None:
+    # Appendix 1: an upgrade whose new track the company cannot reach is refused, even
+    # though its station reaches the old track. B15 holds 8 joining Louisville (W) and
+    # Cincinnati (NE); the L&N's station is in Louisville.
+    g = record_game(OR_4_2_LN)
+    # 23 keeps W-NE and adds NE-SW: reached only by reversing at the NE side.
+    with pytest.raises(GameError, match="does not connect to a L&N station"):
+        g.apply(P3, LayTile("23", "B15", 3))
+    g.apply(P3, LayTile("24", "B15", 1))  # 24 keeps W-NE and adds W-E, from Louisville
+    assert g.state.board.tiles["B15"].name == "24"
+
+
 def test_4_2_1_b_a_tile_whose_copies_are_all_on_the_map_cannot_be_laid() -> None:
     def opening(curves: bool) -> Game:
         """OR 1 laying all four sharp curves (tile 7), or only two of them; then OR 2."""
@@ -451,6 +472,13 @@ def test_4_2_3_declared_routes_earn_the_printed_values() -> None:
     # Cincinnati 50 + Louisville 30; Louisville 30 + Bowling Green 10. Both trains use
     # Louisville, each on its own track: allowed (4.2.3(j)).
     assert run(g, ("2", ("A16", "B15", "B13")), ("2", ("B13", "C12", "D11"))) == 120
+    ln = g.state.corporations["L&N"]
+    shares = {seat: ln.percent_held_by(seat) for seat in g.state.seats}
+    cash = {seat: p.cash for seat, p in g.state.players.items()}
+    g.apply(P3, Dividend("payout"))
+    assert {seat: g.state.players[seat].cash - cash[seat] for seat in cash} == {
+        seat: 120 * pct // 100 for seat, pct in shares.items()}
+    assert shares[P3] >= 50  # the president's share, paid $12 a share
 
 
 def test_4_2_3_j_two_trains_may_not_share_track() -> None:
@@ -478,6 +506,14 @@ def test_4_2_3_g_no_city_twice() -> None:
         run(g, ("8", loop))
     g = record_game(OR_7_2_SR)
     assert run(g, ("8", loop[:-2])) > 0  # the same track, stopping before Knoxville again
+
+
+def test_4_2_3_g_an_off_board_area_is_one_place_whatever_its_arrows() -> None:
+    g = record_game(576)  # GMO's 6-train; Little Rock H1 touches Memphis H3 and I2
+    with pytest.raises(GameError, match="no legal route"):
+        run(g, ("6", ("H1", "H3", "I2", "H1")))  # out by one arrow, back by another
+    g = record_game(576)
+    assert run(g, ("6", ("H1", "H3"))) > 0
 
 
 def test_4_2_3_h_no_running_through_an_off_board_area() -> None:
@@ -516,6 +552,10 @@ def test_4_2_3_1_run_auto_is_at_least_as_good_as_the_declared_run(n: int) -> Non
     replay_moves(declared, n, n + 1)
     auto.apply(president(auto), RunRoutes(auto=True))
     assert revenue(auto) >= revenue(declared)  # type: ignore[operator]
+    if n == OR_3_1_LN + 1:
+        # Only Louisville holds an L&N station and each 2-train needs it: Cincinnati-
+        # Louisville (80) and Louisville-Bowling Green (40) is the best there is.
+        assert revenue(auto) == 120
 
 
 # --- 4.2.4: dividends and the share price -------------------------------------------------
@@ -650,9 +690,12 @@ def test_table_III_tcc_free_tile_needs_no_connection_and_no_normal_lay() -> None
     g = record_game(OR_4_2_LN)  # L&N owns TCC; H17 (mountain, $120) is far from its track
     assert g.state.privates["TCC"].owner == "L&N"
     cash = g.state.corporations["L&N"].cash
+    with pytest.raises(GameError, match="does not own OWR"):
+        g.apply(P3, UsePrivate("OWR", LayTile("9", "E16", 0)))  # OWR is Player 4's
     g.apply(P3, UsePrivate("TCC", LayTile("9", "H17", 0)))
     assert g.state.board.tiles["H17"].name == "9"
     assert g.state.corporations["L&N"].cash == cash  # free: no terrain either
+    assert not g.state.privates["TCC"].closed  # using it does not close it
     # Its two normal yellow lays remain (the recorded ones).
     g.apply(P3, LayTile("57", "G12", 2))
     g.apply(P3, LayTile("8", "H13", 2))
@@ -691,6 +734,7 @@ def test_table_III_owr_bought_in_the_first_round_and_laid_at_once() -> None:
 
 def test_table_III_ability_lost_once_another_tile_is_laid_there() -> None:
     g = record_game(OR_4_1_SR_BUYS_ETWCR)
+    assert g.state.privates["ETWCR"].owner == P2  # a player's private blocks nothing
     g.apply(P2, LayTile("9", "F19", 1))  # an ordinary lay in F19, paying $120
     g.apply(P2, BuyPrivate("ETWCR", seller=P2, price=60))
     with pytest.raises(GameError, match="lost"):
@@ -719,12 +763,3 @@ def test_table_III_privates_close_when_the_first_5_train_is_bought() -> None:
     replay_moves(g, 287, 288)
     assert g.round_name == "Operating Round 5.2"
     assert {sym: c.cash for sym, c in g.state.corporations.items() if sym != "GMO"} == cash
-
-
-def test_operate_plainly_helper_sanity() -> None:
-    """The helper used above plays a turn without skipping a required step."""
-    g = three_company_opening()
-    tc_builds_nashville_and_lebanon(g)
-    operate_plainly(g)  # TC has a route and no train: it buys one
-    assert [t.name for t in g.state.corporations["TC"].trains] == ["2"]
-    assert now(g) == "SR"

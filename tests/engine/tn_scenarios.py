@@ -11,6 +11,7 @@ Every scenario is played through `Game.apply` with real actions. Two sources:
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 from collections.abc import Callable
@@ -65,7 +66,6 @@ OR_5_1_TC_TRAINS = 274  # TC's train step in phase 4
 OR_5_1_NCSTL_BUYS_4 = 279
 OR_5_2_LN = 288  # phase 5 (brown off-board values)
 OR_5_2_GMO = 308
-SR_6_START = 312
 OR_6_3_GMO_TRAIN = 402  # GMO: no train, $540; the second 6-train makes phase 6½
 OR_7_1_SR = 437  # SR with an obsolete 4-train
 OR_7_1_NCSTL = 441
@@ -85,12 +85,31 @@ def _record() -> tuple[Setup, tuple[Move, ...]]:
     return replay.game.setup, tuple(replay.game.log)
 
 
+# Positions already reached, per (moves, options): a test gets a deep copy (replaying
+# 500 moves for every test would make the files slow).
+_POSITIONS: dict[tuple[int, frozenset[str] | None], Game] = {}
+
+
 def record_game(n: int, options: frozenset[str] | None = None) -> Game:
     """The recorded game 7818 after its first `n` moves (optionally with game options)."""
     setup, log = _record()
     if options is not None:
         setup = replace(setup, options=options)
-    return Game(setup, log[:n])
+    key = (n, options)
+    if key not in _POSITIONS:
+        start = max((k for k, o in _POSITIONS if o == options and k <= n), default=None)
+        if start is None:
+            game = Game(setup, log[:n])
+        else:
+            game = _copy(_POSITIONS[(start, options)])
+            replay_moves(game, start, n)
+        _POSITIONS[key] = game
+    return _copy(_POSITIONS[key])
+
+
+def _copy(game: Game) -> Game:
+    """An independent copy of a game (the title data and the rules are shared)."""
+    return copy.deepcopy(game, {id(game.rules): game.rules, id(game.state.title): game.state.title})
 
 
 def record_move(n: int) -> Move:
@@ -257,20 +276,7 @@ def forced_purchase_position() -> Game:
     OR 2: the L&N buys the train back for $1. TC ($1) must now buy the cheapest train, a
     2-train for $80, and its president Bob has $30: he must sell stock (4.2.5.2).
     """
-    g = four_company_opening()
-    play(g, ("Ann", BuyTrain("2")))
-    play(g, ("Bob", LayTile("57", "F11", 1)), ("Bob", LayTile("4", "F13", 1)))
-    buy_train_from(g, "L&N", "2", 760)
-    play_operating_round(g, lambda g: g.apply(president(g), Done()))
-    pass_stock_round(g)
-    assert now(g) == "L&N"
-    to_train_step(g)
-    buy_train_from(g, "TC", "2", 1)
-    if still_operating(g, "L&N"):
-        g.apply("Ann", Done())
-    assert now(g) == "TC"
-    to_train_step(g)
-    return g
+    return _tc_left_without_a_train(four_company_opening())
 
 
 def bankruptcy_position() -> Game:
@@ -278,36 +284,72 @@ def bankruptcy_position() -> Game:
 
     SR 1: Ann takes TCC and LNR (L&N par $90), Cy ETWCR and MCR, Di OWR. Bob pars TC at
     $80, buys Di's OWR for $210 and one more TC share: Bob 30% of TC and no cash; Ann
-    30% of TC. As in `forced_purchase_position`, TC spends everything on the L&N's train
-    and the L&N buys it back for $1 in OR 2. TC then has $1, a route and no train; Bob has
-    only OWR's revenue ($40) and may not sell TC without handing its presidency to Ann.
+    30% of TC. Cy pars GMO at $65; Di buys 40% and presides it. As in
+    `forced_purchase_position`, TC spends everything on the L&N's train and the L&N buys
+    it back for $1 in OR 2. TC then has $1, a route and no train; Bob has only OWR's
+    revenue ($40) and may not sell TC without handing its presidency to Ann. GMO operates
+    after TC.
     """
     g = new_game()
     play(g, ("Ann", BuyPrivate("TCC")), ("Bob", Pass()), ("Cy", BuyPrivate("ETWCR")),
          ("Di", Pass()), ("Ann", Pass()), ("Bob", Pass()), ("Cy", BuyPrivate("MCR")),
          ("Di", BuyPrivate("OWR")), ("Ann", BuyPrivate("LNR")), ("Ann", Par("L&N", 90)))
-    play(g, ("Bob", Par("TC", 80)), ("Cy", Pass()),
+    play(g, ("Bob", Par("TC", 80)), ("Cy", Par("GMO", 65)),
          ("Di", SellPrivate("OWR", "Bob", 210)), ("Bob", Accept()), ("Di", Done()),
-         ("Ann", BuyShares("TC")), ("Bob", BuyShares("TC")), ("Cy", Pass()), ("Di", Pass()),
-         ("Ann", BuyShares("TC")), ("Bob", Pass()), ("Cy", Pass()), ("Di", Pass()),
-         ("Ann", BuyShares("TC")))
+         ("Ann", BuyShares("TC")), ("Bob", BuyShares("TC")), ("Cy", Pass()),
+         ("Di", BuyShares("GMO")), ("Ann", BuyShares("TC")), ("Bob", Pass()), ("Cy", Pass()),
+         ("Di", BuyShares("GMO")), ("Ann", BuyShares("TC")), ("Bob", Pass()), ("Cy", Pass()),
+         ("Di", BuyShares("GMO")), ("Ann", Pass()), ("Bob", Pass()), ("Cy", Pass()),
+         ("Di", BuyShares("GMO")))
     pass_stock_round(g)
+    return _tc_left_without_a_train(g)
+
+
+def bankruptcy_with_a_saleable_share() -> Game:
+    """As `bankruptcy_position`, but Bob bought Ann's TCC ($5 a round) for $145 instead
+    of OWR, and one GMO share: in OR 2 he has $10 and a GMO share worth $55 that he may
+    sell, still $14 short of the $79 TC lacks."""
+    g = new_game()
+    play(g, ("Ann", BuyPrivate("TCC")), ("Bob", Pass()), ("Cy", BuyPrivate("ETWCR")),
+         ("Di", Pass()), ("Ann", Pass()), ("Bob", Pass()), ("Cy", BuyPrivate("MCR")),
+         ("Di", BuyPrivate("OWR")), ("Ann", BuyPrivate("LNR")), ("Ann", Par("L&N", 90)))
+    play(g, ("Bob", Par("TC", 80)), ("Cy", Par("GMO", 65)), ("Di", BuyShares("GMO")),
+         ("Ann", SellPrivate("TCC", "Bob", 145)), ("Bob", Accept()),
+         ("Ann", BuyShares("TC")), ("Bob", BuyShares("TC")), ("Cy", Pass()),
+         ("Di", BuyShares("GMO")), ("Ann", BuyShares("TC")), ("Bob", BuyShares("GMO")),
+         ("Cy", Pass()), ("Di", BuyShares("GMO")), ("Ann", BuyShares("TC")))
+    pass_stock_round(g)
+    return _tc_left_without_a_train(g)
+
+
+def _tc_left_without_a_train(g: Game, train_step: bool = True) -> Game:
+    """From OR 1: the L&N buys a 2-train, TC builds F11-F13 and buys that train for $760,
+    the others pass; OR 2: the L&N buys it back for $1. TC ($1, a route, no train) is
+    left at its train step, or at the start of its turn (`train_step` False)."""
+    assert g.round_name == "Operating Round 1.1"
     play(g, ("Ann", BuyTrain("2")))
     play(g, ("Bob", LayTile("57", "F11", 1)), ("Bob", LayTile("4", "F13", 1)))
     buy_train_from(g, "L&N", "2", 760)
+    play_operating_round(g, lambda g: g.apply(president(g), Done()))
     pass_stock_round(g)
     to_train_step(g)
     buy_train_from(g, "TC", "2", 1)
     if still_operating(g, "L&N"):
         g.apply("Ann", Done())
     assert now(g) == "TC"
-    to_train_step(g)
+    if train_step:
+        to_train_step(g)
     return g
+
+
+def tc_turn_begins_without_a_train() -> Game:
+    """`forced_purchase_position`, but at the very start of TC's turn in OR 2.1."""
+    return _tc_left_without_a_train(four_company_opening(), train_step=False)
 
 
 def phase_4_three_trains() -> Game:
     """Game 7818, OR 5.1, phase 4 (train limit 3): TC buys the recorded 4-train and IC's
-    3-train, then GMO's 3-train for $1 (TC: 4, 3, 3). TC's turn goes on."""
+    3-train, then GMO's 3-train for $1 (TC: 4, 3, 3), which ends its turn."""
     g = record_game(OR_5_1_TC_TRAINS)
     replay_moves(g, OR_5_1_TC_TRAINS, OR_5_1_TC_TRAINS + 2)
     buy_train_from(g, "GMO", "3", 1)
@@ -320,7 +362,8 @@ def phase_5_discards() -> Game:
     for $1 and the first 5-train: phase 5 (limit 2) leaves NC&StL (4, 3, 5) and TC
     (4, 3, 3) over the limit. The game stops where the discards are due."""
     g = phase_4_three_trains()
-    g.apply(P1, Done())
+    if still_operating(g, "TC"):
+        g.apply(P1, Done())
     replay_moves(g, 277, OR_5_1_NCSTL_BUYS_4 + 1)  # TN1 on Chattanooga, token, a 4-train
     buy_train_from(g, "GMO", "3", 1)
     g.apply(P2, BuyTrain("5"))
@@ -336,3 +379,38 @@ def discard(g: Game, choice: dict[str, str]) -> list[str]:
         asked.append(corp)
         g.apply(president(g), DiscardTrain(choice[corp]))
     return asked
+
+
+def civil_war_without_a_route() -> Game:
+    """`three_company_opening` played until the fourth 3-train: TC and the L&N build,
+    run, pay out and buy the next train every turn; SR buys one 2-train and never lays
+    track (a train but no route). The L&N buys the fourth 3-train in OR 4.1 (phase 3½);
+    SR operates next."""
+    g = three_company_opening()
+
+    def turn(g: Game) -> None:
+        corp, seat = now(g), president(g)
+        if corp == "SR":
+            if not g.state.corporations["SR"].trains:
+                g.apply(seat, BuyTrain("2"))
+            if still_operating(g, corp):
+                g.apply(seat, Done())
+            return
+        if corp == "TC" and "F11" not in g.state.board.tiles:
+            play(g, (seat, LayTile("57", "F11", 1)), (seat, LayTile("4", "F13", 1)))
+        if g.state.corporations[corp].trains:
+            g.apply(seat, RunRoutes(auto=True))
+            if still_operating(g, corp) and revenue(g):
+                g.apply(seat, Dividend("payout"))
+        if still_operating(g, corp):
+            g.apply(seat, BuyTrain(g.state.trains_offered[0].name))
+        if still_operating(g, corp):
+            g.apply(seat, Done())
+
+    while g.rules.phase(g.state).name != "3½":
+        if g.round_name.startswith("Stock Round"):
+            pass_stock_round(g)
+        else:
+            turn(g)
+    assert g.round_name == "Operating Round 4.1" and now(g) == "SR"
+    return g
