@@ -307,3 +307,117 @@ def test_3_6_sold_out_corporation_moves_up() -> None:
         g.apply(g.turn().seat, Pass())  # type: ignore[union-attr]
     assert g.state.market.positions["L&N"] == (row - 1, col)
     assert ln.certificates_of(IPO) == [] and ln.certificates_of(POOL) == []
+
+
+# --- 1.3-1.5, 3.2(a)(4), 3.3, 3.5(a): positions reached partly by hand ------------------
+
+
+def _regular_round() -> Game:
+    """Stock round 2 of a four-player game (SR floated, L&N floated, IC unstarted)."""
+    return _to_second_stock_round()
+
+
+def _give(g: Game, sym: str, seat: str, count: int) -> None:
+    """Hand a player plain certificates from the IPO (only to reach a position)."""
+    corp = g.state.corporations[sym]
+    for cert in [c for c in corp.certificates if c.owner == IPO and not c.president][:count]:
+        cert.owner = seat
+
+
+def _turn_of(g: Game, seat: str) -> None:
+    while g.turn().seat != seat:  # type: ignore[union-attr]
+        g.apply(g.turn().seat, Pass())  # type: ignore[union-attr]
+
+
+def test_1_3_2_illinois_central_has_a_30_percent_president_certificate() -> None:
+    g = new_game()
+    sell_out_privates(g)
+    cash = g.state.players["Bob"].cash
+    g.apply("Bob", Par("IC", 65))
+    ic = g.state.corporations["IC"]
+    assert ic.percent_held_by("Bob") == 30 and ic.president == "Bob"
+    assert g.state.players["Bob"].cash == cash - 195
+    assert len(ic.certificates) == 8
+
+
+def test_1_4_initial_offering_at_par_open_market_at_market_value() -> None:
+    g = _regular_round()
+    sr = g.state.corporations["SR"]
+    assert sr.par_price == 80 and g.state.market.price("SR") != 80
+    _turn_of(g, "Cy")
+    g.apply("Cy", SellShares("SR", 1))
+    g.apply("Cy", Pass())
+    seat = g.turn().seat  # type: ignore[union-attr]
+    cash = g.state.players[seat].cash
+    g.apply(seat, BuyShares("SR", source="ipo"))
+    assert g.state.players[seat].cash == cash - 80  # par
+    g.apply(seat, Pass())
+    seat = g.turn().seat  # type: ignore[union-attr]
+    market = g.state.market.price("SR")
+    cash = g.state.players[seat].cash
+    g.apply(seat, BuyShares("SR", source="pool"))
+    assert g.state.players[seat].cash == cash - market
+
+
+def test_3_2_a_4_president_sells_10_of_his_only_20_percent() -> None:
+    g = _regular_round()
+    _turn_of(g, "Di")
+    ln = g.state.corporations["L&N"]
+    _give(g, "L&N", "Di", 2)  # Di holds 20% of the L&N; Ann holds the 20% certificate
+    assert ln.percent_held_by("Ann") == 20
+    _turn_of(g, "Ann")
+    g.apply("Ann", SellShares("L&N", 1))
+    ln = g.state.corporations["L&N"]
+    assert ln.president == "Di" and ln.certificates[0].owner == "Di"
+    assert ln.percent_held_by("Ann") == 10 and ln.pool_percent == 10
+
+
+def test_3_5_a_a_tie_after_the_presidents_sale_goes_clockwise_from_him() -> None:
+    g = _regular_round()
+    _give(g, "L&N", "Bob", 2)
+    _give(g, "L&N", "Di", 2)  # Bob and Di 20% each; Ann (president, 20%) sells 10%
+    _turn_of(g, "Ann")
+    g.apply("Ann", SellShares("L&N", 1))
+    assert g.state.corporations["L&N"].president == "Bob"  # Bob sits left of Ann
+
+
+def test_3_3_a_green_zone_shares_beyond_sixty_percent() -> None:
+    g = _regular_round()
+    _turn_of(g, "Bob")
+    sr = g.state.corporations["SR"]
+    _give(g, "SR", "Bob", 3)  # Bob: 30% + 30% = 60%
+    assert sr.percent_held_by("Bob") == 60
+    g.state.market.place("SR", (4, 0))  # $40, green zone
+    g.apply("Bob", BuyShares("SR"))
+    assert g.state.corporations["SR"].percent_held_by("Bob") == 70
+
+
+def test_3_3_b_at_the_certificate_limit_only_yellow_or_green_zone_buys() -> None:
+    g = _regular_round()
+    _turn_of(g, "Cy")
+    _give(g, "L&N", "Cy", 7)
+    _give(g, "SR", "Cy", 3)  # with MCR and the SR share bought: 12 certificates
+    from engine.shares import certificate_count
+
+    rules = g.rules
+    have = certificate_count(rules, g.state, "Cy")
+    assert have == rules.certificate_limit(g.state) == 12
+    with pytest.raises(GameError, match="holds 12 certificates; the limit is 12"):
+        g.apply("Cy", Par("GMO", 65))
+    g.state.market.place("SR", (3, 0))  # $45, yellow zone: SR no longer counts
+    assert certificate_count(rules, g.state, "Cy") == have - 4
+    g.apply("Cy", Par("GMO", 65))
+
+
+def test_3_3_b_over_the_limit_the_player_must_sell_before_anything_else() -> None:
+    g = _regular_round()
+    _turn_of(g, "Cy")
+    _give(g, "L&N", "Cy", 8)
+    _give(g, "SR", "Cy", 3)  # 13: one over the limit of 12 (a presidency swap can do this)
+    with pytest.raises(GameError, match="over the limit of 12: sell first"):
+        g.apply("Cy", Pass())
+    with pytest.raises(GameError, match="over the certificate limit and must sell first"):
+        g.apply("Cy", Par("GMO", 65))
+    g.apply("Cy", SellShares("L&N", 1))
+    g.apply("Cy", Pass())
+    assert g.turn().seat == "Di"  # type: ignore[union-attr]
