@@ -43,6 +43,10 @@ class Rules:
     pool_limit_percent = 50
     sell_in_first_stock_round = False  # 18TN 3.2(a)(1)
     sell_after_buy = True  # 18TN 3.2: the purchase may come before or after all sales
+    # 4.2.5.2(d) sales follow 3.2(a) (price of the moment); 1851 pays the price at the
+    # start of the train purchase for every share.
+    forced_sales_at_start_prices = False
+    bankrupt_forfeits_cash = True  # 18TN 6.1; 1851 counts a bankrupt player's cash
     # --- operating ---------------------------------------------------------------------
     yellow_lays_per_turn = 2  # 18TN 4.2(b): one or two yellow tiles, or one upgrade
     upgrades_per_turn = 1
@@ -368,7 +372,7 @@ class Rules:
         """6.1: cash, shares at market value, privates at par value."""
         out: dict[str, int] = {}
         for seat, player in state.players.items():
-            value = 0 if player.bankrupt else player.cash
+            value = 0 if player.bankrupt and self.bankrupt_forfeits_cash else player.cash
             for corp in state.corporations.values():
                 pct = corp.percent_held_by(seat)
                 if pct and corp.sym in state.market.positions:

@@ -167,14 +167,16 @@ def check_sale(rules: Rules, state: GameState, seat: str, corp: Corporation,
 
 
 def sell_shares(rules: Rules, state: GameState, seat: str, corp: Corporation,
-                percent: int) -> int:
+                percent: int, unit_price: int | None = None) -> int:
     """A player sells `percent` of `corp` to the Open Market; returns the money received.
 
     Presidency changes first (the new president exchanges certificates), then plain
-    certificates go to the pool; the price drops as the title's rules say.
+    certificates go to the pool; the price drops as the title's rules say. The seller is
+    paid `unit_price` per share where the rules fix it earlier (1851's forced sales),
+    else the current price.
     """
     check_sale(rules, state, seat, corp, percent)
-    unit = state.market.price(corp.sym)
+    unit = state.market.price(corp.sym) if unit_price is None else unit_price
     proceeds = unit * percent // 10
     # Who would be president after the sale decides the certificate exchange.
     others = {s: corp.percent_held_by(s) for s in state.seats if s != seat}

@@ -78,7 +78,8 @@ class CompanyTurn:
     dividend_done: bool = False
     bank_trains_bought: int = 0
     emergency: bool = False  # the president is raising cash for a forced purchase
-    sold_for_emergency: set[str] = field(default_factory=set)
+    # Prices when the forced purchase began: 1851 pays every forced sale at these.
+    emergency_prices: dict[str, int] = field(default_factory=dict)
 
 
 class OperatingRound(Round):
@@ -542,8 +543,11 @@ class OperatingRound(Round):
         unit = state.market.price(target.sym)
         require(unit * (percent - 10) // 10 < need,
                 f"{seat} may sell only enough to raise {money(state, need)} (4.2.5.2(d))")
-        sell_shares(self.rules, state, seat, target, percent)
-        t.sold_for_emergency.add(target.sym)
+        if not t.emergency_prices:
+            t.emergency_prices = {sym: state.market.price(sym) for sym in state.market.positions}
+        fixed = t.emergency_prices.get(target.sym) \
+            if self.rules.forced_sales_at_start_prices else None
+        sell_shares(self.rules, state, seat, target, percent, fixed)
 
     def _discard(self, seat: str, action: Action) -> None:
         corp = self.state.corporation(self.discards[0])
