@@ -23,10 +23,12 @@ from engine.actions import (
     DiscardTrain,
     Dividend,
     Done,
+    IssueShares,
     LayTile,
     Par,
     Pass,
     PlaceToken,
+    RedeemShares,
     RunRoutes,
     SellShares,
     UsePrivate,
@@ -144,6 +146,10 @@ def _operating_candidates(game: Game, rnd: OperatingRound) -> Iterator[Action]:
             value = private.spec.value
             for price in sorted({1, (value + 1) // 2, value, value * 3 // 2}):
                 yield BuyPrivate(private.sym, private.owner, price)
+    if "issue" in rnd.steps:
+        for count in range(1, 6):
+            yield IssueShares(count)
+            yield RedeemShares(count)
     president = corp.president or ""
     for other in state.corporations.values():
         if other.percent_held_by(president):

@@ -332,6 +332,11 @@ class Rules:
         """Whether a title's own end-of-turn step has anything to offer now."""
         return False
 
+    def step_options(self, state: GameState, corp: Corporation, step: str,
+                     round: Round) -> list[str]:
+        """What a title's own step offers, as order texts (for reports)."""
+        return []
+
     def step_action(self, state: GameState, corp: Corporation, step: str, action: Action,
                     round: Round) -> None:
         """Carry out an action of a title's own operating step (1851's issue/redeem)."""

@@ -176,6 +176,9 @@ class OperatingRound(Round):
                 out.append(f"buy train {offer.name} ({money(self.state, price)})")
             for pool_train in {tr.name for tr in self.state.trains_pool}:
                 out.append(f"buy train {pool_train} from pool")
+        for extra in self.steps[self.steps.index("train") + 1:]:
+            if extra not in STEPS and self._step_available(corp, extra):
+                out += self.rules.step_options(self.state, corp, extra, self)
         out.append("done")
         return out
 
@@ -535,6 +538,9 @@ class OperatingRound(Round):
                 f"{cheapest[0].name}-train")
         target = state.corporation(action.corporation)
         percent = action.percent if action.percent is not None else 10 * (action.count or 1)
+        why = self.rules.may_sell(state, target, state.stock_round_number + 1)
+        if why:
+            raise GameError(why)
         check_sale(self.rules, state, seat, target, percent)
         if target.sym == corp.sym:
             others = max(target.percent_held_by(s) for s in state.seats if s != seat)

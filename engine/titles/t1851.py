@@ -190,6 +190,16 @@ class Rules1851(Rules):
             return False
         return bool(_issuable(self, state, corp) or _redeemable(self, state, corp))
 
+    def step_options(self, state: GameState, corp: Corporation, step: str,
+                     round: Round) -> list[str]:
+        out = []
+        price = money(state, state.market.price(corp.sym))
+        if _issuable(self, state, corp):
+            out.append(f"issue N (at {price} a share)")
+        if _redeemable(self, state, corp):
+            out.append(f"redeem N (at {price} a share)")
+        return out
+
     def step_action(self, state: GameState, corp: Corporation, step: str, action: Action,
                     round: Round) -> None:
         """ISSUE OR REDEEM STOCK: one or the other, once per turn."""

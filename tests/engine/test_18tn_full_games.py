@@ -3,9 +3,10 @@ the bank breaking (the recorded game 7818) and a bankruptcy (a scripted game).""
 
 from __future__ import annotations
 
+from tn_scenarios import bankruptcy_with_a_saleable_share
+
 from engine.actions import Done
 from engine.game import Game
-from tn_scenarios import bankruptcy_with_a_saleable_share
 
 
 def replay_conserving(game: Game) -> Game:
