@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.game import Game
-from engine.state import IPO, POOL, TREASURY
+from engine.state import IPO, POOL, TREASURY, Train
 from engine.trains import next_offered, train_limit
 
 
@@ -58,7 +58,9 @@ class GameView:
     phase: str
     train_limit: int
     next_train: str | None
+    trains_left: tuple[tuple[str, int], ...]  # the Initial Offering by type, in order
     trains_in_pool: tuple[str, ...]
+    market: tuple[tuple[int, tuple[str, ...]], ...]  # occupied spaces: price, top first
     bank: int
     acting_seat: str | None
     acting_entity: str | None
@@ -112,6 +114,11 @@ def game_view(game: Game) -> GameView:
         phase=rules.phase(state).name,
         train_limit=train_limit(rules, state, limit_corp),
         next_train=offer.name if offer else None,
+        trains_left=_trains_left(state.trains_offered),
+        market=tuple(
+            (state.market.price(stack[0]), tuple(stack))
+            for _, stack in sorted(((pos, st) for pos, st in state.market.stacks.items() if st),
+                                   key=lambda kv: (-state.market.price(kv[1][0]), -kv[0][1]))),
         trains_in_pool=tuple(t.name for t in state.trains_pool),
         bank=state.bank_cash,
         acting_seat=turn.seat if turn else None,
@@ -127,6 +134,13 @@ def game_view(game: Game) -> GameView:
         end_reason=state.end_reason,
         scores=tuple(sorted(scores.items(), key=lambda kv: -kv[1])),
     )
+
+
+def _trains_left(offered: list[Train]) -> tuple[tuple[str, int], ...]:
+    counts: dict[str, int] = {}
+    for train in offered:
+        counts[train.name] = counts.get(train.name, 0) + 1
+    return tuple(counts.items())
 
 
 def as_json(view: Any) -> Any:

@@ -677,7 +677,8 @@ class _Build(Transformer[Token, Any]):
 
     def _address(self, tok: Token) -> str:
         text = str(tok).removeprefix("<").removesuffix(">")
-        if not re.fullmatch(r"[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+", text):
+        # Local domains without a dot (ann@localhost) are real addresses too.
+        if not re.fullmatch(r"[^@\s<>]+@[^@\s<>.][^@\s<>]*", text):
             raise self._fail(tok, f"{tok} is not a mail address (such as ann@example.org)")
         return text
 

@@ -28,5 +28,6 @@ for command in (
     cli_play.import_command,
     cli_play.parse_cli,
     cli_map.map_command,
+    __import__("moderator.cli_bench").cli_bench.bench,
 ):
     main.add_command(command)

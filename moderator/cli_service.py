@@ -38,7 +38,14 @@ def serve(config_path: Path | None, workdir: Path, imap_port: int | None,
 
 @click.command("mail")
 @click.option("--as", "sender", required=True, help="The address the mail comes from.")
-@click.option("--subject", default="", help="Subject line, e.g. '[18TN-1]'.")
+@click.option("--subject", default="", help="Subject line of a new mail, e.g. '[18TN-1]'.")
+@click.option("--game", default=None,
+              help="Reply to the moderator's latest mail about this game (default: its "
+              "latest mail to --as about any game).")
+@click.option("--new", "new", is_flag=True,
+              help="Write a new mail to the moderator instead of replying to its latest.")
+@click.option("--wait", type=float, default=30.0, show_default=True,
+              help="Seconds to wait for the moderator's answer and print it (0: do not).")
 @click.option(
     "--workdir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -47,10 +54,16 @@ def serve(config_path: Path | None, workdir: Path, imap_port: int | None,
     help="The embedded service's folder (where it wrote its endpoints).",
 )
 @click.argument("lines", nargs=-1, required=True)
-def mail_command(sender: str, subject: str, workdir: Path, lines: tuple[str, ...]) -> None:
-    """Mail LINES (one order each) to the embedded service, as a player would."""
+def mail_command(sender: str, subject: str, game: str | None, new: bool, wait: float,
+                 workdir: Path, lines: tuple[str, ...]) -> None:
+    """Mail LINES (one order each) to the embedded service, as a player would.
+
+    Like a mail program's reply, it answers the moderator's latest mail to --as, whose
+    reply address carries that player's password; then it prints the answer. With
+    --new (or no mail from the moderator yet) it writes a new mail, e.g. to
+    `create game 18TN`.
+    """
     from moderator.mailclient import send_lines
 
-    send_lines(workdir=workdir, sender=sender, subject=subject, lines=list(lines))
-
-
+    send_lines(workdir=workdir, sender=sender, subject=subject, lines=list(lines),
+               new=new, game=game, wait=wait)

@@ -39,6 +39,7 @@ import re
 import secrets
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -249,6 +250,7 @@ class _SmtpHandler:
         try:
             for rcpt in envelope.rcpt_tos:
                 await self._mail.deliver(envelope.mail_from or "", rcpt, content)
+                self._mail.accepted.append((envelope.mail_from or "", rcpt, content))
         except Exception:
             log.exception("local delivery failed")
             return "451 4.3.0 Local delivery failed, try again later"
@@ -265,6 +267,7 @@ class LocalMail:
         imap_port, smtp_port: Ports to listen on; None picks free ones.
         password: The password of every local user.
         require_auth: Whether SMTP clients must AUTH before sending.
+        starttls: A server TLS context: SMTP then offers (and requires) STARTTLS.
         startup_timeout: Seconds to wait for pymap's IMAP greeting.
     """
 
@@ -277,12 +280,14 @@ class LocalMail:
         smtp_port: int | None = None,
         password: str = LOCAL_PASSWORD,
         require_auth: bool = False,
+        starttls: ssl.SSLContext | None = None,
         startup_timeout: float = 15.0,
     ) -> None:
         self.directory = Path(directory)
         self.host = host
         self.password = password
         self.require_auth = require_auth
+        self.starttls = starttls
         self._wanted_imap_port = imap_port
         self._wanted_smtp_port = smtp_port
         self._startup_timeout = startup_timeout
@@ -293,6 +298,12 @@ class LocalMail:
         self._users: dict[str, str] = {}
         self._password_hash = ""
         self._users_lock = asyncio.Lock()
+        self._delivery_clients: dict[str, aioimaplib.IMAP4] = {}
+        self._delivery_locks: dict[str, asyncio.Lock] = {}
+        #: Every (envelope sender, recipient, content) the SMTP server accepted and
+        #: delivered, in order: what a sender really sent, for tests to count (a
+        #: mailbox can show a mail twice: see `deliver`).
+        self.accepted: list[tuple[str, str, bytes]] = []
 
     # -- public surface -------------------------------------------------------
 
@@ -326,15 +337,41 @@ class LocalMail:
         return login, self.password
 
     async def deliver(self, mail_from: str, rcpt: str, content: bytes) -> None:
-        """Store CONTENT in RCPT's INBOX, as the SMTP server does for each recipient."""
+        """Store CONTENT in RCPT's INBOX, as the SMTP server does for each recipient.
+
+        pymap's maildir can list one appended mail under two UIDs when another session
+        reads the folder during the APPEND, so a reader may see a mail twice (with one
+        Message-ID); `accepted` counts what was really sent."""
         login, password = await self.ensure_mailbox(rcpt)
         message = _with_delivery_headers(content, mail_from, rcpt)
-        client = aioimaplib.IMAP4(host=self.host, port=self.imap_port, timeout=_IMAP_TIMEOUT)
-        try:
-            await client.wait_hello_from_server()
-            await _expect_ok(client.login(login, password), f"LOGIN {login}")
-            await _expect_ok(client.append(message, mailbox="INBOX"), f"APPEND {login}")
-        finally:
+        lock = self._delivery_locks.setdefault(login, asyncio.Lock())
+        async with lock:
+            # A logged-in connection per user is kept for the next delivery: a game's
+            # report goes to the same few players again and again.
+            client = self._delivery_clients.pop(login, None)
+            if client is not None:
+                try:
+                    await _expect_ok(client.append(message, mailbox="INBOX"),
+                                     f"APPEND {login}")
+                except Exception:  # a stale connection (pymap restarted): a fresh one
+                    await _logout_quietly(client)
+                else:
+                    self._delivery_clients[login] = client
+                    return
+            client = aioimaplib.IMAP4(host=self.host, port=self.imap_port,
+                                      timeout=_IMAP_TIMEOUT)
+            try:
+                await client.wait_hello_from_server()
+                await _expect_ok(client.login(login, password), f"LOGIN {login}")
+                await _expect_ok(client.append(message, mailbox="INBOX"), f"APPEND {login}")
+            except BaseException:
+                await _logout_quietly(client)
+                raise
+            self._delivery_clients[login] = client
+
+    async def _close_delivery_clients(self) -> None:
+        clients, self._delivery_clients = self._delivery_clients, {}
+        for client in clients.values():
             await _logout_quietly(client)
 
     # -- lifecycle ------------------------------------------------------------
@@ -362,6 +399,7 @@ class LocalMail:
             raise
 
     async def stop(self) -> None:
+        await self._close_delivery_clients()
         if self._smtp_server is not None:
             self._smtp_server.close()
             with contextlib.suppress(Exception):
@@ -371,6 +409,33 @@ class LocalMail:
             await asyncio.to_thread(_terminate, self._pymap)
             self._pymap = None
         self._imap_port = self._smtp_port = None
+
+    # -- outages (for tests: a mail server that is down for a while) -----------
+
+    async def stop_smtp(self) -> None:
+        """Stop accepting SMTP connections (`start_smtp` listens on the same port)."""
+        if self._smtp_server is not None:
+            self._smtp_server.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._smtp_server.wait_closed(), 5)
+            self._smtp_server = None
+
+    async def start_smtp(self) -> None:
+        """Accept SMTP connections again, on the same port."""
+        if self._smtp_server is None:
+            self._wanted_smtp_port = self.smtp_port
+            await self._start_smtp()
+
+    async def restart_imap(self) -> None:
+        """Stop pymap and start it again on the same port: every IMAP client (one
+        in IDLE too) loses its connection; the mail stays on disk."""
+        port = self.imap_port
+        await self._close_delivery_clients()
+        if self._pymap is not None:
+            await asyncio.to_thread(_terminate, self._pymap)
+            self._pymap = None
+        self._wanted_imap_port = port
+        await self._start_pymap()
 
     # -- servers --------------------------------------------------------------
 
@@ -436,6 +501,8 @@ class LocalMail:
                 enable_SMTPUTF8=True,
                 auth_required=self.require_auth,
                 auth_require_tls=False,
+                tls_context=self.starttls,  # offers STARTTLS when given
+                require_starttls=self.starttls is not None,
                 authenticator=self._authenticate,
                 loop=asyncio.get_running_loop(),
             )
@@ -483,7 +550,7 @@ async def _expect_ok(command: Any, what: str) -> None:
 async def _logout_quietly(client: aioimaplib.IMAP4) -> None:
     with contextlib.suppress(Exception):
         if client.get_state() in ("AUTH", "SELECTED", "NONAUTH"):
-            await client.logout()
+            await asyncio.wait_for(client.logout(), 2)  # a dead link must not stall us
     transport = client.protocol.transport
     if transport is not None:
         transport.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.actions import from_json
@@ -41,6 +42,8 @@ class SubmissionReport:
     lines: tuple[LineResult, ...]
     moves: tuple[Move, ...]
     next_move: int
+    # What the engine said for each of `moves` (the reports' history is made of it).
+    said: tuple[tuple[str, ...], ...] = ()
 
     @property
     def text(self) -> str:
@@ -77,11 +80,21 @@ def parse_body(game: Game, body: str) -> Submission:
     return dataclasses.replace(submission, lines=tuple(lines))
 
 
-def run_submission(game: Game, seat: str, body: str) -> SubmissionReport:
-    """Apply the orders of `body` to `game` (a copy the caller may throw away) as `seat`."""
+#: Answers a meta command line (`status`, `help`, ...): what the reply says about it,
+#: or None for the default "is not a game move here".
+CommandNote = Callable[[cmd.Command], str | None]
+
+
+def run_submission(game: Game, seat: str, body: str,
+                   on_command: CommandNote | None = None) -> SubmissionReport:
+    """Apply the orders of `body` to `game` (a copy the caller may throw away) as `seat`.
+
+    ON_COMMAND, when given, is asked about every meta command line (the mail service
+    acts on `status`, `help`, `password` ...); its answer is that line's result."""
     start = game.next_move
     submission = parse_body(game, body)
     results: list[LineResult] = []
+    said_per_move: list[tuple[str, ...]] = []
 
     def refused(number: int, text: str, error: str) -> SubmissionReport:
         results.append(LineResult(number, text, False, error=error))
@@ -103,10 +116,14 @@ def run_submission(game: Game, seat: str, body: str) -> SubmissionReport:
         said: list[str] = []
         for order in line.orders:
             if isinstance(order, cmd.Command):
-                said.append(f"`{line.text.strip()}` is not a game move here")
+                note = on_command(order) if on_command is not None else None
+                said.append(note if note is not None
+                            else f"`{line.text.strip()}` is not a game move here")
                 continue
             try:
-                said += game.apply(seat, order)
+                move_said = game.apply(seat, order)
+                said += move_said
+                said_per_move.append(tuple(move_said))
             except GameError as exc:
                 msg = exc.message
                 if exc.alternatives:
@@ -118,7 +135,8 @@ def run_submission(game: Game, seat: str, body: str) -> SubmissionReport:
     if not results:
         return SubmissionReport(False, (LineResult(0, "", False, error=(
             "no orders found: write one order per line (see `help`)")),), (), start)
-    return SubmissionReport(True, tuple(results), tuple(game.log[start:]), game.next_move)
+    return SubmissionReport(True, tuple(results), tuple(game.log[start:]), game.next_move,
+                            tuple(said_per_move))
 
 
 def _caret(text: str, message: str) -> str:
@@ -143,7 +161,7 @@ def apply_submission(store: Store, game_id: str, seat: str, lines: list[str]
     report = run_submission(game, seat, "\n".join(lines))
     if report.ok and report.moves:
         with store.transaction():
-            store.append(row.id, start, list(report.moves))
+            store.append(row.id, start, list(report.moves), list(report.said))
     return report
 
 

@@ -49,13 +49,15 @@ _MAIL_SCHEMA = """
 CREATE TABLE IF NOT EXISTS messages (
     key TEXT PRIMARY KEY,          -- the Message-ID, or sha256:<hex of the bytes>
     message_id TEXT,
-    raw BLOB NOT NULL,
+    raw BLOB NOT NULL,             -- the header only when the mail was too large
+    size INTEGER NOT NULL,         -- of the whole mail on the server
     received REAL NOT NULL,
     status TEXT NOT NULL DEFAULT 'new' CHECK (status IN ('new', 'done')),
     outcome TEXT,                  -- what processing did, for the operator
     game_id TEXT,
     sender TEXT,
-    processed REAL
+    processed REAL,
+    attempts INTEGER NOT NULL DEFAULT 0  -- processing tries (poison mail is given up)
 );
 CREATE INDEX IF NOT EXISTS messages_status ON messages (status, received);
 
@@ -131,9 +133,11 @@ class MessageRow:
     key: str
     message_id: str | None
     raw: bytes
+    size: int
     received: float
     status: Literal["new", "done"]
     outcome: str | None
+    attempts: int  # earlier tries that did not finish (the process died)
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,25 +339,37 @@ class Store:
             for i, m in enumerate(moves))
 
     # --- messages (the inbox's record) -----------------------------------------------
-    def add_message(self, key: str, message_id: str | None, raw: bytes, now: float
-                    ) -> MessageRow:
+    def add_message(self, key: str, message_id: str | None, raw: bytes, size: int,
+                    now: float) -> MessageRow:
         """Record a fetched mail unless its key is known; return the stored row (the
         earlier one for a duplicate). Opens its own transaction when called alone."""
         with self.transaction():
-            self.db.execute(
-                "INSERT OR IGNORE INTO messages (key, message_id, raw, received) "
-                "VALUES (?, ?, ?, ?)", [key, message_id, raw, now])
+            cursor = self.db.execute(
+                "INSERT OR IGNORE INTO messages (key, message_id, raw, size, received) "
+                "VALUES (?, ?, ?, ?, ?)", [key, message_id, raw, size, now])
+            if not cursor.rowcount:
+                # Known and not done: fetched again after a crash while processing it.
+                # Counting these tries is what lets the processor give up on a mail
+                # that kills it every time.
+                self.db.execute("UPDATE messages SET attempts = attempts + 1 WHERE key = ? "
+                                "AND status = 'new'", [key])
             row = self.message(key)
         assert row is not None
         return row
 
+    def count_attempt(self, key: str) -> None:
+        """One more try at processing KEY (for mail found unprocessed at start-up)."""
+        with self.transaction():
+            self.db.execute("UPDATE messages SET attempts = attempts + 1 WHERE key = ?", [key])
+
     def message(self, key: str) -> MessageRow | None:
         found = self.db.execute(
-            "SELECT key, message_id, raw, received, status, outcome FROM messages "
-            "WHERE key = ?", [key]).fetchone()
+            "SELECT key, message_id, raw, size, received, status, outcome, attempts "
+            "FROM messages WHERE key = ?", [key]).fetchone()
         if found is None:
             return None
-        return MessageRow(found[0], found[1], bytes(found[2]), found[3], found[4], found[5])
+        return MessageRow(found[0], found[1], bytes(found[2]), found[3], found[4], found[5],
+                          found[6], found[7])
 
     def pending_messages(self) -> list[str]:
         """Keys of the recorded mails not yet processed, oldest first."""

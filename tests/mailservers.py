@@ -9,16 +9,18 @@ per test and every test gets empty mailboxes.
 Fixtures:
     mail_servers      a running LocalMail
     moderator         the daemon (service.serve_forever) as an asyncio task on
-                      mail_servers; yields its ServiceSettings
+                      mail_servers; yields its Config
 
 Helpers (async):
     send_mail(servers, sender, to, subject, body, headers=...) -> Message-ID
+    reply_to(servers, sender, message, body) -> Message-ID   (a mail program's reply)
     wait_for_mail(servers, address, timeout=..., predicate=...) -> EmailMessage
     assert_no_mail(servers, address, within=..., predicate=...)
     mailbox(servers, address) -> list[StoredMail]     (uid, flags, message)
-    running_daemon(settings)                          async context manager
+    running_daemon(config)                            async context manager
     serve_subprocess(workdir)                         `moderator serve` as a real process
     run_cli(*args)                                    the real `moderator` console script
+    opening_orders(game)                              a scripted 18TN opening, mail by mail
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from email.message import EmailMessage
-from email.utils import formatdate, make_msgid
+from email.utils import formatdate, make_msgid, parseaddr
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -45,9 +47,11 @@ import aiosmtplib
 import pytest
 import pytest_asyncio
 
+from engine.game import Game
 from moderator import service
+from moderator.config import Config
 from moderator.localmail import LocalMail
-from moderator.service import EmbeddedEndpoints, ServiceSettings
+from moderator.service import EmbeddedEndpoints, embedded_config, replace_config
 
 
 class Servers(Protocol):
@@ -83,24 +87,35 @@ async def mail_servers(tmp_path: Path) -> AsyncIterator[LocalMail]:
 
 
 @pytest_asyncio.fixture
-async def moderator(mail_servers: LocalMail) -> AsyncIterator[ServiceSettings]:
-    settings = await daemon_settings(mail_servers)
-    async with running_daemon(settings):
-        yield settings
+async def moderator(mail_servers: LocalMail) -> AsyncIterator[Config]:
+    config = await daemon_settings(mail_servers)
+    async with running_daemon(config):
+        yield config
 
 
-async def daemon_settings(servers: LocalMail, **overrides: Any) -> ServiceSettings:
-    """Settings for the daemon on SERVERS, with test-friendly timeouts."""
+#: Timeouts and back-off for tests: every wait is short, so outages heal in a second.
+QUICK = {
+    "imap": {"timeout": 5.0, "reconnect_min": 0.1, "reconnect_max": 0.5,
+             "idle": True, "idle_timeout": 30.0},
+    "smtp": {"timeout": 5.0, "retry_min": 0.1, "retry_max": 0.5},
+}
+
+
+async def daemon_settings(servers: LocalMail, **sections: dict[str, Any]) -> Config:
+    """The daemon's configuration on SERVERS (database and secret beside the maildir),
+    with test-friendly timeouts; SECTIONS replace fields (`moderator={...}`)."""
     await servers.ensure_mailbox(service.MODERATOR_ADDRESS)
-    quick = {"command_timeout": 5.0, "reconnect_delay": 0.2, "idle_timeout": 30.0}
-    return ServiceSettings.for_local_mail(servers.endpoints, **{**quick, **overrides})
+    config = embedded_config(servers.endpoints, servers.directory.parent / "moderator")
+    merged = {name: {**QUICK.get(name, {}), **sections.get(name, {})}
+              for name in ("imap", "smtp", "moderator")}
+    return replace_config(config, **merged)
 
 
 @contextlib.asynccontextmanager
-async def running_daemon(settings: ServiceSettings) -> AsyncIterator[asyncio.Task[None]]:
+async def running_daemon(config: Config) -> AsyncIterator[asyncio.Task[None]]:
     """Run service.serve_forever in a task; stop it (and re-raise its errors) on exit."""
     stop = asyncio.Event()
-    task = asyncio.create_task(service.serve_forever(settings, stop))
+    task = asyncio.create_task(service.serve_forever(config, stop))
     try:
         yield task
     finally:
@@ -139,13 +154,32 @@ async def send_mail(
     await aiosmtplib.send(
         message,
         sender=sender if envelope_from is None else envelope_from,
-        recipients=[to],
+        recipients=[parseaddr(to)[1]],
         hostname=servers.host,
         port=servers.smtp_port,
         local_hostname="localhost",
         timeout=10,
     )
     return str(message["Message-ID"])
+
+
+async def reply_to(servers: Servers, sender: str, message: EmailMessage, body: str,
+                   headers: Mapping[str, str] | None = None) -> str:
+    """Answer MESSAGE as a mail program does: to its Reply-To, `Re:` subject, threaded."""
+    subject = str(message["Subject"])
+    references = f"{message.get('References', '')} {message['Message-ID']}".strip()
+    return await send_mail(
+        servers, sender, str(message.get("Reply-To") or message["From"]),
+        subject if subject.lower().startswith("re:") else f"Re: {subject}", body,
+        {"In-Reply-To": str(message["Message-ID"]), "References": references,
+         **(headers or {})})
+
+
+def text_of(message: EmailMessage) -> str:
+    """The text/plain part of MESSAGE, with \n line ends."""
+    part = message.get_body(preferencelist=("plain",))
+    assert isinstance(part, EmailMessage), message
+    return str(part.get_content()).replace("\r\n", "\n")
 
 
 async def mailbox(servers: Servers, address: str, folder: str = "INBOX") -> list[StoredMail]:
@@ -207,6 +241,92 @@ async def wait_for_mail(
         if time.monotonic() > deadline:
             raise TimeoutError(f"no matching mail for {address} within {timeout}s")
         await asyncio.sleep(0.05)
+
+
+class Inboxes:
+    """The mail of several addresses, fetched incrementally (only new UIDs) over one
+    logged-in connection per address, so that a test can wait for many mails without
+    fetching them again or loading the server with logins."""
+
+    def __init__(self, servers: Servers) -> None:
+        self.servers = servers
+        self.mails: dict[str, list[StoredMail]] = {}
+        self.clients: dict[str, aioimaplib.IMAP4] = {}
+        self.duplicates: list[StoredMail] = []
+
+    async def _client(self, address: str) -> aioimaplib.IMAP4 | None:
+        client = self.clients.get(address)
+        if client is not None and client.get_state() == "SELECTED":
+            return client
+        client = aioimaplib.IMAP4(host=self.servers.host, port=self.servers.imap_port,
+                                  timeout=5)
+        await client.wait_hello_from_server()
+        if (await client.login(*self.servers.credentials(address))).result != "OK":
+            await _close(client)
+            return None  # no mailbox before its first mail
+        assert (await client.select("INBOX")).result == "OK"
+        self.clients[address] = client
+        return client
+
+    async def refresh(self, address: str) -> list[StoredMail]:
+        known = self.mails.setdefault(address, [])
+        last = known[-1].uid if known else 0
+        client = await self._client(address)
+        if client is None:
+            return known
+        await client.noop()  # let the server tell the selected mailbox about new mail
+        response = await client.uid("fetch", f"{last + 1}:*", "(UID FLAGS BODY.PEEK[])")
+        if response.result == "OK":
+            ids = {m.message["Message-ID"] for m in known}
+            for stored in _parse_fetch(response.lines):
+                if stored.uid <= last:
+                    continue  # "N:*" names the last mail even when it is older than N
+                if stored.message["Message-ID"] in ids:
+                    # pymap's maildir can give one appended mail two UIDs when another
+                    # session reads the folder during the APPEND; the moderator's own
+                    # duplicates are caught by the outbox checks, not here.
+                    self.duplicates.append(stored)
+                    continue
+                ids.add(stored.message["Message-ID"])
+                known.append(stored)
+        return known
+
+    async def close(self) -> None:
+        for client in self.clients.values():
+            await _close(client)
+        self.clients.clear()
+
+    async def wait(self, address: str, predicate: Callable[[EmailMessage], bool],
+                   timeout: float = 10.0) -> EmailMessage:
+        """The first mail of ADDRESS that matches PREDICATE, polling until TIMEOUT."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for stored in await self.refresh(address):
+                if predicate(stored.message):
+                    return stored.message
+            if time.monotonic() > deadline:
+                subjects = [str(m.message["Subject"]) for m in self.mails[address]]
+                raise TimeoutError(f"no matching mail for {address} within {timeout}s; "
+                                   f"it has {subjects}")
+            await asyncio.sleep(0.05)
+
+    def latest(self, address: str) -> EmailMessage:
+        return self.mails[address][-1].message
+
+    def messages(self, address: str) -> list[EmailMessage]:
+        return [m.message for m in self.mails.get(address, [])]
+
+
+async def _close(client: aioimaplib.IMAP4) -> None:
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(client.logout(), 2)
+    if client.protocol.transport is not None:
+        client.protocol.transport.close()
+
+
+def at_move(move: int) -> Callable[[EmailMessage], bool]:
+    """A predicate: a game mail that shows the position before move MOVE."""
+    return lambda message: message.get("X-Moderator-Move") == str(move)
 
 
 async def assert_no_mail(
@@ -349,3 +469,142 @@ async def _stop(process: asyncio.subprocess.Process, timeout: float = 10.0) -> N
         except TimeoutError:
             process.kill()
             await process.wait()
+
+
+# -- a scripted 18TN opening: the stock round and the first operating round -----------------
+
+#: Yellow lays that are legal in 18TN's first operating round, per company.
+OPENING_LAYS = {
+    "SR": ("lay 57 at F17 rot 0", "lay 7 at E18 rot 0"),
+    "TC": ("lay 57 at F11 rot 0", "lay 7 at E12 rot 0"),
+    "L&N": ("lay 7 at B15 rot 0", "lay 7 at C14 rot 3"),
+}
+_STOCK_ORDERS = ("par L&N at 65", "par SR at 65", "par TC at 65", "buy SR", "buy TC",
+                 "buy L&N", "pass")
+
+
+def opening_orders(game: Game) -> list[str]:
+    """The order lines the acting player mails next in a scripted 18TN opening.
+
+    Stock round: buy the cheapest private while one is for sale, then par SR and TC at
+    65 and buy their shares. Operating round: the company's whole turn in one mail --
+    two yellow tiles, a 2-train, `done` -- keeping only the orders that apply (tried
+    on a copy of GAME, which is left unchanged)."""
+    from moderator.play import run_submission
+
+    turn = game.turn()
+    assert turn is not None
+    if game.round_name.startswith("Stock"):
+        candidates = [o.split(" (")[0] for o in game.legal()
+                      if o.startswith("buy ") and "(for $" in o][:1]
+        candidates += _STOCK_ORDERS
+        for order in candidates:
+            if run_submission(game.clone(), turn.seat, order).ok:
+                return [order]
+        raise AssertionError(f"no scripted order applies: {game.legal()}")
+    trial = game.clone()
+    kept: list[str] = []
+    for order in (*OPENING_LAYS.get(turn.entity, ()), "buy train 2", "done"):
+        now = trial.turn()
+        if now is None or now.entity != turn.entity:
+            break
+        attempt = trial.clone()
+        if run_submission(attempt, turn.seat, order).ok:
+            run_submission(trial, turn.seat, order)
+            kept.append(order)
+    assert kept, f"no scripted order applies for {turn.entity}: {game.legal()}"
+    return kept
+
+
+# -- a game already under way, for the tests that are not about setting one up -----------
+
+
+def seat_game(config: Config, players: Mapping[str, str], *, master: str = "gm@example.org",
+              seed: int = 5) -> str:
+    """A started 18TN game in the daemon's store whose seats (in PLAYERS' order) are
+    held by the given addresses: what `create game` ... `start` by mail leaves."""
+    from engine.game import Setup
+    from moderator.auth import MASTER_KEY
+    from moderator.store import Store
+
+    store = Store(config.moderator.database)
+    try:
+        with store.transaction():
+            game_id = store.create_mail_game("18TN", master, [], seed, time.time())
+            store.add_member(game_id, master, "master", MASTER_KEY, status="active",
+                             now=time.time())
+            for seat, address in players.items():
+                store.add_member(game_id, address, "player", seat, seat=seat,
+                                 status="active", now=time.time())
+            store.create_game(Setup("18TN", tuple(players), seed), game_id)
+            store.mark_started(game_id, time.time())
+    finally:
+        store.close()
+    return game_id
+
+
+def seat_address(config: Config, game_id: str, seat: str) -> str:
+    """The address a reply from SEAT goes to: the moderator's, tagged with its token."""
+    from moderator.auth import make_token, tag_address
+
+    address = config.moderator.address
+    return tag_address(address, game_id, seat, make_token(config.moderator.secret, game_id,
+                                                          seat))
+
+
+# -- the daemon as a real process on a configuration file ------------------------------------
+
+
+def write_config(path: Path, servers: LocalMail, workdir: Path, *,
+                 imap: Mapping[str, object] | None = None,
+                 smtp: Mapping[str, object] | None = None,
+                 moderator: Mapping[str, object] | None = None) -> Path:
+    """A TOML configuration for `moderator serve --config` on SERVERS (test timeouts)."""
+    user, password = servers.credentials(service.MODERATOR_ADDRESS)
+    sections: dict[str, dict[str, object]] = {
+        "imap": {"host": servers.host, "port": servers.imap_port, "tls": "none",
+                 "user": user, "password": password, "timeout": 5, "reconnect_min": 0.1,
+                 "reconnect_max": 0.5, "idle": False, "poll_interval": 0.05,
+                 **(imap or {})},
+        "smtp": {"host": servers.host, "port": servers.smtp_port, "tls": "none",
+                 "timeout": 5, "retry_min": 0.1, "retry_max": 0.5, **(smtp or {})},
+        "moderator": {"address": service.MODERATOR_ADDRESS,
+                      "secret": "a test secret, long enough",
+                      "database": str(workdir / "moderator.sqlite"), **(moderator or {})},
+    }
+    lines = []
+    for name, values in sections.items():
+        lines.append(f"[{name}]")
+        for key, value in values.items():
+            lines.append(f"{key} = {_toml(value)}")
+        lines.append("")
+    path.write_text("\n".join(lines))
+    return path
+
+
+def _toml(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+@contextlib.asynccontextmanager
+async def daemon_process(config_path: Path, **env: str
+                         ) -> AsyncIterator[asyncio.subprocess.Process]:
+    """`moderator serve --config CONFIG_PATH` as a real process; SIGTERM it on exit."""
+    process = await asyncio.create_subprocess_exec(
+        moderator_script(), "serve", "--config", str(config_path), env=_cli_env(**env),
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )
+    lines: list[str] = []
+    collector = asyncio.create_task(_collect(process.stderr, lines))
+    try:
+        yield process
+    except BaseException:
+        print("moderator serve stderr:\n" + "".join(lines), file=sys.stderr)
+        raise
+    finally:
+        await _stop(process)
+        await asyncio.wait_for(collector, 5)

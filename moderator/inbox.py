@@ -1,0 +1,272 @@
+"""The moderator's mailbox over IMAP (aioimaplib): wait for mail, fetch it, flag it done.
+
+`ImapSession` is one connection. Every command runs under a timeout and ends at once
+if the connection drops (aioimaplib alone can wait forever on a dead link).
+`wait_for_news` uses IDLE when the server has it, re-issued every ``idle_timeout``
+(servers may end an IDLE after 29 minutes, RFC 2177), and polls otherwise.
+
+Which mail is unprocessed, in order of preference:
+
+* ``processed_folder`` is configured: everything still in the folder (processed mail
+  is moved away, with MOVE or COPY + expunge);
+* the server keeps custom keywords (``\\*`` in PERMANENTFLAGS): mail without
+  ``$ModeratorDone`` (processed mail gets it and ``\\Seen``);
+* otherwise: unseen mail (processed mail gets ``\\Seen``).
+
+The flag is only a hint that saves fetching a mail again: the database decides
+whether a mail was processed, so a mail flagged late (or never) after a crash is
+recognised as a duplicate when it is fetched again.
+
+Only implicit TLS (or plain text on loopback): aioimaplib has no STARTTLS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import ssl
+from collections.abc import Awaitable
+from typing import Any
+
+import aioimaplib
+
+from moderator.config import ImapConfig
+
+__all__ = ["PROCESSED_KEYWORD", "FetchedMail", "ImapError", "ImapSession"]
+
+log = logging.getLogger(__name__)
+
+PROCESSED_KEYWORD = "$ModeratorDone"
+_PERMANENT_RE = re.compile(rb"\[PERMANENTFLAGS \(([^)]*)\)\]")
+_SIZE_RE = re.compile(rb"RFC822\.SIZE (\d+)")
+_NEW_MAIL_RE = re.compile(rb"^(\* )?\d+ EXISTS\b")
+
+
+class ImapError(RuntimeError):
+    """The IMAP server answered NO or BAD, did not answer in time, or the link broke."""
+
+
+class FetchedMail:
+    """One mail as fetched: its bytes (only the header when it is too large) and size."""
+
+    __slots__ = ("raw", "size", "uid")
+
+    def __init__(self, uid: str, raw: bytes, size: int) -> None:
+        self.uid = uid
+        self.raw = raw
+        self.size = size
+
+
+def tls_context(ca_file: str | None) -> ssl.SSLContext:
+    """A verifying client context; CA_FILE adds a private CA (self-signed servers)."""
+    context = ssl.create_default_context()
+    if ca_file:
+        context.load_verify_locations(cafile=ca_file)
+    return context
+
+
+class ImapSession:
+    """One IMAP connection to the moderator's folder."""
+
+    def __init__(self, config: ImapConfig) -> None:
+        self.config = config
+        self.lost = asyncio.Event()
+        self.mode = "unseen"  # how processed mail is marked: unseen | keyword | move
+        context = (tls_context(str(config.ca_file) if config.ca_file else None)
+                   if config.tls == "implicit" else None)
+        self.client = aioimaplib.IMAP4(host=config.host, port=config.port,
+                                       timeout=config.timeout,
+                                       conn_lost_cb=self._connection_lost,
+                                       ssl_context=context)
+        # New mail the server reports in passing. A server may answer a SEARCH from
+        # the state it had before and announce the new mail in the same breath
+        # (`* 3 EXISTS`, as pymap does); aioimaplib drops such lines, and an IDLE
+        # started afterwards has nothing new to tell. So they are watched for, and
+        # the folder is searched again instead of waiting.
+        self.changed = asyncio.Event()
+        self._watch_untagged()
+
+    def _watch_untagged(self) -> None:
+        protocol = self.client.protocol
+        original = getattr(protocol, "_untagged_response", None)
+        if original is None:  # another aioimaplib: then IDLE's timeout is the poll
+            log.warning("cannot watch untagged IMAP responses with this aioimaplib")
+            return
+
+        def watching(line: bytes) -> Any:
+            if _NEW_MAIL_RE.match(line):
+                self.changed.set()
+            return original(line)
+
+        protocol._untagged_response = watching
+
+    def _connection_lost(self, exc: Exception | None) -> None:
+        self.lost.set()
+
+    async def open(self) -> None:
+        """Greeting, LOGIN, SELECT; learn how processed mail can be marked."""
+        config = self.config
+        await self.wait(self.client.wait_hello_from_server(), "greeting")
+        await self.command(self.client.login(config.user, config.password),
+                           f"LOGIN {config.user}")
+        if config.processed_folder:
+            # CREATE fails when the folder exists; that is fine.
+            await self.wait(self.client.create(_quoted(config.processed_folder)), "CREATE")
+        selected = await self.command(self.client.select(_quoted(config.folder)),
+                                      f"SELECT {config.folder}")
+        permanent = b""
+        for line in selected.lines:
+            if isinstance(line, bytes | bytearray) and (m := _PERMANENT_RE.search(line)):
+                permanent = m.group(1)
+        if config.processed_folder:
+            self.mode = "move"
+        elif b"\\*" in permanent.split() or PROCESSED_KEYWORD.encode() in permanent.split():
+            self.mode = "keyword"
+        else:
+            self.mode = "unseen"
+        log.info("IMAP %s:%s folder %s: processed mail is %s", config.host, config.port,
+                 config.folder, {"move": f"moved to {config.processed_folder}",
+                                 "keyword": f"flagged {PROCESSED_KEYWORD}",
+                                 "unseen": "flagged \\Seen"}[self.mode])
+
+    async def wait(self, call: Awaitable[Any], what: str) -> Any:
+        """CALL's result; ImapError if the link drops or it takes over the timeout."""
+        task = asyncio.ensure_future(call)
+        lost = asyncio.ensure_future(self.lost.wait())
+        try:
+            done, _ = await asyncio.wait({task, lost}, timeout=self.config.timeout,
+                                         return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            task.cancel()
+            lost.cancel()
+        if task in done:
+            return task.result()
+        if lost in done:
+            raise ImapError(f"{what}: connection lost")
+        raise ImapError(f"{what}: no answer within {self.config.timeout}s")
+
+    async def command(self, call: Awaitable[Any], what: str) -> Any:
+        """Like `wait`, and the answer must be OK."""
+        response = await self.wait(call, what)
+        if response.result != "OK":
+            raise ImapError(f"{what}: {response.result} {response.lines!r}")
+        return response
+
+    async def unprocessed(self) -> list[str]:
+        """UIDs of the mail not yet processed, oldest first."""
+        self.changed.clear()
+        # Without a NOOP first, a server may answer from the state it had at SELECT.
+        await self.command(self.client.noop(), "NOOP")
+        criteria = {"move": "UNDELETED", "keyword": f"UNKEYWORD {PROCESSED_KEYWORD}",
+                    "unseen": "UNSEEN"}[self.mode]
+        response = await self.command(self.client.uid_search(criteria, charset=None),
+                                      "UID SEARCH")
+        uids: set[str] = set()
+        for line in response.lines[:-1]:  # the last line is the completion text
+            words = line.decode().split() if isinstance(line, bytes) else []
+            if words and all(word.isdigit() for word in words):  # not "3 EXISTS"
+                uids.update(words)
+        return sorted(uids, key=int)
+
+    async def fetch(self, uid: str, max_bytes: int) -> FetchedMail | None:
+        """The mail UID (None if it vanished meanwhile); a mail over MAX_BYTES is
+        fetched as its header only, so that its sender can be told without the
+        moderator holding the whole of it. BODY.PEEK leaves the flags alone."""
+        response = await self.command(
+            self.client.uid("fetch", uid, "(RFC822.SIZE BODY.PEEK[HEADER])"),
+            f"UID FETCH {uid} header")
+        size, header = _size_and_literal(response.lines)
+        if header is None:
+            return None
+        if size > max_bytes:
+            return FetchedMail(uid, header, size)
+        response = await self.command(self.client.uid("fetch", uid, "(BODY.PEEK[])"),
+                                      f"UID FETCH {uid}")
+        _, raw = _size_and_literal(response.lines)
+        if raw is None:
+            return None
+        return FetchedMail(uid, raw, len(raw))
+
+    async def mark_processed(self, uid: str) -> None:
+        """Take UID out of what `unprocessed` finds."""
+        client, config = self.client, self.config
+        if self.mode == "move":
+            assert config.processed_folder is not None
+            if client.has_capability("MOVE"):
+                await self.command(client.uid("move", uid, _quoted(config.processed_folder)),
+                                   f"UID MOVE {uid}")
+                return
+            await self.command(client.uid("copy", uid, _quoted(config.processed_folder)),
+                               f"UID COPY {uid}")
+            await self.command(client.uid("store", uid, "+FLAGS.SILENT", r"(\Deleted)"),
+                               f"UID STORE {uid}")
+            if client.has_capability("UIDPLUS"):
+                await self.command(client.uid("expunge", uid), f"UID EXPUNGE {uid}")
+            # Without UIDPLUS the \Deleted mail is left for the server's own expunge:
+            # UNDELETED keeps it out of `unprocessed` meanwhile.
+            return
+        flags = r"(\Seen)" if self.mode == "unseen" else rf"(\Seen {PROCESSED_KEYWORD})"
+        await self.command(client.uid("store", uid, "+FLAGS.SILENT", flags),
+                           f"UID STORE {uid}")
+
+    async def wait_for_news(self, stop: asyncio.Event) -> None:
+        """Return when the folder may have changed, the IDLE period ended, or on STOP."""
+        client, config = self.client, self.config
+        if self.changed.is_set():
+            return  # new mail was announced since the last search: search again
+        if not (config.idle and client.has_capability("IDLE")):
+            await _first_of(stop.wait(), self.lost.wait(), timeout=config.poll_interval)
+            if self.lost.is_set():
+                raise ImapError("connection lost")
+            return
+        idle = await self.wait(client.idle_start(timeout=config.idle_timeout), "IDLE")
+        # idle_start makes wait_server_push return after idle_timeout; the margin only
+        # matters on a silent dead link, where aioimaplib would otherwise wait forever.
+        push = client.wait_server_push(timeout=config.idle_timeout + config.timeout)
+        await _first_of(push, stop.wait(), self.lost.wait())
+        if self.lost.is_set():
+            raise ImapError("connection lost during IDLE")
+        client.idle_done()
+        await self.command(idle, "IDLE")
+
+    async def logout(self) -> None:
+        with contextlib.suppress(ImapError, aioimaplib.AioImapException, OSError):
+            await self.wait(self.client.logout(), "LOGOUT")
+
+    def close(self) -> None:
+        transport = self.client.protocol.transport
+        if transport is not None:
+            transport.close()
+
+
+def _quoted(folder: str) -> str:
+    """A folder name as an IMAP string (names with spaces must be quoted)."""
+    if re.fullmatch(r"[A-Za-z0-9_./-]+", folder):
+        return folder
+    return '"' + folder.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _size_and_literal(lines: list[Any]) -> tuple[int, bytes | None]:
+    size = 0
+    literal: bytes | None = None
+    for line in lines:
+        if isinstance(line, bytearray):
+            literal = bytes(line) if literal is None else literal
+        elif isinstance(line, bytes) and (m := _SIZE_RE.search(line)):
+            size = int(m.group(1))
+    return size, literal
+
+
+async def _first_of(*waits: Awaitable[Any], timeout: float | None = None) -> None:
+    """Wait until the first of WAITS finishes (or TIMEOUT passes); cancel the rest."""
+    tasks = [asyncio.ensure_future(wait) for wait in waits]
+    try:
+        done, _ = await asyncio.wait(tasks, timeout=timeout,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            task.result()  # raise what it raised
+    finally:
+        for task in tasks:
+            task.cancel()

@@ -1,0 +1,103 @@
+"""Reading incoming mail (moderator.mailparse) and the tokens of moderator.auth."""
+
+from __future__ import annotations
+
+import pytest
+
+from moderator.auth import (
+    make_token,
+    read_tag,
+    same_token,
+    seat_name_problem,
+    subject_tags,
+    tag_address,
+)
+from moderator.mailparse import html_to_text, parse_incoming, read_key
+
+MODERATOR = "moderator@example.org"
+
+
+def raw(headers: str, body: str = "pass\r\n") -> bytes:
+    return (headers.replace("\n", "\r\n") + "\r\n" + body).encode()
+
+
+def test_plain_text_is_preferred_and_names_are_decoded() -> None:
+    mail = parse_incoming(raw(
+        "From: =?iso-8859-1?q?J=FCrgen?= <JM@Example.org>\n"
+        "To: Moderator <moderator+18TN-1.Ann.abcdefghijklmnop@example.org>\n"
+        "Subject: =?utf-8?q?Re=3A_=5B18TN-1=5D_z=C3=BCge?=\n"
+        "Message-ID: <a@b>\nIn-Reply-To: <r2@x>\nReferences: <r1@x> <r2@x>\n"
+        'Content-Type: multipart/alternative; boundary="b"\n',
+        "--b\r\nContent-Type: text/plain\r\n\r\nbuy TCC\r\n"
+        "--b\r\nContent-Type: text/html\r\n\r\n<p>pass</p>\r\n--b--\r\n"), MODERATOR)
+    assert mail.sender == "jm@example.org" and mail.sender_name == "Jürgen"
+    assert mail.subject == "Re: [18TN-1] züge"
+    assert mail.key == mail.message_id == "<a@b>"
+    assert mail.references == ("<r1@x>", "<r2@x>")
+    assert mail.text.strip() == "buy TCC"
+    assert mail.automatic is None
+
+
+def test_html_only_keeps_lines_and_marks_quotes() -> None:
+    text = html_to_text("<html><head><style>p{}</style></head><body><div>buy TCC</div>"
+                        "<div>pass<br>done</div><blockquote><p>old</p></blockquote>"
+                        "<script>x()</script></body></html>")
+    assert text.splitlines() == ["buy TCC", "pass", "done", "> old"]
+
+
+def test_a_mail_without_message_id_is_keyed_by_its_bytes() -> None:
+    one, two = raw("From: a@b.org\n"), raw("From: a@b.org\n", "other\r\n")
+    assert read_key(one)[0].startswith("sha256:")
+    assert read_key(one) != read_key(two)
+    assert parse_incoming(one, MODERATOR).key == read_key(one)[0]
+
+
+@pytest.mark.parametrize("headers", [
+    "Auto-Submitted: auto-replied\n", "Precedence: bulk\n", "List-Id: <l.example>\n",
+    "X-Autoreply: yes\n", "Return-Path: <>\n",
+    'Content-Type: multipart/report; report-type=delivery-status; boundary="x"\n',
+    f"X-Loop: {MODERATOR}\n",
+])
+def test_automatic_mail_is_recognised(headers: str) -> None:
+    assert parse_incoming(raw("From: ann@example.org\n" + headers), MODERATOR).automatic
+
+
+def test_no_text_says_what_the_mail_holds() -> None:
+    mail = parse_incoming(raw(
+        'From: a@b.org\nContent-Type: multipart/mixed; boundary="b"\n',
+        "--b\r\nContent-Type: image/jpeg\r\nContent-Disposition: attachment\r\n\r\nxx\r\n"
+        "--b--\r\n"), MODERATOR)
+    assert mail.text == "" and mail.no_text is not None and "image/jpeg" in mail.no_text
+
+
+def test_a_huge_body_is_cut_at_a_line_end() -> None:
+    mail = parse_incoming(raw("From: a@b.org\n", "pass\r\n" + "x" * 99 + "\r\n" * 0
+                              + ("y" * 50 + "\r\n") * 10_000), MODERATOR)
+    assert len(mail.text) <= 64_000 and mail.text.endswith("y" * 50)
+
+
+def test_tokens_and_tags() -> None:
+    token = make_token("secret-0123456789", "18TN-7", "Ann")
+    assert len(token) == 16 and token == make_token("secret-0123456789", "18tn-7", "ann")
+    assert token != make_token("secret-0123456789", "18TN-7", "Bob")
+    assert token != make_token("another-secret-99", "18TN-7", "Ann")
+    address = tag_address(MODERATOR, "18TN-7", "Ann", token)
+    assert address == f"moderator+18TN-7.Ann.{token}@example.org"
+    tag = read_tag(address.upper(), MODERATOR)
+    assert tag is not None and tag.game_id == "18TN-7" and tag.key == "ANN"
+    assert tag.token is not None and same_token(token, tag.token)
+    assert read_tag("moderator+18TN-7@example.org", MODERATOR) == type(tag)("18TN-7")
+    assert read_tag("moderator@example.org", MODERATOR) is None
+    assert read_tag(f"moderator+18TN-7.Ann.{token}@elsewhere.org", MODERATOR) is None
+    assert subject_tags(f"Re: [18TN-7 {token}] SR 1") == [("18TN-7", token)]
+    assert subject_tags("[External] Re: [18TN-7] SR 1") == [("External", None),
+                                                            ("18TN-7", None)]
+
+
+@pytest.mark.parametrize("seat", ["Player 1", "gm", "obs3", "1st", "a" * 25, "Ann:Bob"])
+def test_seat_names_that_cannot_travel_in_an_address(seat: str) -> None:
+    assert seat_name_problem(seat) is not None
+
+
+def test_ordinary_seat_names_are_fine() -> None:
+    assert all(seat_name_problem(s) is None for s in ("Ann", "bob_2", "Cy-Young", "Obsidian"))
