@@ -56,10 +56,12 @@ from moderator.reports import (
     HistoryEntry,
     MailKind,
     OutgoingMail,
+    Picture,
     Position,
     Results,
     Section,
     compose,
+    map_picture,
     message_id_for,
     position,
     render,
@@ -274,6 +276,7 @@ class _Work:
         self.mails: list[OutgoingMail] = []
         self.committed: dict[str, Game] = {}  # games changed, once the transaction commits
         self._positions: dict[tuple[str, int], Position] = {}
+        self._maps: dict[tuple[str, int, int], Picture] = {}
 
     # -- routing -------------------------------------------------------------------------
     def run(self) -> tuple[str, Literal["processed", "skipped"]]:
@@ -895,8 +898,12 @@ class _Work:
                     if game_id and key and token and settings.plus_addressing
                     else settings.address)
         context.setdefault("intro", None)
+        images: tuple[Picture, ...] = ()
+        if game is not None and game_id and template == "report":
+            images = (self.map_for(game_id, game, to),)
         text, html = render(template, subject=subject, footer=footer, pos=pos,
-                            game_id=game_id, **context)
+                            game_id=game_id, map_cid=images[0].cid if images else None,
+                            **context)
         # Every mail of a game refers to one (never sent) root id, so mail programs
         # keep the game in one thread; an answer is threaded under the mail it answers.
         root = f"<{game_id}.thread@{settings.domain}>" if game_id else None
@@ -911,7 +918,18 @@ class _Work:
             kind=kind, to=to, subject=subject, text=text, html=html,
             to_name=self.incoming.sender_name if to == self.incoming.sender else "",
             reply_to=reply_to, in_reply_to=in_reply_to, references=tuple(references),
-            game_id=game_id, next_move=pos.view.next_move if pos else None))
+            game_id=game_id, next_move=pos.view.next_move if pos else None, images=images))
+
+    def map_for(self, game_id: str, game: Game, to: str) -> Picture:
+        """The map for TO's report, outlining what changed since their last report;
+        drawn once per position and starting move however many readers share them."""
+        rows = [m for m in self.store.members(game_id) if m.address == to]
+        since = min((m.reported_move for m in rows), default=game.next_move)
+        key = (game_id, game.next_move, since)
+        if key not in self._maps:
+            before = Game(game.setup, game.log[:since]) if 0 < since < game.next_move else None
+            self._maps[key] = map_picture(game_id, game, before)
+        return self._maps[key]
 
     def position(self, game_id: str, game: Game) -> Position:
         """The report's view of the game, made once per mail however many it goes to."""

@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from email.mime.image import MIMEImage
 from email.mime.multipart import MIMEMultipart
 from email.mime.nonmultipart import MIMENonMultipart
 from email.utils import format_datetime, formataddr
@@ -112,6 +113,32 @@ class OutgoingMail:
     references: tuple[str, ...] = ()
     game_id: str | None = None
     next_move: int | None = None
+    # Pictures: shown inline in the HTML part (by Content-ID) and attached for readers of
+    # the plain text.
+    images: tuple[Picture, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Picture:
+    """A PNG carried by a mail: `cid` is what the HTML's `cid:` link names."""
+
+    cid: str
+    filename: str
+    png: bytes
+
+
+MAP_CID = "map"
+
+
+def map_picture(game_id: str, game: Game, since: Game | None) -> Picture:
+    """The board as it stands, the hexes changed since `since` (the reader's last report)
+    outlined."""
+    from moderator.mapimage import changed_hexes, render_game_map
+
+    changed = changed_hexes(since.state.board, game.state.board) if since else frozenset()
+    png = render_game_map(game, highlight=changed,
+                          caption=f"{game_id} - next move {game.next_move}")
+    return Picture(MAP_CID, f"{game_id}-move-{game.next_move}.png", png)
 
 
 # -- the position ---------------------------------------------------------------------------
@@ -258,11 +285,39 @@ def compose(mail: OutgoingMail, *, sender: str, sender_name: str, message_id: st
         message["X-Moderator-Move"] = str(mail.next_move)
     for name, value in (headers or {}).items():
         message[name] = _header(value)
-    for subtype, body in (("plain", mail.text), ("html", mail.html)):
-        part = MIMENonMultipart("text", subtype)
-        part.set_payload(body, _UTF8_QP)
-        message.attach(part)
-    return message.as_bytes(policy=_WIRE)
+    plain = MIMENonMultipart("text", "plain")
+    plain.set_payload(mail.text, _UTF8_QP)
+    html = MIMENonMultipart("text", "html")
+    html.set_payload(mail.html, _UTF8_QP)
+    if not mail.images:
+        message.attach(plain)
+        message.attach(html)
+        return message.as_bytes(policy=_WIRE)
+    # multipart/mixed[alternative[plain, related[html, inline images]], attachments]
+    alternative = MIMEMultipart("alternative")
+    alternative.attach(plain)
+    related = MIMEMultipart("related")
+    related.attach(html)
+    for picture in mail.images:
+        related.attach(_png(picture, inline=True))
+    alternative.attach(related)
+    mixed = MIMEMultipart("mixed")
+    for name, value in message.items():
+        mixed[name] = value
+    mixed.attach(alternative)
+    for picture in mail.images:
+        mixed.attach(_png(picture, inline=False))
+    return mixed.as_bytes(policy=_WIRE)
+
+
+def _png(picture: Picture, *, inline: bool) -> MIMEImage:
+    part = MIMEImage(picture.png, "png")
+    if inline:
+        part["Content-ID"] = f"<{picture.cid}>"
+        part.add_header("Content-Disposition", "inline", filename=picture.filename)
+    else:
+        part.add_header("Content-Disposition", "attachment", filename=picture.filename)
+    return part
 
 
 def _last_references(references: Sequence[str], keep: int = 10) -> list[str]:
