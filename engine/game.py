@@ -176,13 +176,13 @@ class Game:
         """Store what was decided, not how it was asked for: `run auto` is logged as the
         routes found, so a replay never depends on the optimizer."""
         if isinstance(action, RunRoutes) and action.auto:
+            from engine.optimizer import optimize
             from engine.rounds.operating import OperatingRound
-            from engine.routes import best_run
 
             rnd = self.round
             if isinstance(rnd, OperatingRound) and rnd.current is not None:
-                run = best_run(self.rules, self.state, rnd.company())
-                return RunRoutes(run.as_routes(), company=action.company)
+                found = optimize(self.rules, self.state, rnd.company())
+                return found.action(company=action.company)
         return action
 
     def turn(self) -> Turn | None:

@@ -8,41 +8,48 @@ the company's trains), valued by the title's hooks `Rules.route_revenue` (per ro
 and `Rules.run_revenue` (the whole run: 18TN's Civil War takes the poorest train's
 income away when every train runs).
 
-The method (that of the best published calculators, e.g. Rails' revenue calculator,
-with the combination step done on bit sets):
+The method (that of the best published calculators, e.g. Rails' revenue calculator:
+each train alone, then the trains together; the combinations are done on bit sets):
 
 1. Compress. The track becomes a graph of stops joined by *links*: each way from a
    stop to the next one through plain track only (sides and junctions), kept with the
    set of segments it uses. A route is a chain of links with disjoint segment sets.
-2. Enumerate. For each train type, every route it may run, grown depth-first from
-   a station of the company: first one way (the "top"), then from the station the
-   other way (the "bottom"). A route is grown only from its lowest-ranked station,
-   and its bottom starts with a higher link than its top, so each route is found once.
-   Each is valued by `route_revenue` and the list is sorted best first.
-3. Branch and bound over the trains, longest first. For train k the search tries the
-   routes still free of the track taken by trains 0..k-1, best first, then "train k
-   does not run". The free routes of each train type are a bit set over its list (bit
-   i: route i), and taking a route clears, with one AND per segment of it, every route
-   that shares a segment. A branch is cut as soon as an upper bound of what it can
-   still earn is no better than the best run found. The bound for the trains still to
-   run is the smaller of
-   - the exact best of those trains together on the whole network, computed before,
-     smallest problem first: the last train alone, then the last two, ...;
-   - per train type, the values of the best free routes, one per train, where after
-     each pick every route through the pick's busiest segment is set aside: two
-     routes of one run never share a segment, so each set-aside removes at most one
-     route of any better run, and the k-th pick is at least the k-th best route of
-     that run.
-4. Trains of one type are interchangeable: they take routes in list order (and a
-   train of a type runs only if the one before it does), so each set of routes is
-   tried once. Then `acc + route × trains left of the type` is a bound as well, which
-   ends the loop over a list early.
+2. Routes. A train's routes are grown depth-first from a station of the company:
+   first one way (the "top"), then from the station the other way (the "bottom"). A
+   route grows only from its lowest-ranked station and its bottom starts with a
+   higher link than its top, so each route is met once. A partial route is dropped
+   when even the best stops it has room for (at most two of them ends such as
+   off-boards) cannot lift it above what is needed.
+3. A first run and each train alone. Each train in turn takes the best route left
+   (a run to beat, `best`), and the best route of each train type on the whole
+   network is found (`alone`). A route can then belong to a better run only if it
+   earns more than `best` less what all other trains earn alone: only those routes
+   of each type are listed, best first, and valued by `route_revenue`.
+4. Branch and bound over the trains, longest first. For train k the search tries the
+   listed routes still free of the track of trains 0..k-1, best first, then "train k
+   does not run". The free routes of each type are a bit set over its list (bit i:
+   route i); taking a route clears, with one AND per segment of it, every route that
+   shares a segment, and routes too poor to matter any more are cut off the top
+   bits. A branch ends as soon as an upper bound of what it can still earn is no
+   better than the best run found. The bound for the trains left is the smaller of
+   - the exact best of those trains together, found before, smallest problem first:
+     the last train alone, then the last two, ... (the "train combinations");
+   - per train type, the best free routes, one per train, where after each pick every
+     route through the pick's busiest segment is set aside: routes of one run never
+     share a segment, so each set-aside removes at most one route of any better run,
+     and the k-th pick is at least the k-th best route of that run.
+   Trains of one type are interchangeable: they take routes in list order, and a
+   train of a type runs only if the one before it does, so each set of routes is
+   tried once. Complete runs are valued by `run_revenue`.
+
+A search that ends before the budget has seen every run that could beat the one it
+returns: that run is proven the best.
 
 Exactness with title hooks. Routes and runs are always valued by the hooks
 themselves; the bounds must never be lower than what a route or run can earn. For the
 default hooks (the sum of the values; Civil War only subtracts) that holds by
-construction. A title whose hook adds bonuses or multiplies declares
-`route_revenue_bound(state, corp, train, values_bound)` and
+construction. A title whose hook adds bonuses or multiplies also overrides
+`route_revenue_bound(state, corp, train, values_bound)` or
 `run_revenue_bound(state, corp, routes_bound)` (upper bounds given a bound of the
 stop values, resp. of the routes' sum); a hook overridden without its bound is
 treated as unbounded: the answer stays exact, the search only slower.
@@ -80,6 +87,7 @@ DEFAULT_BUDGET = 5.0  # seconds: a player waits for `run auto` while this runs
 DEFAULT_MAX_ROUTES = 200_000  # routes kept over all train types (memory, ~100 MB)
 UNBOUNDED = 1 << 40  # more than any revenue: the bound of a hook that declares none
 _CHECK_EVERY = 1024  # search steps between looks at the clock
+WARM_START = 64  # first routes tried for a quick first run (see `_Search.warm_start`)
 
 
 # --- the compressed network -------------------------------------------------------------
@@ -405,7 +413,7 @@ class _Table:
 
     def bound(self, pool: int, trains: int) -> int:
         """What `trains` trains of this type can earn together from the routes `pool`
-        at most (see the module docstring, 3.)."""
+        at most (see the module docstring, 4.)."""
         if not self.complete:
             return UNBOUNDED
         total = 0
@@ -559,7 +567,7 @@ Pick = tuple[int, int]  # (group, route index)
 
 
 class _Search:
-    """Branch and bound over the trains (see the module docstring, 3. and 4.)."""
+    """Branch and bound over the trains (see the module docstring, 4.)."""
 
     def __init__(self, groups: list[_Group], clock: _Clock) -> None:
         self.groups = groups
@@ -607,6 +615,43 @@ class _Search:
             self.proven = False
             self.timed_out = True
         return self.best, self.best_picks, self.proven
+
+    def warm_start(self, tries: int, value: Callable[[list[Pick], int], int]
+                   ) -> tuple[int, tuple[Pick, ...]]:
+        """A good run, cheaply: for each of the `tries` best routes of the first train,
+        every later train takes the best route still free. A high first run to beat
+        makes every bound of the search bite sooner."""
+        best: tuple[int, tuple[Pick, ...]] = (-1, ())
+        if not self.slots:
+            return best
+        g0 = self.slots[0][0]
+        first = self.groups[g0].table.every
+        for _ in range(tries):
+            if not first:
+                break
+            self.clock.tick()
+            pools = [g.table.every for g in self.groups]
+            picks: list[Pick] = []
+            total = 0
+            for k, (g, after) in enumerate(self.slots):
+                pool = first if k == 0 else pools[g]
+                if not pool:
+                    continue
+                low = pool & -pool
+                i = low.bit_length() - 1
+                if k == 0:
+                    first ^= low
+                table = self.groups[g].table
+                picks.append((g, i))
+                total += table.revenue[i]
+                for h in range(g, len(self.groups)):
+                    pools[h] = self.groups[h].table.without(pools[h], table.segments[i])
+                if after:  # the rest of the type take later routes (see `train`)
+                    pools[g] &= ~((low << 1) - 1)
+            run = value(picks, total)
+            if run > best[0]:
+                best = (run, tuple(picks))
+        return best
 
     def beaten(self, total: int) -> bool:
         """Whether runs whose routes earn at most `total` cannot beat the best found."""
@@ -729,7 +774,7 @@ class _Search:
             self.picks.pop()
         if table.floor >= 0 and not self.beaten(acc + table.floor + self.rest_any(k + 1, pools)):
             self.proven = False  # a route not listed might do better: not proven
-        # This train stands idle, and so do the rest of its type (see 4.).
+        # This train stands idle, and so do the rest of its type.
         nxt = list(pools)
         nxt[g] = 0
         self.train(k + after + 1, nxt, acc)
@@ -765,13 +810,25 @@ class Optimum:
 # --- the title's hooks ------------------------------------------------------------------
 
 
+def _own_hook(rules: Rules, name: str) -> Callable[..., int] | None:
+    """The title's own override of the hook `name` (bound to `rules`), or None when it
+    keeps the default or the hook does not exist."""
+    from engine.rules import Rules as BaseRules
+
+    mine = getattr(type(rules), name, None)
+    if mine is None or mine is getattr(BaseRules, name, None):
+        return None
+    hook: Callable[..., int] = getattr(rules, name)
+    return hook
+
+
 def _route_bound(rules: Rules, state: GameState, corp: Corporation, train: Train
                  ) -> Callable[[int], int] | None:
     """The title's bound of a route's revenue from a bound of its stops' values (None:
-    the revenue is that sum)."""
+    the revenue is that sum; a `route_revenue` overridden without its bound: none)."""
     from engine.rules import Rules as BaseRules
 
-    hook = getattr(rules, "route_revenue_bound", None)
+    hook = _own_hook(rules, "route_revenue_bound")
     if hook is not None:
         return lambda values: int(hook(state, corp, train, values))
     if type(rules).route_revenue is BaseRules.route_revenue:
@@ -782,23 +839,28 @@ def _route_bound(rules: Rules, state: GameState, corp: Corporation, train: Train
 def _run_bound(rules: Rules, state: GameState, corp: Corporation
                ) -> Callable[[int], int] | None:
     """The title's bound of a run's revenue from a bound of its routes' sum (None: the
-    run earns at most that sum)."""
+    run earns at most that sum; a `run_revenue` overridden without its bound: none)."""
     from engine.rules import Rules as BaseRules
     from engine.titles.t18tn import Rules18TN
 
-    hook = getattr(rules, "run_revenue_bound", None)
+    hook = _own_hook(rules, "run_revenue_bound")
     if hook is not None:
         return lambda total: int(hook(state, corp, total))
-    # Until Rules has the hook: 18TN's Civil War only ever takes revenue away.
+    # 18TN's Civil War only ever takes revenue away (until Rules18TN says so itself).
     if type(rules).run_revenue in (BaseRules.run_revenue, Rules18TN.run_revenue):
         return None
     return lambda _total: UNBOUNDED
 
 
 def _route_track(rules: Rules, state: GameState) -> Track:
+    """The track trains may use: `routes.route_track` where the engine has it (a title
+    may close hexes to routes), else all track."""
     from engine import routes
+    from engine.track import build_track
 
-    return routes.route_track(rules, state)
+    route_track: Callable[[Rules, GameState], Track] | None = getattr(
+        routes, "route_track", None)
+    return route_track(rules, state) if route_track is not None else build_track(state)
 
 
 # --- the entry point ----------------------------------------------------------------------
@@ -887,15 +949,6 @@ def optimize(rules: Rules, state: GameState, corp: Corporation, *,
         proven = all(group.table.complete for group in groups)
         search = _Search(groups, clock)
         n = len(search.slots)
-        # The last trains together, from the last train alone up to all but the first.
-        suffix = [UNBOUNDED] * n + [0]
-        for k in range(n - 1, 0, -1):
-            value, _picks, _done = search.solve(k, suffix, None, None, (-1, ()))
-            if search.timed_out:
-                raise _OutOfTime
-            # Exact for the listed routes, which are all a better run can use.
-            suffix[k] = max(value, 0)
-
         walks: dict[Pick, Walk] = {}
 
         def runs_of(picks: Sequence[Pick]) -> tuple[TrainRun, ...]:
@@ -913,6 +966,18 @@ def optimize(rules: Rules, state: GameState, corp: Corporation, *,
             return rules.run_revenue(state, corp, runs_of(picks))
 
         summing = type(rules).run_revenue is BaseRules.run_revenue
+        value, picked = search.warm_start(WARM_START, _routes_sum if summing else run_value)
+        if value > best_value:
+            best_value, best_runs = value, runs_of(picked)
+        # The last trains together, from the last train alone up to all but the first.
+        suffix = [UNBOUNDED] * n + [0]
+        for k in range(n - 1, 0, -1):
+            value, _picks, _done = search.solve(k, suffix, None, None, (-1, ()))
+            if search.timed_out:
+                raise _OutOfTime
+            # Exact for the listed routes, which are all a better run can use.
+            suffix[k] = max(value, 0)
+
         value, picked, done = search.solve(0, suffix, None if summing else run_value,
                                            run_bound, (best_value, ()))
         proven = proven and done

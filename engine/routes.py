@@ -198,7 +198,9 @@ def check_run(rules: Rules, state: GameState, corp: Corporation, action: RunRout
     """Validate declared routes (or find the best ones for `run auto`)."""
     graph = route_track(rules, state)
     if action.auto:
-        return best_run(rules, state, corp, graph)
+        from engine.optimizer import optimize
+
+        return optimize(rules, state, corp, graph=graph).run
     trains = list(corp.trains)
     used_trains: list[Train] = []
     candidates: list[list[tuple[Walk, int]]] = []
