@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from moderator import cli_map, cli_play, cli_service
+from moderator import cli_bench, cli_map, cli_play, cli_service
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -28,6 +28,6 @@ for command in (
     cli_play.import_command,
     cli_play.parse_cli,
     cli_map.map_command,
-    __import__("moderator.cli_bench").cli_bench.bench,
+    cli_bench.bench,
 ):
     main.add_command(command)
