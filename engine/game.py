@@ -137,13 +137,40 @@ class Game:
             require(0 <= action.to_move <= len(self.log),
                     f"there is no move {action.to_move}; the next move is {len(self.log)}")
         action = self._resolve(action)
+        better = self._better_run(action)
         saved = self._snapshot()
         try:
-            return self._append(Move(seat, action))
+            said = self._append(Move(seat, action))
         except BaseException:
             # Refused, or an engine fault: either way no trace may stay behind.
             self._restore_snapshot(saved)
             raise
+        return [*said, better] if better else said
+
+    def _better_run(self, action: Action) -> str | None:
+        """A declared run below the maximum stands (the president chooses), but the
+        players are told the maximum and the routes reaching it, so that any shareholder
+        may insist on it (18TN 4.2.3.1)."""
+        from engine.optimizer import optimize
+        from engine.rounds.operating import OperatingRound
+        from engine.routes import check_run
+
+        rnd = self.round
+        if not isinstance(action, RunRoutes) or action.auto or not isinstance(
+                rnd, OperatingRound) or rnd.current is None:
+            return None
+        corp = rnd.company()
+        try:
+            declared = check_run(self.rules, self.state, corp, action)
+        except GameError:
+            return None  # the refusal itself is the answer
+        best = optimize(self.rules, self.state, corp)
+        if best.total <= declared.revenue:
+            return None
+        routes = "; ".join(f"{r.train}: {' '.join(r.hexes)}" for r in best.routes())
+        proof = "" if best.proven else " (the best found; not proven the maximum)"
+        return (f"the best run for {corp.sym} earns {self.state.title.currency}{best.total}"
+                f"{proof}: run {routes} - any shareholder may insist on it")
 
     def _snapshot(self) -> tuple[GameState, Round, list[Move], list[int]]:
         """A deep copy of everything that changes (the rules and title data are shared)."""
