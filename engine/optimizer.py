@@ -997,9 +997,3 @@ def optimize(rules: Rules, state: GameState, corp: Corporation, *,
 
 def _routes_sum(_picks: list[Pick], acc: int) -> int:
     return acc
-
-
-def best_run(rules: Rules, state: GameState, corp: Corporation, graph: Track | None = None
-             ) -> Run:
-    """`routes.best_run`'s drop-in: the best run found within the default budget."""
-    return optimize(rules, state, corp, graph=graph).run

@@ -386,6 +386,3 @@ class Rules:
                          if p.owner == seat and not p.closed)
             out[seat] = value
         return out
-
-    def pool_name(self) -> str:
-        return POOL

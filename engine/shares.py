@@ -66,10 +66,6 @@ def check_can_hold(rules: Rules, state: GameState, seat: str, corp: Corporation,
                 f"{seat} holds {have} certificates; the limit is {limit}")
 
 
-def president_of(state: GameState, corp: Corporation) -> str | None:
-    return corp.president
-
-
 def resolve_presidency(state: GameState, corp: Corporation, seller: str | None = None) -> None:
     """18TN 3.5: whoever holds the most shares is president; equal holdings never take it.
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from engine.geometry import neighbour, opposite
 from engine.state import GameState
-from engine.title import PathSpec, Shared, TileSpec
+from engine.title import Shared, TileSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +184,3 @@ def reachable(state: GameState, track: Track, corporation: str
                 continue
             stack.append((nxt, seg))
     return seen_nodes, seen_segments
-
-
-def path_points(path: PathSpec) -> tuple[str, str]:
-    return path.a, path.b

@@ -16,7 +16,6 @@ import email.policy
 import functools
 import hashlib
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -59,16 +58,6 @@ class HistoryEntry:
 
 
 @dataclass(frozen=True, slots=True)
-class MarketSpace:
-    """An occupied space of the stock market: its price and the tokens on it, top first."""
-
-    price: int
-    row: int
-    column: int
-    companies: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
 class Position:
     """Everything a report shows about the game now."""
 
@@ -76,8 +65,6 @@ class Position:
     view: GameView
     headline: str  # "OR 3.1: TC to move"
     round_short: str  # "OR 3.1"
-    market: tuple[MarketSpace, ...]
-    trains_left: tuple[tuple[str, int], ...]  # (train, how many the bank still offers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,20 +150,8 @@ def headline(view: GameView) -> str:
 
 def position(game_id: str, game: Game) -> Position:
     """The report's view of GAME (engine state read here, so templates see plain data)."""
-    view = game_view(game)
-    state = game.state
-    market = []
-    for (row, column), stack in sorted(state.market.stacks.items()):
-        if not stack:
-            continue
-        cell = state.market.spec.cell(row, column)
-        if cell is not None:
-            market.append(MarketSpace(cell.price, row, column, tuple(stack)))
-    market.sort(key=lambda space: (-space.price, space.row, space.column))
-    left = Counter(train.name for train in state.trains_offered)
-    trains_left = tuple((name, count) for name, count in left.items())
-    return Position(game_id, view, headline(view), short_round(view.round), tuple(market),
-                    trains_left)
+    view = game_view(game)  # the market and the trains left come with the view
+    return Position(game_id, view, headline(view), short_round(view.round))
 
 
 def replay_history(game: Game, start: int, end: int) -> tuple[HistoryEntry, ...]:

@@ -275,7 +275,7 @@ class StockRound(Round):
                 require(action.price == price,
                         f"{cheapest.sym} costs {money(self.state, price)} now")
             self._buy_private(seat, cheapest, price)
-            self._acted_then_next(seat)
+            self._end_turn(seat)
             self._resolve_auctions(after=seat)
             return
         if isinstance(action, Bid):
@@ -292,7 +292,7 @@ class StockRound(Round):
                         f"{target} is the cheapest private: buy it for "
                         f"{money(self.state, price)} (`buy {target}`)")
                 self._buy_private(seat, cheapest, price)
-                self._acted_then_next(seat)
+                self._end_turn(seat)
                 self._resolve_auctions(after=seat)
                 return
             bids = self.s.bids.setdefault(target, {})
@@ -305,7 +305,7 @@ class StockRound(Round):
                     f"aside for other bids; the bid is {money(self.state, action.amount)}")
             bids[seat] = action.amount
             self.state.say(f"{seat} bids {money(self.state, action.amount)} on {target}")
-            self._acted_then_next(seat)
+            self._end_turn(seat)
             return
         raise GameError(
             f"while the bank holds unsold privates a stock turn is: buy {cheapest.sym}, "
@@ -516,9 +516,6 @@ class StockRound(Round):
         self.s.passes = 0
         self.s.turn = StockTurn()
         self.s.current = self.state.next_seat(seat)
-
-    def _acted_then_next(self, seat: str) -> None:
-        self._end_turn(seat)
 
     def _pass(self, seat: str) -> None:
         self.state.say(f"{seat} passes")
