@@ -66,13 +66,16 @@ def cooperative_choice(options: list[Action], rng: random.Random) -> Action:
     pars = of(Par)
     if pars:
         return max(pars, key=lambda a: a.price if isinstance(a, Par) else 0)
-    for kind in (BuyShares, Bid, LayTile):
+    chosen_at_random: tuple[type[Action], ...] = (BuyShares, Bid, LayTile)
+    for kind in chosen_at_random:
         if of(kind):
             return rng.choice(of(kind))
-    for kind in (BuyPrivate, RunRoutes, BuyTrain, DiscardTrain, Accept):
+    first_offered: tuple[type[Action], ...] = (BuyPrivate, RunRoutes, BuyTrain,
+                                               DiscardTrain, Accept)
+    for kind in first_offered:
         if of(kind):
             return of(kind)[0]
-    pays = [a for a in of(Dividend) if isinstance(a, Dividend) and a.choice == "pay"]
+    pays = [a for a in of(Dividend) if isinstance(a, Dividend) and a.choice == "payout"]
     if pays:
         return pays[0]
     idle = of(Done) + of(Pass)
