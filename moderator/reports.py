@@ -11,6 +11,7 @@ so that no well-behaved program answers it and the moderator never answers itsel
 from __future__ import annotations
 
 import email.charset
+import email.encoders
 import email.header
 import email.policy
 import functools
@@ -103,6 +104,17 @@ class OutgoingMail:
     # Pictures: shown inline in the HTML part (by Content-ID) and attached for readers of
     # the plain text.
     images: tuple[Picture, ...] = ()
+    attachments: tuple[Attachment, ...] = ()  # files: a deadline's .ics, the game record
+    text_only: bool = False  # the reader chose `set format text`
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """A file a mail carries."""
+
+    filename: str
+    mimetype: str  # text/calendar, application/json, text/plain
+    data: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,11 +246,39 @@ def _address(name: str, address: str) -> str:
 
 def compose(mail: OutgoingMail, *, sender: str, sender_name: str, message_id: str,
             when: float, headers: Mapping[str, str] | None = None) -> bytes:
-    """MAIL as the bytes the outbox sends: text/plain with an HTML alternative.
+    """MAIL as the bytes the outbox sends: text/plain with an HTML alternative (only the
+    text for a reader who chose `set format text`), pictures inline in the HTML and
+    attached, then any other attachments.
 
     Built with the classic (compat32) MIME classes: the modern `EmailMessage` parses
     every header it is given, which made composing the slowest step of a mail."""
-    message = MIMEMultipart("alternative")
+    plain = MIMENonMultipart("text", "plain")
+    plain.set_payload(mail.text, _UTF8_QP)
+    body: MIMEMultipart | MIMENonMultipart
+    if mail.text_only:
+        body = plain
+    else:
+        html = MIMENonMultipart("text", "html")
+        html.set_payload(mail.html, _UTF8_QP)
+        body = MIMEMultipart("alternative")
+        body.attach(plain)
+        if mail.images:
+            related = MIMEMultipart("related")
+            related.attach(html)
+            for picture in mail.images:
+                related.attach(_png(picture, inline=True))
+            body.attach(related)
+        else:
+            body.attach(html)
+    message = body
+    if mail.images or mail.attachments:
+        # multipart/mixed[body, the pictures for plain-text readers, attachments]
+        message = MIMEMultipart("mixed")
+        message.attach(body)
+        for picture in mail.images:
+            message.attach(_png(picture, inline=False))
+        for attachment in mail.attachments:
+            message.attach(_attachment(attachment))
     message["From"] = _address(sender_name, sender)
     message["To"] = _address(mail.to_name, mail.to)
     if mail.reply_to:
@@ -260,29 +300,21 @@ def compose(mail: OutgoingMail, *, sender: str, sender_name: str, message_id: st
         message["X-Moderator-Move"] = str(mail.next_move)
     for name, value in (headers or {}).items():
         message[name] = _header(value)
-    plain = MIMENonMultipart("text", "plain")
-    plain.set_payload(mail.text, _UTF8_QP)
-    html = MIMENonMultipart("text", "html")
-    html.set_payload(mail.html, _UTF8_QP)
-    if not mail.images:
-        message.attach(plain)
-        message.attach(html)
-        return message.as_bytes(policy=_WIRE)
-    # multipart/mixed[alternative[plain, related[html, inline images]], attachments]
-    alternative = MIMEMultipart("alternative")
-    alternative.attach(plain)
-    related = MIMEMultipart("related")
-    related.attach(html)
-    for picture in mail.images:
-        related.attach(_png(picture, inline=True))
-    alternative.attach(related)
-    mixed = MIMEMultipart("mixed")
-    for name, value in message.items():
-        mixed[name] = value
-    mixed.attach(alternative)
-    for picture in mail.images:
-        mixed.attach(_png(picture, inline=False))
-    return mixed.as_bytes(policy=_WIRE)
+    return message.as_bytes(policy=_WIRE)
+
+
+def _attachment(attachment: Attachment) -> MIMENonMultipart:
+    maintype, _, subtype = attachment.mimetype.partition("/")
+    part = MIMENonMultipart(maintype, subtype)
+    if attachment.mimetype == "text/calendar":
+        part.set_param("method", "PUBLISH")  # calendar programs offer to add the event
+    if maintype == "text":
+        part.set_payload(attachment.data.decode("utf-8"), _UTF8_QP)
+    else:
+        part.set_payload(attachment.data)
+        email.encoders.encode_base64(part)
+    part.add_header("Content-Disposition", "attachment", filename=attachment.filename)
+    return part
 
 
 def _png(picture: Picture, *, inline: bool) -> MIMEImage:

@@ -18,6 +18,12 @@ The mail service adds (schema version 2):
   (``master``, ``player`` with a seat, ``observer``); ``key`` names the row's token,
   ``reported_move`` is how far that address's reports have got.
 
+Schema version 3 adds what long-running games need: ``clocks`` (a game's deadline,
+timeout policy, pause and its running turn), ``away`` (absence windows), ``seats``
+(resignations, `auto pass`), ``held_orders`` (orders sent ahead of a turn),
+``preferences`` (per person: mail format, reports, time zone), ``lateness``
+(reliability records per person), and on ``moves`` the mail that made each move.
+
 Every method that writes expects to run inside `transaction()` unless it says it
 opens its own; transactions nest (savepoints), so a method may be called from inside
 the service's one transaction per message.
@@ -38,7 +44,7 @@ import sqlite_utils
 
 from engine.game import Game, Move, Setup
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 Role = Literal["master", "player", "observer"]
 MemberStatus = Literal["invited", "active"]
@@ -102,6 +108,69 @@ CREATE TABLE IF NOT EXISTS members (
     PRIMARY KEY (game_id, address, role, key)
 );
 CREATE INDEX IF NOT EXISTS members_address ON members (address);
+
+CREATE TABLE IF NOT EXISTS clocks (    -- schema 3: the time rules of a started mail game
+    game_id TEXT PRIMARY KEY COLLATE NOCASE,
+    allowed REAL NOT NULL,             -- seconds a player has for a turn
+    timeout TEXT NOT NULL DEFAULT 'wait' CHECK (timeout IN ('wait', 'pass')),
+    paused REAL,                       -- since when the game master paused it
+    ended REAL,                        -- when the final scores went out
+    -- the turn now running: who owes it, since when, until when
+    seat TEXT,
+    entity TEXT,
+    move INTEGER,                      -- the game's next move when the turn began
+    started REAL,
+    deadline REAL,
+    reminders INTEGER NOT NULL DEFAULT 0,  -- reminders sent for this turn
+    late_notice REAL,                  -- when the last "is late" mail went out
+    sequence INTEGER NOT NULL DEFAULT 0    -- of the turn's calendar event
+);
+
+CREATE TABLE IF NOT EXISTS away (      -- a player's absence windows: their clock stops
+    game_id TEXT NOT NULL COLLATE NOCASE,
+    seat TEXT NOT NULL,
+    start REAL NOT NULL,
+    end REAL NOT NULL,
+    created REAL NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS preferences (   -- per person, for all their games
+    address TEXT PRIMARY KEY,
+    format TEXT NOT NULL DEFAULT 'html' CHECK (format IN ('text', 'html')),
+    reports TEXT NOT NULL DEFAULT 'all' CHECK (reports IN ('all', 'digest', 'none')),
+    timezone TEXT NOT NULL DEFAULT 'UTC'
+);
+
+CREATE TABLE IF NOT EXISTS lateness (  -- reliability records: per person, not per seat
+    address TEXT NOT NULL,
+    game_id TEXT NOT NULL COLLATE NOCASE,
+    seat TEXT NOT NULL,
+    move INTEGER NOT NULL,
+    deadline REAL NOT NULL,
+    policy TEXT NOT NULL,
+    created REAL NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS seats (     -- standing state of a seat beyond the engine's
+    game_id TEXT NOT NULL COLLATE NOCASE,
+    seat TEXT NOT NULL,
+    resigned REAL,
+    auto_pass_round TEXT,              -- `auto pass` holds for this stock round ...
+    auto_pass_move INTEGER,            -- ... judged by what happened since this move
+    PRIMARY KEY (game_id, seat)
+);
+
+CREATE TABLE IF NOT EXISTS held_orders (   -- orders sent ahead of the sender's turn
+    game_id TEXT NOT NULL COLLATE NOCASE,
+    seat TEXT NOT NULL,
+    text TEXT NOT NULL,
+    address TEXT NOT NULL,
+    cause TEXT NOT NULL,               -- messages.key of the mail that held them
+    round TEXT NOT NULL,
+    move INTEGER NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (game_id, seat)
+);
 """
 
 
@@ -126,6 +195,18 @@ class LoggedMove:
     move: Move
     said: tuple[str, ...] | None
     created: float
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    """Moves FIRST..STOP-1 made by one mail (CAUSE) sent by ACTOR (an address, or
+    `timer` for what the clock did)."""
+
+    first: int
+    stop: int
+    cause: str | None
+    actor: str | None
+    seats: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +253,59 @@ class Member:
     reported_move: int
 
 
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """A started mail game's time rules and its running turn (`clocks`)."""
+
+    game_id: str
+    allowed: float  # seconds per turn
+    timeout: Literal["wait", "pass"]
+    paused: float | None
+    ended: float | None
+    seat: str | None  # who owes the running turn (None: nobody, e.g. game over)
+    entity: str | None
+    move: int | None
+    started: float | None
+    deadline: float | None
+    reminders: int
+    late_notice: float | None
+    sequence: int
+
+
+@dataclass(frozen=True, slots=True)
+class AwayRow:
+    seat: str
+    start: float
+    end: float
+
+
+@dataclass(frozen=True, slots=True)
+class Preferences:
+    format: Literal["text", "html"] = "html"
+    reports: Literal["all", "digest", "none"] = "all"
+    timezone: str = "UTC"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    seat: str
+    resigned: float | None = None
+    auto_pass_round: str | None = None
+    auto_pass_move: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HeldOrders:
+    """Orders a player sent before their turn, applied when it comes."""
+
+    seat: str
+    text: str
+    address: str
+    cause: str
+    round: str
+    move: int
+
+
 class Store:
     """Games in one SQLite file."""
 
@@ -206,11 +340,21 @@ class Store:
             if "said" not in db.table("moves").columns_dict:
                 # Schema 2: what the engine said when the move was applied (JSON list).
                 db.execute("ALTER TABLE moves ADD COLUMN said TEXT")
+            moves = db.table("moves").columns_dict
+            if "cause" not in moves:
+                # Schema 3: which mail (or timer) made each move, and who sent it: a
+                # player's `undo` takes back exactly their last submission.
+                db.execute("ALTER TABLE moves ADD COLUMN cause TEXT")
+                db.execute("ALTER TABLE moves ADD COLUMN actor TEXT")
             if "meta" not in db.table_names():
                 db.table("meta").create({"key": str, "value": str}, pk="key")
-            for statement in _MAIL_SCHEMA.split(";"):
+            for statement in _MAIL_SCHEMA.split(";\n"):
                 if statement.strip():
                     db.execute(statement)
+            if "reported_round" not in db.table("members").columns_dict:
+                # Schema 3: the round of a member's last report (digest readers get
+                # one report per round).
+                db.execute("ALTER TABLE members ADD COLUMN reported_round TEXT")
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                        [str(SCHEMA_VERSION)])
 
@@ -318,25 +462,42 @@ class Store:
         return Game(row.setup, self.moves(row.id))
 
     def append(self, game_id: str, first_number: int, moves: Sequence[Move],
-               said: Sequence[Sequence[str]] | None = None) -> None:
+               said: Sequence[Sequence[str]] | None = None, *, cause: str | None = None,
+               actor: str | None = None, now: float | None = None) -> None:
         """Append moves numbered from `first_number`; refuses if the log moved on.
 
         SAID, when given, holds what the engine said for each move (for reports).
         Call inside `transaction()` to commit with other writes (the mail service
-        records the message and its outgoing mail in the same transaction)."""
+        records the message and its outgoing mail in the same transaction). CAUSE is
+        the mail (or `timer`) that made the moves, ACTOR who sent them."""
         have = self.db.execute("SELECT COUNT(*) FROM moves WHERE game_id = ?",
                                [game_id]).fetchone()[0]
         if have != first_number:
             raise StoreError(f"game {game_id} is at move {have}, not {first_number}")
         if said is not None and len(said) != len(moves):
             raise StoreError(f"{len(said)} records of what was said for {len(moves)} moves")
-        now = time.time()
+        now = time.time() if now is None else now
         self.db.table("moves").insert_all(
             {"game_id": game_id, "number": first_number + i, "seat": m.seat,
              "action": json.dumps({k: v for k, v in m.to_json().items() if k != "seat"}),
              "said": None if said is None else json.dumps(list(said[i])),
-             "created": now}
+             "created": now, "cause": cause, "actor": actor}
             for i, m in enumerate(moves))
+
+    def submissions(self, game_id: str, start: int = 0) -> list[Submitted]:
+        """The log from move START on as runs of moves made by one cause (mail)."""
+        rows = self.db.execute(
+            "SELECT number, seat, cause, actor FROM moves WHERE game_id = ? AND number >= ? "
+            "ORDER BY number", [game_id, start]).fetchall()
+        runs: list[Submitted] = []
+        for number, seat, cause, actor in rows:
+            last = runs[-1] if runs else None
+            if last is not None and cause is not None and last.cause == cause \
+                    and last.actor == actor:
+                runs[-1] = Submitted(last.first, number + 1, cause, actor, last.seats)
+            else:
+                runs.append(Submitted(number, number + 1, cause, actor, (seat,)))
+        return runs
 
     # --- messages (the inbox's record) -----------------------------------------------
     def add_message(self, key: str, message_id: str | None, raw: bytes, size: int,
@@ -498,9 +659,119 @@ class Store:
             self.db.execute("UPDATE members SET seat = ? WHERE game_id = ? AND seat = ?",
                             [new, game_id, old])
 
+    # --- long-running games: clocks, seats, preferences (schema 3) ---------------------
+    def clock(self, game_id: str) -> Clock | None:
+        row = self.db.execute(
+            "SELECT game_id, allowed, timeout, paused, ended, seat, entity, move, started, "
+            "deadline, reminders, late_notice, sequence FROM clocks WHERE game_id = ?",
+            [game_id]).fetchone()
+        return None if row is None else Clock(*row)
+
+    def clocks(self) -> list[Clock]:
+        """The clocks of every game still running (not ended)."""
+        return [Clock(*r) for r in self.db.execute(
+            "SELECT game_id, allowed, timeout, paused, ended, seat, entity, move, started, "
+            "deadline, reminders, late_notice, sequence FROM clocks WHERE ended IS NULL "
+            "ORDER BY game_id").fetchall()]
+
+    def create_clock(self, game_id: str, allowed: float) -> None:
+        self.db.execute("INSERT OR IGNORE INTO clocks (game_id, allowed) VALUES (?, ?)",
+                        [game_id, allowed])
+
+    def update_clock(self, game_id: str, **fields: Any) -> None:
+        """Set FIELDS (columns of `clocks`) of GAME_ID's clock."""
+        names = ", ".join(f"{name} = ?" for name in fields)
+        self.db.execute(f"UPDATE clocks SET {names} WHERE game_id = ?",
+                        [*fields.values(), game_id])
+
+    def away_windows(self, game_id: str, seat: str | None = None) -> list[AwayRow]:
+        sql = "SELECT seat, start, end FROM away WHERE game_id = ?"
+        params: list[Any] = [game_id]
+        if seat is not None:
+            sql += " AND seat = ?"
+            params.append(seat)
+        return [AwayRow(r[0], r[1], r[2]) for r in
+                self.db.execute(sql + " ORDER BY start", params).fetchall()]
+
+    def add_away(self, game_id: str, seat: str, start: float, end: float, now: float
+                 ) -> None:
+        self.db.execute("INSERT INTO away (game_id, seat, start, end, created) "
+                        "VALUES (?, ?, ?, ?, ?)", [game_id, seat, start, end, now])
+
+    def preferences(self, address: str) -> Preferences:
+        row = self.db.execute("SELECT format, reports, timezone FROM preferences WHERE "
+                              "address = ?", [address.lower()]).fetchone()
+        return Preferences() if row is None else Preferences(row[0], row[1], row[2])
+
+    def set_preference(self, address: str, name: str, value: str) -> None:
+        if name not in ("format", "reports", "timezone"):
+            raise StoreError(f"no preference {name}")
+        self.db.execute("INSERT OR IGNORE INTO preferences (address) VALUES (?)",
+                        [address.lower()])
+        self.db.execute(f"UPDATE preferences SET {name} = ? WHERE address = ?",
+                        [value, address.lower()])
+
+    def record_late(self, address: str, game_id: str, seat: str, move: int,
+                    deadline: float, policy: str, now: float) -> None:
+        self.db.execute("INSERT INTO lateness (address, game_id, seat, move, deadline, "
+                        "policy, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        [address.lower(), game_id, seat, move, deadline, policy, now])
+
+    def times_late(self, address: str) -> int:
+        """How often ADDRESS missed a deadline, in every game (reliability)."""
+        return int(self.db.execute("SELECT COUNT(*) FROM lateness WHERE address = ?",
+                                   [address.lower()]).fetchone()[0])
+
+    def seat_row(self, game_id: str, seat: str) -> SeatRow:
+        row = self.db.execute("SELECT resigned, auto_pass_round, auto_pass_move FROM seats "
+                              "WHERE game_id = ? AND seat = ?", [game_id, seat]).fetchone()
+        return SeatRow(seat) if row is None else SeatRow(seat, row[0], row[1], row[2])
+
+    def update_seat(self, game_id: str, seat: str, **fields: Any) -> None:
+        self.db.execute("INSERT OR IGNORE INTO seats (game_id, seat) VALUES (?, ?)",
+                        [game_id, seat])
+        names = ", ".join(f"{name} = ?" for name in fields)
+        self.db.execute(f"UPDATE seats SET {names} WHERE game_id = ? AND seat = ?",
+                        [*fields.values(), game_id, seat])
+
+    def held(self, game_id: str, seat: str) -> HeldOrders | None:
+        row = self.db.execute("SELECT seat, text, address, cause, round, move FROM "
+                              "held_orders WHERE game_id = ? AND seat = ?",
+                              [game_id, seat]).fetchone()
+        return None if row is None else HeldOrders(*row)
+
+    def hold(self, game_id: str, held: HeldOrders, now: float) -> None:
+        """Keep HELD for its seat (replacing what that seat held before)."""
+        self.db.execute("INSERT OR REPLACE INTO held_orders (game_id, seat, text, address, "
+                        "cause, round, move, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        [game_id, held.seat, held.text, held.address, held.cause,
+                         held.round, held.move, now])
+
+    def drop_held(self, game_id: str, seat: str) -> None:
+        self.db.execute("DELETE FROM held_orders WHERE game_id = ? AND seat = ?",
+                        [game_id, seat])
+
+    def remove_member(self, game_id: str, address: str, key: str) -> None:
+        self.db.execute("DELETE FROM members WHERE game_id = ? AND address = ? AND key = ?",
+                        [game_id, address.lower(), key])
+
+    def set_reported_round(self, game_id: str, address: str, round_name: str) -> None:
+        self.db.execute("UPDATE members SET reported_round = ? WHERE game_id = ? AND "
+                        "address = ?", [round_name, game_id, address.lower()])
+
+    def reported_round(self, game_id: str, address: str) -> str | None:
+        row = self.db.execute("SELECT reported_round FROM members WHERE game_id = ? AND "
+                              "address = ? AND reported_round IS NOT NULL",
+                              [game_id, address.lower()]).fetchone()
+        return None if row is None else str(row[0])
+
     def meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
         return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                        [key, value])
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """A raw query, for tests and the operator."""
