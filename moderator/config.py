@@ -109,6 +109,12 @@ class ModeratorConfig:
     # plus-addressing the token goes in the subject instead.
     plus_addressing: bool = True
     max_message_bytes: int = 10_000_000
+    # Long-running games (times in hours, as people write them).
+    deadline_hours: float = 72.0  # a new game's time per turn (`set deadline` changes it)
+    reminder_hours: float = 4.0  # the second reminder comes this long before a deadline
+    away_windows: int = 3  # absence windows per player and game
+    away_days: int = 15  # the longest absence window
+    tick_interval: float = 60.0  # seconds between looks at the clocks
 
 
 @dataclass(frozen=True)
@@ -339,6 +345,11 @@ def parse_config(data: Mapping[str, Any], source: str, base: Path,
         replies_per_hour=mod.get("replies_per_hour", int, 60, check=_positive),
         plus_addressing=mod.get("plus_addressing", bool, True),
         max_message_bytes=mod.get("max_message_bytes", int, 10_000_000, check=_positive),
+        deadline_hours=mod.get("deadline_hours", float, 72.0, check=_positive),
+        reminder_hours=mod.get("reminder_hours", float, 4.0, check=_positive),
+        away_windows=mod.get("away_windows", int, 3, check=_positive),
+        away_days=mod.get("away_days", int, 15, check=_positive),
+        tick_interval=mod.get("tick_interval", float, 60.0, check=_positive),
     )
     mod.check_unknown()
 

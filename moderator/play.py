@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.actions import from_json
+from engine.actions import Action, from_json
 from engine.errors import GameError
 from engine.game import Game, Move
 from engine.views import GameView
@@ -80,9 +80,24 @@ def parse_body(game: Game, body: str) -> Submission:
     return dataclasses.replace(submission, lines=tuple(lines))
 
 
-#: Answers a meta command line (`status`, `help`, ...): what the reply says about it,
-#: or None for the default "is not a game move here".
-CommandNote = Callable[[cmd.Command], str | None]
+class CommandRefused(Exception):
+    """Raised by a command handler: the command cannot be done, so the whole submission
+    is refused with this reason under the line (like an illegal order)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CommandMoves:
+    """A command's answer that is also game moves (`undo`, `force Ann: pass`): the
+    ACTIONS are applied for SEAT like order lines, then NOTE is said."""
+
+    seat: str
+    actions: tuple[Action, ...]
+    note: str = ""
+
+
+#: Answers a meta command line (`status`, `help`, ...): what the reply says about it
+#: (or moves to make), or None for the default "is not a game move here".
+CommandNote = Callable[[cmd.Command], "str | CommandMoves | None"]
 
 
 def run_submission(game: Game, seat: str, body: str,
@@ -115,15 +130,26 @@ def run_submission(game: Game, seat: str, body: str,
             return refused(line.number, line.text, line.error.format_error())
         said: list[str] = []
         for order in line.orders:
-            if isinstance(order, cmd.Command):
-                note = on_command(order) if on_command is not None else None
-                said.append(note if note is not None
-                            else f"`{line.text.strip()}` is not a game move here")
-                continue
+            moves: tuple[tuple[str, Action], ...]
+            if not isinstance(order, cmd.Command):
+                moves = ((seat, order),)
+            else:
+                try:
+                    note = on_command(order) if on_command is not None else None
+                except CommandRefused as exc:
+                    return refused(line.number, line.text, _caret(line.text, str(exc)))
+                if not isinstance(note, CommandMoves):
+                    said.append(note if note is not None
+                                else f"`{line.text.strip()}` is not a game move here")
+                    continue
+                moves = tuple((note.seat, action) for action in note.actions)
+                if note.note:
+                    said.append(note.note)
             try:
-                move_said = game.apply(seat, order)
-                said += move_said
-                said_per_move.append(tuple(move_said))
+                for mover, action in moves:
+                    move_said = game.apply(mover, action)
+                    said += move_said
+                    said_per_move.append(tuple(move_said))
             except GameError as exc:
                 msg = exc.message
                 if exc.alternatives:

@@ -19,7 +19,9 @@ so it runs the same in the daemon (in a worker thread) and in unit tests.
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
+import threading
 import random
 import re
 import secrets
@@ -31,6 +33,7 @@ from typing import Any, Literal
 
 from engine.errors import GameError
 from engine.game import Game, Setup
+from engine.rounds.stock import StockRound
 from engine.title import available_titles, load_title
 from grammar import commands as cmd
 from grammar.errors import OrderError
@@ -38,6 +41,7 @@ from grammar.help import help_text
 from grammar.names import Names, names_for_title
 from grammar.parser import parse_line
 from grammar.submission import parse_submission, read_game_id, stop_reason
+from moderator import timekeeper
 from moderator.auth import (
     MASTER_KEY,
     make_token,
@@ -49,10 +53,14 @@ from moderator.auth import (
     tag_address,
     token_words,
 )
+from moderator.calendar import deadline_event
 from moderator.config import ModeratorConfig
+from moderator.deadlines import format_deadline
+from moderator.ingame import Desk, policy_text
 from moderator.mailparse import Incoming, parse_incoming, read_key
-from moderator.play import LineResult, run_submission
+from moderator.play import LineResult, parse_body, run_submission
 from moderator.reports import (
+    Attachment,
     HistoryEntry,
     MailKind,
     OutgoingMail,
@@ -67,7 +75,8 @@ from moderator.reports import (
     render,
     replay_history,
 )
-from moderator.store import Member, Role, Store
+from moderator.store import HeldOrders, Member, Role, Store
+from moderator.turns import restart_clock, settle
 
 __all__ = ["Outcome", "Processor", "ProcessorSettings"]
 
@@ -95,6 +104,10 @@ class ProcessorSettings:
     game_masters: tuple[str, ...] = ()
     max_message_bytes: int = 10_000_000
     max_order_lines: int = 100
+    deadline_hours: float = 72.0
+    reminder_hours: float = 4.0
+    away_windows: int = 3
+    away_days: int = 15
 
     @property
     def domain(self) -> str:
@@ -106,7 +119,10 @@ class ProcessorSettings:
                    plus_addressing=config.plus_addressing,
                    replies_per_hour=config.replies_per_hour,
                    game_masters=config.game_masters,
-                   max_message_bytes=config.max_message_bytes)
+                   max_message_bytes=config.max_message_bytes,
+                   deadline_hours=config.deadline_hours,
+                   reminder_hours=config.reminder_hours,
+                   away_windows=config.away_windows, away_days=config.away_days)
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +185,8 @@ class Processor:
         self.settings = settings
         self.clock = clock
         self._games: OrderedDict[str, Game] = OrderedDict()
+        # The inbox and the clock both work from threads on one connection: one at once.
+        self.lock = threading.RLock()
 
     # -- the two steps -------------------------------------------------------------------
     def receive(self, raw: bytes, size: int | None = None) -> tuple[str, bool]:
@@ -177,12 +195,27 @@ class Processor:
         SIZE is the mail's size on the server when RAW is only its header (a mail too
         large to fetch whole)."""
         key, message_id = read_key(raw)
-        row = self.store.add_message(key, message_id, raw,
-                                     len(raw) if size is None else size, self.clock())
+        with self.lock:
+            row = self.store.add_message(key, message_id, raw,
+                                         len(raw) if size is None else size, self.clock())
         return row.key, row.status == "done"
 
     def process(self, key: str) -> Outcome:
         """Process the recorded mail KEY in one transaction (nothing if it is done)."""
+        with self.lock:
+            return self._process(key)
+
+    def tick(self) -> list[str]:
+        """Look at every game's clock once (`moderator.timekeeper`)."""
+        with self.lock:
+            return timekeeper.tick(self)
+
+    def recover_downtime(self) -> float:
+        """At start-up: extend the deadlines that ran while the service was down."""
+        with self.lock:
+            return timekeeper.recover_downtime(self)
+
+    def _process(self, key: str) -> Outcome:
         store = self.store
         row = store.message(key)
         if row is None:
@@ -277,6 +310,8 @@ class _Work:
         self.committed: dict[str, Game] = {}  # games changed, once the transaction commits
         self._positions: dict[tuple[str, int], Position] = {}
         self._maps: dict[tuple[str, int, int], Picture] = {}
+        # Games that ended with this work: the attachments everyone's last report carries.
+        self.final: dict[str, tuple[Attachment, ...]] = {}
 
     # -- routing -------------------------------------------------------------------------
     def run(self) -> tuple[str, Literal["processed", "skipped"]]:
@@ -652,6 +687,7 @@ class _Work:
         except GameError as exc:
             raise _Refused(exc.message) from None
         self.store.mark_started(game_id, self.now)
+        self.store.create_clock(game_id, self.settings.deadline_hours * 3600)
         absent = [m.seat for m in players if m.status != "active" and m.seat not in seats]
         return (f"the game starts; seating order {', '.join(order)}"
                 + (f" ({', '.join(a for a in absent if a)} had not joined)" if absent else ""))
@@ -674,72 +710,90 @@ class _Work:
         if row is not None and row.status == "invited":
             return self.late_join(game_id, row, game)
         seat = self.acting_seat(game, auth)
-        sections: list[Section] = []
-        invites: list[cmd.Invite] = []
-        wants_report = False
-
-        def on_command(command: cmd.Command) -> str | None:
-            nonlocal wants_report
-            if isinstance(command, cmd.Status):
-                wants_report = True
-                return "the full report follows"
-            if isinstance(command, cmd.Password):
-                return "password accepted"
-            if isinstance(command, cmd.Help):
-                sections.append(Section(f"help {command.topic or ''}".strip(),
-                                        help_text(command.topic)))
-                return "see below"
-            if isinstance(command, cmd.Legal):
-                turn = game.turn()
-                who = f"{turn.seat} for {turn.entity}" if turn and turn.entity != turn.seat \
-                    else (turn.seat if turn else "nobody")
-                sections.append(Section(f"What {who} may do now",
-                                        "\n".join(game.legal()) or "nothing"))
-                return "see below"
-            if isinstance(command, cmd.History):
-                count = command.count or 20
-                entries = self.history(game_id, game, max(0, game.next_move - count),
-                                       limit=max(count, 1))
-                sections.append(Section(f"The last {len(entries)} moves", "\n".join(
-                    f"#{e.number} {e.seat}: {'; '.join(e.lines)}" for e in entries)
-                    or "no moves yet"))
-                return "see below"
-            if isinstance(command, cmd.Join):
-                return "you have joined already; the game is under way"
-            if isinstance(command, cmd.Invite):
-                if not any(m.role == "master" for m in auth.rows):
-                    return "only the game master may invite: not done"
-                try:
-                    address, seat = self.check_invite(game_id, command, started=True)
-                except _Refused as exc:
-                    return f"not done: {exc}"
-                invites.append(command)  # sent only if the whole mail applies
-                return f"invitation sent to {address} for the seat {seat}"
-            if isinstance(command, cmd.Start):
-                return f"the game {game_id} has started already"
-            return f"`{command.kind.replace('_', ' ')}` is not available by mail yet"
+        sender = self.incoming.sender
+        assert sender is not None
+        desk = Desk(self, game_id, game, auth, seat)
+        clock = store.clock(game_id)
+        orders = self.order_lines(game)
+        if orders and clock is not None and clock.ended is not None:
+            return self.refuse_play(game_id, auth, game, "the game has ended: no more orders")
+        if orders and clock is not None and clock.paused is not None and not desk.is_master:
+            return self.refuse_play(game_id, auth, game, (
+                "the game master has paused the game: orders are refused until `resume`"))
+        if orders and seat is not None and self.may_hold(game, seat):
+            return self.hold(game_id, auth, game, seat, orders)
 
         start = game.next_move
-        report = run_submission(game, seat or (self.incoming.sender or "?"),
-                                self.incoming.text, on_command)
+        report = run_submission(game, seat or sender, self.incoming.text, desk.on_command)
         applied = report.ok and bool(report.moves)
         if applied:
-            store.append(game_id, start, list(report.moves), list(report.said))
-            self.committed[game_id] = game
+            store.append(game_id, start, list(report.moves), list(report.said),
+                         cause=self.incoming.key, actor=sender, now=self.now)
         if report.ok:
-            for invite in invites:
-                self.invite(game_id, invite, started=True)
+            desk.commit()
         lines = tuple(dataclasses.replace(line, text=_masked(line.text))
                       for line in report.lines)
         results = Results(report.ok, lines, applied, report.next_move if applied else None)
-        if applied:
-            return self.after_change(game_id, auth, results, sections, game=game)
+        if report.ok and (applied or desk.announcements or desk.ended):
+            intro = self.undo_intro(game_id, desk.undone) if applied and desk.undone else None
+            intro = "\n".join(filter(None, [*desk.announcements, intro])) or None
+            return self.after_change(game_id, auth, results, desk.sections, game=game,
+                                     intro=intro, moved=applied, end=desk.ended)
         # A refused mail is answered with the position too (but not the history: that
         # stays for the next report), so a player who wrote against an old position
         # sees the new one at once.
-        self.reply(game_id, auth.key, "report", results=results, sections=sections,
-                   game=game, history=None if wants_report else ())
+        self.reply(game_id, auth.key, "report", results=results, sections=desk.sections,
+                   game=game, history=None if desk.wants_report else ())
         return f"{game_id}: " + ("ok, nothing changed" if report.ok else "refused")
+
+    def order_lines(self, game: Game) -> list[str]:
+        """The mail's lines that are game orders (not commands), as written."""
+        submission = parse_body(game, self.incoming.text)
+        return [line.text for line in submission.lines
+                if line.error is not None or any(not isinstance(o, cmd.Command)
+                                                 for o in line.orders)]
+
+    def may_hold(self, game: Game, seat: str) -> bool:
+        """Stock-round orders from a player whose turn it is not are held for it."""
+        turn = game.turn()
+        return (turn is not None and turn.seat != seat and isinstance(game.round, StockRound)
+                and seat in game.setup.seats)
+
+    def hold(self, game_id: str, auth: _Auth, game: Game, seat: str, orders: list[str]
+             ) -> str:
+        """Keep ORDERS until SEAT's stock turn (replacing what it held before)."""
+        sender = self.incoming.sender
+        assert sender is not None
+        trial = parse_body(game, "\n".join(orders))
+        broken = next((line for line in trial.lines if line.error is not None), None)
+        if broken is not None and broken.error is not None:
+            return self.refuse_play(game_id, auth, game, broken.error.format_error())
+        turn = game.turn()
+        assert turn is not None
+        self.store.hold(game_id, HeldOrders(seat, "\n".join(orders), sender, self.incoming.key,
+                                            game.round_name, game.next_move), self.now)
+        said = (f"held: it is {turn.seat}'s turn; these orders are applied when your turn "
+                f"comes in {game.round_name}, if they are still legal then (a new mail "
+                "replaces them)",)
+        results = Results(True, tuple(LineResult(i + 1, text, True, said if i == 0 else ())
+                                      for i, text in enumerate(orders)), False, None)
+        self.reply(game_id, auth.key, "report", results=results, sections=[], game=game,
+                   history=())
+        return f"{game_id}: orders held for {seat}"
+
+    def refuse_play(self, game_id: str, auth: _Auth, game: Game, why: str) -> str:
+        results = Results(False, (LineResult(0, "", False, error=why),), False, None)
+        self.reply(game_id, auth.key, "report", results=results, sections=[], game=game,
+                   history=())
+        return f"{game_id}: refused ({why})"
+
+    def undo_intro(self, game_id: str, undone: tuple[int, int]) -> str:
+        """The moves an undo took back, for everyone's report."""
+        first, stop = undone
+        entries = [e for e in self.history(game_id, self.processor.game(game_id), first,
+                                           limit=stop - first) if e.number < stop]
+        listed = "\n".join(f"  #{e.number} {e.seat}: {'; '.join(e.lines)}" for e in entries)
+        return f"Moves {first}-{stop - 1} were taken back:\n{listed}"
 
     def late_join(self, game_id: str, row: Member, game: Game) -> str:
         """A mail from someone invited to a game that has started: an observer, or a
@@ -788,9 +842,11 @@ class _Work:
 
     def after_change(self, game_id: str, auth: _Auth, results: Results,
                      sections: list[Section], *, game: Game | None = None,
-                     intro: str | None = None) -> str:
-        """The sender's reply with the new report, and a report to every other member."""
+                     intro: str | None = None, moved: bool = True, end: bool = False) -> str:
+        """The sender's reply with the new report, and a report to every other member
+        (after the moderator's automatic moves, which the reports include)."""
         game = game if game is not None else self.store.load(game_id)
+        intro = _joined(intro, self.advance(game_id, game, moved=moved, end=end))
         sender = self.incoming.sender
         self.reply(game_id, auth.key, "report", results=results, sections=sections,
                    game=game, intro=intro)
@@ -801,6 +857,55 @@ class _Work:
             reported.add(member.address)
             self.report(game_id, member, game, intro=intro)
         return f"{game_id}: applied, next move {game.next_move}"
+
+    def broadcast(self, game_id: str, game: Game, intro: str | None) -> None:
+        """A report to every member (for what the clock did: nobody's mail caused it)."""
+        reported: set[str] = set()
+        for member in self.store.members(game_id):
+            if member.status != "active" or member.address in reported:
+                continue
+            reported.add(member.address)
+            self.report(game_id, member, game, intro=intro)
+
+    def advance(self, game_id: str, game: Game, *, moved: bool, end: bool = False,
+                cause: str | None = None) -> str | None:
+        """After GAME changed: the moderator's automatic moves, the clock of the turn now
+        running, and the game's end; what the reports should say about them."""
+        store = self.store
+        clock = store.clock(game_id)
+        if clock is None:  # a game made with the CLI: no clock, no automatic moves
+            self.committed[game_id] = game
+            return None
+        happened = settle(store, game_id, game, cause=cause or self.incoming.key,
+                          now=self.now)
+        for happening in happened:
+            if happening.address and happening.kind in ("held_refused", "held_dropped"):
+                self.notice(happening.address, "held", game_id=game_id, key=happening.seat,
+                            text=happening.detail)
+        restart_clock(store, game_id, game, self.now, moved=moved or bool(happened))
+        self.committed[game_id] = game
+        lines = [h.text for h in happened]
+        if (game.state.game_over or end) and clock.ended is None:
+            store.update_clock(game_id, ended=self.now, seat=None, deadline=None)
+            self.final[game_id] = self.final_attachments(game_id, game)
+            scores = sorted(game.scores().items(), key=lambda kv: -kv[1])
+            lines.append("The game is over. Final scores:\n" + "\n".join(
+                f"  {name:<16} {score:>6}" for name, score in scores)
+                + "\nThe complete move history is attached, as text and as an 18xx.games "
+                "record (`moderator import` reads it too).")
+        return "\n".join(lines) or None
+
+    def final_attachments(self, game_id: str, game: Game) -> tuple[Attachment, ...]:
+        """The whole history as text, and as a record 18xx.games can show."""
+        entries = self.history(game_id, game, 0, limit=max(game.next_move, 1))
+        text = "\n".join(f"#{e.number} {e.seat}: {'; '.join(e.lines) or '(no effect)'}"
+                         for e in entries) + "\n"
+        from engine.export import export_record
+
+        record = export_record(game, game_id=game_id, description=f"{game_id} played by mail")
+        return (Attachment(f"{game_id}-history.txt", "text/plain", text.encode()),
+                Attachment(f"{game_id}.json", "application/json",
+                           json.dumps(record, indent=1).encode()))
 
     # -- mails -------------------------------------------------------------------------------
     def history(self, game_id: str, game: Game, start: int, limit: int = MAX_HISTORY
@@ -821,13 +926,28 @@ class _Work:
         return None
 
     def report(self, game_id: str, member: Member, game: Game, intro: str | None) -> None:
-        """The position and what happened since MEMBER's last report."""
+        """The position and what happened since MEMBER's last report -- unless MEMBER
+        reads a digest (one report per round) or only their own turns, and this is
+        neither a new round nor their turn nor the end."""
+        if not self.wants_report(game_id, member.address, game):
+            return
         key = self.key_for(game_id, member.address)
         self.mail(member.address, "report", "report", game_id=game_id, key=key,
                   game=game, you=self.seat_of(game_id, member.address, game),
                   history=self.history(game_id, game, member.reported_move),
                   results=None, sections=(), lobby=None, intro=intro)
         self.store.set_reported(game_id, member.address, game.next_move)
+        self.store.set_reported_round(game_id, member.address, game.round_name)
+
+    def wants_report(self, game_id: str, address: str, game: Game) -> bool:
+        reports = self.store.preferences(address).reports
+        if reports == "all" or game_id in self.final or game.turn() is None:
+            return True
+        turn = game.turn()
+        if turn is not None and self.seat_of(game_id, address, game) == turn.seat:
+            return True
+        return reports == "digest" and self.store.reported_round(
+            game_id, address) != game.round_name
 
     def seat_of(self, game_id: str, address: str, game: Game) -> str | None:
         for m in self.store.members(game_id):
@@ -856,6 +976,7 @@ class _Work:
                   history=history or (), intro=intro)
         if full_report and game is not None:
             self.store.set_reported(game_id, sender, game.next_move)
+            self.store.set_reported_round(game_id, sender, game.round_name)
 
     def notice(self, to: str, kind: str, *, game_id: str | None = None,
                key: str | None = None, **context: Any) -> None:
@@ -899,8 +1020,11 @@ class _Work:
                     else settings.address)
         context.setdefault("intro", None)
         images: tuple[Picture, ...] = ()
+        attachments: tuple[Attachment, ...] = ()
         if game is not None and game_id and template == "report":
             images = (self.map_for(game_id, game, to),)
+            context["deadline"], attachments = self.deadline_for(game_id, game, to)
+            attachments += self.final.get(game_id, ())
         text, html = render(template, subject=subject, footer=footer, pos=pos,
                             game_id=game_id, map_cid=images[0].cid if images else None,
                             **context)
@@ -918,7 +1042,33 @@ class _Work:
             kind=kind, to=to, subject=subject, text=text, html=html,
             to_name=self.incoming.sender_name if to == self.incoming.sender else "",
             reply_to=reply_to, in_reply_to=in_reply_to, references=tuple(references),
-            game_id=game_id, next_move=pos.view.next_move if pos else None, images=images))
+            game_id=game_id, next_move=pos.view.next_move if pos else None, images=images,
+            attachments=attachments,
+            text_only=self.store.preferences(to).format == "text"))
+
+    def deadline_for(self, game_id: str, game: Game, to: str
+                     ) -> tuple[str | None, tuple[Attachment, ...]]:
+        """The running turn's deadline in TO's time zone with the timeout policy, and for
+        the player who owes the move its calendar event."""
+        clock = self.store.clock(game_id)
+        turn = game.turn()
+        if clock is None or clock.ended is not None or turn is None or clock.seat is None:
+            return None, ()
+        policy = f"At the deadline: {policy_text(clock.timeout)}."
+        if clock.paused is not None or clock.deadline is None:
+            return f"The game is paused: no deadline runs. {policy}", ()
+        zone = self.store.preferences(to).timezone
+        when = format_deadline(clock.deadline, zone, now=self.now)
+        text = f"{clock.seat} must move by {when}. {policy}"
+        if self.seat_of(game_id, to, game) != clock.seat:
+            return text, ()
+        event = deadline_event(
+            game_id=game_id, move=clock.move or 0, seat=clock.seat, deadline=clock.deadline,
+            now=self.now, sequence=clock.sequence,
+            summary=f"{game_id}: your move as {clock.seat}",
+            description=f"{turn.step} in {game.round_name}. {policy}",
+            organizer=self.settings.address)
+        return text, (Attachment(f"{game_id}-deadline.ics", "text/calendar", event),)
 
     def map_for(self, game_id: str, game: Game, to: str) -> Picture:
         """The map for TO's report, outlining what changed since their last report;
@@ -965,11 +1115,17 @@ class _Work:
 
 
 _NOTICE_KINDS: dict[str, MailKind] = {
-    "invitation": "invitation", "joined": "report", "auth_failed": "notice"}
+    "invitation": "invitation", "joined": "report", "auth_failed": "notice",
+    "held": "notice", "replaced": "notice"}
 _NOTICE_SUBJECTS = {
     "created": "game created", "invitation": "invitation", "joined": "a player joined",
     "observe": "observe", "auth_failed": "a mail in your name was refused", "help": "help",
+    "held": "your orders sent ahead", "replaced": "you were replaced",
 }
+
+
+def _joined(*parts: str | None) -> str | None:
+    return "\n\n".join(p for p in parts if p) or None
 
 
 def _masked(text: str) -> str:

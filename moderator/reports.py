@@ -32,7 +32,7 @@ from engine.game import Game
 from engine.views import GameView, game_view
 from moderator.play import LineResult
 
-MailKind = Literal["reply", "report", "invitation", "notice"]
+MailKind = Literal["reply", "report", "invitation", "notice", "reminder"]
 
 __all__ = [
     "HistoryEntry",

@@ -33,7 +33,8 @@ import os
 import secrets
 import shlex
 import signal
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -346,8 +347,11 @@ def banner(endpoints: EmbeddedEndpoints, workdir: Path) -> str:
 # -- the daemon ------------------------------------------------------------------------------
 
 
-async def serve_forever(config: Config, stop_event: asyncio.Event) -> None:
-    """Process the moderator's mail and send its answers until STOP_EVENT is set."""
+async def serve_forever(config: Config, stop_event: asyncio.Event,
+                        clock: Callable[[], float] = time.time) -> None:
+    """Process the moderator's mail and send its answers until STOP_EVENT is set.
+
+    CLOCK is the time deadlines are measured by (tests pass one they advance)."""
     log.info("serving %s from imap://%s:%s/%s", config.moderator.address, config.imap.host,
              config.imap.port, config.imap.folder)
     database = config.moderator.database
@@ -355,11 +359,16 @@ async def serve_forever(config: Config, stop_event: asyncio.Event) -> None:
     # processor's and the outbox's. SQLite (WAL) keeps them consistent.
     worker_store = Store(database, check_same_thread=False)
     outbox_store = Store(database, check_same_thread=False)
-    processor = Processor(worker_store, ProcessorSettings.from_config(config.moderator))
+    processor = Processor(worker_store, ProcessorSettings.from_config(config.moderator),
+                          clock=clock)
     wake_outbox = asyncio.Event()
     outbox = Outbox(outbox_store, config.smtp)
     outbox_task = asyncio.create_task(outbox.run(stop_event, wake_outbox))
+    clock_task: asyncio.Task[None] | None = None
     try:
+        await asyncio.to_thread(processor.recover_downtime)
+        clock_task = asyncio.create_task(_clock_loop(
+            processor, wake_outbox, stop_event, config.moderator.tick_interval))
         # Mail recorded but not processed when the daemon last died comes first.
         pending = await asyncio.to_thread(processor.process_pending)
         if pending:
@@ -369,10 +378,27 @@ async def serve_forever(config: Config, stop_event: asyncio.Event) -> None:
         await _inbox_loop(config, processor, wake_outbox, stop_event)
     finally:
         stop_event.set()
+        if clock_task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait_for(clock_task, 30)
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.wait_for(outbox_task, config.smtp.timeout + 5)
         worker_store.close()
         outbox_store.close()
+
+
+async def _clock_loop(processor: Processor, wake_outbox: asyncio.Event, stop: asyncio.Event,
+                      interval: float) -> None:
+    """Every INTERVAL seconds: reminders, deadlines, late players (`timekeeper`)."""
+    while not stop.is_set():
+        try:
+            if await asyncio.to_thread(processor.tick):
+                wake_outbox.set()
+        except Exception:
+            # A bug or a database problem: the mail keeps flowing; the next tick tries
+            # again (and the log says what broke).
+            log.exception("looking at the clocks failed")
+        await _wait_event(stop, interval)
 
 
 async def _inbox_loop(config: Config, processor: Processor, wake_outbox: asyncio.Event,

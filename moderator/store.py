@@ -547,11 +547,14 @@ class Store:
     def queue_mail(self, *, message_id: str, kind: str, game_id: str | None,
                    recipient: str, sender: str, raw: bytes, cause: str | None,
                    now: float) -> bool:
-        """Queue one outgoing mail; False if a mail with MESSAGE_ID is queued already."""
+        """Queue one outgoing mail; False if a mail with MESSAGE_ID is queued already.
+
+        A new mail is due at once (next_attempt 0): NOW is the game clock, which need
+        not be the outbox's (tests run games on a clock of their own)."""
         cursor = self.db.execute(
             "INSERT OR IGNORE INTO outbox (message_id, kind, game_id, recipient, sender, "
-            "raw, cause, created, next_attempt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [message_id, kind, game_id, recipient, sender, raw, cause, now, now])
+            "raw, cause, created, next_attempt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)",
+            [message_id, kind, game_id, recipient, sender, raw, cause, now])
         return bool(cursor.rowcount)
 
     def due_mail(self, now: float, limit: int = 50) -> list[OutboxRow]:
@@ -587,6 +590,14 @@ class Store:
         row = self.db.execute(
             "SELECT COUNT(*) FROM outbox WHERE recipient = ? COLLATE NOCASE AND kind IN "
             "('reply', 'notice') AND created >= ?", [recipient, since]).fetchone()
+        return int(row[0])
+
+    def sent_since(self, recipient: str, kinds: Sequence[str], since: float) -> int:
+        """How many mails of KINDS were queued for RECIPIENT since SINCE."""
+        marks = ", ".join("?" for _ in kinds)
+        row = self.db.execute(
+            f"SELECT COUNT(*) FROM outbox WHERE recipient = ? COLLATE NOCASE AND kind IN "
+            f"({marks}) AND created >= ?", [recipient, *kinds, since]).fetchone()
         return int(row[0])
 
     def outbox_counts(self) -> dict[str, int]:

@@ -111,11 +111,25 @@ async def daemon_settings(servers: LocalMail, **sections: dict[str, Any]) -> Con
     return replace_config(config, **merged)
 
 
+class FakeClock:
+    """The time the daemon's deadlines are measured by, advanced by the test."""
+
+    def __init__(self, start: float) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, *, days: float = 0, hours: float = 0, minutes: float = 0) -> None:
+        self.now += days * 86400 + hours * 3600 + minutes * 60
+
+
 @contextlib.asynccontextmanager
-async def running_daemon(config: Config) -> AsyncIterator[asyncio.Task[None]]:
+async def running_daemon(config: Config, clock: Callable[[], float] | None = None
+                         ) -> AsyncIterator[asyncio.Task[None]]:
     """Run service.serve_forever in a task; stop it (and re-raise its errors) on exit."""
     stop = asyncio.Event()
-    task = asyncio.create_task(service.serve_forever(config, stop))
+    task = asyncio.create_task(service.serve_forever(config, stop, clock or time.time))
     try:
         yield task
     finally:
