@@ -790,8 +790,9 @@ class _Work:
     def undo_intro(self, game_id: str, undone: tuple[int, int]) -> str:
         """The moves an undo took back, for everyone's report."""
         first, stop = undone
-        entries = [e for e in self.history(game_id, self.processor.game(game_id), first,
-                                           limit=stop - first) if e.number < stop]
+        game = self.processor.game(game_id)
+        entries = [e for e in self.history(game_id, game, first,
+                                           limit=game.next_move - first) if e.number < stop]
         listed = "\n".join(f"  #{e.number} {e.seat}: {'; '.join(e.lines)}" for e in entries)
         return f"Moves {first}-{stop - 1} were taken back:\n{listed}"
 

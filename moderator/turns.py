@@ -128,7 +128,10 @@ def _held_orders(store: Store, game_id: str, game: Game, turn: Turn, held: HeldO
     report = run_submission(trial, seat, held.text)
     if not report.ok:
         return Happening(seat, "held_refused", f"{seat}'s orders sent ahead were no longer "
-                         "legal when the turn came", report.text, held.address)
+                         "legal when the turn came",
+                         "Your turn has come, but the orders you sent ahead are no longer "
+                         "legal, so none of them was applied:\n\n" + report.text
+                         + "\n\nIt is your turn now: reply with your orders.", held.address)
     start = game.next_move
     for move in report.moves:
         game.apply(move.seat, move.action)

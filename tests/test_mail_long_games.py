@@ -249,3 +249,306 @@ async def test_under_the_pass_policy_a_late_player_passes(table: Table) -> None:
     assert table.acting() != seat
     assert table.times_late(seat) == 1
     assert "At the deadline: pass" in text
+
+
+# -- absence, pause, downtime -----------------------------------------------------------------
+
+
+async def test_an_absence_window_stops_the_players_clock_and_is_announced(table: Table
+                                                                          ) -> None:
+    seat = table.acting()
+    await table.checkpoint()
+    # Away from tomorrow (24 Nov) to 28 Nov inclusive: five days in which the clock
+    # stops; one day of the three had run before it.
+    sent = await table.send(seat, "away 2026-11-24 to 2026-11-28\n")
+    answer = await table.answer_to(seat, sent)
+    assert "noted: you are away from 2026-11-24 to 2026-11-28" in text_of(answer)
+    expected = START + 72 * HOUR + 5 * 24 * HOUR
+    assert deadline_of(answer) == expected
+    assert "must move by Tue 1 Dec 2026 12:00 UTC" in text_of(answer)
+    for other in [GM, *(s for s in PLAYERS if s != seat)]:
+        told = await table.next_mail(other, lambda m: "is away from" in text_of(m))
+        assert f"{seat} is away from 2026-11-24 to 2026-11-28" in text_of(told)
+    # The old deadline passes: nobody is late.
+    await table.advance(hours=72, minutes=5)
+    await asyncio.sleep(0.6)
+    for who in [GM, *PLAYERS]:
+        await table.inboxes.refresh(table.address(who))
+        assert not any("late" in str(m["Subject"]) for m in table.since_checkpoint(who))
+    assert table.times_late(seat) == 0
+    # The new one does not.
+    table.clock.now = expected + 60
+    late = await table.next_mail(GM, lambda m: f"{seat} is late" in str(m["Subject"]))
+    assert "Tue 1 Dec 2026 12:00 UTC" in text_of(late)
+
+
+async def test_absence_windows_are_limited(table: Table) -> None:
+    seat = table.acting()
+    sent = await table.send(seat, "away 2026-11-24 to 2026-12-20\n")
+    answer = await table.answer_to(seat, sent)
+    assert "refused" in str(answer["Subject"]) and "15 days" in text_of(answer)
+    sent = await table.send(seat, "away 2026-11-01 to 2026-11-05\n")
+    answer = await table.answer_to(seat, sent)
+    assert "refused" in str(answer["Subject"]) and "ended" in text_of(answer)
+    for start in ("2026-12-01", "2026-12-05", "2026-12-09"):
+        sent = await table.send(seat, f"away {start} to {start}\n")
+        assert "noted" in text_of(await table.answer_to(seat, sent))
+    sent = await table.send(seat, "away 2026-12-20 to 2026-12-21\n")
+    answer = await table.answer_to(seat, sent)
+    assert "the limit is 3" in text_of(answer)
+
+
+async def test_pause_refuses_orders_and_resume_extends_the_deadline(table: Table) -> None:
+    seat = table.acting()
+    await table.advance(hours=10)
+    sent = await table.send(GM, "pause\n")
+    assert "the game is paused" in text_of(await table.answer_to(GM, sent))
+    told = await table.next_mail(seat, lambda m: "has paused the game" in text_of(m))
+    assert "The game is paused: no deadline runs" in text_of(told)
+    sent = await table.send(seat, "pass\n")
+    answer = await table.answer_to(seat, sent)
+    assert "paused" in text_of(answer) and "refused" in str(answer["Subject"])
+    assert table.game().next_move == 0
+    # Five days of pause: no reminder, nobody late.
+    await table.advance(days=5)
+    await asyncio.sleep(0.6)
+    await table.inboxes.refresh(table.address(seat))
+    assert table.since_checkpoint(seat) == []
+    sent = await table.send(GM, "resume\n")
+    answer = await table.answer_to(GM, sent)
+    assert "the game is resumed" in text_of(answer)
+    # 10 h had run before the pause: 62 h remain after it.
+    report = await table.next_mail(seat, lambda m: "has resumed the game" in text_of(m))
+    assert deadline_of(report) == START + (10 + 120 + 62) * HOUR
+
+
+async def test_deadlines_that_ran_out_while_the_service_was_down_are_extended(
+        mail_servers: LocalMail) -> None:
+    config = await daemon_settings(mail_servers, imap={"idle": False, "poll_interval": 0.05},
+                                   moderator={"tick_interval": 0.05})
+    clock = FakeClock(START)
+    inboxes = Inboxes(mail_servers)
+    try:
+        async with running_daemon(config, clock):
+            game_id = await set_up(mail_servers, inboxes)
+            await asyncio.sleep(0.2)  # the clock has been looked at
+        table = Table(mail_servers, config, inboxes, clock, game_id)
+        seat = table.acting()
+        await table.advance(hours=80)  # down past the deadline
+        async with running_daemon(config, clock):
+            await asyncio.sleep(0.8)
+            store = table.store
+            deadline = store.clock(game_id).deadline  # type: ignore[union-attr]
+            store.close()
+            assert deadline == START + 72 * HOUR + 80 * HOUR
+            for who in [GM, *PLAYERS]:
+                await inboxes.refresh(table.address(who))
+                assert not any("late" in str(m["Subject"])
+                               for m in table.since_checkpoint(who))
+            assert table.times_late(seat) == 0
+            # Running, the clock counts again.
+            await table.advance(hours=72, minutes=1)
+            await table.next_mail(GM, lambda m: f"{seat} is late" in str(m["Subject"]))
+    finally:
+        await inboxes.close()
+
+
+# -- mistakes and disputes ------------------------------------------------------------------
+
+
+async def test_a_player_undoes_their_own_last_submission(table: Table) -> None:
+    seat = table.acting()
+    before = table.game()
+    await table.move()
+    assert table.game().next_move == 1
+    await table.checkpoint()
+    sent = await table.send(seat, "undo\n")
+    answer = await table.answer_to(seat, sent)
+    assert "your moves 0-0 are taken back" in text_of(answer), text_of(answer)
+    game = table.game()
+    assert game.next_move == 2  # the undo is logged; the move stays in the log
+    assert type(game.log[1].action).__name__ == "Undo"
+    assert game.turn() == before.turn() and game.scores() == before.scores()
+    for who in [GM, *(s for s in PLAYERS if s != seat)]:
+        told = await table.next_mail(who, lambda m: "were taken back" in text_of(m))
+        assert "Moves 0-0 were taken back:\n  #0 " + seat in text_of(told)
+    # Once someone else has acted, the player may not undo.
+    await table.move(seat)
+    other = table.acting()
+    await table.move(other)
+    sent = await table.send(seat, "undo\n")
+    answer = await table.answer_to(seat, sent)
+    assert "refused" in str(answer["Subject"])
+    assert "someone has acted since your last submission" in text_of(answer)
+    assert table.game().next_move == 4
+
+
+async def test_the_game_master_undoes_to_a_move(table: Table) -> None:
+    for _ in range(3):
+        await table.move()
+    game = table.game()
+    assert game.next_move == 3
+    first = game.log[1].seat
+    await table.checkpoint()
+    sent = await table.send(GM, "undo to move 1\n")
+    answer = await table.answer_to(GM, sent)
+    assert "the game master takes back moves 1-2" in text_of(answer)
+    after = table.game()
+    assert after.next_move == 4 and after.turn() is not None and after.turn().seat == first
+    assert after.scores() == Game(game.setup, game.log[:1]).scores()
+    for seat in PLAYERS:
+        told = await table.next_mail(seat, lambda m: "Moves 1-2 were taken back" in text_of(m))
+        assert "#1 " in text_of(told) and "#2 " in text_of(told)
+    # Only the game master may.
+    sent = await table.send(first, "undo to move 0\n")
+    answer = await table.answer_to(first, sent)
+    assert "only the game master may `undo to`" in text_of(answer)
+
+
+async def test_the_game_master_forces_an_order_for_a_seat(table: Table) -> None:
+    seat = table.acting()
+    sent = await table.send(GM, f"force {seat}: pass\n")
+    answer = await table.answer_to(GM, sent)
+    assert f"forced by the game master for {seat}" in text_of(answer)
+    game = table.game()
+    assert game.log[0].seat == seat and type(game.log[0].action).__name__ == "Pass"
+    assert game.turn() is not None and game.turn().seat != seat
+
+
+async def test_a_replaced_player_hands_the_seat_over(table: Table) -> None:
+    await table.move()
+    seat = table.acting()
+    newcomer = "dan@example.org"
+    await table.checkpoint()
+    sent = await table.send(GM, f"replace {seat} with {newcomer}\n")
+    answer = await table.answer_to(GM, sent)
+    assert f"{newcomer} takes over {seat}" in text_of(answer)
+    goodbye = await table.next_mail(seat, lambda m: "you were replaced" in str(m["Subject"]))
+    assert newcomer in text_of(goodbye)
+    welcome = await table.inboxes.wait(newcomer, lambda m: m["X-Moderator-Game"] ==
+                                       table.game_id)
+    assert f"{newcomer} takes over the seat {seat}" in text_of(welcome)
+    assert "#0 " in text_of(welcome)  # the seat's history comes with it
+    assert "<-- your turn" in text_of(welcome)
+    # The old address no longer moves the seat; the new one does.
+    sent = await reply_to(table.servers, PLAYERS[seat], goodbye, "pass\n")
+    await asyncio.sleep(0.5)
+    assert table.game().next_move == 1
+    orders = opening_orders(table.game())
+    sent = await reply_to(table.servers, newcomer, welcome, "\n".join(orders) + "\n")
+    answer = await table.inboxes.wait(newcomer, lambda m: m["In-Reply-To"] == sent)
+    assert "Applied." in text_of(answer)
+    assert table.game().log[1].seat == seat
+
+
+# -- less typing ----------------------------------------------------------------------------
+
+
+def seats_in_turn_order(game: Game) -> list[str]:
+    turn = game.turn()
+    assert turn is not None
+    seats = list(game.setup.seats)
+    at = seats.index(turn.seat)
+    return seats[at:] + seats[:at]
+
+
+def cheapest_private(game: Game) -> str:
+    return next(o.split(" (")[0] for o in game.legal() if o.startswith("buy ") and "(for $" in o)
+
+
+async def test_orders_sent_ahead_are_applied_when_the_turn_comes(table: Table) -> None:
+    first, second, third = seats_in_turn_order(table.game())
+    sent = await table.send(third, "pass\n")
+    answer = await table.answer_to(third, sent)
+    assert "held: it is" in text_of(answer) and f"{first}'s turn" in text_of(answer)
+    assert table.game().next_move == 0
+    await table.move(first)
+    assert table.game().next_move == 1  # not yet: it is the second player's turn
+    await table.checkpoint()
+    await table.move(second)
+    game = table.game()
+    assert game.next_move == 3  # the third player's pass followed at once
+    assert game.log[2].seat == third and type(game.log[2].action).__name__ == "Pass"
+    for who in [GM, first]:
+        told = await table.next_mail(who, lambda m: f"{third}'s orders sent ahead" in
+                                     text_of(m))
+        assert "#2 " + third in text_of(told)
+
+
+async def test_orders_sent_ahead_that_are_no_longer_legal_are_refused(table: Table) -> None:
+    first, second, third = seats_in_turn_order(table.game())
+    private = cheapest_private(table.game())
+    sent = await table.send(second, f"{private}\n")
+    assert "held" in text_of(await table.answer_to(second, sent))
+    await table.checkpoint()
+    sent = await table.send(first, f"{private}\n")  # the first player buys it first
+    assert "Applied." in text_of(await table.answer_to(first, sent))
+    refused = await table.next_mail(second, lambda m: "your orders sent ahead" in
+                                    str(m["Subject"]))
+    assert "the orders you sent ahead are no longer legal" in text_of(refused)
+    assert f"{private}\n^^^" in text_of(refused)
+    assert "Nothing was applied" in text_of(refused)
+    game = table.game()
+    assert game.next_move == 1 and game.turn() is not None and game.turn().seat == second
+    # Everyone's report says so in a line.
+    report = await table.next_mail(third, lambda m: "were no longer legal" in text_of(m))
+    assert f"{second}'s orders sent ahead were no longer legal" in text_of(report)
+
+
+async def test_auto_pass_passes_until_something_concerns_the_player(table: Table) -> None:
+    first, second, third = seats_in_turn_order(table.game())
+    await table.move(first)
+    sent = await table.send(second, "auto pass\npass\n")
+    answer = await table.answer_to(second, sent)
+    assert "you pass for the rest of Stock Round 1" in text_of(answer)
+    await table.move(third)
+    # The private sale of stock round 1: everyone keeps buying until the privates are
+    # sold; the second player passes each time without a mail.
+    for _ in range(6):
+        game = table.game()
+        if not game.round_name.startswith("Stock Round 1"):
+            break
+        turn = game.turn()
+        assert turn is not None and turn.seat != second, game.log[-3:]
+        await table.move()
+    game = table.game()
+    auto = [m for m in game.log[3:] if m.seat == second]
+    assert auto and all(type(m.action).__name__ == "Pass" for m in auto)
+    store = table.store
+    actors = {r[0] for r in store.execute(
+        "SELECT actor FROM moves WHERE game_id = ? AND seat = ? AND number > 3",
+        [table.game_id, second])}
+    store.close()
+    assert actors == {"moderator"}
+
+
+# -- preferences ----------------------------------------------------------------------------
+
+
+async def test_preferences_text_mail_digest_reports_and_time_zone(table: Table) -> None:
+    first, second, third = seats_in_turn_order(table.game())
+    sent = await table.send(third, "set format text\nset reports digest\n"
+                                   "set timezone america/new_york\n")
+    answer = await table.answer_to(third, sent)
+    text = text_of(answer)
+    assert "format set to text" in text and "reports set to digest" in text
+    assert "timezone set to America/New_York" in text
+    # Text only: no HTML part, the map attached.
+    assert answer.get_content_type() == "multipart/mixed"
+    assert not [p for p in answer.walk() if p.get_content_type() == "text/html"]
+    assert any(k.endswith(".png") for k in attachments(answer))
+    # The deadline in the reader's zone.
+    assert f"{first} must move by Thu 26 Nov 2026 07:00 EST" in text
+    # Digest: no report for the first player's move (same round, not their turn) ...
+    await table.checkpoint()
+    await table.move(first)
+    await table.next_mail(GM, lambda m: m["X-Moderator-Move"] == "1")
+    await asyncio.sleep(0.3)
+    await table.inboxes.refresh(table.address(third))
+    assert table.since_checkpoint(third) == []
+    # ... but one when it is their turn, with everything since their last report.
+    await table.move(second)
+    mine = await table.next_mail(third, lambda m: m["X-Moderator-Move"] == "2")
+    assert "#0 " + first in text_of(mine) and "#1 " + second in text_of(mine)
+    assert "<-- your turn" in text_of(mine)
+    assert deadline_of(mine) > 0  # their own move: the calendar event comes along
