@@ -32,7 +32,7 @@ from moderator.turns import MODERATOR, deadline_for
 if TYPE_CHECKING:
     from moderator.processor import _Auth, _Work
 
-__all__ = ["Desk"]
+__all__ = ["Desk", "policy_text"]
 
 
 @dataclass
@@ -380,5 +380,3 @@ def _who(member: Member) -> str:
 def policy_text(policy: str) -> str:
     return _POLICY.get(policy, policy)
 
-
-__all__ += ["policy_text"]

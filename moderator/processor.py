@@ -21,10 +21,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import threading
 import random
 import re
 import secrets
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from engine.errors import GameError
+from engine.export import export_record
 from engine.game import Game, Setup
 from engine.rounds.stock import StockRound
 from engine.title import available_titles, load_title
@@ -901,8 +902,6 @@ class _Work:
         entries = self.history(game_id, game, 0, limit=max(game.next_move, 1))
         text = "\n".join(f"#{e.number} {e.seat}: {'; '.join(e.lines) or '(no effect)'}"
                          for e in entries) + "\n"
-        from engine.export import export_record
-
         record = export_record(game, game_id=game_id, description=f"{game_id} played by mail")
         return (Attachment(f"{game_id}-history.txt", "text/plain", text.encode()),
                 Attachment(f"{game_id}.json", "application/json",

@@ -24,14 +24,15 @@ from typing import Literal
 from engine.actions import Action, Decline, Pass, SellShares
 from engine.defaults import conservative_action, sole_action
 from engine.errors import GameError
-from engine.game import Game, Move
+from engine.game import Game
 from engine.rounds.base import Turn
 from engine.rounds.stock import StockRound
 from moderator.deadlines import Window, deadline_after
 from moderator.play import run_submission
 from moderator.store import Clock, HeldOrders, Store
 
-__all__ = ["Happening", "deadline_for", "is_answer", "move_for", "restart_clock", "settle"]
+__all__ = ["MAX_AUTOMATIC", "MODERATOR", "Happening", "deadline_for", "is_answer",
+           "move_for", "restart_clock", "settle", "timeout_moves"]
 
 #: Actor of the moves the moderator makes itself (as opposed to a player's address).
 MODERATOR = "moderator"
@@ -246,5 +247,3 @@ def timeout_moves(store: Store, game_id: str, game: Game, *, now: float
                                   f"{'; '.join(said) or type(action).__name__}"))
     return happened
 
-
-__all__ += ["MODERATOR", "MAX_AUTOMATIC", "Move", "timeout_moves"]

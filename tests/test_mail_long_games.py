@@ -21,7 +21,6 @@ import pytest_asyncio
 from mailservers import (
     FakeClock,
     Inboxes,
-    assert_no_mail,
     daemon_settings,
     opening_orders,
     reply_to,
@@ -552,3 +551,88 @@ async def test_preferences_text_mail_digest_reports_and_time_zone(table: Table) 
     assert "#0 " + first in text_of(mine) and "#1 " + second in text_of(mine)
     assert "<-- your turn" in text_of(mine)
     assert deadline_of(mine) > 0  # their own move: the calendar event comes along
+
+
+# -- deals between players ---------------------------------------------------------------------
+
+
+async def test_a_private_sale_offer_expires_at_the_proposers_deadline(table: Table) -> None:
+    while not table.game().round_name.startswith("Stock Round 2"):
+        await table.move()
+    game = table.game()
+    owners = {p.owner: p.sym for p in game.state.privates.values()
+              if p.owner in PLAYERS and not p.closed}
+    while table.acting() not in owners:
+        await table.move()  # `pass` until a private owner is to act
+    seller = table.acting()
+    private = owners[seller]
+    buyer = next(s for s in PLAYERS if s != seller)
+    await table.advance(hours=10)
+    sent = await table.send(seller, f"sell {private} to {buyer} for 20\n")
+    answer = await table.answer_to(seller, sent)
+    assert "Applied." in text_of(answer), text_of(answer)
+    offer = await table.next_mail(buyer, lambda m: "<-- your turn" in text_of(m))
+    assert f"answer {seller}'s offer" in text_of(offer)
+    # The offer runs out with the seller's time: 62 hours from now, not 72.
+    assert deadline_of(offer) == table.clock.now + 62 * HOUR
+    await table.advance(hours=62, minutes=1)
+    told = await table.next_mail(seller, lambda m: "expired unanswered" in text_of(m))
+    assert f"the offer to {buyer} expired unanswered" in text_of(told)
+    game = table.game()
+    assert game.state.privates[private].owner == seller
+    assert game.turn() is not None and game.turn().seat == seller
+    assert table.times_late(buyer) == 0  # an unanswered offer is not lateness
+    # A second offer, accepted by mail.
+    sent = await table.send(seller, f"sell {private} to {buyer} for 20\n")
+    await table.answer_to(seller, sent)
+    sent = await table.send(buyer, "accept\n")
+    assert "Applied." in text_of(await table.answer_to(buyer, sent))
+    assert table.game().state.privates[private].owner == buyer
+
+
+# -- leaving and ending ----------------------------------------------------------------------
+
+
+async def test_a_resigned_seat_is_played_by_its_conservative_default(table: Table) -> None:
+    first, second, third = seats_in_turn_order(table.game())
+    await table.checkpoint()
+    sent = await table.send(second, "resign\n")
+    assert "you have resigned" in text_of(await table.answer_to(second, sent))
+    told = await table.next_mail(GM, lambda m: f"{second} has resigned" in text_of(m))
+    assert f"replace {second} with ADDRESS" in text_of(told)
+    await table.move(first)
+    game = table.game()
+    assert game.log[1].seat == second and type(game.log[1].action).__name__ == "Pass"
+    assert game.turn() is not None and game.turn().seat == third
+    report = await table.next_mail(third, lambda m: "<-- your turn" in text_of(m))
+    assert f"{second} has resigned; the moderator played" in text_of(report)
+
+
+async def test_a_game_from_create_to_final_scores_by_mail(table: Table) -> None:
+    for _ in range(4):
+        await table.move()
+    await table.checkpoint()
+    sent = await table.send(GM, "end game\n")
+    answer = await table.answer_to(GM, sent)
+    assert "the game ends now" in text_of(answer)
+    game = table.game()
+    scores = game.scores()
+    for who in [GM, *PLAYERS]:
+        final = await table.next_mail(who, lambda m: "Final scores" in text_of(m))
+        text = text_of(final)
+        for seat, score in scores.items():
+            assert f"  {seat:<16} {score:>6}" in text
+        files = attachments(final)
+        history = files[f"{table.game_id}-history.txt"].decode()
+        assert history.count("\n") == game.next_move
+        assert history.startswith("#0 ")
+        record = json.loads(files[f"{table.game_id}.json"])
+        # The record reads back into the same game.
+        imported = import_record(record).game
+        assert [m.action for m in imported.log] == [m.action for m in game.log]
+        assert imported.scores() == scores
+    # No more orders.
+    sent = await table.send(table.acting(), "pass\n")
+    answer = await table.answer_to(table.acting(), sent)
+    assert "the game has ended" in text_of(answer)
+    assert table.game().next_move == game.next_move
