@@ -12,7 +12,6 @@ transaction of the mail.
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NoReturn
@@ -26,7 +25,7 @@ from moderator.auth import seat_name_problem
 from moderator.deadlines import check_timezone, format_duration, parse_away
 from moderator.play import CommandMoves, CommandRefused
 from moderator.reports import Section
-from moderator.store import Member, Store
+from moderator.store import Store
 from moderator.turns import MODERATOR, deadline_for
 
 if TYPE_CHECKING:
@@ -234,7 +233,7 @@ class Desk:
             self.recompute_deadline(seat)
 
         self.effects.append(add)
-        span = f"{_date(command.start)} to {_date(command.end)}"
+        span = f"{command.start.isoformat()} to {command.end.isoformat()}"
         self.announcements.append(f"{seat} is away from {span} ({zone}): {seat}'s deadlines "
                                   "are extended by that time.")
         return f"noted: you are away from {span}; your deadlines wait for you"
@@ -291,7 +290,7 @@ class Desk:
             store.drop_held(self.game_id, seat)
 
         self.effects.append(replace)
-        before = ", ".join(_who(m) for m in leaving) or "nobody"
+        before = ", ".join(m.address for m in leaving) or "nobody"
         self.announcements.append(f"{address} takes over the seat {seat} (from {before}).")
         return f"{address} takes over {seat}; they get the game's report and history"
 
@@ -367,14 +366,6 @@ _POLICY = {"wait": "wait (the game master and the players are told who is late; 
                    "player is reminded daily)",
            "pass": "pass (the moderator plays the late seat's conservative default: "
                    "passes, no track or token, best run withheld, a train only when forced)"}
-
-
-def _date(day: datetime.date) -> str:
-    return day.isoformat()
-
-
-def _who(member: Member) -> str:
-    return member.address
 
 
 def policy_text(policy: str) -> str:
