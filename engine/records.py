@@ -5,10 +5,17 @@ and a list of actions naming shares ("TC_1"), trains ("3-0"), tiles ("57-0") and
 cities ("H3-0-0") by the site's ids. `import_record` folds undo/redo, replays
 `auto_actions`, and maps each action onto ours, using the position reached so far
 to resolve what the site's ids mean (where a share lies, who presides a company).
+
+Records written by our own export (`engine.export`) may carry two extensions the site
+ignores: `moderator_actions` on an action (our own actions it stands for, where the
+site's form reads back as a different action of ours or the site has no form) and
+`moderator_setup` on the record (our seating and Priority Deal, where the site's
+convention, the first player holds it, does not give ours).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,13 +37,19 @@ from engine.actions import (
     Route,
     RunRoutes,
     SellShares,
+    ShareSource,
     UsePrivate,
+    from_json,
 )
 from engine.errors import GameError
 from engine.game import Game, Setup
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
-from engine.state import IPO, POOL
+from engine.state import IPO, POOL, TREASURY
+
+# Extensions our export writes and the site ignores (see the module docstring).
+OUR_ACTIONS = "moderator_actions"
+OUR_SETUP = "moderator_setup"
 
 
 class RecordError(Exception):
@@ -99,6 +112,12 @@ def setup_of(record: dict[str, Any]) -> tuple[Setup, dict[str, str]]:
     seats = tuple(names[str(p["id"])] for p in players)
     seed = int(record.get("settings", {}).get("seed") or 0)
     options = frozenset(record.get("settings", {}).get("optional_rules") or ())
+    ours = record.get(OUR_SETUP)
+    if ours is not None:
+        # Our own seating, and a Priority Deal the rules drew (None) or named.
+        priority = ours.get("priority")
+        return Setup(record["title"], tuple(names[str(i)] for i in ours["seats"]), seed,
+                     options, None if priority is None else names[str(priority)]), names
     # The site gives the first player in its list the Priority Deal.
     return Setup(record["title"], seats, seed, options, priority=seats[0]), names
 
@@ -108,21 +127,54 @@ def import_record(record: dict[str, Any]) -> Replay:
     setup, names = setup_of(record)
     replay = Replay(Game(setup), names,
                     {names[k]: int(v) for k, v in (record.get("result") or {}).items()})
-    mapper = _Mapper(replay)
+    mapper = RecordMapper(replay.game, names)
     for index, raw in enumerate(expanded(folded_actions(record["actions"]))):
-        try:
-            mapped = mapper.map(raw)
-        except (KeyError, ValueError, IndexError) as exc:
-            raise RecordError(index, raw, f"cannot map: {exc!r}") from exc
-        for seat, action in mapped:
-            _bridge_implicit_passes(replay.game, seat, raw)
-            try:
-                replay.game.apply(seat, action)
-                _accept_offers(replay.game)
-            except GameError as exc:
-                raise RecordError(index, raw, f"{seat} {action}: {exc.message}") from exc
-            replay.applied += 1
+        replay.applied += replay_action(replay.game, mapper, index, raw)
     return replay
+
+
+def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any]) -> int:
+    """Apply one record action to `game` with the moves the site makes unrecorded around
+    it; returns how many of our actions it stood for. Raises RecordError."""
+    own = raw.get(OUR_ACTIONS)
+    if own is not None:
+        return _replay_own(game, mapper, index, raw, own)
+    try:
+        mapped = mapper.map(raw)
+    except (KeyError, ValueError, IndexError) as exc:
+        raise RecordError(index, raw, f"cannot map: {exc!r}") from exc
+    for seat, action in mapped:
+        _bridge_implicit_passes(game, seat, raw)
+        try:
+            game.apply(seat, action)
+            _accept_offers(game)
+        except GameError as exc:
+            raise RecordError(index, raw, f"{seat} {action}: {exc.message}") from exc
+    return len(mapped)
+
+
+def _replay_own(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any],
+                own: list[dict[str, Any]]) -> int:
+    """An action our export extended: apply our own actions it names (an empty list: a
+    site action that stands for nothing of ours, like a second pass of one `done`)."""
+    if not own:
+        return 0
+    try:
+        actions = [from_json(a) for a in own]
+        seat = mapper.seat_of(raw)
+    except (KeyError, ValueError, TypeError) as exc:
+        raise RecordError(index, raw, f"cannot read {OUR_ACTIONS}: {exc!r}") from exc
+    if raw.get("type") != "message":
+        # The site's form still moves the ids it names (trains, pool shares, tiles).
+        with contextlib.suppress(KeyError, ValueError, IndexError):
+            mapper.map(raw)
+    for action in actions:
+        _bridge_implicit_passes(game, seat, raw)
+        try:
+            game.apply(seat, action)
+        except GameError as exc:
+            raise RecordError(index, raw, f"{seat} {action}: {exc.message}") from exc
+    return len(actions)
 
 
 def _accept_offers(game: Game) -> None:
@@ -153,22 +205,28 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any]) -> None:
         game.apply(turn.seat, Pass())
 
 
-class _Mapper:
-    """Turns one record action into our (seat, action) pairs."""
+class RecordMapper:
+    """Turns one record action into our (seat, action) pairs, keeping track of what the
+    site's ids name in `game` (which must be the game the actions are applied to)."""
 
-    def __init__(self, replay: Replay) -> None:
-        self.replay = replay
+    def __init__(self, game: Game, names: dict[str, str]) -> None:
+        self.game = game
+        self.names = names  # record player id -> seat name
         self.train_ids: dict[str, str] = {}  # site train id -> our train id
         self.pool_shares: set[str] = set()  # site share ids now in the Open Market
         self.tile_hexes: dict[str, str] = {}  # site tile id ("57-0") -> hex it lies on
 
-    @property
-    def game(self) -> Game:
-        return self.replay.game
+    def fork(self, game: Game) -> RecordMapper:
+        """A copy of this bookkeeping that follows `game` (this game or a clone of it)."""
+        other = RecordMapper(game, self.names)
+        other.train_ids = dict(self.train_ids)
+        other.pool_shares = set(self.pool_shares)
+        other.tile_hexes = dict(self.tile_hexes)
+        return other
 
     def seat_of(self, raw: dict[str, Any]) -> str:
         if raw.get("entity_type") == "player":
-            return self.replay.names[str(raw["entity"])]
+            return self.names[str(raw["entity"])]
         entity = str(raw["entity"])
         state = self.game.state
         if entity in state.corporations:
@@ -221,9 +279,18 @@ class _Mapper:
     def _buy_shares(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
         corp_sym, indexes = self._shares(raw)
         ids = [str(s) for s in raw["shares"]]
-        source = POOL if ids[0] in self.pool_shares else IPO
+        source: ShareSource = "pool" if ids[0] in self.pool_shares \
+            else self._unsold_source(corp_sym)
         self.pool_shares.difference_update(ids)
-        return [(seat, BuyShares(corp_sym, len(indexes), source))]  # type: ignore[arg-type]
+        return [(seat, BuyShares(corp_sym, len(indexes), source))]
+
+    def _unsold_source(self, corp_sym: str) -> ShareSource:
+        """Where a company's never-sold shares lie: the IPO, or (1851, once the company
+        floats) its treasury."""
+        corp = self.game.state.corporations[corp_sym]
+        if not corp.certificates_of(IPO) and corp.certificates_of(TREASURY):
+            return "treasury"
+        return "ipo"
 
     def _sell_shares(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
         corp_sym, indexes = self._shares(raw)
@@ -235,6 +302,11 @@ class _Mapper:
         return [(seat, SellShares(corp_sym, None, int(percent)))]
 
     # --- operating round -----------------------------------------------------------------
+    def _bankrupt(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        # The president cannot buy the train the company must have: ending the turn
+        # makes our engine sell what he may and declare him bankrupt.
+        return [(seat, Done())]
+
     def _lay_tile(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
         tile = str(raw["tile"]).rsplit("-", 1)[0]
         self.tile_hexes[str(raw["tile"])] = str(raw["hex"])
@@ -248,7 +320,10 @@ class _Mapper:
         # content is named by the hex itself ("B13-0-0").
         tile_id, city = str(raw["city"]).rsplit("-", 1)
         hex_id = self.tile_hexes.get(tile_id, tile_id.split("-")[0])
-        return [(seat, PlaceToken(hex_id, int(city)))]
+        token = PlaceToken(hex_id, int(city))
+        if raw.get("entity_type") == "company":
+            return [(seat, UsePrivate(str(raw["entity"]), token))]
+        return [(seat, token)]
 
     def _run_routes(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
         routes = []

@@ -1,0 +1,889 @@
+"""Exporting a game as an 18xx.games game record: the inverse of `engine.records`.
+
+At the end of a game played by mail every player gets the record as an attachment, so
+that the game can be reviewed on 18xx.games; `moderator import` reads it back to the
+same game. The record names things by the site's ids: player ids, shares ("TC_1"),
+tile copies ("57-0", numbered per tile as the site hands them out), cities ("57-0-0";
+"F11-0-0" for printed content), trains ("3-0"; "3'-0" where the site names a type apart).
+
+The export works in two passes.
+
+1. Our moves (the ones that stand after undo) are replayed and each is rendered in the
+   site's form, read off the position before and after it: which certificate, train or
+   tile copy moved, which slot a token took. Some moves have no form of the site's: a
+   declined offer, a pass the site makes by itself because nothing is left to do.
+2. The rendered actions are read back through `engine.records` one by one, each proved
+   to make exactly our next moves. Where the site's form reads back as a different
+   action of ours (`done` is the site's `pass`; `sell 2 TC` is the site's sale of 20%),
+   the action also carries ours under `moderator_actions`, which the site ignores; where
+   the site has no form, ours travels in a chat message. A move the site makes without
+   recording it is left out when the importer makes it again by itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine import board, routes, track
+from engine.actions import (
+    Action,
+    Bid,
+    BuyPrivate,
+    BuyShares,
+    BuyTrain,
+    Decline,
+    DiscardTrain,
+    Dividend,
+    Done,
+    IssueShares,
+    LayTile,
+    Par,
+    Pass,
+    PlaceToken,
+    RedeemShares,
+    RunRoutes,
+    SellPrivate,
+    SellShares,
+    UsePrivate,
+    to_json,
+)
+from engine.game import Game, Move, Setup
+from engine.records import (
+    OUR_ACTIONS,
+    OUR_SETUP,
+    RecordError,
+    RecordMapper,
+    replay_action,
+    setup_of,
+)
+from engine.rounds.operating import OperatingRound
+from engine.rounds.stock import StockRound
+from engine.state import IPO, POOL, TREASURY, GameState, PlacedTile
+from engine.title import Title
+
+# Our end reasons in the site's words.
+END_REASONS = {"bank": "bank", "market": "stock_market", "bankruptcy": "bankrupt"}
+
+
+def export_record(game: Game, *, game_id: int | str = 0,
+                  players: Mapping[str, str] | None = None,
+                  description: str = "") -> dict[str, Any]:
+    """The game as an 18xx.games record (a JSON-ready dict); `players` maps our seat
+    names to the names the record shows (default: the seats)."""
+    setup = game.setup
+    names = {seat: (players or {}).get(seat, seat) for seat in setup.seats}
+    ids = {seat: number for number, seat in enumerate(setup.seats, start=1)}
+    record = _header(game, ids, names, game_id, description)
+    moves = [game.log[i] for i in game.effective]
+    renderer = _Renderer(setup, ids)
+    pieces = renderer.render(moves)
+    actions = _read_back(record, [_renamed(m, names) for m in moves], pieces, renderer.said)
+    record["actions"] = [{"id": number, **action}
+                         for number, action in enumerate(actions, start=1)]
+    return record
+
+
+# --- the record's head ----------------------------------------------------------------
+
+
+def _header(game: Game, ids: dict[str, int], names: dict[str, str], game_id: int | str,
+            description: str) -> dict[str, Any]:
+    setup, state = game.setup, game.state
+    # The site gives the first player listed the Priority Deal: list the players
+    # clockwise from the one who held it at the start.
+    first = setup.priority or Game(setup).state.priority
+    order = state.seats_from(first) if first in setup.seats else list(setup.seats)
+    turn = game.turn()
+    record: dict[str, Any] = {
+        "id": game_id,
+        "title": setup.title,
+        "description": description,
+        "players": [{"id": ids[seat], "name": names[seat]} for seat in order],
+        "settings": {"seed": setup.seed, "optional_rules": sorted(setup.options)},
+        "status": "finished" if state.game_over else "active",
+        "turn": state.stock_round_number,
+        "round": "Stock Round" if isinstance(game.round, StockRound) else "Operating Round",
+        "acting": [ids[turn.seat]] if turn is not None else [],
+        "result": {str(ids[seat]): value for seat, value in game.scores().items()}
+        if state.game_over else {},
+    }
+    if state.game_over and state.end_reason is not None:
+        record["game_end_reason"] = END_REASONS.get(state.end_reason, state.end_reason)
+    seats = tuple(names[seat] for seat in setup.seats)
+    priority = None if setup.priority is None else names[setup.priority]
+    listed = tuple(names[seat] for seat in order)
+    if (seats, priority) != (listed, listed[0]):
+        # Our seating or a drawn Priority Deal is not what the site's convention gives.
+        record[OUR_SETUP] = {"seats": [ids[seat] for seat in setup.seats],
+                             "priority": None if setup.priority is None
+                             else ids[setup.priority]}
+    return record
+
+
+def _renamed(move: Move, names: dict[str, str]) -> Move:
+    """A move with seats called by the record's player names (as an import calls them)."""
+    action = move.action
+    if isinstance(action, SellPrivate) and action.buyer in names:
+        action = dataclasses.replace(action, buyer=names[action.buyer])
+    if isinstance(action, BuyPrivate) and action.seller in names:
+        action = dataclasses.replace(action, seller=names[str(action.seller)])
+    return Move(names[move.seat], action)
+
+
+# --- pass 1: each move in the site's form ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """One action of the record as the site would have it.
+
+    `site`: the site's form (without id), None where the site has none; `move`: the index
+    of the move of ours it carries, None for a site pass that stands for nothing of ours
+    (a step our engine passes by itself); `unrecorded`: a move the site makes by itself
+    without recording it (an idle player's last pass, the end of a finished turn)."""
+
+    site: dict[str, Any] | None
+    move: int | None
+    unrecorded: bool = False
+
+
+@dataclass(frozen=True)
+class _Holdings:
+    """What moves hands in one action: certificates, trains, tiles and tokens."""
+
+    certificates: dict[tuple[str, int], str]
+    trains: dict[str, tuple[str, ...]]  # corporation or POOL -> train ids
+    tiles: dict[str, PlacedTile]
+    tokens: dict[tuple[str, str], int]  # (hex, corporation) -> city
+
+    @staticmethod
+    def of(state: GameState) -> _Holdings:
+        trains = {c.sym: tuple(t.id for t in c.trains) for c in state.corporations.values()}
+        trains[POOL] = tuple(t.id for t in state.trains_pool)
+        return _Holdings(
+            {(c.corporation, c.index): c.owner
+             for corp in state.corporations.values() for c in corp.certificates},
+            trains, dict(state.board.tiles),
+            {(hex_id, corp): city for hex_id, cities in state.board.tokens.items()
+             for city, corps in cities.items() for corp in corps})
+
+
+def site_train_ids(title: Title) -> dict[str, str]:
+    """Our train ids -> the site's. The site names a type apart where a phase starts with
+    a later copy of ours (title_specific.site_differences.train_names): 18TN's 4th and
+    5th 3-trains are its "3'-0" and "3'-1", the 2nd 6-train its "6'-0"."""
+    differences = title.title_specific.get("site_differences")
+    renamed: Mapping[str, str] = {}
+    if isinstance(differences, Mapping):
+        renamed = differences.get("train_names") or {}
+    out: dict[str, str] = {}
+    for spec in title.trains:
+        first_apart, site_name = spec.count or 0, spec.name
+        for site, ours in renamed.items():
+            starts = [p.starts_on_nth for p in title.phases
+                      if p.starts_on == ours == spec.name and p.starts_on_nth > 1]
+            if starts:
+                first_apart, site_name = starts[0] - 1, site
+        for index in range(spec.count or 0):
+            apart = index >= first_apart
+            out[f"{spec.name}-{index}"] = (f"{site_name}-{index - first_apart}" if apart
+                                           else f"{spec.name}-{index}")
+    return out
+
+
+class _TileCopies:
+    """Which copy of a tile the site hands out: the lowest-numbered copy never laid, then
+    the copies an upgrade gave back, in the order they came back."""
+
+    def __init__(self, title: Title) -> None:
+        self.free = {name: list(range(count or 0)) for name, count in
+                     title.tile_manifest.items()}
+        self.made = {name: count or 0 for name, count in title.tile_manifest.items()}
+        self.on_hex: dict[str, str] = {}  # hex -> the site id of the tile laid there
+
+    def lay(self, hex_id: str, name: str) -> str:
+        copies = self.free.setdefault(name, [])
+        if copies:
+            index = copies.pop(0)
+        else:  # an unlimited tile: a new copy
+            index = self.made.get(name, 0)
+            self.made[name] = index + 1
+        old = self.on_hex.get(hex_id)
+        if old is not None:
+            old_name, old_index = old.rsplit("-", 1)
+            self.free.setdefault(old_name, []).append(int(old_index))
+        self.on_hex[hex_id] = f"{name}-{index}"
+        return self.on_hex[hex_id]
+
+    def city_id(self, hex_id: str, city: int) -> str:
+        # Printed content is the site's tile "<hex>-0".
+        return f"{self.on_hex.get(hex_id, f'{hex_id}-0')}-{city}"
+
+
+class _TokenSlots:
+    """The slot each station token takes on the site: a home station its reserved slot,
+    any other the first slot neither taken nor reserved (home reservations take the
+    first slots of a city, in the order the title lists them)."""
+
+    def __init__(self, title: Title) -> None:
+        self.reserved: dict[tuple[str, int], list[str]] = {}
+        for spec in title.hexes.values():
+            for reservation in spec.reserved:
+                if reservation.kind == "home":
+                    key = (spec.id, reservation.city or 0)
+                    self.reserved.setdefault(key, []).append(reservation.by)
+        self.slots: dict[tuple[str, str], int] = {}  # (hex, corporation) -> slot
+
+    def update(self, tokens: dict[tuple[str, str], int]) -> None:
+        for key in [k for k in self.slots if k not in tokens]:
+            del self.slots[key]
+        for (hex_id, corp), city in tokens.items():
+            if (hex_id, corp) not in self.slots:
+                self.slots[(hex_id, corp)] = self._slot_for(tokens, hex_id, city, corp)
+
+    def _slot_for(self, tokens: dict[tuple[str, str], int], hex_id: str, city: int,
+                  corp: str) -> int:
+        reserved = self.reserved.get((hex_id, city), [])
+        if corp in reserved:
+            return reserved.index(corp)
+        taken = {slot for (h, other), slot in self.slots.items()
+                 if h == hex_id and tokens.get((h, other)) == city}
+        slot = 0
+        while slot in taken or (slot < len(reserved) and reserved[slot] != corp):
+            slot += 1
+        return slot
+
+
+class _ShareLedger:
+    """The site's own certificates: which holder has which, in the order the site keeps
+    them, so that a record names the shares the site would move. The site buys the
+    lowest-numbered share of the IPO (or treasury), the share longest in the pool, sells
+    a holder's shares in the order they came (the president's last), and on a change of
+    president swaps the new president's first shares for the president's certificate.
+    Our engine's certificates say how much moves between whom; this says which ids."""
+
+    def __init__(self, state: GameState) -> None:
+        self.percent: dict[tuple[str, int], int] = {}
+        self.held: dict[str, dict[str, list[int]]] = {}  # corp -> holder -> indexes
+        for corp in state.corporations.values():
+            for cert in corp.certificates:
+                self.percent[(corp.sym, cert.index)] = cert.percent
+                self.held.setdefault(corp.sym, {}).setdefault(cert.owner, []).append(cert.index)
+
+    def update(self, before: _Holdings, after: _Holdings,
+               first: tuple[str, str, str] | None) -> list[str]:
+        """Follow one move; `first` (corporation, from, to) is the move's own transfer,
+        made first; returns the site's ids of the shares it moved."""
+        moved: list[str] = []
+        if first is not None:
+            sym, source, target = first
+            was, now = self._ours(sym, before), self._ours(sym, after)
+            amount = min(was.get(source, 0) - now.get(source, 0),
+                         now.get(target, 0) - was.get(target, 0))
+            if amount > 0:
+                moved = [f"{sym}_{i}" for i in self._move(sym, source, target, amount)]
+        for sym in sorted(self.held):
+            self._swap_president(sym, after)
+            self._settle(sym, after)
+        return moved
+
+    def _ours(self, sym: str, holdings: _Holdings) -> dict[str, int]:
+        """Percent per holder of a corporation in our engine."""
+        out: dict[str, int] = {}
+        for (corp, index), owner in holdings.certificates.items():
+            if corp == sym:
+                out[owner] = out.get(owner, 0) + self.percent[(corp, index)]
+        return out
+
+    def _settle(self, sym: str, after: _Holdings) -> None:
+        """Whatever else moved (a company floating, the rest of a president's certificate
+        sold in part, a bankrupt's shares) moves here too, as it comes."""
+        ours = self._ours(sym, after)
+        for _ in range(len(self.percent)):
+            theirs = {holder: sum(self.percent[(sym, i)] for i in indexes)
+                      for holder, indexes in self.held[sym].items()}
+            delta = {h: ours.get(h, 0) - theirs.get(h, 0) for h in {*ours, *theirs}}
+            surplus = sorted(h for h, v in delta.items() if v < 0)
+            short = sorted(h for h, v in delta.items() if v > 0)
+            if not surplus or not short:
+                return
+            self._move(sym, surplus[0], short[0], min(-delta[surplus[0]], delta[short[0]]))
+
+    def _move(self, sym: str, source: str, target: str, amount: int) -> list[int]:
+        held = self.held[sym]
+        order = held.get(source, [])
+        if source in (IPO, TREASURY):
+            order = sorted(order)
+        # The president's certificate last, then the bigger ones (a stable sort keeps
+        # the order the shares came in).
+        order = sorted(order, key=lambda i: (i == 0, self.percent[(sym, i)]))
+        if source == IPO and target not in (POOL, TREASURY) and 0 in order and \
+                amount >= self.percent[(sym, 0)]:
+            order = [0, *[i for i in order if i != 0]]  # a par: the president's first
+        taken: list[int] = []
+        total = 0
+        for index in order:
+            if total >= amount:
+                break
+            taken.append(index)
+            total += self.percent[(sym, index)]
+        for index in taken:
+            held[source].remove(index)
+            held.setdefault(target, []).append(index)
+        return taken
+
+    def _swap_president(self, sym: str, after: _Holdings) -> None:
+        held = self.held[sym]
+        ours = after.certificates[(sym, 0)]
+        theirs = next(h for h, indexes in held.items() if 0 in indexes)
+        if ours == theirs:
+            return
+        need = self.percent[(sym, 0)]
+        given: list[int] = []
+        for index in list(held.get(ours, [])):
+            if sum(self.percent[(sym, i)] for i in given) >= need:
+                break
+            given.append(index)
+        for index in given:
+            held[ours].remove(index)
+            held.setdefault(theirs, []).append(index)
+        held[theirs].remove(0)
+        held.setdefault(ours, []).append(0)
+
+
+class _Renderer:
+    """Replays our moves and renders them as the site's actions.
+
+    In a company's turn the site stops at every step that has something to offer until
+    it is passed, while our engine lets an action of a later step pass the steps before
+    it. So the renderer follows the site's step (`site_step`, in our step numbering) and
+    puts a site pass before an action for every step the site would stop at in between.
+    Our own passes are carried by those site passes; one the site has no stop for
+    travels in a message; our `done` is a site pass at every stop left in the turn."""
+
+    def __init__(self, setup: Setup, ids: dict[str, int]) -> None:
+        self.game = Game(setup)
+        self.ids = ids
+        title = self.game.state.title
+        self.trains = site_train_ids(title)
+        self.tiles = _TileCopies(title)
+        self.slots = _TokenSlots(title)
+        self.shares = _ShareLedger(self.game.state)
+        self.pieces: list[_Piece] = []
+        self.said: list[str] = []  # per move: what happened, in words
+        self.turn_of: object = None  # the company turn the site step belongs to
+        self.site_step = 0
+        self.waiting: list[int] = []  # our passes not yet carried by a site pass
+
+    def render(self, moves: list[Move]) -> list[_Piece]:
+        for index, move in enumerate(moves):
+            following = moves[index + 1] if index + 1 < len(moves) else None
+            self._render(index, move, following)
+        self._flush()
+        return self.pieces
+
+    def _render(self, index: int, move: Move, following: Move | None) -> None:
+        game = self.game
+        entity = self._entity(move)
+        before = _Holdings.of(game.state)
+        transfer = self._transfer(move)
+        ahead = self._before(index, move, following, entity)
+        was_round = game.round
+        # Our moves are known to be valid: replay them without Game.apply's safety copy
+        # and its search for a better run.
+        start = len(game.state.log)
+        if not game.attempt(move.seat, move.action):
+            raise ValueError(f"move {index} ({move}) does not replay")
+        said = game.state.log[start:]
+        kind = move.action.kind.replace("_", " ")
+        self.said.append(f"{kind}: {'; '.join(said)}" if said else kind)
+        after = _Holdings.of(game.state)
+        for hex_id, placed in after.tiles.items():
+            if before.tiles.get(hex_id) != placed:
+                self.tiles.lay(hex_id, placed.name)
+        self.slots.update(after.tokens)
+        shares = self.shares.update(before, after, transfer)
+        if ahead is _CARRIED:
+            return
+        if isinstance(ahead, _StockPass):
+            # The site passes a player who can do nothing and does not record the last
+            # such pass, the one that ends the round (7818's first stock round).
+            ended = game.round is not was_round
+            self.pieces.append(_Piece({**entity, "type": "pass"}, index,
+                                      unrecorded=ahead.idle and ended))
+            return
+        form = ahead if isinstance(ahead, dict) else self._after(move.action, before, after,
+                                                                 shares)
+        self.pieces.append(_Piece(None if form is None or ahead is _NO_FORM
+                                  else {**entity, **form}, index))
+
+    # --- who acts -----------------------------------------------------------------------
+    def _entity(self, move: Move) -> dict[str, Any]:
+        turn = self.game.turn()
+        assert turn is not None
+        action = move.action
+        if isinstance(action, UsePrivate):
+            return {"entity": action.private, "entity_type": "company"}
+        if (isinstance(self.game.round, OperatingRound) and turn.entity != turn.seat
+                and not isinstance(action, SellShares)):
+            return {"entity": turn.entity, "entity_type": "corporation"}
+        return {"entity": self.ids[move.seat], "entity_type": "player"}
+
+    def _transfer(self, move: Move) -> tuple[str, str, str] | None:
+        """The shares a move itself transfers: (corporation, from, to)."""
+        action, state = move.action, self.game.state
+        operating = self.game.turn()
+        company = operating.entity if operating is not None else ""
+        if isinstance(action, BuyShares):
+            source = action.source or self.game.rules.default_share_source(
+                state, state.corporation(action.corporation))
+            return action.corporation, source, move.seat
+        if isinstance(action, Par):
+            return action.corporation, IPO, move.seat
+        if isinstance(action, SellShares):
+            return action.corporation, move.seat, POOL
+        if isinstance(action, IssueShares):
+            return company, TREASURY, POOL
+        if isinstance(action, RedeemShares):
+            return company, POOL, TREASURY
+        return None
+
+    # --- what needs the position before the move -----------------------------------------
+    def _before(self, index: int, move: Move, following: Move | None,
+                entity: dict[str, Any]) -> dict[str, Any] | _StockPass | object | None:
+        game = self.game
+        action = move.action
+        rnd = game.round
+        if isinstance(rnd, OperatingRound):
+            self._follow_turn(rnd)
+            if self._in_turn(rnd):
+                step = _SITE_STEP_OF.get(type(action))
+                if isinstance(action, Pass | Done):
+                    if self._bankrupts(move):
+                        # The site's own action; its non-blocking step needs no passes.
+                        self._flush()
+                        return {"type": "bankrupt"}
+                    self._operating_pass(index, move, entity)
+                    return _CARRIED
+                if step in rnd.steps:
+                    self._catch_up(rnd.steps.index(step), entity)
+                else:
+                    self._flush()
+        if isinstance(rnd, StockRound):
+            if isinstance(action, Pass | Done):
+                return _StockPass(idle=isinstance(action, Pass) and game.legal() == ["pass"])
+            if isinstance(action, Bid):
+                target = action.target or (rnd.s.auction.private if rnd.s.auction else None)
+                return {"type": "bid", "company": target, "price": action.amount}
+            if isinstance(action, BuyPrivate):
+                private = game.state.privates[action.private]
+                price = game.rules.private_price(game.state, private, rnd.number)
+                return {"type": "bid", "company": action.private, "price": price}
+            if isinstance(action, Par):
+                return self._par(action)
+        if isinstance(action, RunRoutes):
+            return self._run(action)
+        if isinstance(action, BuyTrain) and following is not None and isinstance(
+                following.action, Decline):
+            return _NO_FORM  # an offer refused: nothing happens on the site
+        return None
+
+    # --- the site's steps in a company's turn ---------------------------------------------
+    @staticmethod
+    def _in_turn(rnd: OperatingRound) -> bool:
+        return rnd.current is not None and rnd.offer is None and not rnd.discards
+
+    def _follow_turn(self, rnd: OperatingRound) -> None:
+        if rnd.current is not self.turn_of:
+            self._flush()
+            self.turn_of = rnd.current
+            self.site_step = 0
+
+    def _bankrupts(self, move: Move) -> bool:
+        """Whether ending the step leaves a president bankrupt (only a company without a
+        train can bring that about, so only then is it tried)."""
+        game = self.game
+        rnd = game.round
+        assert isinstance(rnd, OperatingRound)
+        if rnd.company().trains:
+            return False
+        probe = game.clone()
+        return probe.attempt(move.seat, move.action) and any(
+            player.bankrupt and not game.state.players[seat].bankrupt
+            for seat, player in probe.state.players.items())
+
+    def _catch_up(self, upto: int, entity: dict[str, Any]) -> None:
+        """Site passes for the steps the site stops at before step `upto` (ours passed
+        them by themselves); our passes waiting for a site pass ride on them."""
+        rnd = self.game.round
+        assert isinstance(rnd, OperatingRound)
+        stops = [i for i in range(self.site_step, upto)
+                 if _site_waits_at(self.game, rnd.steps[i])]
+        self._site_passes(len(stops), entity)
+        self._flush()
+        self.site_step = max(self.site_step, upto)
+
+    def _operating_pass(self, index: int, move: Move, entity: dict[str, Any]) -> None:
+        """Our pass: the site passes every stop up to and including our step; our `done`:
+        every stop left in the turn."""
+        game = self.game
+        rnd = game.round
+        assert isinstance(rnd, OperatingRound) and rnd.current is not None
+        ours = rnd.current.step
+        stops = sum(_site_waits_at(game, rnd.steps[i]) for i in range(self.site_step, ours))
+        self.waiting.append(index)
+        if isinstance(move.action, Done):
+            stops += _site_stops_left(game, move.seat)
+            self._site_passes(stops, entity)
+            if self.waiting and self.waiting[-1] == index:
+                # No stop left: the site ends the turn by itself, unrecorded.
+                self.waiting.pop()
+                self._flush()
+                self.pieces.append(_Piece(None, index, unrecorded=True))
+            self._flush()  # our passes the site has no stop for
+            return
+        stops += ours < len(rnd.steps) and _site_waits_at(game, rnd.steps[ours])
+        self._site_passes(stops, entity)
+        self.site_step = max(self.site_step, ours + 1)
+
+    def _site_passes(self, count: int, entity: dict[str, Any]) -> None:
+        for _ in range(count):
+            carried = self.waiting.pop(0) if self.waiting else None
+            self.pieces.append(_Piece({**entity, "type": "pass"}, carried))
+
+    def _flush(self) -> None:
+        """Our passes the site has no stop for travel in messages."""
+        self.pieces.extend(_Piece(None, index) for index in self.waiting)
+        self.waiting.clear()
+
+    # --- forms read off the position before the move -------------------------------------
+    def _par(self, action: Par) -> dict[str, Any]:
+        cell = self.game.state.market.par_cell(action.price)
+        assert cell is not None
+        row, col = cell
+        return {"type": "par", "corporation": action.corporation,
+                "share_price": f"{action.price},{row},{col}"}
+
+    def _run(self, action: RunRoutes) -> dict[str, Any]:
+        game = self.game
+        rnd = game.round
+        assert isinstance(rnd, OperatingRound)
+        corp = rnd.company()
+        run = routes.check_run(game.rules, game.state, corp, action)
+        unused = list(corp.trains)
+        out = []
+        for train_run in run.runs:
+            # check_run gives each declared route the first unused train of its type.
+            train = next(t for t in unused if t.name == train_run.train)
+            unused.remove(train)
+            walk = train_run.walk
+            out.append({"train": self.trains.get(train.id, train.id),
+                        "connections": connections(walk),
+                        "hexes": [stop.hex for stop in walk.stops],
+                        "revenue": train_run.revenue})
+        return {"type": "run_routes", "routes": out}
+
+    # --- forms read off what the move changed ------------------------------------------
+    def _after(self, action: Action, before: _Holdings, after: _Holdings,
+               shares: list[str]) -> dict[str, Any] | None:
+        if isinstance(action, UsePrivate):
+            action = action.then
+        if isinstance(action, LayTile):
+            return {"type": "lay_tile", "hex": action.hex,
+                    "tile": self.tiles.on_hex[action.hex], "rotation": action.rotation}
+        if isinstance(action, PlaceToken):
+            (hex_id, corp), city = next(
+                (key, city) for key, city in after.tokens.items() if key not in before.tokens)
+            return {"type": "place_token", "city": self.tiles.city_id(hex_id, city),
+                    "slot": self.slots.slots[(hex_id, corp)]}
+        if isinstance(action, Dividend):
+            return {"type": "dividend", "kind": action.choice}
+        if isinstance(action, BuyShares | RedeemShares):
+            return {"type": "buy_shares", "shares": shares}
+        if isinstance(action, SellShares | IssueShares):
+            return {"type": "sell_shares", "shares": shares, "percent": self._percent(shares)}
+        if isinstance(action, BuyTrain):
+            return self._buy_train(action, before, after)
+        if isinstance(action, DiscardTrain):
+            gone = [t for corp, ids in before.trains.items() if corp != POOL
+                    for t in ids if t not in after.trains.get(corp, ())]
+            return {"type": "discard_train", "train": self.trains.get(gone[0], gone[0])}
+        if isinstance(action, BuyPrivate):
+            value = self.game.state.privates[action.private].spec.value
+            return {"type": "buy_company", "company": action.private,
+                    "price": value if action.price is None else action.price}
+        return None
+
+    def _percent(self, shares: list[str]) -> int:
+        state = self.game.state
+        return sum(state.corporations[sym].certificates[int(index)].percent
+                   for sym, index in (s.rsplit("_", 1) for s in shares))
+
+    def _buy_train(self, action: BuyTrain, before: _Holdings, after: _Holdings
+                   ) -> dict[str, Any]:
+        state = self.game.state
+        rnd = self.game.round
+        offer = rnd.offer if isinstance(rnd, OperatingRound) else None
+        if offer is not None:  # another president must accept first
+            ours = offer.train
+        else:
+            ours = next(t for corp, ids in after.trains.items() if corp != POOL
+                        for t in ids if t not in before.trains.get(corp, ()))
+        site = self.trains.get(ours, ours)
+        name = ours.rsplit("-", 1)[0]
+        price = action.price if action.price is not None else state.title.train(name).price
+        form: dict[str, Any] = {"type": "buy_train", "train": site, "price": price}
+        if action.source == "bank":
+            form["variant"] = site.rsplit("-", 1)[0]
+        return form
+
+
+# Markers of `_Renderer._before`: the move rides on the site's passes; the site has no form.
+_CARRIED = object()
+_NO_FORM = object()
+
+# The step of ours at which the site takes an action (a private's own lay and buying a
+# private are the site's non-blocking steps: no step needs passing first).
+_SITE_STEP_OF: dict[type[Action], str] = {
+    LayTile: "track", PlaceToken: "token", RunRoutes: "route", Dividend: "dividend",
+    BuyTrain: "train", SellShares: "train", IssueShares: "issue", RedeemShares: "issue",
+}
+
+
+@dataclass(frozen=True)
+class _StockPass:
+    """A pass (or `done`) in a stock round; `idle`: the player could do nothing else."""
+
+    idle: bool
+
+
+def connections(walk: routes.Walk) -> list[list[str]]:
+    """A route as the site's node-to-node chains: the hexes from each stop to the next."""
+    at: list[int] = []
+    position = 0
+    for stop in walk.stops:
+        while walk.hexes[position] != stop.hex:
+            position += 1
+        at.append(position)
+    return [list(walk.hexes[a:b + 1]) for a, b in itertools.pairwise(at)]
+
+
+# --- where the site stops in a company's turn -------------------------------------------
+
+
+def _site_waits_at(game: Game, step: str) -> bool:
+    """Whether the site stops for the operating company at `step`. It passes a step by
+    itself when the step offers nothing: no tile lay left, no token that fits, no train
+    to run, no revenue to share, no train or private to buy."""
+    rnd = game.round
+    assert isinstance(rnd, OperatingRound) and rnd.current is not None
+    turn, corp, state = rnd.current, rnd.company(), game.state
+    if step == "track":
+        return rnd._lays_left(corp) or _tile_lay_at_hand(game)
+    if step == "token":
+        return not turn.token_placed and _may_place_token(game)
+    if step == "route":
+        return turn.revenue is None and bool(corp.trains) and routes.has_route(
+            game.rules, state, corp)
+    if step == "dividend":
+        return bool(turn.revenue) and not turn.dividend_done
+    if step == "train":
+        return rnd._can_buy_train(corp)
+    return rnd._step_available(corp, step)
+
+
+def _tile_lay_at_hand(game: Game) -> bool:
+    """The site keeps the track step open, lays used or not, while the company owns a
+    private whose tile lay is unused, or could buy one from a player (at half its face
+    value, the lowest price 18TN allows once privates may change hands)."""
+    rnd = game.round
+    assert isinstance(rnd, OperatingRound)
+    corp, state = rnd.company(), game.state
+    for private in state.privates.values():
+        if private.closed or private.ability_used or not private.spec.tiles:
+            continue
+        if private.owner == corp.sym:
+            return True
+        lowest = (private.spec.value + 1) // 2
+        if private.owner in state.players and corp.cash >= lowest and \
+                game.rules.why_not_buy_private(state, corp, private, lowest, rnd) is None:
+            return True
+    return False
+
+
+def _may_place_token(game: Game) -> bool:
+    rnd = game.round
+    assert isinstance(rnd, OperatingRound)
+    corp, state = rnd.company(), game.state
+    if not corp.token_costs or corp.president is None:
+        return False
+    nodes, _ = track.reachable(state, track.build_track(state), corp.sym)
+    for node in sorted(nodes, key=str):
+        if node.kind != "c" or board.has_token_in(state, corp.sym, node.hex):
+            continue
+        free = board.free_slots(state, node.hex, node.index)
+        if free - board.reserved_slots(state, node.hex, node.index, corp.sym) <= 0:
+            continue
+        if corp.cash < game.rules.token_cost(state, corp, node.hex):
+            continue
+        if game.clone().attempt(corp.president, PlaceToken(node.hex, node.index)):
+            return True
+    return False
+
+
+def _site_stops_left(game: Game, seat: str) -> int:
+    """How many times the site stops from our step to the end of the company's turn
+    (what our `done` passes)."""
+    probe = game.clone()
+    rnd = probe.round
+    assert isinstance(rnd, OperatingRound)
+    turn = rnd.current
+    stops = 0
+    for _ in range(2 * len(rnd.steps)):
+        now = probe.round
+        if (probe.state.game_over or not isinstance(now, OperatingRound)
+                or now.current is not turn or now.discards or now.offer is not None
+                or turn is None or turn.step >= len(now.steps)):
+            break
+        stops += _site_waits_at(probe, now.steps[turn.step])
+        if not probe.attempt(seat, Pass()):
+            break
+    return stops
+
+
+# --- pass 2: read every action back -----------------------------------------------------
+
+
+class _Reader:
+    """The importer, one record action at a time, on the position reached so far."""
+
+    def __init__(self, setup: Setup, names: dict[str, str]) -> None:
+        self.setup = setup
+        self.names = names
+        self.taken: list[dict[str, Any]] = []  # the record's actions read so far
+        self.game = Game(setup)
+        self.mapper = RecordMapper(self.game, names)
+
+    def take(self, raw: dict[str, Any], expected: Sequence[Move], at_least: int) -> int:
+        """Read `raw`; when the moves it makes are the first `at_least` or more of
+        `expected`, keep them and return how many; else leave the position and return 0."""
+        if OUR_ACTIONS not in raw and at_least == 1 and not self._maps_to(raw, expected):
+            return 0  # plainly another action of ours: no need to try it
+        start = len(self.game.log)
+        try:
+            replay_action(self.game, self.mapper, len(self.taken), raw)
+            made = self.game.log[start:]
+            fits = len(made) >= at_least and made == list(expected[:len(made)])
+        except RecordError:
+            fits = False
+        if not fits:
+            # Rare (a move the importer made by itself that is not ours): read again.
+            self._read_again()
+            return 0
+        self.taken.append(raw)
+        return len(self.game.log) - start
+
+    def _maps_to(self, raw: dict[str, Any], expected: Sequence[Move]) -> bool:
+        """Whether the importer maps `raw` onto our next moves (before trying it)."""
+        try:
+            mapped = self.mapper.fork(self.game).map(raw)
+        except (KeyError, ValueError, IndexError):
+            return False
+        return bool(mapped) and [Move(seat, action) for seat, action in mapped] == list(
+            expected[:len(mapped)])
+
+    def _read_again(self) -> None:
+        self.game = Game(self.setup)
+        self.mapper = RecordMapper(self.game, self.names)
+        for index, raw in enumerate(self.taken):
+            replay_action(self.game, self.mapper, index, raw)
+
+
+def _read_back(record: dict[str, Any], moves: list[Move], pieces: list[_Piece],
+               said: list[str]) -> list[dict[str, Any]]:
+    """The record's actions, each proved to read back as our next moves."""
+    setup, by_id = setup_of(record)
+    reader = _Reader(setup, by_id)
+    out: list[dict[str, Any]] = []
+    at = 0  # our moves made so far
+    index = 0
+    while index < len(pieces):
+        piece = pieces[index]
+        if piece.move is None:
+            assert piece.site is not None
+            out.append(_extended(piece.site, None))
+        elif piece.move >= at:
+            if piece.move != at:
+                raise RuntimeError(f"move {at} has no action in the record")
+            skipped = _leave_out(reader, moves, pieces, index, out) if piece.unrecorded \
+                else None
+            if skipped is not None:
+                index, taken = skipped
+            else:
+                taken = _spell_out(reader, moves, piece, said, out)
+            at += taken
+        # else: made already, as the importer's own move (a train sale it accepts)
+        index += 1
+    if at != len(moves):
+        raise RuntimeError(f"moves from {at} on have no action in the record")
+    return out
+
+
+def _leave_out(reader: _Reader, moves: list[Move], pieces: list[_Piece], index: int,
+               out: list[dict[str, Any]]) -> tuple[int, int] | None:
+    """Leave out the moves the site makes unrecorded, from pieces[index] on, when the
+    importer makes them again before the next recorded action: returns the index of
+    that action's piece and the moves covered, or None."""
+    carrier = index
+    while carrier < len(pieces) and (pieces[carrier].unrecorded or pieces[carrier].move is None):
+        carrier += 1
+    if carrier == len(pieces):
+        return None
+    piece = pieces[carrier]
+    at, upto = pieces[index].move, piece.move
+    if piece.site is None or at is None or upto is None:
+        return None
+    for raw in (piece.site, _extended(piece.site, moves[upto].action)):
+        taken = reader.take(raw, moves[at:], upto - at + 1)
+        if taken:
+            out.extend(_extended(p.site, None) for p in pieces[index:carrier]
+                       if p.move is None and p.site is not None)
+            out.append(raw)
+            return carrier, taken
+    return None
+
+
+def _spell_out(reader: _Reader, moves: list[Move], piece: _Piece, said: list[str],
+               out: list[dict[str, Any]]) -> int:
+    """A move in the site's form, extended with ours where the site's form reads back
+    otherwise, or as a message carrying ours; returns the moves covered."""
+    assert piece.move is not None
+    move = moves[piece.move]
+    if piece.site is not None:
+        for raw in (piece.site, _extended(piece.site, move.action)):
+            taken = reader.take(raw, moves[piece.move:], 1)
+            if taken:
+                out.append(raw)
+                return taken
+    message = {"type": "message", "entity": _player_id(reader, move.seat),
+               "entity_type": "player", "message": said[piece.move],
+               OUR_ACTIONS: [to_json(move.action)]}
+    taken = reader.take(message, moves[piece.move:], 1)
+    if not taken:
+        raise RuntimeError(f"move {piece.move} ({move}) does not read back")
+    out.append(message)
+    return taken
+
+
+def _player_id(reader: _Reader, seat: str) -> int:
+    """The record's id of a player by the name the record gives them."""
+    return int(next(i for i, name in reader.mapper.names.items() if name == seat))
+
+
+def _extended(raw: dict[str, Any], action: Action | None) -> dict[str, Any]:
+    """`raw` carrying our own action (None: standing for none of ours)."""
+    return {**raw, OUR_ACTIONS: [] if action is None else [to_json(action)]}

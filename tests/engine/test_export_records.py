@@ -1,0 +1,306 @@
+"""Exporting games as 18xx.games records (engine.export): the site's forms, and our own
+import reading every export back to the same game."""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tn_scenarios import bankruptcy_with_a_saleable_share, three_company_opening
+
+from engine.actions import (
+    Accept,
+    Action,
+    BuyTrain,
+    Decline,
+    Dividend,
+    Done,
+    LayTile,
+    Pass,
+    RunRoutes,
+    Undo,
+)
+from engine.export import connections, export_record, site_train_ids
+from engine.game import Game, Move, Setup
+from engine.legal import legal_actions
+from engine.records import OUR_ACTIONS, OUR_SETUP, Replay, import_record, walk_hexes
+from engine.routes import Walk
+from engine.track import Node
+
+FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
+RECORD = FIXTURES / "18TN" / "7818.json"
+SITE_IDS = {797: 1, 648: 2, 523: 3, 3759: 4}  # the record's player ids -> our export's
+
+# The site's forms every one of our actions of that kind reads back from, unextended.
+PLAIN_SITE_TYPES = {"lay_tile", "place_token", "run_routes", "dividend", "par", "bid",
+                    "buy_company", "discard_train", "bankrupt"}
+# Our actions whose wording the site's form does not keep (`done`, `sell 2`, a train
+# bought without naming its price, ...), or which the site has no form for.
+EXTENDED_KINDS = {"done", "pass", "sell_shares", "buy_train", "buy_shares", "issue_shares",
+                  "redeem_shares", "decline", "accept", "sell_private"}
+
+
+@functools.lru_cache(maxsize=1)
+def record_7818() -> dict[str, Any]:
+    if not RECORD.exists():
+        pytest.fail(f"fixture {RECORD} is missing: shared/ must sit beside the repository")
+    data: dict[str, Any] = json.loads(RECORD.read_text())
+    return data
+
+
+@functools.lru_cache(maxsize=1)
+def exported_7818() -> tuple[Replay, dict[str, Any]]:
+    replay = import_record(record_7818())
+    return replay, export_record(replay.game, game_id=7818)
+
+
+def standing(game: Game) -> list[Move]:
+    """The moves that stand after undo folding."""
+    return [game.log[i] for i in game.effective]
+
+
+def assert_reads_back(game: Game, record: dict[str, Any]) -> Replay:
+    """The export is JSON, numbered 1, 2, 3, ... and imports to the same game."""
+    record = json.loads(json.dumps(record))
+    assert [a["id"] for a in record["actions"]] == list(range(1, len(record["actions"]) + 1))
+    back = import_record(record)
+    assert back.game.setup == game.setup
+    assert back.game.log == standing(game)
+    assert back.game.scores() == game.scores()
+    assert back.game.round_name == game.round_name
+    assert back.game.state.board.tiles == game.state.board.tiles
+    assert back.game.state.board.tokens == game.state.board.tokens
+    return back
+
+
+def extensions(record: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """(site type, our action kinds) of every action that carries our own actions."""
+    return [(a["type"], [own["type"] for own in a[OUR_ACTIONS]])
+            for a in record["actions"] if OUR_ACTIONS in a]
+
+
+# --- the recorded game 7818 -----------------------------------------------------------
+
+
+def test_7818_round_trip_gives_the_same_moves_and_scores() -> None:
+    replay, record = exported_7818()
+    back = assert_reads_back(replay.game, record)
+    assert back.game.scores() == {"Player 2": 5615, "Player 1": 5368, "Player 4": 4355,
+                                  "Player 3": 4354}
+    assert record["status"] == "finished" and record["game_end_reason"] == "bank"
+    ids = {p["name"]: str(p["id"]) for p in record["players"]}
+    assert record["result"] == {ids[seat]: value for seat, value in back.result.items()}
+    assert back.result == back.game.scores()
+    assert record["title"] == "18TN" and record["id"] == 7818
+    assert record["settings"]["seed"] == 7818
+
+
+def test_7818_exports_in_the_sites_own_forms_without_extensions() -> None:
+    _, record = exported_7818()
+    assert extensions(record) == []
+    assert OUR_SETUP not in record  # the first player listed holds the Priority Deal
+
+
+def site_fields(action: dict[str, Any]) -> dict[str, Any]:
+    """The fields compared with the record: everything but ids and bookkeeping; routes as
+    trains and the hexes they pass (the site keeps no direction for a chain)."""
+    out = {k: v for k, v in action.items()
+           if k not in ("id", "original_id", "user", "created_at")}
+    if "routes" in out:
+        out["routes"] = [(r["train"], sorted((walk := walk_hexes(r["connections"]),
+                                              walk[::-1]))[0]) for r in out["routes"]]
+    return out
+
+
+def test_7818_exports_the_records_own_actions_field_by_field() -> None:
+    """Every action, in order: tile copies ("6-0" taken back and laid again), cities
+    ("TN2-0-0") and slots, share ids of the IPO, the pool and sales ("GMO_5", "GMO_1"),
+    trains ("3'-0"), prices, kinds; the idle last pass of Stock Round 1 left out."""
+    _, record = exported_7818()
+    fixture = record_7818()["actions"]
+    assert len(record["actions"]) == len(fixture)
+    for ours, theirs in zip(record["actions"], fixture, strict=True):
+        expected = site_fields(theirs)
+        if theirs["entity_type"] == "player":
+            expected["entity"] = SITE_IDS[theirs["entity"]]
+        assert site_fields(ours) == expected, (ours["id"], theirs["id"])
+
+
+def test_7818_sample_of_fields_named_by_the_site() -> None:
+    _, record = exported_7818()
+    by_type: dict[str, list[dict[str, Any]]] = {}
+    for action in record["actions"]:
+        by_type.setdefault(action["type"], []).append(action)
+    lays = [(a["hex"], a["tile"]) for a in by_type["lay_tile"]]
+    assert lays[:3] == [("B15", "8-0"), ("E10", "58-0"), ("F17", "5-0")]
+    assert ("H7", "6-0") in lays  # 6-0 came back from Nashville (F11) and is laid again
+    # Slot 0 of Nashville (TN2 on F11) is kept for TC's home station.
+    assert [(a["city"], a["slot"]) for a in by_type["place_token"]][:2] == [
+        ("TN2-0-0", 1), ("6-2-0", 0)]
+    assert by_type["par"][0]["share_price"] == "90,1,4"
+    assert [a["train"] for a in by_type["buy_train"]][8:10] == ["3'-0", "3'-1"]
+    first = by_type["buy_train"][0]
+    assert (first["train"], first["price"], first["variant"]) == ("2-0", 80, "2")
+    assert by_type["sell_shares"][0]["shares"] == ["GMO_1"]
+    assert {a["kind"] for a in by_type["dividend"]} == {"payout", "withhold"}
+
+
+# --- games played here ----------------------------------------------------------------
+
+
+def choose(rng: random.Random, options: list[Action]) -> Action:
+    """A random legal action, nudged to keep games moving (run, pay, seldom idle)."""
+    runs = [a for a in options if isinstance(a, RunRoutes) and a.auto]
+    if runs:
+        return runs[0]
+    pays = [a for a in options if isinstance(a, Dividend)]
+    if pays:
+        return rng.choice(pays)
+    busy = [a for a in options if not isinstance(a, Pass | Done)]
+    if busy and rng.random() < 0.8:
+        return rng.choice(busy)
+    return rng.choice(options)
+
+
+def random_game(title: str, seed: int, moves: int, undo_at: tuple[int, ...]) -> Game:
+    """A game of random legal moves; at each of `undo_at` the last two moves are taken
+    back (Undo stays in the log; the export has only the moves that stand)."""
+    rng = random.Random(seed)
+    game = Game(Setup(title, ("Ann", "Bob", "Cy", "Di")[: 3 + seed % 2], seed=seed))
+    for number in range(moves):
+        turn = game.turn()
+        if turn is None:
+            break
+        if number in undo_at:
+            game.apply(turn.seat, Undo(len(game.log) - 2))
+            continue
+        game.apply(turn.seat, choose(rng, legal_actions(game)))
+    return game
+
+
+@pytest.mark.parametrize(("title", "seed", "moves"), [("18TN", 1, 150), ("1851", 1, 160)])
+def test_random_games_with_undo_read_back_to_the_same_game(title: str, seed: int,
+                                                           moves: int) -> None:
+    game = random_game(title, seed, moves, undo_at=(40, 90))
+    assert any(isinstance(m.action, Undo) for m in game.log)
+    record = export_record(game, game_id=f"{title}-{seed}")
+    assert_reads_back(game, record)
+    assert record["status"] == "active" and record["result"] == {}
+    assert all(a["type"] != "undo" for a in record["actions"])
+    for site_type, ours in extensions(record):
+        assert site_type not in PLAIN_SITE_TYPES, (site_type, ours)
+        assert set(ours) <= EXTENDED_KINDS, (site_type, ours)
+    # The seats, the seed and the Priority Deal as drawn come back.
+    assert record[OUR_SETUP] == {"seats": [1, 2, 3, 4][: len(game.setup.seats)],
+                                 "priority": None}
+    first = game.setup.priority or Game(game.setup).state.priority
+    assert record["players"][0]["name"] == first
+
+
+@functools.lru_cache(maxsize=1)
+def opening_turns() -> tuple[Game, str]:
+    """OR 1.1 of a fresh game: TC lays one yellow tile and buys a 2-train; SR offers $50
+    for it (TC's president declines), then $60 (accepted), and ends its turn."""
+    game = three_company_opening()
+    turn = game.turn()
+    assert turn is not None and (turn.entity, turn.step) == ("TC", "track")
+    lay = next(a for a in legal_actions(game) if isinstance(a, LayTile))
+    game.apply(turn.seat, lay)
+    game.apply(turn.seat, BuyTrain("2"))
+    turn = game.turn()
+    assert turn is not None and turn.entity == "SR"
+    game.apply(turn.seat, BuyTrain("2", "TC", 50))
+    game.apply("Bob", Decline())
+    game.apply(turn.seat, BuyTrain("2", "TC", 60))
+    game.apply("Bob", Accept())
+    game.apply(turn.seat, Done())
+    return game, lay.hex
+
+
+def test_site_passes_fill_the_steps_our_engine_passes_by_itself() -> None:
+    """After one yellow tile the site still offers a second lay: buying a train straight
+    away takes a site pass first, which stands for nothing of ours. Our `done` is the
+    site's pass at each step it would still stop at."""
+    game, hex_id = opening_turns()
+    record = export_record(game)
+    assert_reads_back(game, record)
+    tc = [a for a in record["actions"] if a.get("entity") == "TC"]
+    assert [a["type"] for a in tc] == ["lay_tile", "pass", "buy_train"]
+    assert tc[0]["hex"] == hex_id and tc[1][OUR_ACTIONS] == []
+    sr = [a for a in record["actions"] if a.get("entity") == "SR"]
+    assert sr[-1]["type"] == "pass" and sr[-1][OUR_ACTIONS] == [{"type": "done"}]
+
+
+def test_a_refused_offer_for_a_train_is_no_purchase_on_the_site() -> None:
+    game, _ = opening_turns()
+    record = export_record(game)
+    assert_reads_back(game, record)
+    carried = [own for a in record["actions"] if a["type"] == "message"
+               for own in a[OUR_ACTIONS]]
+    assert carried == [{"type": "buy_train", "train": "2", "source": "TC", "price": 50},
+                       {"type": "decline"}]
+    purchases = [a for a in record["actions"] if a["type"] == "buy_train"]
+    assert [(a["entity"], a["train"], a["price"]) for a in purchases] == [
+        ("TC", "2-0", 80), ("SR", "2-0", 60)]
+    # The site sells between companies without asking: the importer accepts by itself.
+    assert OUR_ACTIONS not in purchases[1]
+    assert all("accept" not in kinds for _, kinds in extensions(record))
+
+
+def test_a_game_ended_by_a_bankruptcy_with_the_players_names() -> None:
+    game = bankruptcy_with_a_saleable_share()
+    game.apply("Bob", Done())  # TC cannot buy its forced train: Bob is bankrupt
+    names = {"Ann": "Ann Arbor", "Bob": "Bob Bell", "Cy": "Cy Cole", "Di": "Di Dunn"}
+    record = json.loads(json.dumps(export_record(game, game_id=42, players=names,
+                                                 description="scripted")))
+    assert record["status"] == "finished" and record["game_end_reason"] == "bankrupt"
+    assert record["actions"][-1] == {**record["actions"][-1], "type": "bankrupt",
+                                     "entity": "TC", "entity_type": "corporation"}
+    assert [p["name"] for p in record["players"]] == list(names.values())
+    ids = {p["name"]: str(p["id"]) for p in record["players"]}
+    scores = game.scores()
+    assert record["result"] == {ids[names[seat]]: value for seat, value in scores.items()}
+    back = import_record(record)
+    renamed = [(names[m.seat], m.action) for m in standing(game)]
+    # A private sold between players names its buyer by the record's name.
+    assert [(m.seat, m.action) for m in back.game.log if m.action.kind != "sell_private"] \
+        == [(s, a) for s, a in renamed if a.kind != "sell_private"]
+    assert back.game.scores() == {names[seat]: value for seat, value in scores.items()}
+    assert back.result == back.game.scores()
+
+
+def test_a_whole_1851_game_to_the_bank_breaking() -> None:
+    from scenarios_1851 import SEATS, Driver, new_game, train_hungry
+
+    game = new_game(SEATS, 5)
+    Driver(game, 5, dividend=train_hungry(random.Random(5)), sells_shares=0.15).play(
+        max_moves=1500)
+    assert game.state.game_over and game.state.end_reason == "bank"
+    record = export_record(game)
+    assert_reads_back(game, record)
+    assert record["status"] == "finished" and record["game_end_reason"] == "bank"
+    assert {a["type"] for a in record["actions"]} >= {"par", "buy_shares", "lay_tile",
+                                                     "place_token", "run_routes",
+                                                     "dividend", "buy_train"}
+
+
+# --- pieces ---------------------------------------------------------------------------
+
+
+def test_a_route_is_the_sites_chains_from_stop_to_stop() -> None:
+    walk = Walk((Node("F11", "c", 0), Node("H7", "c", 0), Node("D7", "c", 0)), frozenset(),
+                ("F11", "G10", "G8", "H7", "G6", "F7", "E6", "D7"))
+    chains = connections(walk)
+    assert chains == [["F11", "G10", "G8", "H7"], ["H7", "G6", "F7", "E6", "D7"]]
+    assert walk_hexes(chains) == walk.hexes
+
+
+def test_the_site_names_the_later_civil_war_trains_apart() -> None:
+    game = Game(Setup("18TN", ("Ann", "Bob", "Cy")))
+    ids = site_train_ids(game.state.title)
+    assert [ids[f"3-{i}"] for i in range(5)] == ["3-0", "3-1", "3-2", "3'-0", "3'-1"]
+    assert [ids["6-0"], ids["6-1"], ids["8-6"]] == ["6-0", "6'-0", "8-6"]
