@@ -716,6 +716,7 @@ def _tile_lay_at_hand(game: Game) -> bool:
 
 
 def _may_place_token(game: Game) -> bool:
+    """Whether some city within reach takes a station of the operating company now."""
     rnd = game.round
     assert isinstance(rnd, OperatingRound)
     corp, state = rnd.company(), game.state
