@@ -636,3 +636,53 @@ async def test_a_game_from_create_to_final_scores_by_mail(table: Table) -> None:
     answer = await table.answer_to(table.acting(), sent)
     assert "the game has ended" in text_of(answer)
     assert table.game().next_move == game.next_move
+
+
+# -- the game master's settings, reading the game, several games -----------------------------
+
+
+async def test_set_deadline_changes_the_running_turn_and_is_announced(table: Table) -> None:
+    seat = table.acting()
+    await table.checkpoint()
+    sent = await table.send(GM, "set deadline 48h\n")
+    answer = await table.answer_to(GM, sent)
+    assert "deadline set to 2 days per turn" in text_of(answer)
+    report = await table.next_mail(seat, lambda m: "The time per turn is now 2 days" in
+                                   text_of(m))
+    assert deadline_of(report) == START + 48 * HOUR
+    sent = await table.send(GM, "set deadline 10m\n")
+    answer = await table.answer_to(GM, sent)
+    assert "between 1 hour and 30 days" in text_of(answer)
+    assert "refused" in str(answer["Subject"])
+
+
+async def test_status_legal_and_history_by_mail(table: Table) -> None:
+    await table.move()
+    await table.move()
+    seat = table.acting()
+    sent = await table.send(seat, "history 5\nlegal\nstatus\n")
+    answer = await table.answer_to(seat, sent)
+    text = text_of(answer)
+    game = table.game()
+    assert "The last 2 moves" in text and f"#0 {game.log[0].seat}" in text
+    assert f"What {seat} may do now" in text
+    for option in game.legal()[:3]:
+        assert option in text
+    assert "the full report follows" in text and "Players" in text
+    assert table.game().next_move == 2  # reading changes nothing
+
+
+async def test_two_games_in_one_mailbox_keep_apart(table: Table) -> None:
+    await send_mail(table.servers, GM, MODERATOR, "another", "create game 1851 seed=3\n")
+    created = await table.inboxes.wait(GM, lambda m: "game created" in str(m["Subject"])
+                                       and m["X-Moderator-Game"] != table.game_id)
+    other = str(created["X-Moderator-Game"])
+    assert other.startswith("1851-") and other != table.game_id
+    await table.move()
+    # The first game's clock runs alone: the second has not started.
+    await table.advance(hours=72, minutes=1)
+    late = await table.next_mail(GM, lambda m: "is late" in str(m["Subject"]))
+    assert late["X-Moderator-Game"] == table.game_id
+    store = table.store
+    assert store.clock(other) is None and store.clock(table.game_id) is not None
+    store.close()
