@@ -108,8 +108,8 @@ class Desk:
         game = self.game
         entries = self.work.history(self.game_id, game, max(0, game.next_move - count),
                                     limit=max(count, 1))
-        self.sections.append(Section(f"The last {len(entries)} moves", "\n".join(
-            f"#{e.number} {e.seat}: {'; '.join(e.lines)}" for e in entries) or "no moves yet"))
+        self.sections.append(Section(f"The last {len(entries)} moves",
+                                     "\n".join(e.line for e in entries) or "no moves yet"))
         return "see below"
 
     def _join(self, _: cmd.Join) -> str:

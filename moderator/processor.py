@@ -41,7 +41,7 @@ from grammar.errors import OrderError
 from grammar.help import help_text
 from grammar.names import Names, names_for_title
 from grammar.parser import parse_line
-from grammar.submission import parse_submission, read_game_id, stop_reason
+from grammar.submission import SubmissionLine, parse_submission, read_game_id, stop_reason
 from moderator import timekeeper
 from moderator.auth import (
     MASTER_KEY,
@@ -715,7 +715,7 @@ class _Work:
         assert sender is not None
         desk = Desk(self, game_id, game, auth, seat)
         clock = store.clock(game_id)
-        orders = self.order_lines(game)
+        orders = self.order_lines(game)  # with their parse errors, if any
         if orders and clock is not None and clock.ended is not None:
             return self.refuse_play(game_id, auth, game, "the game has ended: no more orders")
         if orders and clock is not None and clock.paused is not None and not desk.is_master:
@@ -747,10 +747,10 @@ class _Work:
                    game=game, history=None if desk.wants_report else ())
         return f"{game_id}: " + ("ok, nothing changed" if report.ok else "refused")
 
-    def order_lines(self, game: Game) -> list[str]:
-        """The mail's lines that are game orders (not commands), as written."""
+    def order_lines(self, game: Game) -> list[SubmissionLine]:
+        """The mail's lines that are (or try to be) game orders, not commands."""
         submission = parse_body(game, self.incoming.text)
-        return [line.text for line in submission.lines
+        return [line for line in submission.lines
                 if line.error is not None or any(not isinstance(o, cmd.Command)
                                                  for o in line.orders)]
 
@@ -760,24 +760,25 @@ class _Work:
         return (turn is not None and turn.seat != seat and isinstance(game.round, StockRound)
                 and seat in game.setup.seats)
 
-    def hold(self, game_id: str, auth: _Auth, game: Game, seat: str, orders: list[str]
-             ) -> str:
+    def hold(self, game_id: str, auth: _Auth, game: Game, seat: str,
+             orders: list[SubmissionLine]) -> str:
         """Keep ORDERS until SEAT's stock turn (replacing what it held before)."""
         sender = self.incoming.sender
         assert sender is not None
-        trial = parse_body(game, "\n".join(orders))
-        broken = next((line for line in trial.lines if line.error is not None), None)
-        if broken is not None and broken.error is not None:
-            return self.refuse_play(game_id, auth, game, broken.error.format_error())
+        for line in orders:
+            if line.error is not None:
+                return self.refuse_play(game_id, auth, game, line.error.format_error())
         turn = game.turn()
         assert turn is not None
-        self.store.hold(game_id, HeldOrders(seat, "\n".join(orders), sender, self.incoming.key,
+        text = "\n".join(line.text for line in orders)
+        self.store.hold(game_id, HeldOrders(seat, text, sender, self.incoming.key,
                                             game.round_name, game.next_move), self.now)
         said = (f"held: it is {turn.seat}'s turn; these orders are applied when your turn "
                 f"comes in {game.round_name}, if they are still legal then (a new mail "
                 "replaces them)",)
-        results = Results(True, tuple(LineResult(i + 1, text, True, said if i == 0 else ())
-                                      for i, text in enumerate(orders)), False, None)
+        results = Results(True, tuple(LineResult(line.number, line.text, True,
+                                                 said if i == 0 else ())
+                                      for i, line in enumerate(orders)), False, None)
         self.reply(game_id, auth.key, "report", results=results, sections=[], game=game,
                    history=())
         return f"{game_id}: orders held for {seat}"
@@ -794,7 +795,7 @@ class _Work:
         game = self.processor.game(game_id)
         entries = [e for e in self.history(game_id, game, first,
                                            limit=game.next_move - first) if e.number < stop]
-        listed = "\n".join(f"  #{e.number} {e.seat}: {'; '.join(e.lines)}" for e in entries)
+        listed = "\n".join(f"  {e.line}" for e in entries)
         return f"Moves {first}-{stop - 1} were taken back:\n{listed}"
 
     def late_join(self, game_id: str, row: Member, game: Game) -> str:
@@ -852,17 +853,13 @@ class _Work:
         sender = self.incoming.sender
         self.reply(game_id, auth.key, "report", results=results, sections=sections,
                    game=game, intro=intro)
-        reported = {sender}
-        for member in self.store.members(game_id):
-            if member.status != "active" or member.address in reported:
-                continue
-            reported.add(member.address)
-            self.report(game_id, member, game, intro=intro)
+        self.broadcast(game_id, game, intro, skip=sender)
         return f"{game_id}: applied, next move {game.next_move}"
 
-    def broadcast(self, game_id: str, game: Game, intro: str | None) -> None:
-        """A report to every member (for what the clock did: nobody's mail caused it)."""
-        reported: set[str] = set()
+    def broadcast(self, game_id: str, game: Game, intro: str | None,
+                  skip: str | None = None) -> None:
+        """A report to every member but SKIP (the sender, who has the reply)."""
+        reported = {skip}
         for member in self.store.members(game_id):
             if member.status != "active" or member.address in reported:
                 continue
@@ -900,8 +897,7 @@ class _Work:
     def final_attachments(self, game_id: str, game: Game) -> tuple[Attachment, ...]:
         """The whole history as text, and as a record 18xx.games can show."""
         entries = self.history(game_id, game, 0, limit=max(game.next_move, 1))
-        text = "\n".join(f"#{e.number} {e.seat}: {'; '.join(e.lines) or '(no effect)'}"
-                         for e in entries) + "\n"
+        text = "".join(f"{e.line}\n" for e in entries)
         record = export_record(game, game_id=game_id, description=f"{game_id} played by mail")
         return (Attachment(f"{game_id}-history.txt", "text/plain", text.encode()),
                 Attachment(f"{game_id}.json", "application/json",
@@ -936,15 +932,14 @@ class _Work:
                   game=game, you=self.seat_of(game_id, member.address, game),
                   history=self.history(game_id, game, member.reported_move),
                   results=None, sections=(), lobby=None, intro=intro)
-        self.store.set_reported(game_id, member.address, game.next_move)
-        self.store.set_reported_round(game_id, member.address, game.round_name)
+        self.store.set_reported(game_id, member.address, game.next_move, game.round_name)
 
     def wants_report(self, game_id: str, address: str, game: Game) -> bool:
         reports = self.store.preferences(address).reports
-        if reports == "all" or game_id in self.final or game.turn() is None:
-            return True
         turn = game.turn()
-        if turn is not None and self.seat_of(game_id, address, game) == turn.seat:
+        if reports == "all" or game_id in self.final or turn is None:
+            return True
+        if self.seat_of(game_id, address, game) == turn.seat:
             return True
         return reports == "digest" and self.store.reported_round(
             game_id, address) != game.round_name
@@ -975,8 +970,7 @@ class _Work:
                   results=results, sections=tuple(sections), lobby=lobby,
                   history=history or (), intro=intro)
         if full_report and game is not None:
-            self.store.set_reported(game_id, sender, game.next_move)
-            self.store.set_reported_round(game_id, sender, game.round_name)
+            self.store.set_reported(game_id, sender, game.next_move, game.round_name)
 
     def notice(self, to: str, kind: str, *, game_id: str | None = None,
                key: str | None = None, **context: Any) -> None:

@@ -57,6 +57,11 @@ class HistoryEntry:
     seat: str
     lines: tuple[str, ...]
 
+    @property
+    def line(self) -> str:
+        """The move on one line, as histories and lists of undone moves print it."""
+        return f"#{self.number} {self.seat}: {'; '.join(self.lines) or '(no effect)'}"
+
 
 @dataclass(frozen=True, slots=True)
 class Position:

@@ -31,6 +31,7 @@ the service's one transaction per message.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import time
@@ -270,6 +271,10 @@ class Clock:
     reminders: int
     late_notice: float | None
     sequence: int
+
+
+#: The columns of `clocks` in the order of `Clock`'s fields.
+_CLOCK_COLUMNS = ", ".join(f.name for f in dataclasses.fields(Clock))
 
 
 @dataclass(frozen=True, slots=True)
@@ -660,9 +665,13 @@ class Store:
             "UPDATE members SET status = 'active', reported_move = ? WHERE game_id = ? "
             "AND address = ? AND key = ?", [reported_move, game_id, address.lower(), key])
 
-    def set_reported(self, game_id: str, address: str, move: int) -> None:
-        self.db.execute("UPDATE members SET reported_move = ? WHERE game_id = ? AND "
-                        "address = ?", [move, game_id, address.lower()])
+    def set_reported(self, game_id: str, address: str, move: int,
+                     round_name: str | None = None) -> None:
+        """ADDRESS's reports have got to MOVE (in ROUND_NAME: digest readers get one
+        report per round)."""
+        self.db.execute("UPDATE members SET reported_move = ?, reported_round = "
+                        "COALESCE(?, reported_round) WHERE game_id = ? AND address = ?",
+                        [move, round_name, game_id, address.lower()])
 
     def rename_seats(self, game_id: str, seats: dict[str, str]) -> None:
         """Seat names as the game stores them (the case the engine's set-up uses)."""
@@ -672,18 +681,14 @@ class Store:
 
     # --- long-running games: clocks, seats, preferences (schema 3) ---------------------
     def clock(self, game_id: str) -> Clock | None:
-        row = self.db.execute(
-            "SELECT game_id, allowed, timeout, paused, ended, seat, entity, move, started, "
-            "deadline, reminders, late_notice, sequence FROM clocks WHERE game_id = ?",
-            [game_id]).fetchone()
+        row = self.db.execute(f"SELECT {_CLOCK_COLUMNS} FROM clocks WHERE game_id = ?",
+                              [game_id]).fetchone()
         return None if row is None else Clock(*row)
 
     def clocks(self) -> list[Clock]:
         """The clocks of every game still running (not ended)."""
         return [Clock(*r) for r in self.db.execute(
-            "SELECT game_id, allowed, timeout, paused, ended, seat, entity, move, started, "
-            "deadline, reminders, late_notice, sequence FROM clocks WHERE ended IS NULL "
-            "ORDER BY game_id").fetchall()]
+            f"SELECT {_CLOCK_COLUMNS} FROM clocks WHERE ended IS NULL ORDER BY game_id")]
 
     def create_clock(self, game_id: str, allowed: float) -> None:
         self.db.execute("INSERT OR IGNORE INTO clocks (game_id, allowed) VALUES (?, ?)",
@@ -765,10 +770,6 @@ class Store:
     def remove_member(self, game_id: str, address: str, key: str) -> None:
         self.db.execute("DELETE FROM members WHERE game_id = ? AND address = ? AND key = ?",
                         [game_id, address.lower(), key])
-
-    def set_reported_round(self, game_id: str, address: str, round_name: str) -> None:
-        self.db.execute("UPDATE members SET reported_round = ? WHERE game_id = ? AND "
-                        "address = ?", [round_name, game_id, address.lower()])
 
     def reported_round(self, game_id: str, address: str) -> str | None:
         row = self.db.execute("SELECT reported_round FROM members WHERE game_id = ? AND "
