@@ -2,7 +2,7 @@
 
 Three parts run side by side on one asyncio loop:
 
-* the inbox loop (`moderator.inbox`): IMAP IDLE on the configured folder (a poll
+* the inbox loop (`moderator.mail.inbox`): IMAP IDLE on the configured folder (a poll
   where the server has no IDLE); on every wake-up it fetches every unprocessed mail,
   oldest first, and for each one
   1. records the raw mail in the database (`Processor.receive`),
@@ -11,12 +11,12 @@ Three parts run side by side on one asyncio loop:
   3. only then flags it processed on the server.
   A lost connection is reopened with a doubling wait (``reconnect_min`` ..
   ``reconnect_max``).
-* the outbox sender (`moderator.outbox`): delivers queued mail with retries.
+* the outbox sender (`moderator.mail.outbox`): delivers queued mail with retries.
 * at start-up, mail recorded but not processed before a crash is processed first.
 
 `run` is what ``moderator serve`` calls: with ``--config FILE`` it serves the
 configured servers (`moderator.config`); without, it starts the embedded local mail
-system (`moderator.localmail.LocalMail`) under the work folder, serves
+system (`moderator.mail.local.LocalMail`) under the work folder, serves
 ``moderator@localhost`` on loopback, and prints how to mail it. Tests drive
 `serve_forever` directly.
 """
@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import dataclasses
 import fcntl
-import json
+import importlib
 import logging
 import os
 import secrets
@@ -35,8 +35,8 @@ import shlex
 import signal
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import TextIO
 
 import aioimaplib
@@ -51,17 +51,18 @@ from moderator.config import (
     load_config,
 )
 from moderator.crash import crash_point
-from moderator.inbox import ImapError, ImapSession
-from moderator.localmail import (
+from moderator.desk.processor import Processor, ProcessorSettings
+from moderator.mail.endpoints import (
+    ENDPOINTS_FILE,
     LOCAL_HOST,
-    LocalMail,
-    LocalMailError,
+    EmbeddedEndpoints,
     MailEndpoints,
     port_is_free,
+    read_endpoints,
 )
-from moderator.mailparse import automatic_reason
-from moderator.outbox import Outbox
-from moderator.processor import Processor, ProcessorSettings
+from moderator.mail.inbox import ImapError, ImapSession
+from moderator.mail.outbox import Outbox
+from moderator.mail.parse import automatic_reason
 from moderator.store import Store
 
 __all__ = [
@@ -91,7 +92,6 @@ DEFAULT_SMTP_PORT = 1025
 IMAP_PORT_ENV = "MODERATOR_IMAP_PORT"
 SMTP_PORT_ENV = "MODERATOR_SMTP_PORT"
 
-ENDPOINTS_FILE = "endpoints.json"
 MAIL_DIR = "mail"
 PASSWORD_FILE = "mail-password"
 SECRET_FILE = "secret"
@@ -139,12 +139,32 @@ def run(
         return
     imap = imap_port if imap_port is not None else _port_from_env(IMAP_PORT_ENV, DEFAULT_IMAP_PORT)
     smtp = smtp_port if smtp_port is not None else _port_from_env(SMTP_PORT_ENV, DEFAULT_SMTP_PORT)
+    local = local_mail_module()
     try:
         asyncio.run(serve_embedded(workdir, imap_port=imap, smtp_port=smtp))
     except KeyboardInterrupt:  # a Ctrl-C before the signal handlers were in place
         pass
-    except LocalMailError as exc:
+    except local.LocalMailError as exc:
         raise click.ClickException(f"the local mail servers did not start: {exc}") from exc
+
+
+#: What to install when the embedded servers are missing (a production install that
+#: serves a real mailbox does not carry an IMAP server).
+LOCAL_EXTRA_HINT = (
+    "the embedded local mail servers are not installed. `moderator serve` without "
+    "--config runs a local IMAP and SMTP server, which needs the optional part "
+    "`local`: pip install 'pbem-18xx-moderator[local]' (or run `./dev serve` in the "
+    "source tree, which installs it). To serve a real mailbox instead, pass "
+    "--config FILE (see deploy/moderator.example.toml).")
+
+
+def local_mail_module() -> ModuleType:
+    """`moderator.mail.local`, or a clear error saying what to install."""
+    try:
+        return importlib.import_module("moderator.mail.local")
+    except ImportError as exc:
+        missing = exc.name or "a module"
+        raise click.ClickException(f"{LOCAL_EXTRA_HINT} (missing: {missing})") from None
 
 
 async def serve_configured(config: Config, out: TextIO | None = None) -> None:
@@ -198,8 +218,9 @@ async def serve_embedded(
     """
     workdir.mkdir(parents=True, exist_ok=True)
     stop = stop_event if stop_event is not None else _stop_on_signals()
+    local = local_mail_module()
     with _exclusive(workdir):
-        mail = LocalMail(
+        mail = local.LocalMail(
             workdir / MAIL_DIR,
             imap_port=_choose_port(imap_port, "IMAP"),
             smtp_port=_choose_port(smtp_port, "SMTP"),
@@ -268,40 +289,6 @@ def _exclusive(workdir: Path) -> Iterator[None]:
                 f"another `moderator serve` is already running on {workdir}"
             ) from None
         yield
-
-
-@dataclass(frozen=True)
-class EmbeddedEndpoints:
-    """What a running embedded service writes to WORKDIR/endpoints.json."""
-
-    mail: MailEndpoints
-    moderator: str
-    pid: int
-
-    def to_json(self) -> str:
-        data = {
-            "host": self.mail.host,
-            "imap_port": self.mail.imap_port,
-            "smtp_port": self.mail.smtp_port,
-            "password": self.mail.password,
-            "moderator": self.moderator,
-            "pid": self.pid,
-        }
-        return json.dumps(data, indent=2) + "\n"
-
-    @classmethod
-    def from_json(cls, text: str) -> EmbeddedEndpoints:
-        data = json.loads(text)
-        mail = MailEndpoints(
-            str(data["host"]), int(data["imap_port"]), int(data["smtp_port"]),
-            str(data["password"]),
-        )
-        return cls(mail, str(data["moderator"]), int(data["pid"]))
-
-
-def read_endpoints(workdir: Path) -> EmbeddedEndpoints:
-    """The endpoints of the service running on WORKDIR (FileNotFoundError if none)."""
-    return EmbeddedEndpoints.from_json((workdir / ENDPOINTS_FILE).read_text())
 
 
 @contextlib.contextmanager

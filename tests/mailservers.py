@@ -2,7 +2,7 @@
 
 Registered from conftest.py (``pytest_plugins``). Everything talks to real
 servers on 127.0.0.1: pymap (IMAP, a subprocess) and aiosmtpd (SMTP, on the
-test's event loop), both from `moderator.localmail.LocalMail`, with the maildir
+test's event loop), both from `moderator.mail.local.LocalMail`, with the maildir
 under the test's tmp_path. Starting them takes about 0.3 s, so the fixture is
 per test and every test gets empty mailboxes.
 
@@ -50,7 +50,7 @@ import pytest_asyncio
 from engine.game import Game
 from moderator import service
 from moderator.config import Config
-from moderator.localmail import LocalMail
+from moderator.mail.local import LocalMail
 from moderator.service import EmbeddedEndpoints, embedded_config, replace_config
 
 
@@ -504,7 +504,7 @@ def opening_orders(game: Game) -> list[str]:
     65 and buy their shares. Operating round: the company's whole turn in one mail --
     two yellow tiles, a 2-train, `done` -- keeping only the orders that apply (tried
     on a copy of GAME, which is left unchanged)."""
-    from moderator.play import run_submission
+    from moderator.desk.orders import run_submission
 
     turn = game.turn()
     assert turn is not None
@@ -538,7 +538,7 @@ def seat_game(config: Config, players: Mapping[str, str], *, master: str = "gm@e
     """A started 18TN game in the daemon's store whose seats (in PLAYERS' order) are
     held by the given addresses: what `create game` ... `start` by mail leaves."""
     from engine.game import Setup
-    from moderator.auth import MASTER_KEY
+    from moderator.desk.auth import MASTER_KEY
     from moderator.store import Store
 
     store = Store(config.moderator.database)
@@ -559,7 +559,7 @@ def seat_game(config: Config, players: Mapping[str, str], *, master: str = "gm@e
 
 def seat_address(config: Config, game_id: str, seat: str) -> str:
     """The address a reply from SEAT goes to: the moderator's, tagged with its token."""
-    from moderator.auth import make_token, tag_address
+    from moderator.desk.auth import make_token, tag_address
 
     address = config.moderator.address
     return tag_address(address, game_id, seat, make_token(config.moderator.secret, game_id,

@@ -1,4 +1,4 @@
-"""The .ics event of a turn's deadline (moderator.calendar), read back with icalendar."""
+"""The .ics event of a turn's deadline (moderator.reports.calendar), read back with icalendar."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from icalendar import Calendar, Event
 
-from moderator.calendar import ICS_MEDIA_TYPE, deadline_event, deadline_uid
+from moderator.reports.calendar import ICS_MEDIA_TYPE, deadline_event, deadline_uid
 
 DEADLINE = float(calendar.timegm((2026, 11, 24, 17, 0, 0)))
 NOW = float(calendar.timegm((2026, 11, 21, 22, 26, 40)))

@@ -1,4 +1,4 @@
-"""Turn deadlines (moderator.deadlines): durations, stopped clocks, reminders, absences,
+"""Turn deadlines (moderator.desk.deadlines): durations, stopped clocks, reminders, absences,
 time zones.
 
 Expected instants are written in UTC with `calendar.timegm`, the local offsets worked
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from moderator.deadlines import (
+from moderator.desk.deadlines import (
     Window,
     check_timezone,
     deadline_after,

@@ -9,7 +9,7 @@ import aiosmtplib
 import pytest
 from mailservers import mailbox, send_mail, wait_for_mail
 
-from moderator.localmail import LocalMail, MailEndpoints, mailbox_address, port_is_free
+from moderator.mail.local import LocalMail, MailEndpoints, mailbox_address, port_is_free
 
 pytestmark = [pytest.mark.mail, pytest.mark.timeout(60)]
 
@@ -77,7 +77,7 @@ async def test_mail_and_users_survive_a_restart_with_a_new_password(tmp_path: Pa
 
 
 async def test_fixed_ports_are_used(tmp_path: Path) -> None:
-    from moderator.localmail import free_port
+    from moderator.mail.local import free_port
 
     imap, smtp = free_port(), free_port()
     async with LocalMail(tmp_path / "mail", imap_port=imap, smtp_port=smtp) as servers:

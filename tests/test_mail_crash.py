@@ -5,7 +5,7 @@ servers; MODERATOR_CRASH_AT makes it kill itself at a named point (moderator.cra
 After a restart the mail is applied exactly once, every report reaches every member,
 and no member gets two different reports of the same change. (Killed after the SMTP
 server accepted a mail but before it was marked sent, that one mail is sent again --
-the same bytes with the same Message-ID: SMTP cannot do better, see moderator.outbox.)
+the same bytes with the same Message-ID: SMTP cannot do better, see moderator.mail.outbox.)
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from mailservers import (
 from moderator import service
 from moderator.config import load_config
 from moderator.crash import CRASH_ENV, POINTS
-from moderator.localmail import LocalMail
+from moderator.mail.local import LocalMail
 from moderator.store import Store
 
 pytestmark = [pytest.mark.mail, pytest.mark.timeout(60)]

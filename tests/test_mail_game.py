@@ -28,8 +28,8 @@ from mailservers import (
 from engine.game import Game
 from moderator import service
 from moderator.config import Config
-from moderator.localmail import LocalMail
-from moderator.play import apply_submission, run_submission
+from moderator.desk.orders import apply_submission, run_submission
+from moderator.mail.local import LocalMail
 from moderator.store import Store
 
 pytestmark = [pytest.mark.mail, pytest.mark.timeout(120)]

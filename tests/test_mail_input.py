@@ -29,7 +29,7 @@ from mailservers import (
 from engine.game import Game
 from moderator import service
 from moderator.config import Config
-from moderator.localmail import LocalMail
+from moderator.mail.local import LocalMail
 from moderator.store import Store
 
 pytestmark = [pytest.mark.mail, pytest.mark.timeout(60)]

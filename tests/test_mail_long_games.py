@@ -33,7 +33,7 @@ from engine.game import Game
 from engine.records import import_record
 from moderator import service
 from moderator.config import Config
-from moderator.localmail import LocalMail
+from moderator.mail.local import LocalMail
 from moderator.store import Store
 
 pytestmark = [pytest.mark.mail, pytest.mark.timeout(180)]

@@ -11,7 +11,7 @@ from pathlib import Path
 from PIL import Image
 from test_mail_processor import PLAYERS, Harness, set_up_game
 
-from moderator.mapimage import changed_hexes
+from moderator.reports.mapimage import changed_hexes
 
 
 def pictures(message: EmailMessage) -> tuple[list[EmailMessage], list[EmailMessage]]:

@@ -20,7 +20,7 @@ from mailservers import (
 )
 
 from moderator import service
-from moderator.localmail import LocalMail
+from moderator.mail.local import LocalMail
 from moderator.store import Store
 
 pytestmark = [pytest.mark.mail, pytest.mark.timeout(60)]

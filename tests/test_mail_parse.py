@@ -1,10 +1,10 @@
-"""Reading incoming mail (moderator.mailparse) and the tokens of moderator.auth."""
+"""Reading incoming mail (moderator.mail.parse) and the tokens of moderator.desk.auth."""
 
 from __future__ import annotations
 
 import pytest
 
-from moderator.auth import (
+from moderator.desk.auth import (
     make_token,
     read_tag,
     same_token,
@@ -12,7 +12,7 @@ from moderator.auth import (
     subject_tags,
     tag_address,
 )
-from moderator.mailparse import html_to_text, parse_incoming, read_key
+from moderator.mail.parse import html_to_text, parse_incoming, read_key
 
 MODERATOR = "moderator@example.org"
 

@@ -15,9 +15,9 @@ import pytest
 from mailservers import opening_orders
 
 from engine.game import Game
-from moderator.auth import make_token, read_tag
-from moderator.play import run_submission
-from moderator.processor import Processor, ProcessorSettings
+from moderator.desk.auth import make_token, read_tag
+from moderator.desk.orders import run_submission
+from moderator.desk.processor import Processor, ProcessorSettings
 from moderator.store import Store
 
 MODERATOR = "moderator@example.org"

@@ -26,7 +26,7 @@ from mailservers import (
 )
 
 from moderator import service
-from moderator.localmail import LocalMail
+from moderator.mail.local import LocalMail
 
 pytestmark = [pytest.mark.mail, pytest.mark.timeout(60)]
 

@@ -23,9 +23,9 @@ from engine.game import Game
 from engine.records import expanded, folded_actions, import_record
 from engine.state import PlacedTile
 from engine.title import Title, load_title
-from moderator import mapimage
-from moderator.mapimage import BoardView, changed_hexes, render_game_map, render_map
-from moderator.marketimage import render_game_market
+from moderator.reports import mapimage
+from moderator.reports.mapimage import BoardView, changed_hexes, render_game_map, render_map
+from moderator.reports.marketimage import render_game_market
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 

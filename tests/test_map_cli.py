@@ -13,8 +13,8 @@ from PIL import Image
 
 from engine.records import import_record
 from engine.title import load_title
-from moderator.mapimage import map_geometry
-from moderator.marketimage import market_geometry
+from moderator.reports.mapimage import map_geometry
+from moderator.reports.marketimage import market_geometry
 from moderator.store import Store
 
 FIXTURE = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "18TN" / "7818.json"

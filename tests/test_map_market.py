@@ -1,4 +1,4 @@
-"""The stock market picture (moderator.marketimage): zones, tokens, stacking order."""
+"""The stock market picture (moderator.reports.marketimage): zones, tokens, stacking order."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from engine.game import Game
 from engine.market import StockMarket
 from engine.records import import_record
 from engine.title import available_titles, load_title
-from moderator.mapimage import company_colour, rgb
-from moderator.marketimage import (
+from moderator.reports.mapimage import company_colour, rgb
+from moderator.reports.marketimage import (
     ZONE_FILL,
     market_geometry,
     render_game_market,

@@ -1,4 +1,4 @@
-"""The map picture (moderator.mapimage): checked structurally, then against goldens.
+"""The map picture (moderator.reports.mapimage): checked structurally, then against goldens.
 
 Positions come from the finished 18TN record (its move 300 and its end) and from each
 title's starting map. Pixel checks find cities and track through the renderer's own
@@ -25,7 +25,7 @@ from engine.geometry import neighbour
 from engine.records import import_record
 from engine.tiles import exits
 from engine.title import available_titles, load_title
-from moderator.mapimage import (
+from moderator.reports.mapimage import (
     APOTHEM,
     EMPTY_BOARD,
     HEX_FILL,

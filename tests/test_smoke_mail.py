@@ -31,7 +31,7 @@ from mailservers import (
 from moderator import service
 from moderator.cli import main
 from moderator.config import Config
-from moderator.localmail import LocalMail, free_port, port_is_free
+from moderator.mail.local import LocalMail, free_port, port_is_free
 from moderator.service import skip_reason
 
 pytestmark = [pytest.mark.mail, pytest.mark.timeout(60)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.game import Setup
-from moderator.play import apply_submission
+from moderator.desk.orders import apply_submission
 from moderator.store import Store
 
 SEATS = ("Ann", "Bob", "Cy")

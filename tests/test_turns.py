@@ -1,4 +1,4 @@
-"""The moves the moderator makes for a seat (`moderator.turns.settle`), on real games in
+"""The moves the moderator makes for a seat (`moderator.desk.turns.settle`), on real games in
 a real SQLite store: `auto pass` and its cancellation, the pass of a player who can do
 nothing else. (By mail, tests/test_mail_long_games.py plays the rest.)"""
 
@@ -11,8 +11,8 @@ from tn_scenarios import _record
 
 from engine.actions import Pass
 from engine.game import Game
+from moderator.desk.turns import MODERATOR, settle
 from moderator.store import Store
-from moderator.turns import MODERATOR, settle
 
 NOW = 1_800_000_000.0
 

@@ -4,7 +4,7 @@
 and station tokens), plus the current phase for phase-dependent values, so any title
 can be drawn (even one whose rules are not implemented yet) and the mail reports can
 call it without the rules. It returns PNG bytes and does no I/O besides reading the
-fonts shipped in ``moderator/fonts``, which makes a picture the same on every machine.
+fonts shipped in ``moderator/reports/fonts``, which makes a picture the same on every machine.
 
 Geometry follows the reference SCHEMA: hex ids in doubled coordinates, edges numbered
 0..5 clockwise (pointy: 0 SW .. 5 SE; flat: 0 S .. 5 SE), rotation r turns edge e into
@@ -193,7 +193,7 @@ _MEASURE = 200  # text is measured at this size and scaled: widths in hex radii
 
 @functools.cache
 def _font_bytes(bold: bool) -> bytes:
-    return resources.files("moderator").joinpath("fonts", FONT_FILES[bold]).read_bytes()
+    return resources.files("moderator.reports.fonts").joinpath(FONT_FILES[bold]).read_bytes()
 
 
 @functools.cache

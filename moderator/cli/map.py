@@ -1,6 +1,6 @@
 """`moderator map`: the picture of a game's board (and, on request, its stock market).
 
-The renderers (``moderator.mapimage``, ``moderator.marketimage``) are pure functions
+The renderers (``moderator.reports.mapimage``, ``moderator.reports.marketimage``) are pure functions
 returning PNG bytes; this command loads the game, picks the position and writes files.
 """
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from moderator.cli_play import db_option
+from moderator.cli.play import db_option
 
 
 @click.command("map")
@@ -30,8 +30,8 @@ def map_command(game_id: str, out_path: Path | None, at_move: int | None,
                 since_move: int | None, market_path: Path | None, db_path: Path) -> None:
     """Draw the map of GAME as a PNG: tiles, stations, off-board values."""
     from engine.game import Game
-    from moderator.mapimage import changed_hexes, render_game_map
-    from moderator.marketimage import render_game_market
+    from moderator.reports.mapimage import changed_hexes, render_game_map
+    from moderator.reports.marketimage import render_game_market
     from moderator.store import Store, StoreError
 
     store = Store(db_path)

@@ -32,6 +32,7 @@ __all__ = [
     "MAX_DEADLINE",
     "MIN_DEADLINE",
     "REMINDER_BEFORE",
+    "TIMEOUT_POLICIES",
     "Window",
     "check_timezone",
     "deadline_after",
@@ -39,6 +40,7 @@ __all__ = [
     "format_duration",
     "parse_away",
     "parse_duration",
+    "policy_text",
     "reminder_times",
     "running_time",
 ]
@@ -450,3 +452,15 @@ def parse_away(
             f"that absence is over already: it ended {_show_local(datetime.fromtimestamp(end, tz))}"
         )
     return Window(start, end)
+
+
+#: What each timeout policy does at a deadline (`moderator.desk.timekeeper`).
+TIMEOUT_POLICIES = {"wait": "wait (the game master and the players are told who is late; the late "
+                   "player is reminded daily)",
+           "pass": "pass (the moderator plays the late seat's conservative default: "
+                   "passes, no track or token, best run withheld, a train only when forced)"}
+
+
+def policy_text(policy: str) -> str:
+    """What a timeout policy does, in a sentence for the players."""
+    return TIMEOUT_POLICIES.get(policy, policy)

@@ -30,7 +30,7 @@ import aioimaplib
 import aiosmtplib
 import click
 
-from moderator.service import ENDPOINTS_FILE, EmbeddedEndpoints, read_endpoints
+from moderator.mail.endpoints import ENDPOINTS_FILE, EmbeddedEndpoints, read_endpoints
 
 __all__ = ["build_mail", "send_lines"]
 

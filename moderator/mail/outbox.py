@@ -26,7 +26,7 @@ import aiosmtplib
 
 from moderator.config import SmtpConfig
 from moderator.crash import crash_point
-from moderator.inbox import tls_context
+from moderator.mail.inbox import tls_context
 from moderator.store import OutboxRow, Store
 
 __all__ = ["Outbox"]

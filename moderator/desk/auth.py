@@ -15,7 +15,7 @@ ride in the subject (``[18TN-7 k3x9q2mfh7ad4tpe]``) or in a ``password`` line.
 
 A token alone is not enough either: the sender's address must be one registered to
 that member (a seat may register several). The check is the service's
-(`moderator.processor`); this module only makes and reads tokens.
+(`moderator.desk.processor`); this module only makes and reads tokens.
 """
 
 from __future__ import annotations

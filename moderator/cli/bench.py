@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from engine.state import Corporation, GameState
 
 # The shared fixtures sit beside the repository (see tests/engine/test_import_records).
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
 
 
 # --- positions ----------------------------------------------------------------------------

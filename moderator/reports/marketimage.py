@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 from PIL import Image, ImageDraw
 
 from engine.title import MarketCell, Title
-from moderator.mapimage import (
+from moderator.reports.mapimage import (
     BACKGROUND,
     INK,
     SUPERSAMPLE,

@@ -22,15 +22,15 @@ down are extended by the time it was down, rather than everyone being late at on
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
-from moderator.deadlines import format_deadline, reminder_times
-from moderator.mailparse import Incoming
-from moderator.store import Clock
-from moderator.turns import is_answer, timeout_moves
-
-if TYPE_CHECKING:
-    from moderator.processor import Processor, _Work
+from moderator.desk.changes import advance
+from moderator.desk.deadlines import format_deadline, reminder_times
+from moderator.desk.games import GameCache
+from moderator.desk.settings import ProcessorSettings
+from moderator.desk.turns import is_answer, timeout_moves
+from moderator.desk.work import Work
+from moderator.mail.parse import Incoming
+from moderator.store import Clock, Store
 
 __all__ = ["CLOCK_SEEN", "DOWNTIME", "recover_downtime", "tick"]
 
@@ -50,25 +50,21 @@ def timer_incoming(key: str) -> Incoming:
                     recipients=(), references=(), text="", no_text=None, automatic=None)
 
 
-def tick(processor: Processor) -> list[str]:
+def tick(store: Store, settings: ProcessorSettings, games: GameCache, now: float
+         ) -> list[str]:
     """Look at every running game's clock once; what was done, for the log."""
-    from moderator.processor import _Work
-
-    store = processor.store
-    now = processor.clock()
     done: list[str] = []
     for clock in store.clocks():
         if clock.paused is not None or clock.seat is None or clock.deadline is None:
             continue
         incoming = timer_incoming(f"timer:{clock.game_id}:{now!r}")
         with store.transaction():
-            work = _Work(processor, incoming, 0, now)
+            work = Work(store, settings, games, incoming, 0, now)
             summary = _tick_game(work, clock)
             if summary:
-                work.queue()
+                work.answers.queue()
         if summary:
-            for game_id, game in work.committed.items():
-                processor._remember(game_id, game)
+            work.remember_committed()
             log.info("%s: %s", clock.game_id, summary)
             done.append(f"{clock.game_id}: {summary}")
     with store.transaction():
@@ -76,11 +72,11 @@ def tick(processor: Processor) -> list[str]:
     return done
 
 
-def _tick_game(work: _Work, clock: Clock) -> str | None:
+def _tick_game(work: Work, clock: Clock) -> str | None:
     store, now = work.store, work.now
     game_id, seat = clock.game_id, clock.seat
     assert seat is not None and clock.deadline is not None and clock.started is not None
-    game = work.processor.game(game_id).clone()
+    game = work.games.game(game_id).clone()
     turn = game.turn()
     if turn is None or turn.seat != seat:
         return None  # the clock is behind the game (a CLI move): the next change fixes it
@@ -100,8 +96,8 @@ def _tick_game(work: _Work, clock: Clock) -> str | None:
                          + ("." if answer else "; under the timeout policy `pass` the "
                             "moderator played the seat's conservative default:"))
                 intro += "\n" + "\n".join(f"  {h.text}" for h in happened)
-                extra = work.advance(game_id, game, moved=True, cause="timer")
-                work.broadcast(game_id, game, "\n\n".join(filter(None, [intro, extra])))
+                extra = advance(work, game_id, game, moved=True, cause="timer")
+                work.answers.broadcast(game_id, game, "\n\n".join(filter(None, [intro, extra])))
                 return f"{seat} timed out: {len(happened)} move(s) made"
         return _late(work, clock, addresses, first=clock.late_notice is None)
     due = sum(1 for t in reminder_times(clock.started, clock.deadline,
@@ -115,7 +111,7 @@ def _tick_game(work: _Work, clock: Clock) -> str | None:
         if store.sent_since(address, ("reminder",), now - HOUR):
             continue  # at most one reminder an hour
         zone = store.preferences(address).timezone
-        work.mail(address, "notice", "reminder", game_id=game_id, key=seat,
+        work.answers.mail(address, "notice", "reminder", game_id=game_id, key=seat,
                   subject_text="your move", kind="reminder", seat=seat, step=turn.step,
                   entity=turn.entity, round=game.round_name,
                   deadline=format_deadline(clock.deadline, zone, now=now),
@@ -124,7 +120,7 @@ def _tick_game(work: _Work, clock: Clock) -> str | None:
     return f"reminded {seat}" if sent else None
 
 
-def _late(work: _Work, clock: Clock, addresses: list[str], *, first: bool) -> str | None:
+def _late(work: Work, clock: Clock, addresses: list[str], *, first: bool) -> str | None:
     """Under `wait`: tell everyone once, then remind the late player daily."""
     store, now, game_id = work.store, work.now, clock.game_id
     seat = clock.seat
@@ -143,24 +139,23 @@ def _late(work: _Work, clock: Clock, addresses: list[str], *, first: bool) -> st
                 continue
             told.add(member.address)
             zone = store.preferences(member.address).timezone
-            work.mail(member.address, "notice", "reminder" if member.seat == seat
-                      else "notice", game_id=game_id, key=work.key_for(game_id, member.address),
-                      subject_text=f"{seat} is late", kind="late", seat=seat,
-                      you_late=member.seat == seat, master=member.role == "master",
-                      deadline=format_deadline(clock.deadline, zone, now=now))
+            work.answers.mail(
+                member.address, "notice", "reminder" if member.seat == seat else "notice",
+                game_id=game_id, key=work.answers.key_for(game_id, member.address),
+                subject_text=f"{seat} is late", kind="late", seat=seat,
+                you_late=member.seat == seat, master=member.role == "master",
+                deadline=format_deadline(clock.deadline, zone, now=now))
         return f"{seat} is late: everyone told"
     for address in addresses:
         zone = store.preferences(address).timezone
-        work.mail(address, "notice", "reminder", game_id=game_id, key=seat,
+        work.answers.mail(address, "notice", "reminder", game_id=game_id, key=seat,
                   subject_text="you are late", kind="late", seat=seat, you_late=True,
                   master=False, deadline=format_deadline(clock.deadline, zone, now=now))
     return f"{seat} is still late: reminded"
 
 
-def recover_downtime(processor: Processor) -> float:
+def recover_downtime(store: Store, now: float) -> float:
     """Extend the deadlines that ran while the service was down; the downtime."""
-    store = processor.store
-    now = processor.clock()
     seen = store.meta(CLOCK_SEEN)
     with store.transaction():
         store.set_meta(CLOCK_SEEN, repr(now))

@@ -45,7 +45,6 @@ import sys
 import time
 import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -53,6 +52,14 @@ from typing import Any, Self
 import aioimaplib
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 from pysasl.hashing import BuiltinHash
+
+from moderator.mail.endpoints import (
+    LOCAL_HOST,
+    MailEndpoints,
+    free_port,
+    mailbox_address,
+    port_is_free,
+)
 
 __all__ = [
     "LOCAL_HOST",
@@ -67,7 +74,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-LOCAL_HOST = "127.0.0.1"
 #: The password of every local user unless `LocalMail` is given another one.
 LOCAL_PASSWORD = "local-mail"
 
@@ -80,7 +86,6 @@ PYMAP_LOG = "pymap.log"
 _HASH_ROUNDS = 1000
 _IMAP_TIMEOUT = 10.0
 _SAFE_NAME = re.compile(r"[a-z0-9][a-z0-9._@-]*")
-_BAD_ADDRESS = re.compile(r"[\s\x00-\x1f\x7f:]")
 
 # pymap runs as `python -c _PYMAP_MAIN <our pid> <pymap arguments>`. On Linux it asks
 # the kernel for SIGTERM when we die, so a killed moderator leaves no IMAP server behind.
@@ -100,51 +105,6 @@ main()
 
 class LocalMailError(RuntimeError):
     """The local mail system could not start or deliver."""
-
-
-@dataclass(frozen=True)
-class MailEndpoints:
-    """Where the local servers listen and how to log in to them."""
-
-    host: str
-    imap_port: int
-    smtp_port: int
-    password: str
-
-    def credentials(self, address: str) -> tuple[str, str]:
-        """The IMAP (and SMTP AUTH) login and password of ADDRESS's mailbox."""
-        return mailbox_address(address), self.password
-
-
-def mailbox_address(address: str) -> str:
-    """The mailbox ADDRESS is delivered to: lower-cased, `+tag` and `<>` removed."""
-    address = address.strip().strip("<>").strip()
-    local, at, domain = address.rpartition("@")
-    if not at:
-        local, domain = address, ""
-    local = local.split("+", 1)[0]
-    if not local or _BAD_ADDRESS.search(address):
-        raise ValueError(f"not a deliverable address: {address!r}")
-    return f"{local}{at}{domain}".lower()
-
-
-def port_is_free(host: str, port: int) -> bool:
-    """True if a server could listen on HOST:PORT now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, port))
-        except OSError:
-            return False
-    return True
-
-
-def free_port(host: str = LOCAL_HOST) -> int:
-    """A port on HOST that nothing listens on (aiosmtpd cannot use port 0)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 def _listening_socket(host: str, port: int) -> socket.socket:

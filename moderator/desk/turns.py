@@ -27,8 +27,8 @@ from engine.errors import GameError
 from engine.game import Game
 from engine.rounds.base import Turn
 from engine.rounds.stock import StockRound
-from moderator.deadlines import Window, deadline_after
-from moderator.play import run_submission
+from moderator.desk.deadlines import Window, deadline_after
+from moderator.desk.orders import run_submission
 from moderator.store import Clock, HeldOrders, Store
 
 __all__ = ["MAX_AUTOMATIC", "MODERATOR", "Happening", "deadline_for", "is_answer",

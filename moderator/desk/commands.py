@@ -3,9 +3,9 @@
 the game master's (`force`, `undo to move N`, `replace`, `set deadline|timeout`,
 `pause`, `resume`, `end game`, `invite`).
 
-`Desk.on_command` answers each command line while `run_submission` goes through a
+`GameCommands.on_command` answers each command line while `run_submission` goes through a
 mail. Commands that move the game (`undo`, `force`) return `CommandMoves`, applied
-like order lines; every other effect is kept in `Desk.effects` and carried out only
+like order lines; every other effect is kept in `GameCommands.effects` and carried out only
 if the whole mail is accepted (a mail applies whole or not at all), inside the
 transaction of the mail.
 """
@@ -14,34 +14,34 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
 from engine.actions import Undo
 from engine.game import Game
 from engine.rounds.stock import StockRound
 from grammar import commands as cmd
 from grammar.help import help_text
-from moderator.auth import seat_name_problem
-from moderator.deadlines import check_timezone, format_duration, parse_away
-from moderator.play import CommandMoves, CommandRefused
-from moderator.reports import Section
+from moderator.desk.auth import seat_name_problem
+from moderator.desk.deadlines import check_timezone, format_duration, parse_away, policy_text
+from moderator.desk.lobby import check_invite, invite
+from moderator.desk.orders import CommandMoves, CommandRefused
+from moderator.desk.sender import Auth
+from moderator.desk.turns import MODERATOR, deadline_for
+from moderator.desk.work import Refused, Work
+from moderator.reports.report import Section
 from moderator.store import Store
-from moderator.turns import MODERATOR, deadline_for
 
-if TYPE_CHECKING:
-    from moderator.processor import _Auth, _Work
-
-__all__ = ["Desk", "policy_text"]
+__all__ = ["GameCommands"]
 
 
 @dataclass
-class Desk:
+class GameCommands:
     """What one mail's commands do in a started game."""
 
-    work: _Work
+    work: Work
     game_id: str
     game: Game  # the working copy the mail's orders are applied to
-    auth: _Auth
+    auth: Auth
     seat: str | None  # the sender's seat, if they play
     sections: list[Section] = field(default_factory=list)
     effects: list[Callable[[], None]] = field(default_factory=list)
@@ -52,7 +52,7 @@ class Desk:
 
     @property
     def is_master(self) -> bool:
-        return any(m.role == "master" for m in self.auth.rows)
+        return self.auth.is_master
 
     @property
     def store(self) -> Store:
@@ -106,7 +106,7 @@ class Desk:
     def _history(self, command: cmd.History) -> str:
         count = command.count or 20
         game = self.game
-        entries = self.work.history(self.game_id, game, max(0, game.next_move - count),
+        entries = self.work.answers.history(self.game_id, game, max(0, game.next_move - count),
                                     limit=max(count, 1))
         self.sections.append(Section(f"The last {len(entries)} moves",
                                      "\n".join(e.line for e in entries) or "no moves yet"))
@@ -119,16 +119,14 @@ class Desk:
         return f"the game {self.game_id} has started already"
 
     def _invite(self, command: cmd.Invite) -> str:
-        from moderator.processor import _Refused
-
         if not self.is_master:
             return "only the game master may invite: not done"
         try:
-            address, seat = self.work.check_invite(self.game_id, command, started=True)
-        except _Refused as exc:
+            address, seat = check_invite(self.work, self.game_id, command, started=True)
+        except Refused as exc:
             return f"not done: {exc}"
         def send() -> None:
-            self.work.invite(self.game_id, command, started=True)
+            invite(self.work, self.game_id, command, started=True)
 
         self.effects.append(send)
         return f"invitation sent to {address} for the seat {seat}"
@@ -281,7 +279,7 @@ class Desk:
             store = self.store
             for member in leaving:
                 store.remove_member(self.game_id, member.address, member.key)
-                work.notice(member.address, "replaced", game_id=self.game_id, seat=seat,
+                work.answers.notice(member.address, "replaced", game_id=self.game_id, seat=seat,
                             successor=address)
             store.add_member(self.game_id, address, "player", seat, seat=seat,
                              status="active", reported_move=0, now=work.now)
@@ -312,7 +310,7 @@ class Desk:
     def _set_timeout(self, command: cmd.SetTimeout) -> str:
         policy = command.policy
         self.effects.append(lambda: self.store.update_clock(self.game_id, timeout=policy))
-        self.announcements.append(f"At a deadline the game now does: {_POLICY[policy]}.")
+        self.announcements.append(f"At a deadline the game now does: {policy_text(policy)}.")
         return f"timeout policy set to {policy}"
 
     def _pause(self, _: cmd.Pause) -> str:
@@ -360,14 +358,3 @@ class Desk:
         problem = seat_name_problem(name)
         self._refuse(problem or f"there is no seat {name}; the seats are "
                      f"{', '.join(self.game.setup.seats)}")
-
-
-_POLICY = {"wait": "wait (the game master and the players are told who is late; the late "
-                   "player is reminded daily)",
-           "pass": "pass (the moderator plays the late seat's conservative default: "
-                   "passes, no track or token, best run withheld, a train only when forced)"}
-
-
-def policy_text(policy: str) -> str:
-    return _POLICY.get(policy, policy)
-

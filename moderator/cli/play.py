@@ -92,7 +92,7 @@ def order_command(game_id: str, seat: str, lines: tuple[str, ...], db_path: Path
     Each line is an order in the order language (docs/orders.md) or an action as
     JSON ({"type": "buy_shares", "corporation": "TC"}).
     """
-    from moderator.play import apply_submission
+    from moderator.desk.orders import apply_submission
 
     store = _store(db_path)
     report = apply_submission(store, game_id, seat, list(lines))
@@ -111,7 +111,7 @@ def status_command(game_id: str, as_json: bool, db_path: Path) -> None:
 
     from engine.views import as_json as view_json
     from engine.views import game_view
-    from moderator.play import status_text
+    from moderator.desk.orders import status_text
     from moderator.store import StoreError
 
     try:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from moderator import cli_bench, cli_map, cli_play, cli_service
+from moderator.cli import bench, play, service
+from moderator.cli import map as map_cli
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -19,15 +20,15 @@ def main() -> None:
 
 # Each command lives with its concern; this list is the whole command set.
 for command in (
-    cli_service.serve,
-    cli_service.mail_command,
-    cli_play.new_command,
-    cli_play.order_command,
-    cli_play.status_command,
-    cli_play.games_command,
-    cli_play.import_command,
-    cli_play.parse_cli,
-    cli_map.map_command,
-    cli_bench.bench,
+    service.serve,
+    service.mail_command,
+    play.new_command,
+    play.order_command,
+    play.status_command,
+    play.games_command,
+    play.import_command,
+    play.parse_cli,
+    map_cli.map_command,
+    bench.bench,
 ):
     main.add_command(command)

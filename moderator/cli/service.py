@@ -63,7 +63,7 @@ def mail_command(sender: str, subject: str, game: str | None, new: bool, wait: f
     --new (or no mail from the moderator yet) it writes a new mail, e.g. to
     `create game 18TN`.
     """
-    from moderator.mailclient import send_lines
+    from moderator.mail.client import send_lines
 
     send_lines(workdir=workdir, sender=sender, subject=subject, lines=list(lines),
                new=new, game=game, wait=wait)

@@ -22,18 +22,8 @@ from grammar import commands as cmd
 from grammar.errors import OrderError
 from grammar.names import names_for_title
 from grammar.submission import Submission, parse_submission
+from moderator.reports.report import LineResult
 from moderator.store import Store, StoreError
-
-
-@dataclass(frozen=True, slots=True)
-class LineResult:
-    """One line of the submission and what became of it."""
-
-    number: int
-    text: str
-    ok: bool
-    said: tuple[str, ...] = ()  # what the line did, in the engine's words
-    error: str | None = None  # the refusal, caret and reason included
 
 
 @dataclass(frozen=True, slots=True)

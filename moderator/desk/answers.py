@@ -1,0 +1,324 @@
+"""Composing what goes back: replies, notices, and reports to every member.
+
+`Answers` renders each mail as it is decided (templates/ via `moderator.reports`) and
+keeps it until the transaction's end, when `queue` puts all of them into the outbox.
+A reply is threaded under the mail it answers; every mail of a game refers to one
+root id, so mail programs keep a game in one thread.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from engine.game import Game
+from moderator.desk.auth import tag_address
+from moderator.desk.deadlines import format_deadline, policy_text
+from moderator.desk.settings import ProcessorSettings
+from moderator.mail.compose import (
+    Attachment,
+    MailKind,
+    OutgoingMail,
+    Picture,
+    compose,
+    message_id_for,
+)
+from moderator.mail.parse import Incoming
+from moderator.reports.calendar import deadline_event
+from moderator.reports.report import (
+    HistoryEntry,
+    Position,
+    Results,
+    Section,
+    map_picture,
+    position,
+    render,
+    replay_history,
+)
+from moderator.store import Member, Store
+
+__all__ = ["MAX_HISTORY", "Answers", "Footer", "Lobby", "LobbySeat", "history"]
+
+log = logging.getLogger(__name__)
+
+#: A report shows at most this many past moves; `history N` shows more.
+MAX_HISTORY = 100
+
+_NOTICE_KINDS: dict[str, MailKind] = {
+    "invitation": "invitation", "joined": "report", "auth_failed": "notice",
+    "held": "notice", "replaced": "notice"}
+_NOTICE_SUBJECTS = {
+    "created": "game created", "invitation": "invitation", "joined": "a player joined",
+    "observe": "observe", "auth_failed": "a mail in your name was refused", "help": "help",
+    "held": "your orders sent ahead", "replaced": "you were replaced",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Footer:
+    """What the foot of every mail says: where to write, the move, the password."""
+
+    moderator: str
+    game_id: str | None = None
+    next_move: int | None = None
+    token: str | None = None
+    plus_addressing: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class LobbySeat:
+    seat: str
+    address: str
+    joined: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Lobby:
+    """A game in set-up, as its report shows it."""
+
+    game_id: str
+    title: str
+    master: str
+    seats: tuple[LobbySeat, ...]
+    players_min: int
+    players_max: int
+
+
+def history(store: Store, game_id: str, game: Game, start: int, limit: int = MAX_HISTORY
+            ) -> tuple[HistoryEntry, ...]:
+    """The moves from START (at most LIMIT of the last ones) as the log recorded them."""
+    start = max(start, game.next_move - limit)
+    logged = store.logged_moves(game_id, start)
+    if any(m.said is None for m in logged):
+        return replay_history(game, start, game.next_move)
+    return tuple(HistoryEntry(m.number, m.move.seat, m.said or ()) for m in logged)
+
+
+class Answers:
+    """The mails one unit of work sends, rendered and kept until the commit."""
+
+    def __init__(self, store: Store, settings: ProcessorSettings, incoming: Incoming,
+                 now: float) -> None:
+        self.store = store
+        self.settings = settings
+        self.incoming = incoming
+        self.now = now
+        self.mails: list[OutgoingMail] = []
+        self._positions: dict[tuple[str, int], Position] = {}
+        self._maps: dict[tuple[str, int, int], Picture] = {}
+        # Games that ended with this work: the attachments everyone's last report carries.
+        self.final: dict[str, tuple[Attachment, ...]] = {}
+
+    # -- to the sender ---------------------------------------------------------------------
+    def reply(self, game_id: str, key: str | None, template: str, *, results: Results,
+              sections: list[Section], game: Game | None = None, lobby: Lobby | None = None,
+              history: tuple[HistoryEntry, ...] | None = None, intro: str | None = None,
+              subject_text: str | None = None) -> None:
+        """The answer to the sender: per-line results, and the report when there is one."""
+        sender = self.incoming.sender
+        assert sender is not None
+        # Without an explicit HISTORY the reply is the sender's full report: what
+        # happened since their last one, which it then counts as.
+        full_report = history is None and game is not None
+        if history is None and game is not None:
+            member_rows = [m for m in self.store.members(game_id) if m.address == sender]
+            since = min((m.reported_move for m in member_rows), default=game.next_move)
+            history = self.history(game_id, game, since)
+        self.mail(sender, template, "reply", game_id=game_id, key=key, game=game,
+                  subject_text=subject_text,
+                  you=self.seat_of(game_id, sender, game) if game else None,
+                  results=results, sections=tuple(sections), lobby=lobby,
+                  history=history or (), intro=intro)
+        if full_report and game is not None:
+            self.store.set_reported(game_id, sender, game.next_move, game.round_name)
+
+    def notice(self, to: str, kind: str, *, game_id: str | None = None,
+               key: str | None = None, **context: Any) -> None:
+        """A short mail from templates/notice.*: an answer to the sender, or (for
+        `invitation`, `joined`, `auth_failed`) a mail to someone else."""
+        mail_kind: MailKind = _NOTICE_KINDS.get(kind, "reply")
+        self.mail(to, "notice", mail_kind, game_id=game_id, key=key,
+                  subject_text=_NOTICE_SUBJECTS.get(kind, "your mail"), kind=kind,
+                  **context)
+
+    # -- to every member -------------------------------------------------------------------
+    def broadcast(self, game_id: str, game: Game, intro: str | None,
+                  skip: str | None = None) -> None:
+        """A report to every member but SKIP (the sender, who has the reply)."""
+        reported = {skip}
+        for member in self.store.members(game_id):
+            if member.status != "active" or member.address in reported:
+                continue
+            reported.add(member.address)
+            self.report(game_id, member, game, intro=intro)
+
+    def report(self, game_id: str, member: Member, game: Game, intro: str | None) -> None:
+        """The position and what happened since MEMBER's last report -- unless MEMBER
+        reads a digest (one report per round) or only their own turns, and this is
+        neither a new round nor their turn nor the end."""
+        if not self.wants_report(game_id, member.address, game):
+            return
+        key = self.key_for(game_id, member.address)
+        self.mail(member.address, "report", "report", game_id=game_id, key=key,
+                  game=game, you=self.seat_of(game_id, member.address, game),
+                  history=self.history(game_id, game, member.reported_move),
+                  results=None, sections=(), lobby=None, intro=intro)
+        self.store.set_reported(game_id, member.address, game.next_move, game.round_name)
+
+    def wants_report(self, game_id: str, address: str, game: Game) -> bool:
+        reports = self.store.preferences(address).reports
+        turn = game.turn()
+        if reports == "all" or game_id in self.final or turn is None:
+            return True
+        if self.seat_of(game_id, address, game) == turn.seat:
+            return True
+        return reports == "digest" and self.store.reported_round(
+            game_id, address) != game.round_name
+
+    # -- who is who --------------------------------------------------------------------------
+    def history(self, game_id: str, game: Game, start: int, limit: int = MAX_HISTORY
+                ) -> tuple[HistoryEntry, ...]:
+        return history(self.store, game_id, game, start, limit)
+
+    def key_for(self, game_id: str, address: str) -> str | None:
+        """The key of ADDRESS's membership its mails carry: its seat, else gm, else obs."""
+        rows = [m for m in self.store.members(game_id) if m.address == address]
+        for role in ("player", "master", "observer"):
+            for m in rows:
+                if m.role == role:
+                    return m.key
+        return None
+
+    def seat_of(self, game_id: str, address: str, game: Game) -> str | None:
+        for m in self.store.members(game_id):
+            if m.address == address and m.role == "player" and m.seat in game.setup.seats:
+                return m.seat
+        return None
+
+    # -- one mail ------------------------------------------------------------------------------
+    def mail(self, to: str, template: str, mail_kind: MailKind, *, game_id: str | None,
+             key: str | None, game: Game | None = None, subject_text: str | None = None,
+             **context: Any) -> None:
+        """Render one mail to TO and keep it for the transaction's end.
+
+        A `reply` answers the incoming mail: it is threaded under it. Replies and
+        notices are rate-limited per address (reports and invitations are not: they
+        come from a game's own progress or its authenticated game master)."""
+        settings = self.settings
+        kind = mail_kind
+        if kind in ("reply", "notice") and not self.may_answer(to):
+            log.warning("not answering %s: %d answers in the last hour already", to,
+                        settings.replies_per_hour)
+            return
+        token = settings.token(game_id, key) if game_id and key else None
+        pos = self.position(game_id, game) if game is not None and game_id else None
+        footer = Footer(settings.address, game_id, pos.view.next_move if pos else None,
+                        token, settings.plus_addressing)
+        if game_id:
+            state = pos.headline if pos else (subject_text or "")
+            results = context.get("results")
+            if isinstance(results, Results) and not results.ok:
+                state = f"refused: {state}" if state else "refused"
+            tag = f"{game_id} {token}" if token and not settings.plus_addressing else game_id
+            subject = f"[{tag}] {state}".strip()
+        else:
+            subject = f"Re: {self.incoming.subject}" if self.incoming.subject else (
+                "18xx moderator")
+        reply_to = (tag_address(settings.address, game_id, key, token)
+                    if game_id and key and token and settings.plus_addressing
+                    else settings.address)
+        context.setdefault("intro", None)
+        images: tuple[Picture, ...] = ()
+        attachments: tuple[Attachment, ...] = ()
+        if game is not None and game_id and template == "report":
+            images = (self.map_for(game_id, game, to),)
+            context["deadline"], attachments = self.deadline_for(game_id, game, to)
+            attachments += self.final.get(game_id, ())
+        text, html = render(template, subject=subject, footer=footer, pos=pos,
+                            game_id=game_id, map_cid=images[0].cid if images else None,
+                            **context)
+        # Every mail of a game refers to one (never sent) root id, so mail programs
+        # keep the game in one thread; an answer is threaded under the mail it answers.
+        root = f"<{game_id}.thread@{settings.domain}>" if game_id else None
+        answer = kind == "reply"
+        in_reply_to = self.incoming.message_id if answer else root
+        references: list[str] = [root] if root else []
+        if answer:
+            references += [r for r in self.incoming.references if r != root]
+            if self.incoming.message_id:
+                references.append(self.incoming.message_id)
+        self.mails.append(OutgoingMail(
+            kind=kind, to=to, subject=subject, text=text, html=html,
+            to_name=self.incoming.sender_name if to == self.incoming.sender else "",
+            reply_to=reply_to, in_reply_to=in_reply_to, references=tuple(references),
+            game_id=game_id, next_move=pos.view.next_move if pos else None, images=images,
+            attachments=attachments,
+            text_only=self.store.preferences(to).format == "text"))
+
+    def deadline_for(self, game_id: str, game: Game, to: str
+                     ) -> tuple[str | None, tuple[Attachment, ...]]:
+        """The running turn's deadline in TO's time zone with the timeout policy, and for
+        the player who owes the move its calendar event."""
+        clock = self.store.clock(game_id)
+        turn = game.turn()
+        if clock is None or clock.ended is not None or turn is None or clock.seat is None:
+            return None, ()
+        policy = f"At the deadline: {policy_text(clock.timeout)}."
+        if clock.paused is not None or clock.deadline is None:
+            return f"The game is paused: no deadline runs. {policy}", ()
+        zone = self.store.preferences(to).timezone
+        when = format_deadline(clock.deadline, zone, now=self.now)
+        text = f"{clock.seat} must move by {when}. {policy}"
+        if self.seat_of(game_id, to, game) != clock.seat:
+            return text, ()
+        event = deadline_event(
+            game_id=game_id, move=clock.move or 0, seat=clock.seat, deadline=clock.deadline,
+            now=self.now, sequence=clock.sequence,
+            summary=f"{game_id}: your move as {clock.seat}",
+            description=f"{turn.step} in {game.round_name}. {policy}",
+            organizer=self.settings.address)
+        return text, (Attachment(f"{game_id}-deadline.ics", "text/calendar", event),)
+
+    def map_for(self, game_id: str, game: Game, to: str) -> Picture:
+        """The map for TO's report, outlining what changed since their last report;
+        drawn once per position and starting move however many readers share them."""
+        rows = [m for m in self.store.members(game_id) if m.address == to]
+        since = min((m.reported_move for m in rows), default=game.next_move)
+        key = (game_id, game.next_move, since)
+        if key not in self._maps:
+            before = Game(game.setup, game.log[:since]) if 0 < since < game.next_move else None
+            self._maps[key] = map_picture(game_id, game, before)
+        return self._maps[key]
+
+    def position(self, game_id: str, game: Game) -> Position:
+        """The report's view of the game, made once per mail however many it goes to."""
+        key = (game_id, game.next_move)
+        if key not in self._positions:
+            self._positions[key] = position(game_id, game)
+        return self._positions[key]
+
+    def may_answer(self, to: str) -> bool:
+        already = sum(1 for m in self.mails if m.to == to and m.kind in ("reply", "notice"))
+        since = self.store.replies_since(to, self.now - 3600)
+        return since + already < self.settings.replies_per_hour
+
+    def drop_after(self, mark: int) -> None:
+        """Forget the mails kept since MARK (a refused part of a mail sends nothing)."""
+        del self.mails[mark:]
+
+    # -- the transaction's end ---------------------------------------------------------------
+    def queue(self) -> int:
+        """Put every kept mail into the outbox (inside the transaction)."""
+        settings = self.settings
+        queued = 0
+        for serial, mail in enumerate(self.mails):
+            message_id = message_id_for(self.incoming.key, mail.kind, mail.to,
+                                        settings.domain, mail.game_id, serial)
+            raw = compose(mail, sender=settings.address, sender_name=settings.name,
+                          message_id=message_id, when=self.now)
+            queued += self.store.queue_mail(
+                message_id=message_id, kind=mail.kind, game_id=mail.game_id,
+                recipient=mail.to, sender=settings.address, raw=raw,
+                cause=self.incoming.key, now=self.now)
+        return queued

@@ -1,0 +1,297 @@
+"""Mail outside a started game: `create game`, `observe` and `help` from anyone, and
+for a game in set-up the game master's `invite` and `start` and the players' `join`.
+
+A lobby mail applies whole or not at all, like a mail of orders: its lines run
+inside a savepoint, and a refused line takes the others (and their mails) back.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+
+from engine.errors import GameError
+from engine.game import Setup
+from engine.title import available_titles, load_title
+from grammar import commands as cmd
+from grammar.errors import OrderError
+from grammar.help import help_text
+from grammar.names import Names, names_for_title
+from grammar.parser import parse_line
+from grammar.submission import parse_submission
+from moderator.desk.answers import Lobby, LobbySeat
+from moderator.desk.auth import MASTER_KEY, observer_key, seat_name_problem
+from moderator.desk.changes import after_change
+from moderator.desk.sender import Auth, games_of
+from moderator.desk.work import Refused, Work, masked, under
+from moderator.reports.report import LineResult, Results, Section
+from moderator.store import Role
+
+__all__ = ["check_invite", "general", "general_commands", "invite", "lobby"]
+
+
+# -- mail without a game: create, observe, help ------------------------------------------
+def general_commands(work: Work) -> list[cmd.Command] | None:
+    """The mail's lines when every one is `create game`, `observe` or `help`."""
+    found: list[cmd.Command] = []
+    for line in work.body_lines():
+        if not line.strip() or line.strip().startswith("#"):
+            continue
+        try:
+            orders = parse_line(line, Names(title=""))
+        except OrderError:
+            return None
+        for order in orders:
+            if not isinstance(order, cmd.CreateGame | cmd.Observe | cmd.Help):
+                return None
+            found.append(order)
+    return found or None
+
+
+def general(work: Work, commands: list[cmd.Command]) -> str:
+    """Answer each of COMMANDS (`general_commands`)."""
+    sender = work.incoming.sender
+    assert sender is not None
+    done: list[str] = []
+    for command in commands:
+        if isinstance(command, cmd.Help):
+            work.answers.notice(sender, "help", text=help_text(command.topic))
+            done.append("help")
+        elif isinstance(command, cmd.CreateGame):
+            done.append(create_game(work, sender, command))
+        elif isinstance(command, cmd.Observe):
+            done.append(observe(work, sender, command.game))
+    return "; ".join(done)
+
+
+def create_game(work: Work, sender: str, command: cmd.CreateGame) -> str:
+    masters = work.settings.game_masters
+    if masters and sender not in masters:
+        work.answers.notice(sender, "not_allowed", reason=(
+            f"Only the moderator's game masters may create games here; {sender} is "
+            "not one of them. Ask the operator of this moderator."))
+        return "refused: create game (not a game master)"
+    try:
+        spec = load_title(command.title)
+    except ValueError as exc:
+        work.answers.notice(sender, "not_allowed", reason=f"{exc}.")
+        return f"refused: create game {command.title}"
+    seed = secrets.randbelow(2**31)
+    options = []
+    for option in command.options:
+        name, _, value = option.partition("=")
+        if name.lower() == "seed" and value.isdigit():
+            seed = int(value)
+        else:
+            options.append(option)
+    game_id = work.store.create_mail_game(spec.name, sender, options, seed, work.now)
+    work.store.add_member(game_id, sender, "master", MASTER_KEY, status="active",
+                          now=work.now)
+    work.game_id = game_id
+    work.answers.notice(sender, "created", game_id=game_id, key=MASTER_KEY, title=spec.name,
+                        players_min=spec.players_min, players_max=spec.players_max)
+    return f"created {game_id}"
+
+
+def observe(work: Work, sender: str, game: str) -> str:
+    store = work.store
+    game_id = store.canonical_game_id(game)
+    if game_id is None:
+        work.answers.notice(sender, "no_game", games=games_of(store, sender),
+                            titles=available_titles())
+        return f"refused: observe {game} (no such game)"
+    members = store.members(game_id)
+    existing = [m for m in members if m.address == sender and m.role == "observer"]
+    key = existing[0].key if existing else observer_key(
+        1 + sum(1 for m in members if m.role == "observer"))
+    if not existing:
+        store.add_member(game_id, sender, "observer", key, now=work.now)
+    mail_game = store.mail_game(game_id)
+    title = mail_game.title if mail_game else store.game_row(game_id).title
+    work.answers.notice(sender, "observe", game_id=game_id, key=key, title=title)
+    return f"observe {game_id}: confirmation sent"
+
+
+# -- a game that has not started ------------------------------------------------------------
+def lobby(work: Work, game_id: str, auth: Auth) -> str:
+    """A member's mail to a game in set-up: all its lines, or none."""
+    store = work.store
+    mail_game = store.mail_game(game_id)
+    assert mail_game is not None and work.incoming.sender is not None
+    spec = load_title(mail_game.title)
+    members = store.members(game_id)
+    seats = [m.seat for m in members if m.role == "player" and m.seat]
+    submission = parse_submission(work.incoming.text, names_for_title(spec, seats))
+    roles: set[Role] = {m.role for m in auth.rows}
+    results: list[LineResult] = []
+    sections: list[Section] = []
+    started = False
+    mark = len(work.answers.mails)
+    ok = True
+    try:
+        with store.transaction():  # a savepoint: all the lines or none
+            for header in submission.headers:
+                if header.error is not None:
+                    raise Refused(header.error.format_error())
+            for line in submission.lines:
+                if line.error is not None:
+                    results.append(LineResult(line.number, line.text, False,
+                                              error=line.error.format_error()))
+                    raise Refused("")
+                said: list[str] = []
+                for order in line.orders:
+                    try:
+                        said.append(lobby_command(work, game_id, auth, roles, order,
+                                                  sections))
+                    except Refused as exc:
+                        results.append(LineResult(line.number, line.text, False,
+                                                  error=under(line.text, str(exc))))
+                        raise Refused("") from None
+                    started = started or isinstance(order, cmd.Start)
+                results.append(LineResult(line.number, masked(line.text), True,
+                                          tuple(said)))
+    except Refused as exc:
+        ok = False
+        work.answers.drop_after(mark)
+        if str(exc):
+            results.append(LineResult(0, "", False, error=str(exc)))
+    if ok and not results:
+        results.append(LineResult(0, "", False, error=(
+            "no commands found: write one per line (see `help`)")))
+        ok = False
+    outcome = Results(ok, tuple(results), applied=False, next_move=None)
+    if started and ok:
+        return after_change(work, game_id, auth.key, outcome, sections,
+                            intro=f"Game {game_id} has started.")
+    view = None if started else lobby_view(work, game_id)
+    work.answers.reply(game_id, auth.key, "report", results=outcome, sections=sections,
+                       lobby=view, history=(), subject_text="set-up")
+    return f"{game_id} lobby: " + ("ok" if ok else "refused")
+
+
+def lobby_command(work: Work, game_id: str, auth: Auth, roles: set[Role], order: object,
+                  sections: list[Section]) -> str:
+    """Do one lobby command; the text under its line. Refused if it cannot be."""
+    if isinstance(order, cmd.Password):
+        return "password accepted"
+    if isinstance(order, cmd.Help):
+        sections.append(Section(f"help {order.topic or ''}".strip(), help_text(order.topic)))
+        return "see below"
+    if isinstance(order, cmd.Status):
+        return "the game's set-up follows"
+    if isinstance(order, cmd.Invite):
+        if "master" not in roles:
+            raise Refused("only the game master may invite players")
+        return invite(work, game_id, order)
+    if isinstance(order, cmd.Join):
+        return join(work, game_id, auth)
+    if isinstance(order, cmd.Start):
+        if "master" not in roles:
+            raise Refused("only the game master may start the game")
+        return start(work, game_id)
+    if isinstance(order, cmd.CreateGame):
+        raise Refused(f"to create another game, mail `create game {order.title}` in a "
+                      f"new mail to {work.settings.address} (not a reply)")
+    if isinstance(order, cmd.Command):
+        raise Refused(f"`{order.kind.replace('_', ' ')}` is not available before the "
+                      "game starts")
+    raise Refused(f"the game {game_id} has not started yet: orders come after `start`")
+
+
+def invite(work: Work, game_id: str, order: cmd.Invite, *, started: bool = False) -> str:
+    """Invite an address to a seat (a new seat before the game starts; another
+    address for a seat at any time); Refused if it cannot be."""
+    address, seat = check_invite(work, game_id, order, started=started)
+    mail_game = work.store.mail_game(game_id)
+    assert mail_game is not None
+    work.store.add_member(game_id, address, "player", seat, seat=seat, now=work.now)
+    work.answers.notice(address, "invitation", game_id=game_id, key=seat,
+                        master=mail_game.master, title=mail_game.title, seat=seat)
+    return f"invitation sent to {address} for the seat {seat}"
+
+
+def check_invite(work: Work, game_id: str, order: cmd.Invite, *, started: bool
+                 ) -> tuple[str, str]:
+    """The address and seat an invitation is for, or Refused saying why not."""
+    mail_game = work.store.mail_game(game_id)
+    if mail_game is None:
+        raise Refused(f"{game_id} was not set up by mail: it has no invitations")
+    spec = load_title(mail_game.title)
+    address = order.address.strip("<>").lower()
+    local, at, domain = address.rpartition("@")
+    if not at or not local or ("." not in domain and domain != "localhost"):
+        raise Refused(f"{order.address!r} is not a mail address")
+    if (problem := seat_name_problem(order.seat)) is not None:
+        raise Refused(problem)
+    members = work.store.members(game_id)
+    seats = {m.seat.lower(): m.seat for m in members if m.role == "player" and m.seat}
+    seat = seats.get(order.seat.lower(), order.seat)
+    if started and seat.lower() not in seats:
+        raise Refused(f"the game has started: an address can be added only to its "
+                      f"seats ({', '.join(seats.values())})")
+    if seat.lower() not in seats and len(seats) >= spec.players_max:
+        raise Refused(f"{spec.name} takes at most {spec.players_max} players; "
+                      f"the seats are {', '.join(seats.values())}")
+    if any(m.address == address and m.role == "player" and m.seat != seat
+           for m in members):
+        other = next(m.seat for m in members if m.address == address and m.seat)
+        raise Refused(f"{address} is invited as {other} already")
+    return address, seat
+
+
+def join(work: Work, game_id: str, auth: Auth) -> str:
+    store = work.store
+    rows = [m for m in auth.rows if m.key == auth.key] or list(auth.rows)
+    row = rows[0]
+    if row.status == "active":
+        return "you have joined already"
+    store.activate_member(game_id, row.address, row.key, 0)
+    if row.role == "observer":
+        return f"you follow {game_id} now"
+    mail_game = store.mail_game(game_id)
+    assert mail_game is not None
+    players = [m for m in store.members(game_id) if m.role == "player"]
+    joined = sum(1 for m in players if m.status == "active")
+    spec = load_title(mail_game.title)
+    if mail_game.master != row.address:
+        work.answers.notice(mail_game.master, "joined", game_id=game_id, key=MASTER_KEY,
+                            seat=row.seat, address=row.address, joined=joined,
+                            invited=len(players), players_min=spec.players_min)
+    return f"you joined {game_id} as {row.seat}; the game master starts it with `start`"
+
+
+def start(work: Work, game_id: str) -> str:
+    store = work.store
+    mail_game = store.mail_game(game_id)
+    assert mail_game is not None
+    spec = load_title(mail_game.title)
+    players = [m for m in store.members(game_id) if m.role == "player"]
+    joined = [m.seat for m in players if m.status == "active" and m.seat]
+    seats = list(dict.fromkeys(joined))  # a seat may have several addresses
+    if len(seats) < spec.players_min:
+        waiting = [f"{m.seat} ({m.address})" for m in players if m.status != "active"]
+        raise Refused(f"{spec.name} needs at least {spec.players_min} players; "
+                      f"{len(seats)} ha{'s' if len(seats) == 1 else 've'} joined"
+                      + (f" (waiting for {', '.join(waiting)})" if waiting else ""))
+    # The seating is drawn with the game's seed, like every other draw.
+    order = random.Random(mail_game.seed).sample(seats, len(seats))
+    setup = Setup(spec.name, tuple(order), mail_game.seed, frozenset(mail_game.options))
+    try:
+        store.create_game(setup, game_id)
+    except GameError as exc:
+        raise Refused(exc.message) from None
+    store.mark_started(game_id, work.now)
+    store.create_clock(game_id, work.settings.deadline_hours * 3600)
+    absent = [m.seat for m in players if m.status != "active" and m.seat not in seats]
+    return (f"the game starts; seating order {', '.join(order)}"
+            + (f" ({', '.join(a for a in absent if a)} had not joined)" if absent else ""))
+
+
+def lobby_view(work: Work, game_id: str) -> Lobby:
+    mail_game = work.store.mail_game(game_id)
+    assert mail_game is not None
+    spec = load_title(mail_game.title)
+    seats = tuple(LobbySeat(m.seat or "", m.address, m.status == "active")
+                  for m in work.store.members(game_id) if m.role == "player")
+    return Lobby(game_id, spec.name, mail_game.master, seats, spec.players_min,
+                 spec.players_max)

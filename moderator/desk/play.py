@@ -1,0 +1,174 @@
+"""Orders for a started game: applied all or nothing, held when sent ahead of one's
+stock turn, and reported to everyone.
+
+The orders are applied to a copy of the cached game (`moderator.desk.orders`); only a
+wholly accepted mail appends its moves to the log. A refused mail is answered with
+the position as stored, so a player who wrote against an old position sees the new
+one at once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from engine.game import Game
+from engine.rounds.stock import StockRound
+from grammar import commands as cmd
+from grammar.submission import SubmissionLine
+from moderator.desk.changes import after_change
+from moderator.desk.commands import GameCommands
+from moderator.desk.orders import parse_body, run_submission
+from moderator.desk.sender import Auth
+from moderator.desk.work import Work, masked
+from moderator.reports.report import LineResult, Results
+from moderator.store import HeldOrders, Member
+
+__all__ = ["play"]
+
+
+def play(work: Work, game_id: str, auth: Auth) -> str:
+    """An authenticated member's mail to a game in play."""
+    store = work.store
+    # A copy: a refused submission leaves its first lines applied to it.
+    game = work.games.game(game_id).clone()
+    row = next((m for m in auth.rows if m.key == auth.key), None)
+    if row is not None and row.status == "invited":
+        return late_join(work, game_id, row, game)
+    seat = acting_seat(game, auth)
+    sender = work.incoming.sender
+    assert sender is not None
+    commands = GameCommands(work, game_id, game, auth, seat)
+    clock = store.clock(game_id)
+    orders = order_lines(work, game)  # with their parse errors, if any
+    if orders and clock is not None and clock.ended is not None:
+        return refuse_play(work, game_id, auth, game, "the game has ended: no more orders")
+    if orders and clock is not None and clock.paused is not None and not auth.is_master:
+        return refuse_play(work, game_id, auth, game, (
+            "the game master has paused the game: orders are refused until `resume`"))
+    if orders and seat is not None and may_hold(game, seat):
+        return hold(work, game_id, auth, game, seat, orders)
+
+    start = game.next_move
+    report = run_submission(game, seat or sender, work.incoming.text, commands.on_command)
+    applied = report.ok and bool(report.moves)
+    if applied:
+        store.append(game_id, start, list(report.moves), list(report.said),
+                     cause=work.incoming.key, actor=sender, now=work.now)
+    if report.ok:
+        commands.commit()
+    lines = tuple(dataclasses.replace(line, text=masked(line.text)) for line in report.lines)
+    results = Results(report.ok, lines, applied, report.next_move if applied else None)
+    if report.ok and (applied or commands.announcements or commands.ended):
+        intro = (undo_intro(work, game_id, commands.undone)
+                 if applied and commands.undone else None)
+        intro = "\n".join(filter(None, [*commands.announcements, intro])) or None
+        return after_change(work, game_id, auth.key, results, commands.sections, game=game,
+                            intro=intro, moved=applied, end=commands.ended)
+    # A refused mail is answered with the position too (but not the history: that
+    # stays for the next report), so a player who wrote against an old position
+    # sees the new one at once.
+    work.answers.reply(game_id, auth.key, "report", results=results,
+                       sections=commands.sections, game=game,
+                       history=None if commands.wants_report else ())
+    return f"{game_id}: " + ("ok, nothing changed" if report.ok else "refused")
+
+
+def order_lines(work: Work, game: Game) -> list[SubmissionLine]:
+    """The mail's lines that are (or try to be) game orders, not commands."""
+    submission = parse_body(game, work.incoming.text)
+    return [line for line in submission.lines
+            if line.error is not None or any(not isinstance(o, cmd.Command)
+                                             for o in line.orders)]
+
+
+def may_hold(game: Game, seat: str) -> bool:
+    """Stock-round orders from a player whose turn it is not are held for it."""
+    turn = game.turn()
+    return (turn is not None and turn.seat != seat and isinstance(game.round, StockRound)
+            and seat in game.setup.seats)
+
+
+def hold(work: Work, game_id: str, auth: Auth, game: Game, seat: str,
+         orders: list[SubmissionLine]) -> str:
+    """Keep ORDERS until SEAT's stock turn (replacing what it held before)."""
+    sender = work.incoming.sender
+    assert sender is not None
+    for line in orders:
+        if line.error is not None:
+            return refuse_play(work, game_id, auth, game, line.error.format_error())
+    turn = game.turn()
+    assert turn is not None
+    text = "\n".join(line.text for line in orders)
+    work.store.hold(game_id, HeldOrders(seat, text, sender, work.incoming.key,
+                                        game.round_name, game.next_move), work.now)
+    said = (f"held: it is {turn.seat}'s turn; these orders are applied when your turn "
+            f"comes in {game.round_name}, if they are still legal then (a new mail "
+            "replaces them)",)
+    results = Results(True, tuple(LineResult(line.number, line.text, True,
+                                             said if i == 0 else ())
+                                  for i, line in enumerate(orders)), False, None)
+    work.answers.reply(game_id, auth.key, "report", results=results, sections=[],
+                       game=game, history=())
+    return f"{game_id}: orders held for {seat}"
+
+
+def refuse_play(work: Work, game_id: str, auth: Auth, game: Game, why: str) -> str:
+    results = Results(False, (LineResult(0, "", False, error=why),), False, None)
+    work.answers.reply(game_id, auth.key, "report", results=results, sections=[], game=game,
+                       history=())
+    return f"{game_id}: refused ({why})"
+
+
+def undo_intro(work: Work, game_id: str, undone: tuple[int, int]) -> str:
+    """The moves an undo took back, for everyone's report."""
+    first, stop = undone
+    game = work.games.game(game_id)
+    entries = [e for e in work.answers.history(game_id, game, first,
+                                               limit=game.next_move - first)
+               if e.number < stop]
+    listed = "\n".join(f"  {e.line}" for e in entries)
+    return f"Moves {first}-{stop - 1} were taken back:\n{listed}"
+
+
+def late_join(work: Work, game_id: str, row: Member, game: Game) -> str:
+    """A mail from someone invited to a game that has started: an observer, or a
+    second address of a seat, who confirms (`join`) gets the current report; a
+    player whose seat was left out at `start` is told so."""
+    answers = work.answers
+    results: tuple[LineResult, ...]
+    if not says_join(work):
+        results = (LineResult(0, "", False, error=(
+            "you are invited, but have not joined yet: reply `join` first")),)
+        answers.reply(game_id, row.key, "report", results=Results(False, results, False, None),
+                      sections=[], history=(), subject_text="your mail")
+        return f"{game_id}: {row.address} has not joined yet"
+    if row.role == "observer" or row.seat in game.setup.seats:
+        # An observer, or another address for a seat that plays: from now on it
+        # gets the reports (and may send the seat's orders).
+        work.store.activate_member(game_id, row.address, row.key, game.next_move)
+        done = (f"you follow {game_id} now" if row.role == "observer"
+                else f"you joined {game_id} as {row.seat}: this address now gets "
+                f"{row.seat}'s reports and may send its orders")
+        results = (LineResult(1, "join", True, (done,)),)
+        answers.reply(game_id, row.key, "report", results=Results(True, results, False, None),
+                      sections=[], game=game, history=())
+        return f"{game_id}: {row.address} joined"
+    results = (LineResult(0, "", False, error=(
+        f"the game {game_id} started without the seat {row.seat}: it had not joined")),)
+    answers.reply(game_id, row.key, "report", results=Results(False, results, False, None),
+                  sections=[], history=(), subject_text="your mail")
+    return f"{game_id}: {row.address} is too late to join"
+
+
+def says_join(work: Work) -> bool:
+    """Whether the mail has a `join` line (before its signature or quote)."""
+    return any(line.strip().casefold() == "join" for line in work.body_lines())
+
+
+def acting_seat(game: Game, auth: Auth) -> str | None:
+    """The seat the mail's orders are for: the proven one, else the sender's only seat."""
+    seats = [m.seat for m in auth.rows
+             if m.role == "player" and m.status == "active" and m.seat in game.setup.seats]
+    if auth.key in seats:
+        return auth.key
+    return seats[0] if len(set(seats)) == 1 else None

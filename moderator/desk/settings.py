@@ -1,0 +1,47 @@
+"""What the desk needs to know about the moderator it works for."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from moderator.config import ModeratorConfig
+from moderator.desk.auth import make_token
+
+__all__ = ["ProcessorSettings"]
+
+
+@dataclass(frozen=True)
+class ProcessorSettings:
+    """The moderator's address, secret and limits, as processing uses them."""
+
+    address: str
+    secret: str = field(repr=False)
+    name: str = "18xx moderator"
+    plus_addressing: bool = True
+    replies_per_hour: int = 60
+    game_masters: tuple[str, ...] = ()
+    max_message_bytes: int = 10_000_000
+    max_order_lines: int = 100
+    deadline_hours: float = 72.0
+    reminder_hours: float = 4.0
+    away_windows: int = 3
+    away_days: int = 15
+
+    @property
+    def domain(self) -> str:
+        return self.address.rpartition("@")[2] or "localhost"
+
+    def token(self, game_id: str, key: str) -> str:
+        """The password of member KEY of GAME_ID (`moderator.desk.auth.make_token`)."""
+        return make_token(self.secret, game_id, key)
+
+    @classmethod
+    def from_config(cls, config: ModeratorConfig) -> ProcessorSettings:
+        return cls(address=config.address, secret=config.secret, name=config.name,
+                   plus_addressing=config.plus_addressing,
+                   replies_per_hour=config.replies_per_hour,
+                   game_masters=config.game_masters,
+                   max_message_bytes=config.max_message_bytes,
+                   deadline_hours=config.deadline_hours,
+                   reminder_hours=config.reminder_hours,
+                   away_windows=config.away_windows, away_days=config.away_days)

@@ -1,0 +1,178 @@
+"""What a mail says: rendered from templates/ as text plus an HTML alternative.
+
+The templates (package `moderator.templates`) receive plain data only: the engine's
+`GameView`, and the small frozen records of this module (`Position`, `HistoryEntry`,
+`Results`, `LineResult`, `Section`). How the mail is put together on the wire is
+`moderator.mail.compose`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import jinja2
+
+from engine.game import Game
+from engine.views import GameView, game_view
+from moderator.mail.compose import Picture
+
+__all__ = [
+    "HistoryEntry",
+    "LineResult",
+    "Position",
+    "Results",
+    "Section",
+    "headline",
+    "map_picture",
+    "position",
+    "render",
+    "replay_history",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class LineResult:
+    """One line of the submission and what became of it."""
+
+    number: int
+    text: str
+    ok: bool
+    said: tuple[str, ...] = ()  # what the line did, in the engine's words
+    error: str | None = None  # the refusal, caret and reason included
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One move of the log as a report shows it: who did it and what the engine said."""
+
+    number: int
+    seat: str
+    lines: tuple[str, ...]
+
+    @property
+    def line(self) -> str:
+        """The move on one line, as histories and lists of undone moves print it."""
+        return f"#{self.number} {self.seat}: {'; '.join(self.lines) or '(no effect)'}"
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Everything a report shows about the game now."""
+
+    game_id: str
+    view: GameView
+    headline: str  # "OR 3.1: TC to move"
+    round_short: str  # "OR 3.1"
+
+
+@dataclass(frozen=True, slots=True)
+class Results:
+    """The per-line answer to a submission."""
+
+    ok: bool
+    lines: tuple[LineResult, ...]
+    applied: bool  # the game changed
+    next_move: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A titled block of preformatted text in a reply (help, legal orders, history)."""
+
+    title: str
+    text: str
+
+
+MAP_CID = "map"
+
+
+def map_picture(game_id: str, game: Game, since: Game | None) -> Picture:
+    """The board as it stands, the hexes changed since `since` (the reader's last report)
+    outlined."""
+    from moderator.reports.mapimage import changed_hexes, render_game_map
+
+    changed = changed_hexes(since.state.board, game.state.board) if since else frozenset()
+    png = render_game_map(game, highlight=changed,
+                          caption=f"{game_id} - next move {game.next_move}")
+    return Picture(MAP_CID, f"{game_id}-move-{game.next_move}.png", png)
+
+
+# -- the position ---------------------------------------------------------------------------
+
+_ROUND_SHORT = (("Stock Round", "SR"), ("Operating Round", "OR"))
+
+
+def short_round(name: str) -> str:
+    for long, short in _ROUND_SHORT:
+        if name.startswith(long):
+            return short + name[len(long):]
+    return name
+
+
+def headline(view: GameView) -> str:
+    """What a subject says of the position: `OR 3.1: TC to move`, `game over`."""
+    if view.game_over:
+        return "game over"
+    who = view.acting_entity or view.acting_seat
+    return f"{short_round(view.round)}: {who} to move" if who else short_round(view.round)
+
+
+def position(game_id: str, game: Game) -> Position:
+    """The report's view of GAME (engine state read here, so templates see plain data)."""
+    view = game_view(game)  # the market and the trains left come with the view
+    return Position(game_id, view, headline(view), short_round(view.round))
+
+
+def replay_history(game: Game, start: int, end: int) -> tuple[HistoryEntry, ...]:
+    """What moves START..END-1 said, found by replaying the log (for moves stored
+    without it, e.g. imported games)."""
+    replay = Game(game.setup)
+    entries = []
+    for number, move in enumerate(game.log[:end]):
+        said = replay.apply(move.seat, move.action)
+        if number >= start:
+            entries.append(HistoryEntry(number, move.seat, tuple(said)))
+    return tuple(entries)
+
+
+# -- rendering -----------------------------------------------------------------------------
+
+
+@functools.cache
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("moderator.templates", "."),
+        autoescape=lambda name: name is not None and name.endswith(".html.j2"),
+        undefined=jinja2.StrictUndefined,  # a misspelt variable is a bug, not a blank
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["money"] = lambda amount: f"${amount}"
+    env.filters["paragraphs"] = _paragraphs
+    return env
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [p.strip("\n") for p in re.split(r"\n\s*\n", text) if p.strip()]
+
+
+def render(template: str, **context: Any) -> tuple[str, str]:
+    """TEMPLATE's text and HTML versions (`TEMPLATE.txt.j2`, `TEMPLATE.html.j2`)."""
+    env = _environment()
+    text = env.get_template(f"{template}.txt.j2").render(**context)
+    html = env.get_template(f"{template}.html.j2").render(plain=text, **context)
+    return _tidy(text), html
+
+
+def _tidy(text: str) -> str:
+    """No trailing spaces (they would make `-- ` ambiguous) and no runs of blank lines."""
+    lines = [line.rstrip() if line != "-- " else line for line in text.splitlines()]
+    out: list[str] = []
+    for line in lines:
+        if line or (out and out[-1]):
+            out.append(line)
+    return "\n".join(out).strip("\n") + "\n"
