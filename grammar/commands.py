@@ -194,6 +194,13 @@ class Observe(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class Stop(Command):
+    """Never mail this address again (one confirmation is the last mail)."""
+
+    kind: ClassVar[str] = "stop"
+
+
+@dataclass(frozen=True, slots=True)
 class SetDeadline(Command):
     """Time each player has to move, in minutes (`set deadline 48h`)."""
 
@@ -276,7 +283,7 @@ COMMAND_TYPES: dict[str, type[Command]] = {
     for cls in (
         Status, ShowMap, History, Legal, Help, UndoLast, Resign, SetFormat, SetReports,
         SetTimezone, Away, MoveNumber, GameId, Password, AutoPass, CreateGame, Invite, Join,
-        Start, Observe, SetDeadline, SetTimeout, Pause, Resume, Replace, Force, UndoTo,
+        Start, Observe, Stop, SetDeadline, SetTimeout, Pause, Resume, Replace, Force, UndoTo,
         EndGame,
     )
 }  # fmt: skip

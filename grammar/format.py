@@ -342,7 +342,7 @@ def _command(c: cmd.Command, names: Names) -> str:
     simple = {
         cmd.Status: "status", cmd.ShowMap: "map", cmd.Legal: "legal", cmd.UndoLast: "undo",
         cmd.Resign: "resign", cmd.Join: "join", cmd.Start: "start", cmd.Pause: "pause",
-        cmd.Resume: "resume", cmd.EndGame: "end game",
+        cmd.Resume: "resume", cmd.EndGame: "end game", cmd.Stop: "stop",
     }  # fmt: skip
     text = simple.get(type(c))
     if text is None:

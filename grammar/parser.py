@@ -688,6 +688,9 @@ class _Build(Transformer[Token, Any]):
     def start(self) -> cmd.Command:
         return cmd.Start()
 
+    def stop_mail(self) -> cmd.Command:
+        return cmd.Stop()
+
     def pause(self) -> cmd.Command:
         return cmd.Pause()
 

@@ -102,9 +102,14 @@ class ModeratorConfig:
     secret: str = field(repr=False)
     database: Path
     name: str = "18xx moderator"
-    # Addresses allowed to `create game`; empty: anyone.
+    # Addresses allowed to `create game`; empty: anyone, at most games_per_day each.
     game_masters: tuple[str, ...] = ()
-    replies_per_hour: int = 60  # answers to one address; reports are not limited
+    games_per_day: int = 3  # games one address may create a day (listed masters: no cap)
+    invitations_per_day: int = 30  # invitations one game master may send a day
+    invitations_per_game: int = 12  # invitations one game may send in all
+    # Answers to mail that proved no seat (strangers, forged senders), per address and
+    # hour; answers to a member's own authenticated mail and reports are never limited.
+    replies_per_hour: int = 20
     # Reply-To carries the token as moderator+GAME.SEAT.TOKEN@domain; without
     # plus-addressing the token goes in the subject instead.
     plus_addressing: bool = True
@@ -342,7 +347,10 @@ def parse_config(data: Mapping[str, Any], source: str, base: Path,
         secret=secret,
         database=mod.path("database", required=True),
         game_masters=tuple(str(a).lower() for a in masters or ()),
-        replies_per_hour=mod.get("replies_per_hour", int, 60, check=_positive),
+        replies_per_hour=mod.get("replies_per_hour", int, 20, check=_positive),
+        games_per_day=mod.get("games_per_day", int, 3, check=_positive),
+        invitations_per_day=mod.get("invitations_per_day", int, 30, check=_positive),
+        invitations_per_game=mod.get("invitations_per_game", int, 12, check=_positive),
         plus_addressing=mod.get("plus_addressing", bool, True),
         max_message_bytes=mod.get("max_message_bytes", int, 10_000_000, check=_positive),
         deadline_hours=mod.get("deadline_hours", float, 72.0, check=_positive),

@@ -24,6 +24,10 @@ timeout policy, pause and its running turn), ``away`` (absence windows), ``seats
 ``preferences`` (per person: mail format, reports, time zone), ``lateness``
 (reliability records per person), and on ``moves`` the mail that made each move.
 
+Schema version 4 adds the limits a public address needs: ``opt_outs`` (who said
+`stop`), ``invitations`` (every invitation sent), ``answered`` and ``withheld`` (the
+answer budget of mail that proved no seat, and what it held back).
+
 Every method that writes expects to run inside `transaction()` unless it says it
 opens its own; transactions nest (savepoints), so a method may be called from inside
 the service's one transaction per message.
@@ -45,7 +49,7 @@ import sqlite_utils
 
 from engine.game import Game, Move, Setup
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 Role = Literal["master", "player", "observer"]
 MemberStatus = Literal["invited", "active"]
@@ -171,6 +175,36 @@ CREATE TABLE IF NOT EXISTS held_orders (   -- orders sent ahead of the sender's 
     move INTEGER NOT NULL,
     created REAL NOT NULL,
     PRIMARY KEY (game_id, seat)
+);
+
+-- Schema 4, limits for a public address (`moderator.desk.limits`).
+CREATE TABLE IF NOT EXISTS opt_outs (      -- addresses that said `stop`: never mailed again
+    address TEXT PRIMARY KEY,          -- lower-cased
+    since REAL NOT NULL,
+    cause TEXT NOT NULL                -- messages.key of the mail that said it
+);
+
+CREATE TABLE IF NOT EXISTS invitations (   -- every invitation sent, for the caps
+    game_id TEXT NOT NULL COLLATE NOCASE,
+    address TEXT NOT NULL,             -- invited, lower-cased
+    seat TEXT NOT NULL,
+    master TEXT NOT NULL,              -- who invited
+    created REAL NOT NULL,
+    PRIMARY KEY (game_id, address)
+);
+CREATE INDEX IF NOT EXISTS invitations_master ON invitations (master, created);
+
+CREATE TABLE IF NOT EXISTS answered (      -- answers to mail that proved no seat: the budget
+    address TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS answered_address ON answered (address, created);
+
+CREATE TABLE IF NOT EXISTS withheld (      -- answers a budget held back, summarised later
+    address TEXT PRIMARY KEY,
+    count INTEGER NOT NULL,
+    first REAL NOT NULL,
+    last REAL NOT NULL
 );
 """
 
@@ -755,6 +789,73 @@ class Store:
                               "held_orders WHERE game_id = ? AND seat = ?",
                               [game_id, seat]).fetchone()
         return None if row is None else HeldOrders(*row)
+
+    # --- limits for a public address (schema 4) -------------------------------------
+    def opted_out(self, address: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM opt_outs WHERE address = ?",
+                              [address.lower()]).fetchone()
+        return row is not None
+
+    def opt_out(self, address: str, cause: str, now: float) -> None:
+        self.db.execute("INSERT OR IGNORE INTO opt_outs (address, since, cause) "
+                        "VALUES (?, ?, ?)", [address.lower(), now, cause])
+
+    def record_invitation(self, game_id: str, address: str, seat: str, master: str,
+                          now: float) -> None:
+        self.db.execute("INSERT OR REPLACE INTO invitations (game_id, address, seat, master, "
+                        "created) VALUES (?, ?, ?, ?, ?)",
+                        [game_id, address.lower(), seat, master.lower(), now])
+
+    def invited_before(self, game_id: str, address: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM invitations WHERE game_id = ? AND address = ?",
+                              [game_id, address.lower()]).fetchone()
+        return row is not None
+
+    def invitations_count(self, *, game_id: str | None = None, master: str | None = None,
+                          since: float = 0.0) -> int:
+        """Invitations sent for GAME_ID, or by MASTER, since SINCE."""
+        sql = "SELECT COUNT(*) FROM invitations WHERE created >= ?"
+        args: list[Any] = [since]
+        if game_id is not None:
+            sql += " AND game_id = ? COLLATE NOCASE"
+            args.append(game_id)
+        if master is not None:
+            sql += " AND master = ?"
+            args.append(master.lower())
+        return int(self.db.execute(sql, args).fetchone()[0])
+
+    def games_created_since(self, master: str, since: float) -> int:
+        row = self.db.execute("SELECT COUNT(*) FROM mail_games WHERE master = ? AND "
+                              "created >= ?", [master.lower(), since]).fetchone()
+        return int(row[0])
+
+    def count_answer(self, address: str, now: float) -> None:
+        """One more answer to a mail that proved no seat (the budget of ADDRESS)."""
+        self.db.execute("INSERT INTO answered (address, created) VALUES (?, ?)",
+                        [address.lower(), now])
+        # Keep the table small: nothing older than a day is ever counted.
+        self.db.execute("DELETE FROM answered WHERE created < ?", [now - 86400])
+
+    def answers_since(self, address: str, since: float) -> int:
+        row = self.db.execute("SELECT COUNT(*) FROM answered WHERE address = ? AND "
+                              "created >= ?", [address.lower(), since]).fetchone()
+        return int(row[0])
+
+    def withhold(self, address: str, now: float) -> None:
+        """An answer to ADDRESS held back by its budget: counted for a later summary."""
+        self.db.execute("INSERT INTO withheld (address, count, first, last) "
+                        "VALUES (?, 1, ?, ?) ON CONFLICT (address) DO UPDATE SET "
+                        "count = count + 1, last = excluded.last",
+                        [address.lower(), now, now])
+
+    def take_withheld(self, address: str) -> tuple[int, float, float] | None:
+        """What was held back from ADDRESS (count, first, last), now told: forgotten."""
+        row = self.db.execute("SELECT count, first, last FROM withheld WHERE address = ?",
+                              [address.lower()]).fetchone()
+        if row is None:
+            return None
+        self.db.execute("DELETE FROM withheld WHERE address = ?", [address.lower()])
+        return int(row[0]), float(row[1]), float(row[2])
 
     def hold(self, game_id: str, held: HeldOrders, now: float) -> None:
         """Keep HELD for its seat (replacing what that seat held before)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from engine.game import Game
@@ -52,6 +53,7 @@ _NOTICE_SUBJECTS = {
     "created": "game created", "invitation": "invitation", "joined": "a player joined",
     "observe": "observe", "auth_failed": "a mail in your name was refused", "help": "help",
     "held": "your orders sent ahead", "replaced": "you were replaced",
+    "stopped": "no more mail", "stop_needs_password": "no more mail: your password, please",
 }
 
 
@@ -85,6 +87,10 @@ class Lobby:
     players_max: int
 
 
+def _clock(when: float) -> str:
+    return datetime.fromtimestamp(when, UTC).strftime("%d %b %H:%M")
+
+
 def history(store: Store, game_id: str, game: Game, start: int, limit: int = MAX_HISTORY
             ) -> tuple[HistoryEntry, ...]:
     """The moves from START (at most LIMIT of the last ones) as the log recorded them."""
@@ -105,6 +111,9 @@ class Answers:
         self.incoming = incoming
         self.now = now
         self.mails: list[OutgoingMail] = []
+        # Whether answers count against the sender's budget: they do unless the mail
+        # proved a seat (or the clock, not a mail, is the cause).
+        self.budgeted = True
         self._positions: dict[tuple[str, int], Position] = {}
         self._maps: dict[tuple[str, int, int], Picture] = {}
         # Games that ended with this work: the attachments everyone's last report carries.
@@ -207,10 +216,19 @@ class Answers:
         come from a game's own progress or its authenticated game master)."""
         settings = self.settings
         kind = mail_kind
-        if kind in ("reply", "notice") and not self.may_answer(to):
-            log.warning("not answering %s: %d answers in the last hour already", to,
-                        settings.replies_per_hour)
+        if self.store.opted_out(to):
+            log.info("not mailing %s: it asked for no mail (`stop`)", to)
             return
+        if kind in ("reply", "notice") and self.budgeted:
+            if not self.may_answer(to):
+                log.warning("not answering %s: %d answers in the last hour already; "
+                            "held back for the next mail's summary", to,
+                            settings.replies_per_hour)
+                self.store.withhold(to, self.now)
+                return
+            self.store.count_answer(to, self.now)
+        if not any(m.to == to for m in self.mails):
+            context["withheld"] = self.withheld_note(to)
         token = settings.token(game_id, key) if game_id and key else None
         pos = self.position(game_id, game) if game is not None and game_id else None
         footer = Footer(settings.address, game_id, pos.view.next_move if pos else None,
@@ -299,9 +317,21 @@ class Answers:
         return self._positions[key]
 
     def may_answer(self, to: str) -> bool:
-        already = sum(1 for m in self.mails if m.to == to and m.kind in ("reply", "notice"))
-        since = self.store.replies_since(to, self.now - 3600)
-        return since + already < self.settings.replies_per_hour
+        """Whether TO's budget of answers to mail that proved no seat has room."""
+        return self.store.answers_since(to, self.now - 3600) < self.settings.replies_per_hour
+
+    def withheld_note(self, to: str) -> str | None:
+        """What the budget held back from TO, said once in the next mail TO gets."""
+        withheld = self.store.take_withheld(to)
+        if withheld is None:
+            return None
+        count, first, last = withheld
+        span = (f"at {_clock(first)}" if last - first < 60
+                else f"between {_clock(first)} and {_clock(last)}")
+        return (f"{count} mail{'s' if count != 1 else ''} from this address (or sent in "
+                f"its name) {'were' if count != 1 else 'was'} not answered {span} UTC: "
+                f"more than {self.settings.replies_per_hour} mails an hour that proved no "
+                "seat came in. Mail that carries your game's password is always answered.")
 
     def drop_after(self, mark: int) -> None:
         """Forget the mails kept since MARK (a refused part of a mail sends nothing)."""
@@ -316,7 +346,9 @@ class Answers:
             message_id = message_id_for(self.incoming.key, mail.kind, mail.to,
                                         settings.domain, mail.game_id, serial)
             raw = compose(mail, sender=settings.address, sender_name=settings.name,
-                          message_id=message_id, when=self.now)
+                          message_id=message_id, when=self.now,
+                          headers={"List-Unsubscribe": f"<mailto:{settings.address}"
+                                                       "?subject=stop>"})
             queued += self.store.queue_mail(
                 message_id=message_id, kind=mail.kind, game_id=mail.game_id,
                 recipient=mail.to, sender=settings.address, raw=raw,

@@ -23,7 +23,7 @@ from grammar import commands as cmd
 from grammar.help import help_text
 from moderator.desk.auth import seat_name_problem
 from moderator.desk.deadlines import check_timezone, format_duration, parse_away, policy_text
-from moderator.desk.lobby import check_invite, invite
+from moderator.desk.lobby import check_invite, invite, stop_mail
 from moderator.desk.orders import CommandMoves, CommandRefused
 from moderator.desk.sender import Auth
 from moderator.desk.turns import MODERATOR, deadline_for
@@ -111,6 +111,16 @@ class GameCommands:
         self.sections.append(Section(f"The last {len(entries)} moves",
                                      "\n".join(e.line for e in entries) or "no moves yet"))
         return "see below"
+
+    def _stop(self, _: cmd.Stop) -> str:
+        sender = self.work.incoming.sender
+        assert sender is not None
+
+        def stop() -> None:
+            stop_mail(self.work, sender, proven=True)
+
+        self.effects.append(stop)
+        return "no more mail to this address after this one"
 
     def _join(self, _: cmd.Join) -> str:
         return "you have joined already; the game is under way"

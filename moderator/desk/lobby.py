@@ -25,14 +25,16 @@ from moderator.desk.changes import after_change
 from moderator.desk.sender import Auth, games_of
 from moderator.desk.work import Refused, Work, masked, under
 from moderator.reports.report import LineResult, Results, Section
-from moderator.store import Role
+from moderator.store import Role, Store
 
-__all__ = ["check_invite", "general", "general_commands", "invite", "lobby"]
+__all__ = ["check_invite", "general", "general_commands", "invite", "lobby", "stop_mail"]
+
+DAY = 86400.0
 
 
 # -- mail without a game: create, observe, help ------------------------------------------
 def general_commands(work: Work) -> list[cmd.Command] | None:
-    """The mail's lines when every one is `create game`, `observe` or `help`."""
+    """The mail's lines when every one is `create game`, `observe`, `help` or `stop`."""
     found: list[cmd.Command] = []
     for line in work.body_lines():
         if not line.strip() or line.strip().startswith("#"):
@@ -42,7 +44,7 @@ def general_commands(work: Work) -> list[cmd.Command] | None:
         except OrderError:
             return None
         for order in orders:
-            if not isinstance(order, cmd.CreateGame | cmd.Observe | cmd.Help):
+            if not isinstance(order, cmd.CreateGame | cmd.Observe | cmd.Help | cmd.Stop):
                 return None
             found.append(order)
     return found or None
@@ -61,7 +63,33 @@ def general(work: Work, commands: list[cmd.Command]) -> str:
             done.append(create_game(work, sender, command))
         elif isinstance(command, cmd.Observe):
             done.append(observe(work, sender, command.game))
+        elif isinstance(command, cmd.Stop):
+            done.append(stop_mail(work, sender, proven=False))
     return "; ".join(done)
+
+
+def stop_mail(work: Work, sender: str, *, proven: bool) -> str:
+    """`stop`: never mail SENDER again (after this one confirmation).
+
+    An address that takes part in a game must prove it (a reply that carries its
+    password, PROVEN), so that nobody cuts a player off by forging a `stop`; a
+    stranger's word is enough, which is what an invited address that never asked for
+    mail needs."""
+    store = work.store
+    games = active_games_of(store, sender)
+    if games and not proven:
+        work.answers.notice(sender, "stop_needs_password", games=games)
+        return "refused: stop (a member's address, without its password)"
+    work.answers.notice(sender, "stopped", address=sender, games=games)
+    store.opt_out(sender, work.incoming.key, work.now)
+    return f"{sender} gets no more mail (`stop`)"
+
+
+def active_games_of(store: Store, address: str) -> list[str]:
+    """The games ADDRESS has joined (as a player, master or observer)."""
+    rows = store.execute("SELECT DISTINCT game_id FROM members WHERE address = ? AND "
+                         "status = 'active' ORDER BY game_id", [address.lower()])
+    return [str(r[0]) for r in rows]
 
 
 def create_game(work: Work, sender: str, command: cmd.CreateGame) -> str:
@@ -71,6 +99,13 @@ def create_game(work: Work, sender: str, command: cmd.CreateGame) -> str:
             f"Only the moderator's game masters may create games here; {sender} is "
             "not one of them. Ask the operator of this moderator."))
         return "refused: create game (not a game master)"
+    cap = work.settings.games_per_day
+    if not masters and work.store.games_created_since(sender, work.now - DAY) >= cap:
+        work.answers.notice(sender, "not_allowed", reason=(
+            f"An address may create at most {cap} game{'s' if cap != 1 else ''} a day "
+            f"here, and {sender} has done so; try again tomorrow, or ask the operator "
+            "of this moderator to list you as a game master."))
+        return "refused: create game (the day's games created)"
     try:
         spec = load_title(command.title)
     except ValueError as exc:
@@ -163,7 +198,7 @@ def lobby(work: Work, game_id: str, auth: Auth) -> str:
     if started and ok:
         return after_change(work, game_id, auth.key, outcome, sections,
                             intro=f"Game {game_id} has started.")
-    view = None if started else lobby_view(work, game_id)
+    view = None if started else lobby_view(work, game_id, addresses=auth.is_master)
     work.answers.reply(game_id, auth.key, "report", results=outcome, sections=sections,
                        lobby=view, history=(), subject_text="set-up")
     return f"{game_id} lobby: " + ("ok" if ok else "refused")
@@ -189,6 +224,8 @@ def lobby_command(work: Work, game_id: str, auth: Auth, roles: set[Role], order:
         if "master" not in roles:
             raise Refused("only the game master may start the game")
         return start(work, game_id)
+    if isinstance(order, cmd.Stop):
+        return stop_mail(work, work.incoming.sender or "", proven=True)
     if isinstance(order, cmd.CreateGame):
         raise Refused(f"to create another game, mail `create game {order.title}` in a "
                       f"new mail to {work.settings.address} (not a reply)")
@@ -205,6 +242,7 @@ def invite(work: Work, game_id: str, order: cmd.Invite, *, started: bool = False
     mail_game = work.store.mail_game(game_id)
     assert mail_game is not None
     work.store.add_member(game_id, address, "player", seat, seat=seat, now=work.now)
+    work.store.record_invitation(game_id, address, seat, mail_game.master, work.now)
     work.answers.notice(address, "invitation", game_id=game_id, key=seat,
                         master=mail_game.master, title=mail_game.title, seat=seat)
     return f"invitation sent to {address} for the seat {seat}"
@@ -236,6 +274,19 @@ def check_invite(work: Work, game_id: str, order: cmd.Invite, *, started: bool
            for m in members):
         other = next(m.seat for m in members if m.address == address and m.seat)
         raise Refused(f"{address} is invited as {other} already")
+    store, settings = work.store, work.settings
+    if store.invited_before(game_id, address):
+        raise Refused(f"{address} was invited to {game_id} before: an address is invited "
+                      "to a game once")
+    if store.opted_out(address):
+        raise Refused(f"{address} has asked this moderator never to mail it (`stop`)")
+    if store.invitations_count(game_id=game_id) >= settings.invitations_per_game:
+        raise Refused(f"{game_id} has sent {settings.invitations_per_game} invitations, "
+                      "as many as a game may")
+    if store.invitations_count(master=mail_game.master, since=work.now - DAY) \
+            >= settings.invitations_per_day:
+        raise Refused(f"you have sent {settings.invitations_per_day} invitations today, "
+                      "as many as a game master may in a day; try again tomorrow")
     return address, seat
 
 
@@ -287,11 +338,14 @@ def start(work: Work, game_id: str) -> str:
             + (f" ({', '.join(a for a in absent if a)} had not joined)" if absent else ""))
 
 
-def lobby_view(work: Work, game_id: str) -> Lobby:
+def lobby_view(work: Work, game_id: str, *, addresses: bool) -> Lobby:
+    """The game in set-up as its report shows it; with ADDRESSES (for the game master
+    only: players and observers see the seats' names)."""
     mail_game = work.store.mail_game(game_id)
     assert mail_game is not None
     spec = load_title(mail_game.title)
-    seats = tuple(LobbySeat(m.seat or "", m.address, m.status == "active")
+    seats = tuple(LobbySeat(m.seat or "", m.address if addresses else "",
+                            m.status == "active")
                   for m in work.store.members(game_id) if m.role == "player")
-    return Lobby(game_id, spec.name, mail_game.master, seats, spec.players_min,
-                 spec.players_max)
+    return Lobby(game_id, spec.name, mail_game.master if addresses else "", seats,
+                 spec.players_min, spec.players_max)

@@ -14,12 +14,14 @@ import dataclasses
 from engine.game import Game
 from engine.rounds.stock import StockRound
 from grammar import commands as cmd
-from grammar.submission import SubmissionLine
+from grammar.names import Names
+from grammar.submission import SubmissionLine, parse_submission
 from moderator.desk.changes import after_change
 from moderator.desk.commands import GameCommands
 from moderator.desk.orders import parse_body, run_submission
 from moderator.desk.sender import Auth
 from moderator.desk.work import Work, masked
+from moderator.mail.parse import parse_incoming
 from moderator.reports.report import LineResult, Results
 from moderator.store import HeldOrders, Member
 
@@ -47,6 +49,8 @@ def play(work: Work, game_id: str, auth: Auth) -> str:
             "the game master has paused the game: orders are refused until `resume`"))
     if orders and seat is not None and may_hold(game, seat):
         return hold(work, game_id, auth, game, seat, orders)
+    if orders and (repeated := repeated_submission(work, game_id, game)) is not None:
+        return refuse_play(work, game_id, auth, game, repeated)
 
     start = game.next_move
     report = run_submission(game, seat or sender, work.incoming.text, commands.on_command)
@@ -96,6 +100,13 @@ def hold(work: Work, game_id: str, auth: Auth, game: Game, seat: str,
     for line in orders:
         if line.error is not None:
             return refuse_play(work, game_id, auth, game, line.error.format_error())
+    written_for = parse_body(game, work.incoming.text).move
+    if written_for is not None and written_for != game.next_move:
+        # `move N` holds for orders sent ahead too: they were written against a
+        # position that has changed since.
+        return refuse_play(work, game_id, auth, game, (
+            f"these orders were written for move {written_for}; the game is at move "
+            f"{game.next_move} now: look at the new position and send them again"))
     turn = game.turn()
     assert turn is not None
     text = "\n".join(line.text for line in orders)
@@ -110,6 +121,45 @@ def hold(work: Work, game_id: str, auth: Auth, game: Game, seat: str,
     work.answers.reply(game_id, auth.key, "report", results=results, sections=[],
                        game=game, history=())
     return f"{game_id}: orders held for {seat}"
+
+
+def repeated_submission(work: Work, game_id: str, game: Game) -> str | None:
+    """Why this mail is not applied when it repeats the sender's last submission, which
+    was applied and after which nobody moved, in answer to the same mail: a copy of a
+    mail sent again with a new Message-ID, which the inbox cannot know. A `move N` line
+    says it is meant."""
+    sender = work.incoming.sender
+    if parse_body(game, work.incoming.text).move is not None:
+        return None
+    runs = work.store.submissions(game_id, max(0, game.next_move - 1))
+    if not runs:
+        return None
+    last = runs[-1]
+    if last.actor != sender or last.stop != game.next_move or last.cause is None \
+            or last.cause == work.incoming.key:
+        return None
+    earlier = work.store.message(last.cause)
+    if earlier is None:
+        return None
+    before = parse_incoming(earlier.raw, work.settings.address)
+    if _order_text(before.text) != _order_text(work.incoming.text):
+        return None
+    # A second mail meant as such answers the newer report; a copy answers what the
+    # first one answered.
+    if before.references[-1:] != work.incoming.references[-1:]:
+        return None
+    return (f"this mail repeats your mail that made moves {last.first}-{last.stop - 1}, "
+            "which were applied, and nobody has moved since: it is not applied twice. "
+            f"To send the same orders again on purpose, add a first line `move "
+            f"{game.next_move}`")
+
+
+def _order_text(text: str) -> list[str]:
+    """The mail's order lines as a comparison sees them (case, spacing, passwords and
+    comments aside)."""
+    submission = parse_submission(text, Names(title=""))
+    lines = [" ".join(line.text.casefold().split()) for line in submission.lines]
+    return [line for line in lines if not line.startswith("password ")]
 
 
 def refuse_play(work: Work, game_id: str, auth: Auth, game: Game, why: str) -> str:

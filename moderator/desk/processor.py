@@ -29,7 +29,7 @@ from engine.game import Game
 from engine.title import available_titles
 from moderator.desk import timekeeper
 from moderator.desk.games import GameCache
-from moderator.desk.lobby import general, general_commands, lobby
+from moderator.desk.lobby import general, general_commands, lobby, stop_mail
 from moderator.desk.play import play
 from moderator.desk.sender import Auth, auth_failed, authenticate, games_of, identify
 from moderator.desk.settings import ProcessorSettings
@@ -174,6 +174,7 @@ def route(work: Work) -> tuple[str, Literal["processed", "skipped"]]:
     auth = authenticate(work, game_id, tokens) if game_id else Auth("unknown")
     if auth.status == "ok":
         assert game_id is not None
+        answers.budgeted = False  # a member's own mail is always answered
         if not inc.text:
             answers.notice(inc.sender, "no_text", game_id=game_id, key=auth.key,
                            their_subject=inc.subject, reason=inc.no_text)
@@ -188,6 +189,9 @@ def route(work: Work) -> tuple[str, Literal["processed", "skipped"]]:
     if auth.status in ("no_token", "unregistered_sender"):
         assert game_id is not None
         return auth_failed(work, game_id, auth), "processed"
+    if not inc.text.strip() and inc.subject.strip().casefold() in ("stop", "unsubscribe"):
+        # The List-Unsubscribe link every mail carries: a mail with only that subject.
+        return stop_mail(work, inc.sender, proven=False), "processed"
     if not inc.text:
         answers.notice(inc.sender, "no_text", their_subject=inc.subject, reason=inc.no_text)
         return "refused: no text", "processed"

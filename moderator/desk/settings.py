@@ -18,8 +18,11 @@ class ProcessorSettings:
     secret: str = field(repr=False)
     name: str = "18xx moderator"
     plus_addressing: bool = True
-    replies_per_hour: int = 60
+    replies_per_hour: int = 20
     game_masters: tuple[str, ...] = ()
+    games_per_day: int = 3
+    invitations_per_day: int = 30
+    invitations_per_game: int = 12
     max_message_bytes: int = 10_000_000
     max_order_lines: int = 100
     deadline_hours: float = 72.0
@@ -41,6 +44,9 @@ class ProcessorSettings:
                    plus_addressing=config.plus_addressing,
                    replies_per_hour=config.replies_per_hour,
                    game_masters=config.game_masters,
+                   games_per_day=config.games_per_day,
+                   invitations_per_day=config.invitations_per_day,
+                   invitations_per_game=config.invitations_per_game,
                    max_message_bytes=config.max_message_bytes,
                    deadline_hours=config.deadline_hours,
                    reminder_hours=config.reminder_hours,

@@ -60,6 +60,7 @@ def tick(store: Store, settings: ProcessorSettings, games: GameCache, now: float
         incoming = timer_incoming(f"timer:{clock.game_id}:{now!r}")
         with store.transaction():
             work = Work(store, settings, games, incoming, 0, now)
+            work.answers.budgeted = False  # the clock's mail answers nobody
             summary = _tick_game(work, clock)
             if summary:
                 work.answers.queue()

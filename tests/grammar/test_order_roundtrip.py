@@ -189,6 +189,7 @@ def _command() -> st.SearchStrategy[c.Command]:
                 c.Resign(),
                 c.Join(),
                 c.Start(),
+                c.Stop(),
                 c.Pause(),
                 c.Resume(),
                 c.EndGame(),
