@@ -227,8 +227,8 @@ class Answers:
                 self.store.withhold(to, self.now)
                 return
             self.store.count_answer(to, self.now)
-        if not any(m.to == to for m in self.mails):
-            context["withheld"] = self.withheld_note(to)
+        context["withheld"] = (self.withheld_note(to)
+                               if not any(m.to == to for m in self.mails) else None)
         token = settings.token(game_id, key) if game_id and key else None
         pos = self.position(game_id, game) if game is not None and game_id else None
         footer = Footer(settings.address, game_id, pos.view.next_move if pos else None,

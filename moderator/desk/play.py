@@ -47,10 +47,10 @@ def play(work: Work, game_id: str, auth: Auth) -> str:
     if orders and clock is not None and clock.paused is not None and not auth.is_master:
         return refuse_play(work, game_id, auth, game, (
             "the game master has paused the game: orders are refused until `resume`"))
-    if orders and seat is not None and may_hold(game, seat):
-        return hold(work, game_id, auth, game, seat, orders)
     if orders and (repeated := repeated_submission(work, game_id, game)) is not None:
         return refuse_play(work, game_id, auth, game, repeated)
+    if orders and seat is not None and may_hold(game, seat):
+        return hold(work, game_id, auth, game, seat, orders)
 
     start = game.next_move
     report = run_submission(game, seat or sender, work.incoming.text, commands.on_command)
