@@ -311,13 +311,18 @@ def test_an_observer_confirms_and_then_gets_the_reports(harness: Harness) -> Non
     h = harness
     game_id = set_up_game(h)
     h.send("kibitz@example.org", f"observe {game_id}")
+    # Observing needs the game master's consent: the request goes to the game master.
+    assert "they have been asked" in text_of(h.last_to("kibitz@example.org"))
+    request = h.last_to(GM)
+    assert "kibitz@example.org asks to follow" in text_of(request)
+    h.reply(GM, request, "invite kibitz@example.org as observer")
     confirmation = h.last_to("kibitz@example.org")
     assert "reply to this mail with the single word" in text_of(confirmation)
     first = h.store.load(game_id).turn()
     assert first is not None
     h.reply(PLAYERS[first.seat], h.last_to(PLAYERS[first.seat]), "buy TCC")
     assert h.last_to("kibitz@example.org") is not None
-    assert len(h.outbox("kibitz@example.org")) == 1  # not yet: no confirmation
+    assert len(h.outbox("kibitz@example.org")) == 2  # not yet: no confirmation
     h.reply("kibitz@example.org", confirmation, "join")
     joined = h.last_to("kibitz@example.org")
     assert f"you follow {game_id} now" in text_of(joined)

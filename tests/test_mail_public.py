@@ -202,9 +202,14 @@ async def test_only_the_game_master_sees_addresses(mail_servers: LocalMail,
                        "invite ann@example.org as Ann\ninvite bob@example.org as Bob\n")
         gm_view = await inboxes.wait(GM, body_has("invitation sent to bob@example.org"))
         assert "ann@example.org" in text_of(gm_view.get_body(("plain",)) or gm_view)
-        # An observer and a player joining see the seats by name only.
+        # Observing needs the game master's consent; the observer and a player who
+        # joins see the seats by name only.
         await send_mail(mail_servers, STRANGER, MODERATOR, "watch", "observe 18TN-1\n")
-        confirm = await inboxes.wait(STRANGER, subject_has("observe"))
+        asked = await inboxes.wait(STRANGER, body_has("they have been asked"))
+        assert_no_addresses(asked, [GM])
+        request = await inboxes.wait(GM, body_has(f"{STRANGER} asks to follow 18TN-1"))
+        await reply_to(mail_servers, GM, request, f"invite {STRANGER} as observer\n")
+        confirm = await inboxes.wait(STRANGER, subject_has("invitation to observe"))
         await reply_to(mail_servers, STRANGER, confirm, "join\n")
         watching = await inboxes.wait(STRANGER, body_has("you follow 18TN-1 now"))
         invitation = await inboxes.wait("ann@example.org", subject_has("invitation"))

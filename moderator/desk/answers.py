@@ -47,13 +47,16 @@ log = logging.getLogger(__name__)
 MAX_HISTORY = 100
 
 _NOTICE_KINDS: dict[str, MailKind] = {
-    "invitation": "invitation", "joined": "report", "auth_failed": "notice",
+    "invitation": "invitation", "observer_invitation": "invitation",
+    "observe_request": "notice", "joined": "report", "auth_failed": "notice",
     "held": "notice", "replaced": "notice"}
 _NOTICE_SUBJECTS = {
     "created": "game created", "invitation": "invitation", "joined": "a player joined",
     "observe": "observe", "auth_failed": "a mail in your name was refused", "help": "help",
     "held": "your orders sent ahead", "replaced": "you were replaced",
-    "stopped": "no more mail", "stop_needs_password": "no more mail: your password, please",
+    "observe_request": "a request to observe", "observe_asked": "observe",
+    "observer_invitation": "invitation to observe", "stopped": "no more mail",
+    "stop_needs_password": "no more mail: your password, please",
 }
 
 

@@ -30,6 +30,8 @@ from moderator.store import Role, Store
 __all__ = ["check_invite", "general", "general_commands", "invite", "lobby", "stop_mail"]
 
 DAY = 86400.0
+#: `invite ADDRESS as observer` invites an observer, not a seat.
+OBSERVER = "observer"
 
 
 # -- mail without a game: create, observe, help ------------------------------------------
@@ -129,22 +131,33 @@ def create_game(work: Work, sender: str, command: cmd.CreateGame) -> str:
 
 
 def observe(work: Work, sender: str, game: str) -> str:
+    """`observe ID`: follow a game without a seat -- with the game master's consent.
+
+    Game ids are easy to guess, so a stranger's request goes to the game master, who
+    answers `invite ADDRESS as observer`; an address so invited gets the confirmation
+    (reply `join`) again when it asks."""
     store = work.store
     game_id = store.canonical_game_id(game)
     if game_id is None:
         work.answers.notice(sender, "no_game", games=games_of(store, sender),
                             titles=available_titles())
         return f"refused: observe {game} (no such game)"
-    members = store.members(game_id)
-    existing = [m for m in members if m.address == sender and m.role == "observer"]
-    key = existing[0].key if existing else observer_key(
-        1 + sum(1 for m in members if m.role == "observer"))
-    if not existing:
-        store.add_member(game_id, sender, "observer", key, now=work.now)
     mail_game = store.mail_game(game_id)
     title = mail_game.title if mail_game else store.game_row(game_id).title
-    work.answers.notice(sender, "observe", game_id=game_id, key=key, title=title)
-    return f"observe {game_id}: confirmation sent"
+    invited = [m for m in store.members(game_id)
+               if m.address == sender and m.role == "observer"]
+    if invited:
+        work.answers.notice(sender, "observe", game_id=game_id, key=invited[0].key,
+                            title=title)
+        return f"observe {game_id}: confirmation sent"
+    if mail_game is None:
+        work.answers.notice(sender, "not_allowed", reason=(
+            f"{game_id} is not run by mail: it takes no observers."))
+        return f"refused: observe {game_id} (not a mail game)"
+    work.answers.notice(mail_game.master, "observe_request", game_id=game_id,
+                        key=MASTER_KEY, address=sender)
+    work.answers.notice(sender, "observe_asked", game_id=game_id, title=title)
+    return f"observe {game_id}: the game master is asked"
 
 
 # -- a game that has not started ------------------------------------------------------------
@@ -241,8 +254,15 @@ def invite(work: Work, game_id: str, order: cmd.Invite, *, started: bool = False
     address, seat = check_invite(work, game_id, order, started=started)
     mail_game = work.store.mail_game(game_id)
     assert mail_game is not None
-    work.store.add_member(game_id, address, "player", seat, seat=seat, now=work.now)
     work.store.record_invitation(game_id, address, seat, mail_game.master, work.now)
+    if seat == OBSERVER:
+        members = work.store.members(game_id)
+        key = observer_key(1 + sum(1 for m in members if m.role == "observer"))
+        work.store.add_member(game_id, address, "observer", key, now=work.now)
+        work.answers.notice(address, "observer_invitation", game_id=game_id, key=key,
+                            master=mail_game.master, title=mail_game.title)
+        return f"invitation to observe sent to {address}"
+    work.store.add_member(game_id, address, "player", seat, seat=seat, now=work.now)
     work.answers.notice(address, "invitation", game_id=game_id, key=seat,
                         master=mail_game.master, title=mail_game.title, seat=seat)
     return f"invitation sent to {address} for the seat {seat}"
@@ -259,21 +279,21 @@ def check_invite(work: Work, game_id: str, order: cmd.Invite, *, started: bool
     local, at, domain = address.rpartition("@")
     if not at or not local or ("." not in domain and domain != "localhost"):
         raise Refused(f"{order.address!r} is not a mail address")
-    if (problem := seat_name_problem(order.seat)) is not None:
+    observer = order.seat.casefold() == OBSERVER
+    if not observer and (problem := seat_name_problem(order.seat)) is not None:
         raise Refused(problem)
     members = work.store.members(game_id)
     seats = {m.seat.lower(): m.seat for m in members if m.role == "player" and m.seat}
-    seat = seats.get(order.seat.lower(), order.seat)
-    if started and seat.lower() not in seats:
-        raise Refused(f"the game has started: an address can be added only to its "
-                      f"seats ({', '.join(seats.values())})")
-    if seat.lower() not in seats and len(seats) >= spec.players_max:
-        raise Refused(f"{spec.name} takes at most {spec.players_max} players; "
-                      f"the seats are {', '.join(seats.values())}")
-    if any(m.address == address and m.role == "player" and m.seat != seat
-           for m in members):
-        other = next(m.seat for m in members if m.address == address and m.seat)
-        raise Refused(f"{address} is invited as {other} already")
+    seat = OBSERVER if observer else seats.get(order.seat.lower(), order.seat)
+    if observer:
+        if any(m.address == address for m in members):
+            raise Refused(f"{address} takes part in {game_id} already")
+    else:
+        _check_seat(spec.name, spec.players_max, seats, seat, started)
+        if any(m.address == address and m.role == "player" and m.seat != seat
+               for m in members):
+            other = next(m.seat for m in members if m.address == address and m.seat)
+            raise Refused(f"{address} is invited as {other} already")
     store, settings = work.store, work.settings
     if store.invited_before(game_id, address):
         raise Refused(f"{address} was invited to {game_id} before: an address is invited "
@@ -288,6 +308,17 @@ def check_invite(work: Work, game_id: str, order: cmd.Invite, *, started: bool
         raise Refused(f"you have sent {settings.invitations_per_day} invitations today, "
                       "as many as a game master may in a day; try again tomorrow")
     return address, seat
+
+
+def _check_seat(title: str, players_max: int, seats: dict[str, str], seat: str,
+                started: bool) -> None:
+    """Refused unless SEAT may take another address (or be a new seat) now."""
+    if started and seat.lower() not in seats:
+        raise Refused(f"the game has started: an address can be added only to its "
+                      f"seats ({', '.join(seats.values())})")
+    if seat.lower() not in seats and len(seats) >= players_max:
+        raise Refused(f"{title} takes at most {players_max} players; "
+                      f"the seats are {', '.join(seats.values())}")
 
 
 def join(work: Work, game_id: str, auth: Auth) -> str:
