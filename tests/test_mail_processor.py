@@ -384,3 +384,22 @@ def test_a_seat_registers_a_second_address(harness: Harness) -> None:
     assert h.last_to(second)["X-Moderator-Move"] == "1"
     h.reply(GM, h.last_to(GM), "invite zed@example.org as Zed")
     assert "an address can be added only to its seats" in text_of(h.last_to(GM))
+
+
+def test_a_mail_that_changes_nothing_draws_no_new_map(harness: Harness) -> None:
+    """Refusals and `status` at an unchanged position reuse the map already drawn."""
+    h = harness
+    game_id = set_up_game(h)
+    turn = h.store.load(game_id).turn()
+    assert turn is not None
+    pictures = h.processor.games.pictures
+    h.reply(PLAYERS[turn.seat], h.last_to(PLAYERS[turn.seat]), "status")
+    drawn = pictures.drawn
+    for _ in range(3):
+        h.reply(PLAYERS[turn.seat], h.last_to(PLAYERS[turn.seat]), "lay 57 at H5 rot 2")
+        assert "refused" in str(h.last_to(PLAYERS[turn.seat])["Subject"])
+    h.reply(PLAYERS[turn.seat], h.last_to(PLAYERS[turn.seat]), "status")
+    assert pictures.drawn == drawn
+    # A move changes the position: its reports need a new map.
+    h.reply(PLAYERS[turn.seat], h.last_to(PLAYERS[turn.seat]), "buy TCC")
+    assert pictures.drawn > drawn

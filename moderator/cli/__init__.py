@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from moderator.cli import bench, play, service
+from moderator.cli import bench, bench_mail, play, service
 from moderator.cli import map as map_cli
 
 
@@ -17,6 +17,8 @@ def main() -> None:
     applies them and mails every player the new position.
     """
 
+
+bench.bench.add_command(bench_mail.mail_command)
 
 # Each command lives with its concern; this list is the whole command set.
 for command in (

@@ -207,7 +207,7 @@ def _times(seconds: Sequence[float]) -> str:
 
 @click.group("bench")
 def bench() -> None:
-    """Measure the engine on recorded games."""
+    """Measure the engine on recorded games, and the service under a burst of mail."""
 
 
 @bench.command("routes")

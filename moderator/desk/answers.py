@@ -16,6 +16,7 @@ from typing import Any
 from engine.game import Game
 from moderator.desk.auth import tag_address
 from moderator.desk.deadlines import format_deadline, policy_text
+from moderator.desk.games import PictureCache
 from moderator.desk.settings import ProcessorSettings
 from moderator.mail.compose import (
     Attachment,
@@ -32,7 +33,6 @@ from moderator.reports.report import (
     Position,
     Results,
     Section,
-    map_picture,
     position,
     render,
     replay_history,
@@ -108,8 +108,9 @@ class Answers:
     """The mails one unit of work sends, rendered and kept until the commit."""
 
     def __init__(self, store: Store, settings: ProcessorSettings, incoming: Incoming,
-                 now: float) -> None:
+                 now: float, pictures: PictureCache | None = None) -> None:
         self.store = store
+        self.pictures = pictures if pictures is not None else PictureCache()
         self.settings = settings
         self.incoming = incoming
         self.now = now
@@ -118,7 +119,6 @@ class Answers:
         # proved a seat (or the clock, not a mail, is the cause).
         self.budgeted = True
         self._positions: dict[tuple[str, int], Position] = {}
-        self._maps: dict[tuple[str, int, int], Picture] = {}
         # Games that ended with this work: the attachments everyone's last report carries.
         self.final: dict[str, tuple[Attachment, ...]] = {}
 
@@ -303,14 +303,11 @@ class Answers:
 
     def map_for(self, game_id: str, game: Game, to: str) -> Picture:
         """The map for TO's report, outlining what changed since their last report;
-        drawn once per position and starting move however many readers share them."""
+        drawn once per position and starting move however many readers and mails share
+        them (`PictureCache`)."""
         rows = [m for m in self.store.members(game_id) if m.address == to]
         since = min((m.reported_move for m in rows), default=game.next_move)
-        key = (game_id, game.next_move, since)
-        if key not in self._maps:
-            before = Game(game.setup, game.log[:since]) if 0 < since < game.next_move else None
-            self._maps[key] = map_picture(game_id, game, before)
-        return self._maps[key]
+        return self.pictures.map_for(game_id, game, since)
 
     def position(self, game_id: str, game: Game) -> Position:
         """The report's view of the game, made once per mail however many it goes to."""

@@ -41,7 +41,7 @@ class Work:
         self.now = now
         self.game_id: str | None = None
         self.committed: dict[str, Game] = {}  # games changed, once the transaction commits
-        self.answers = Answers(store, settings, incoming, now)
+        self.answers = Answers(store, settings, incoming, now, games.pictures)
 
     def body_lines(self) -> Iterator[str]:
         """The mail's lines before its signature, quote or sign-off."""

@@ -11,13 +11,16 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
 from engine.game import Game
 from engine.views import GameView, game_view
 from moderator.mail.compose import Picture
+
+if TYPE_CHECKING:
+    from moderator.reports.mapimage import BoardLike
 
 __all__ = [
     "HistoryEntry",
@@ -89,12 +92,12 @@ class Section:
 MAP_CID = "map"
 
 
-def map_picture(game_id: str, game: Game, since: Game | None) -> Picture:
-    """The board as it stands, the hexes changed since `since` (the reader's last report)
-    outlined."""
+def map_picture(game_id: str, game: Game, since: BoardLike | None) -> Picture:
+    """The board as it stands, the hexes changed since `since` (the board at the
+    reader's last report) outlined."""
     from moderator.reports.mapimage import changed_hexes, render_game_map
 
-    changed = changed_hexes(since.state.board, game.state.board) if since else frozenset()
+    changed = changed_hexes(since, game.state.board) if since else frozenset()
     png = render_game_map(game, highlight=changed,
                           caption=f"{game_id} - next move {game.next_move}")
     return Picture(MAP_CID, f"{game_id}-move-{game.next_move}.png", png)

@@ -1,0 +1,188 @@
+"""``moderator bench mail``: the service under a burst, measured end to end.
+
+A game in mid-game (a recorded game replayed to move AT) is seated by mail addresses
+in a fresh store; the embedded local mail servers and the daemon run in this process;
+then BURST mails go out at once through SMTP: every fourth the game's next recorded
+move (applied), the others orders from players whose turn it is not (refused with the
+position). Measured from each mail's hand-over to SMTP until the moderator handed its
+answer to SMTP (the outbox's `sent`): throughput of processed mails per second and
+the latency percentiles. The figures are the service's, not a test's: nothing here
+asserts a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import tempfile
+import time
+from dataclasses import dataclass
+from email.message import EmailMessage
+from email.utils import formatdate
+from pathlib import Path
+
+import click
+
+from engine.game import Game, Move
+from engine.records import import_record
+from engine.title import load_title
+from grammar.format import format_line
+from grammar.names import names_for_title
+from moderator.cli.bench import FIXTURES, percentile
+from moderator.desk.auth import MASTER_KEY, make_token
+from moderator.service import embedded_config, local_mail_module, replace_config, serve_forever
+from moderator.store import Store
+
+__all__ = ["mail_command"]
+
+
+@dataclass(frozen=True)
+class BurstMail:
+    message_id: str
+    seat: str
+    body: str
+    applied: bool  # meant to apply (the game's next recorded move)
+
+
+@dataclass(frozen=True)
+class MailBench:
+    mails: int
+    seconds: float  # from the first send to the last answer handed to SMTP
+    latencies: tuple[float, ...]
+    cpu: float  # this process's CPU seconds during the burst (daemon and bench)
+    applied: int
+
+
+def seated_game(store: Store, record: Path, at: int) -> tuple[str, dict[str, str], Game]:
+    """RECORD replayed to move AT, stored as a started mail game; its id, the seats'
+    addresses, and the whole replayed game (its later moves are the burst's)."""
+    replay = import_record(json.loads(record.read_text()))
+    whole = replay.game
+    setup = whole.setup
+    addresses = {seat: f"seat{index}@bench.test" for index, seat in enumerate(setup.seats)}
+    now = time.time()
+    with store.transaction():
+        game_id = store.create_mail_game(setup.title, "gm@bench.test", [], setup.seed, now)
+        store.add_member(game_id, "gm@bench.test", "master", MASTER_KEY, status="active",
+                         now=now)
+        for seat, address in addresses.items():
+            store.add_member(game_id, address, "player", seat, seat=seat, status="active",
+                             reported_move=at, now=now)
+        store.create_game(setup, game_id)
+        store.append(game_id, 0, list(whole.log[:at]))
+        store.mark_started(game_id, now)
+    return game_id, addresses, whole
+
+
+def burst(game_id: str, whole: Game, at: int, count: int) -> list[BurstMail]:
+    """COUNT mails: every fourth the next recorded move, the rest refused orders."""
+    names = names_for_title(load_title(whole.setup.title), whole.setup.seats)
+    seats = whole.setup.seats
+    mails: list[BurstMail] = []
+    move = at
+    position = Game(whole.setup, whole.log[:at])
+    for index in range(count):
+        mid = f"<burst{index}.{time.time_ns()}@bench.test>"
+        if index % 4 == 0 and move < len(whole.log):
+            next_move: Move = whole.log[move]
+            text = format_line([next_move.action], names)
+            mails.append(BurstMail(mid, next_move.seat, text, True))
+            position.apply(next_move.seat, next_move.action)
+            move += 1
+            continue
+        turn = position.turn()
+        idle = [s for s in seats if turn is None or s != turn.seat]
+        mails.append(BurstMail(mid, idle[index % len(idle)], "lay 57 at H5 rot 2", False))
+    return mails
+
+
+async def run_burst(workdir: Path, record: Path, at: int, count: int) -> MailBench:
+    local = local_mail_module()
+    store_path = workdir / "moderator" / "moderator.sqlite"
+    store_path.parent.mkdir(parents=True)
+    async with local.LocalMail(workdir / "mail") as servers:
+        config = embedded_config(servers.endpoints, store_path.parent)
+        config = replace_config(config, imap={"idle": False, "poll_interval": 0.05,
+                                              "reconnect_min": 0.1, "reconnect_max": 0.5},
+                                smtp={"retry_min": 0.1, "retry_max": 0.5})
+        await servers.ensure_mailbox(config.moderator.address)
+        store = Store(config.moderator.database)
+        game_id, addresses, whole = seated_game(store, record, at)
+        mails = burst(game_id, whole, at, count)
+        stop = asyncio.Event()
+        daemon = asyncio.create_task(serve_forever(config, stop))
+        secret = config.moderator.secret
+        sent: dict[str, float] = {}
+        cpu = time.process_time()
+        import aiosmtplib
+
+        smtp = aiosmtplib.SMTP(hostname=servers.host, port=servers.smtp_port, timeout=30)
+        await smtp.connect()
+        start = time.time()
+        for mail in mails:
+            message = EmailMessage()
+            message["From"] = addresses[mail.seat]
+            # Recorded seats are named like "Player 1": no address can carry that tag,
+            # so the password rides in the mail (as for a player whose program drops it).
+            message["To"] = config.moderator.address
+            message["Subject"] = f"[{game_id}] orders"
+            message["Date"] = formatdate()
+            message["Message-ID"] = mail.message_id
+            token = make_token(secret, game_id, mail.seat)
+            message.set_content(f"password {token}\n{mail.body}\n")
+            await smtp.send_message(message)
+            sent[mail.message_id] = time.time()
+        with contextlib.suppress(Exception):
+            await smtp.quit()
+        answered = await _answers(store, sent, timeout=max(60.0, count * 2.0))
+        cpu = time.process_time() - cpu
+        stop.set()
+        await asyncio.wait_for(daemon, 30)
+        applied = len(store.moves(game_id)) - at
+        store.close()
+    latencies = tuple(answered[mid] - sent[mid] for mid in sent if mid in answered)
+    end = max(answered.values()) if answered else time.time()
+    return MailBench(len(latencies), end - start, latencies, cpu, applied)
+
+
+async def _answers(store: Store, sent: dict[str, float], timeout: float
+                   ) -> dict[str, float]:
+    """When each sent mail's answer was handed to SMTP (by its Message-ID)."""
+    deadline = time.time() + timeout
+    answered: dict[str, float] = {}
+    while time.time() < deadline and len(answered) < len(sent):
+        rows = store.execute(
+            "SELECT m.message_id, MIN(o.sent) FROM outbox o JOIN messages m "
+            "ON o.cause = m.key WHERE o.kind = 'reply' AND o.sent IS NOT NULL "
+            "GROUP BY m.message_id")
+        answered = {str(mid): float(when) for mid, when in rows if mid in sent}
+        await asyncio.sleep(0.2)
+    return answered
+
+
+@click.command("mail")
+@click.option("--record", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="The recorded game (default: 18TN 7818 from the fixtures).")
+@click.option("--at", "at", type=int, default=300, show_default=True,
+              help="The move the game is at when the burst comes.")
+@click.option("--mails", "count", type=int, default=200, show_default=True,
+              help="How many mails the burst has.")
+def mail_command(record: Path | None, at: int, count: int) -> None:
+    """Throughput and latency of the service under a burst of mail, over the real local
+    servers (needs the `local` extra)."""
+    path = record or FIXTURES / "18TN" / "7818.json"
+    with tempfile.TemporaryDirectory(prefix="bench-mail-") as tmp:
+        result = asyncio.run(run_burst(Path(tmp), path, at, count))
+    if not result.latencies:
+        raise click.ClickException("no answer arrived")
+    lat = result.latencies
+    click.echo(f"record {path.name} at move {at}: {count} mails sent, "
+               f"{result.mails} answered, {result.applied} applied")
+    click.echo(f"throughput: {result.mails / result.seconds:.1f} mails/s "
+               f"({result.seconds:.1f} s from the first send to the last answer)")
+    click.echo(f"latency (send to answer handed to SMTP): p50 {percentile(lat, 0.5):.2f} s, "
+               f"p95 {percentile(lat, 0.95):.2f} s, p99 {percentile(lat, 0.99):.2f} s, "
+               f"max {max(lat):.2f} s")
+    click.echo(f"CPU: {result.cpu / max(result.mails, 1) * 1000:.0f} ms per mail "
+               "(daemon and bench in one process)")
