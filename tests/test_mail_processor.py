@@ -403,3 +403,20 @@ def test_a_mail_that_changes_nothing_draws_no_new_map(harness: Harness) -> None:
     # A move changes the position: its reports need a new map.
     h.reply(PLAYERS[turn.seat], h.last_to(PLAYERS[turn.seat]), "buy TCC")
     assert pictures.drawn > drawn
+
+
+def test_a_refused_mail_shows_the_position_as_stored(harness: Harness) -> None:
+    """Its first line was legal and its second not: the answer shows the position
+    before the mail, not the one its first line would have made (issue 19, defect 1)."""
+    h = harness
+    game_id = set_up_game(h)
+    turn = h.store.load(game_id).turn()
+    assert turn is not None
+    address = PLAYERS[turn.seat]
+    h.reply(address, h.last_to(address), "buy TCC\nlay 57 at H5 rot 2")
+    answer = h.last_to(address)
+    assert "refused" in str(answer["Subject"])
+    assert f"{turn.seat} to move" in str(answer["Subject"])
+    assert answer["X-Moderator-Move"] == "0"
+    assert "the next move is 0" in text_of(answer)
+    assert len(h.store.moves(game_id)) == 0

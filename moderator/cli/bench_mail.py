@@ -36,6 +36,9 @@ from moderator.store import Store
 
 __all__ = ["mail_command"]
 
+#: Every this many mails of a burst is the game's next move (the others are refused).
+APPLIED_EVERY = 4
+
 
 @dataclass(frozen=True)
 class BurstMail:
@@ -84,7 +87,7 @@ def burst(game_id: str, whole: Game, at: int, count: int) -> list[BurstMail]:
     position = Game(whole.setup, whole.log[:at])
     for index in range(count):
         mid = f"<burst{index}.{time.time_ns()}@bench.test>"
-        if index % 4 == 0 and move < len(whole.log):
+        if index % APPLIED_EVERY == 0 and move < len(whole.log):
             next_move: Move = whole.log[move]
             text = format_line([next_move.action], names)
             mails.append(BurstMail(mid, next_move.seat, text, True))

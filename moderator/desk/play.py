@@ -70,9 +70,11 @@ def play(work: Work, game_id: str, auth: Auth) -> str:
                             intro=intro, moved=applied, end=commands.ended)
     # A refused mail is answered with the position too (but not the history: that
     # stays for the next report), so a player who wrote against an old position
-    # sees the new one at once.
+    # sees the new one at once -- the position as stored, not the working copy that
+    # the mail's first lines were tried on.
+    stored = game if report.ok else work.games.game(game_id)
     work.answers.reply(game_id, auth.key, "report", results=results,
-                       sections=commands.sections, game=game,
+                       sections=commands.sections, game=stored,
                        history=None if commands.wants_report else ())
     return f"{game_id}: " + ("ok, nothing changed" if report.ok else "refused")
 
