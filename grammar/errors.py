@@ -11,7 +11,8 @@ class OrderError(Exception):
     `line` is the text as written, `column` the 1-based position of the problem
     (one past the end for "the order stops too early"), `width` how many characters
     the caret marks. `suggestions` are near-miss names ("did you mean"), never
-    applied silently; `expected` lists what the grammar would accept at that point.
+    applied silently; `expected` lists what the grammar would accept at that point;
+    `prose` says that nothing in the line begins or resembles an order.
     `message` already reads as a sentence that mentions both where useful; the
     fields are there for callers that lay the reply out themselves.
 
@@ -28,8 +29,11 @@ class OrderError(Exception):
         suggestions: Sequence[str] = (),
         expected: Sequence[str] = (),
         width: int = 1,
+        prose: bool = False,
     ) -> None:
         super().__init__(message)
+        # Nothing in the line begins or resembles an order: a greeting, thanks, a name.
+        self.prose = prose
         self.line = line
         self.column = max(1, column)
         self.message = message

@@ -217,8 +217,10 @@ def _syntax_error(line: str, code: str, e: UnexpectedInput, names: Names) -> Ord
         )
     column, width = pos + 1, max(1, len(word))
     if at_order_start:
-        message, suggestions = _not_an_order(word, expected, names)
-        return OrderError(line, column, message, suggestions, width=width)
+        message, suggestions, prose = _not_an_order(word, expected, names)
+        first = pos == len(code) - len(code.lstrip())
+        return OrderError(line, column, message, suggestions, width=width,
+                          prose=prose and first)
     if word == ":" and ";" in {_punct(n) for n in expected if n not in _keywords()}:
         # `run 2: A B 3: C D`: the lexer took `3` for a hex; point at `3:`.
         before = code[:pos].split()
@@ -245,28 +247,34 @@ def _syntax_error(line: str, code: str, e: UnexpectedInput, names: Names) -> Ord
     )
 
 
-def _not_an_order(word: str, expected: set[str], names: Names) -> tuple[str, tuple[str, ...]]:
-    """(message, suggestions) for a word where an order should begin."""
+def _not_an_order(word: str, expected: set[str], names: Names
+                  ) -> tuple[str, tuple[str, ...], bool]:
+    """(message, suggestions, whether the word resembles no order at all) for a word
+    where an order should begin."""
     starts, start_words = _line_starts()
     if word.startswith(">"):
-        return "a quoted line (`>`) is not an order; write orders above the quoted mail", ()
+        return ("a quoted line (`>`) is not an order; write orders above the quoted mail",
+                (), False)
     if word.casefold() in start_words:  # `TC: status`, `force Ann: undo`
-        return f"`{word}` must start a line of its own", ()
+        return f"`{word}` must start a line of its own", (), False
     try:
         sym = lookup_company(names, word, _SHARES)
     except NameProblem:
         pass
     else:  # `TC lay ...`: the prefix without its colon
-        return f"`{word}` is not an order; to give an order for {sym}, write `{sym}:` first", ()
+        return (f"`{word}` is not an order; to give an order for {sym}, write `{sym}:` first",
+                (), False)
     pool = start_words if expected == starts else _order_verbs()
     suggestions = closest(word, sorted(pool))
     if suggestions:
-        return f"`{word}` is not an order{did_you_mean(suggestions, quote=True)}", suggestions
+        return (f"`{word}` is not an order{did_you_mean(suggestions, quote=True)}",
+                suggestions, False)
     # Most often a greeting or a signature that lacks its `-- ` line.
     return (
         f"`{word}` is not an order (`help` lists the orders; end your orders with "
         "`sign off` or a `-- ` line)",
         (),
+        True,
     )
 
 

@@ -4,7 +4,9 @@ The rules (shared/ORDERS.md, "A submission"): read top to bottom, one order per
 line; stop at a signature line (`-- `, or a phone's `Sent from my ...`), at `sign
 off`, or at the first line of the quoted mail (`>`, `On ... wrote:`, Outlook's
 `-----Original Message-----`); skip blank lines and `#` comments. `move N`
-and `game ID` lines are headers of the whole submission, not orders.
+and `game ID` lines are headers of the whole submission, not orders. Lines after the
+last order that resemble no order at all ("Thanks!", a name) are the mail's closing:
+named in the reply, not refused.
 
 Nothing here applies anything: `SubmissionLine.result` is left empty for the code
 that applies the submission (all or nothing) to fill with what each line did, via
@@ -76,6 +78,9 @@ class Submission:
     move: int | None = None
     game: str | None = None
     stop: Stop | None = None
+    # Lines after the last order that resemble no order ("Thanks!", "Cheers, Ann"):
+    # the mail's closing, left out of the orders and named in the reply.
+    closing: tuple[SubmissionLine, ...] = ()
 
     @property
     def errors(self) -> tuple[SubmissionLine, ...]:
@@ -153,7 +158,19 @@ def parse_submission(body: str, names: Names) -> Submission:
             headers.append(SubmissionLine(number, text, orders))
         else:
             lines.append(SubmissionLine(number, text, orders))
-    return Submission(tuple(lines), tuple(headers), move, game, stop)
+    closing = _closing(lines)
+    return Submission(tuple(lines[: len(lines) - len(closing)]), tuple(headers), move, game,
+                      stop, closing)
+
+
+def _closing(lines: list[SubmissionLine]) -> tuple[SubmissionLine, ...]:
+    """The trailing lines that resemble no order, when an order comes before them: a
+    courtesy line must not cost a player a day, but a misspelled order (`byu TCC`, which
+    has a did-you-mean) or a stray word between orders still refuses the mail."""
+    end = len(lines)
+    while end > 0 and (error := lines[end - 1].error) is not None and error.prose:
+        end -= 1
+    return tuple(lines[end:]) if end > 0 else ()
 
 
 def _repeat(text: str, message: str) -> OrderError:

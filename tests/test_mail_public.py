@@ -279,3 +279,25 @@ async def test_a_copy_of_an_applied_mail_is_not_applied_again(mail_servers: Loca
         assert f"move {moves}" in text_of(copy)
         assert len(store.moves(game_id)) == moves
         await still_answered(mail_servers, inboxes, address)
+
+
+async def test_a_courtesy_closing_does_not_cost_a_day(mail_servers: LocalMail,
+                                                      inboxes: Inboxes) -> None:
+    """Issue 19, defect 2, by mail: orders, a blank line, "Thanks!" and a name."""
+    config = await daemon_settings(mail_servers, **limits())
+    players = {"Ann": "ann@example.org", "Bob": "bob@example.org", "Cy": "cy@example.org"}
+    game_id = seat_game(config, players)
+    store = Store(config.moderator.database)
+    turn = store.load(game_id).turn()
+    assert turn is not None
+    address = players[turn.seat]
+    async with running_daemon(config):
+        await send_mail(mail_servers, address, seat_address(config, game_id, turn.seat),
+                        f"[{game_id}]", f"buy TCC\n\nThanks!\n{turn.seat}\n")
+        answer = await inboxes.wait(address, body_has("Applied."))
+        assert "taken for your mail's closing" in text_of(answer)
+        await send_mail(mail_servers, address, seat_address(config, game_id, turn.seat),
+                        f"[{game_id}]", "byu TCC\nThanks!\n")
+        refused = await inboxes.wait(address, body_has("did you mean `buy`"))
+        assert "refused" in str(refused["Subject"])
+    assert len(store.moves(game_id)) == 1

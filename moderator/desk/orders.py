@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.actions import Action, from_json
+from engine.actions import Action, Done, from_json
 from engine.errors import GameError
 from engine.game import Game, Move
 from engine.views import GameView
@@ -100,6 +100,7 @@ def run_submission(game: Game, seat: str, body: str,
     submission = parse_body(game, body)
     results: list[LineResult] = []
     said_per_move: list[tuple[str, ...]] = []
+    last_entity: str | None = None  # whom the mail's last applied order acted for
 
     def refused(number: int, text: str, error: str) -> SubmissionReport:
         results.append(LineResult(number, text, False, error=error))
@@ -135,11 +136,17 @@ def run_submission(game: Game, seat: str, body: str,
                 moves = tuple((note.seat, action) for action in note.actions)
                 if note.note:
                     said.append(note.note)
+            if _redundant_done(game, moves, last_entity):
+                said.append(f"nothing left to end: {last_entity}'s turn had ended already")
+                continue
+            turn = game.turn()
+            entity = turn.entity if turn is not None else None
             try:
                 for mover, action in moves:
                     move_said = game.apply(mover, action)
                     said += move_said
                     said_per_move.append(tuple(move_said))
+                last_entity = entity
             except GameError as exc:
                 msg = exc.message
                 if exc.alternatives:
@@ -151,8 +158,24 @@ def run_submission(game: Game, seat: str, body: str,
     if not results:
         return SubmissionReport(False, (LineResult(0, "", False, error=(
             "no orders found: write one order per line (see `help`)")),), (), start)
+    results += [LineResult(line.number, line.text, True, (
+        "not an order: taken for your mail's closing",)) for line in submission.closing]
     return SubmissionReport(True, tuple(results), tuple(game.log[start:]), game.next_move,
                             tuple(said_per_move))
+
+
+def _redundant_done(game: Game, moves: tuple[tuple[str, Action], ...],
+                    last_entity: str | None) -> bool:
+    """A `done` after this mail's own last order already ended that entity's turn: a
+    courtesy, not an order to refuse the mail for. (When the same president runs the
+    next company, `done` would end that one's turn: the entity decides, not the seat.)"""
+    if last_entity is None or len(moves) != 1:
+        return False
+    action = moves[0][1]
+    if not isinstance(action, Done) or action.company not in (None, last_entity):
+        return False
+    turn = game.turn()
+    return turn is None or turn.entity != last_entity
 
 
 def _caret(text: str, message: str) -> str:

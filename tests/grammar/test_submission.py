@@ -80,13 +80,16 @@ def test_refused_lines_keep_their_number_and_error() -> None:
     body = "buy TC\nlay 75 at H5 rot 2\nThanks,\nAnn\n"
     sub = parse_submission(body, N)
     assert not sub.ok
-    assert [line.number for line in sub.errors] == [2, 3, 4]
+    # The closing after the last order is not an error of its own (issue 19).
+    assert [line.number for line in sub.errors] == [2]
     assert sub.lines[0].ok and sub.lines[0].orders == (a.BuyShares("TC"),)
     error = sub.lines[1].error
     assert error is not None
     assert error.message == "tile 75 does not exist in 18TN; did you mean 57?"
-    assert sub.lines[2].error is not None
-    assert sub.lines[2].error.message == (
+    assert [line.number for line in sub.closing] == [3, 4]
+    closing = sub.closing[0].error
+    assert closing is not None and closing.prose
+    assert closing.message == (
         "`Thanks` is not an order (`help` lists the orders; end your orders with "
         "`sign off` or a `-- ` line)"
     )
