@@ -14,10 +14,8 @@ from engine.errors import GameError
 from engine.game import Setup
 from engine.title import available_titles, load_title
 from grammar import commands as cmd
-from grammar.errors import OrderError
 from grammar.help import help_text
 from grammar.names import Names, names_for_title
-from grammar.parser import parse_line
 from grammar.submission import parse_submission
 from moderator.desk.answers import Lobby, LobbySeat
 from moderator.desk.auth import MASTER_KEY, observer_key, seat_name_problem
@@ -38,17 +36,13 @@ OBSERVER = "observer"
 def general_commands(work: Work) -> list[cmd.Command] | None:
     """The mail's lines when every one is `create game`, `observe`, `help` or `stop`."""
     found: list[cmd.Command] = []
-    for line in work.body_lines():
-        if not line.strip() or line.strip().startswith("#"):
-            continue
-        try:
-            orders = parse_line(line, Names(title=""))
-        except OrderError:
+    submission = parse_submission(work.incoming.text, Names(title=""))
+    if submission.errors or submission.headers:
+        return None
+    for order in submission.orders:  # the mail's closing ("Thanks!") aside
+        if not isinstance(order, cmd.CreateGame | cmd.Observe | cmd.Help | cmd.Stop):
             return None
-        for order in orders:
-            if not isinstance(order, cmd.CreateGame | cmd.Observe | cmd.Help | cmd.Stop):
-                return None
-            found.append(order)
+        found.append(order)
     return found or None
 
 
