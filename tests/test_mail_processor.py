@@ -420,3 +420,23 @@ def test_a_refused_mail_shows_the_position_as_stored(harness: Harness) -> None:
     assert answer["X-Moderator-Move"] == "0"
     assert "the next move is 0" in text_of(answer)
     assert len(h.store.moves(game_id)) == 0
+
+
+def test_the_reply_says_the_move_number_its_header_says(harness: Harness) -> None:
+    """After the moderator's automatic moves (here another player's `auto pass`), the
+    sender's "Applied. The next move is N" and the mail's move number agree (issue 19,
+    defect 5)."""
+    h = harness
+    game_id = set_up_game(h)
+    game = h.store.load(game_id)
+    turn = game.turn()
+    assert turn is not None
+    seats = list(game.setup.seats)
+    following = seats[(seats.index(turn.seat) + 1) % len(seats)]
+    h.reply(PLAYERS[following], h.last_to(PLAYERS[following]), "auto pass")
+    h.reply(PLAYERS[turn.seat], h.last_to(PLAYERS[turn.seat]), "buy TCC")
+    answer = h.last_to(PLAYERS[turn.seat])
+    moves = len(h.store.moves(game_id))
+    assert moves >= 2, "the auto pass was made"
+    assert answer["X-Moderator-Move"] == str(moves)
+    assert f"Applied. The next move is {moves}." in text_of(answer)

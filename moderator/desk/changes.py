@@ -3,6 +3,7 @@ running, the game's end, and a report to everyone."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from engine.export import export_record
@@ -22,6 +23,10 @@ def after_change(work: Work, game_id: str, key: str | None, results: Results,
     (after the moderator's automatic moves, which the reports include)."""
     game = game if game is not None else work.store.load(game_id)
     intro = _joined(intro, advance(work, game_id, game, moved=moved, end=end))
+    if results.applied:
+        # The moderator's automatic moves came after the sender's: the reply names the
+        # move the game is at now, as its header and footer do.
+        results = dataclasses.replace(results, next_move=game.next_move)
     work.answers.reply(game_id, key, "report", results=results, sections=sections,
                        game=game, intro=intro)
     work.answers.broadcast(game_id, game, intro, skip=work.incoming.sender)
