@@ -440,3 +440,16 @@ def test_the_reply_says_the_move_number_its_header_says(harness: Harness) -> Non
     assert moves >= 2, "the auto pass was made"
     assert answer["X-Moderator-Move"] == str(moves)
     assert f"Applied. The next move is {moves}." in text_of(answer)
+
+
+def test_a_members_mail_without_its_password_is_answered_in_its_thread(
+        harness: Harness) -> None:
+    """`moderator mail --new --subject "[18TN-1]" status` waits for the answer to its
+    mail by In-Reply-To: the refusal must be that answer (issue 19, defect 5)."""
+    h = harness
+    game_id = set_up_game(h)
+    address = PLAYERS["Ann"]
+    sent = h.send(address, "status", subject=f"[{game_id}]")
+    answer = h.last_to(address)
+    assert "was refused" in str(answer["Subject"]) or "refused" in text_of(answer)
+    assert answer["In-Reply-To"] == sent["Message-ID"]

@@ -149,7 +149,10 @@ class Answers:
                key: str | None = None, **context: Any) -> None:
         """A short mail from templates/notice.*: an answer to the sender, or (for
         `invitation`, `joined`, `auth_failed`) a mail to someone else."""
-        mail_kind: MailKind = _NOTICE_KINDS.get(kind, "reply")
+        # A notice to the mail's own sender answers their mail: it is threaded under it
+        # (a member who wrote without the password is told so in answer to that mail).
+        mail_kind: MailKind = ("reply" if to == self.incoming.sender
+                               else _NOTICE_KINDS.get(kind, "reply"))
         self.mail(to, "notice", mail_kind, game_id=game_id, key=key,
                   subject_text=_NOTICE_SUBJECTS.get(kind, "your mail"), kind=kind,
                   **context)
