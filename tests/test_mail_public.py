@@ -301,3 +301,22 @@ async def test_a_courtesy_closing_does_not_cost_a_day(mail_servers: LocalMail,
         refused = await inboxes.wait(address, body_has("did you mean `buy`"))
         assert "refused" in str(refused["Subject"])
     assert len(store.moves(game_id)) == 1
+
+
+async def test_an_order_that_can_never_be_held_is_refused_at_once(
+        mail_servers: LocalMail, inboxes: Inboxes) -> None:
+    """Issue 19, defect 3: an operating-round order sent ahead in a stock round."""
+    config = await daemon_settings(mail_servers, **limits())
+    players = {"Ann": "ann@example.org", "Bob": "bob@example.org", "Cy": "cy@example.org"}
+    game_id = seat_game(config, players)
+    store = Store(config.moderator.database)
+    turn = store.load(game_id).turn()
+    assert turn is not None
+    waiting = next(s for s in players if s != turn.seat)
+    async with running_daemon(config):
+        await send_mail(mail_servers, players[waiting], seat_address(config, game_id, waiting),
+                        f"[{game_id}]", "lay 57 at H5 rot 2\n")
+        refused = await inboxes.wait(players[waiting], body_has("not a stock-round order"))
+        assert "refused" in str(refused["Subject"])
+        await still_answered(mail_servers, inboxes, players[waiting])
+    assert store.execute("SELECT COUNT(*) FROM held_orders") == [(0,)]

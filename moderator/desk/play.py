@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from engine.game import Game
-from engine.rounds.stock import StockRound
+from engine.rounds.stock import STOCK_ACTIONS, StockRound
 from grammar import commands as cmd
 from grammar.names import Names
 from grammar.submission import SubmissionLine, parse_submission
@@ -102,6 +102,15 @@ def hold(work: Work, game_id: str, auth: Auth, game: Game, seat: str,
     for line in orders:
         if line.error is not None:
             return refuse_play(work, game_id, auth, game, line.error.format_error())
+    for line in orders:
+        foreign = [o for o in line.orders
+                   if not isinstance(o, cmd.Command) and not isinstance(o, STOCK_ACTIONS)]
+        if foreign:
+            # It can never become legal in this stock round: say so now, not at the turn.
+            return refuse_play(work, game_id, auth, game, (
+                f"`{line.text.strip()}` is not a stock-round order, so it cannot be held "
+                f"for your turn in {game.round_name}; send it when the operating round "
+                "asks for it"))
     written_for = parse_body(game, work.incoming.text).move
     if written_for is not None and written_for != game.next_move:
         # `move N` holds for orders sent ahead too: they were written against a
