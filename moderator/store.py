@@ -200,6 +200,14 @@ CREATE TABLE IF NOT EXISTS answered (      -- answers to mail that proved no sea
 );
 CREATE INDEX IF NOT EXISTS answered_address ON answered (address, created);
 
+CREATE TABLE IF NOT EXISTS calendars (     -- each seat's one deadline event per game
+    game_id TEXT NOT NULL COLLATE NOCASE,
+    seat TEXT NOT NULL,
+    sequence INTEGER NOT NULL,         -- of the last event sent (its SEQUENCE)
+    deadline REAL,                     -- what it said; NULL once cancelled
+    PRIMARY KEY (game_id, seat)
+);
+
 CREATE TABLE IF NOT EXISTS withheld (      -- answers a budget held back, summarised later
     address TEXT PRIMARY KEY,
     count INTEGER NOT NULL,
@@ -789,6 +797,19 @@ class Store:
                               "held_orders WHERE game_id = ? AND seat = ?",
                               [game_id, seat]).fetchone()
         return None if row is None else HeldOrders(*row)
+
+    # --- calendar events (schema 4) -------------------------------------------------
+    def calendar_event(self, game_id: str, seat: str) -> tuple[int, float | None] | None:
+        """(sequence, deadline) of the last deadline event sent to SEAT (deadline None:
+        it was cancelled), or None if none was."""
+        row = self.db.execute("SELECT sequence, deadline FROM calendars WHERE game_id = ? "
+                              "AND seat = ?", [game_id, seat]).fetchone()
+        return None if row is None else (int(row[0]), row[1])
+
+    def set_calendar_event(self, game_id: str, seat: str, sequence: int,
+                           deadline: float | None) -> None:
+        self.db.execute("INSERT OR REPLACE INTO calendars (game_id, seat, sequence, "
+                        "deadline) VALUES (?, ?, ?, ?)", [game_id, seat, sequence, deadline])
 
     # --- limits for a public address (schema 4) -------------------------------------
     def opted_out(self, address: str) -> bool:

@@ -19,7 +19,6 @@ ORGANIZER = "Moderator <moderator@example.org>"
 def make(**changes: Any) -> bytes:
     fields: dict[str, Any] = {
         "game_id": "18TN-4",
-        "move": 12,
         "seat": "Ann",
         "deadline": DEADLINE,
         "now": NOW,
@@ -64,22 +63,30 @@ def test_fractions_of_a_second_are_cut() -> None:
     assert event.decoded("DTSTART").timestamp() == DEADLINE
 
 
-def test_the_uid_is_stable_for_a_turn_and_the_sequence_grows() -> None:
+def test_the_uid_is_one_per_game_and_seat_and_the_sequence_grows() -> None:
     first = the_event(make(sequence=0))
     moved = the_event(make(sequence=3, deadline=DEADLINE + 86400, now=NOW + 3600))
     assert first["UID"] == moved["UID"]
-    assert first["UID"] == deadline_uid("18TN-4", 12, "Ann", ORGANIZER)
+    assert first["UID"] == deadline_uid("18TN-4", "Ann", ORGANIZER)
     assert str(first["UID"]).endswith("@example.org")
     assert (first.decoded("SEQUENCE"), moved.decoded("SEQUENCE")) == (0, 3)
     assert moved.decoded("DTSTART").timestamp() == DEADLINE + 86400
 
 
 @pytest.mark.parametrize(
-    "change",
-    [{"game_id": "18TN-5"}, {"move": 13}, {"seat": "Bob"}, {"organizer": "m@other.example"}],
+    "change", [{"game_id": "18TN-5"}, {"seat": "Bob"}, {"organizer": "m@other.example"}],
 )
-def test_another_turn_has_another_uid(change: dict[str, Any]) -> None:
+def test_another_game_or_seat_has_another_uid(change: dict[str, Any]) -> None:
     assert the_event(make(**change))["UID"] != the_event(make())["UID"]
+
+
+def test_a_cancellation_names_the_same_event_without_an_alarm() -> None:
+    cancel = Calendar.from_ical(make(sequence=4, cancel=True))
+    assert cancel["METHOD"] == "CANCEL"
+    event = the_event(make(sequence=4, cancel=True))
+    assert event["UID"] == the_event(make())["UID"]
+    assert event["STATUS"] == "CANCELLED" and event.decoded("SEQUENCE") == 4
+    assert event.walk("VALARM") == []
 
 
 def test_an_alarm_rings_an_hour_before() -> None:

@@ -686,3 +686,35 @@ async def test_two_games_in_one_mailbox_keep_apart(table: Table) -> None:
     store = table.store
     assert store.clock(other) is None and store.clock(table.game_id) is not None
     store.close()
+
+
+def calendar_of(message: EmailMessage) -> icalendar.Calendar | None:
+    found = [v for k, v in attachments(message).items() if k.endswith(".ics")]
+    return icalendar.Calendar.from_ical(found[0]) if found else None
+
+
+async def test_one_calendar_event_per_seat_updated_and_cancelled(table: Table) -> None:
+    """Issue 19, defect 4: a seat's deadline is one event per game (one UID), cancelled
+    when the turn passes and sent again with a higher SEQUENCE when it comes back."""
+    seat = table.acting()
+    first = calendar_of(table.inboxes.latest(table.address(seat)))
+    assert first is not None and first["METHOD"] == "PUBLISH"
+    event = next(iter(first.walk("VEVENT")))
+    uid, sequence = str(event["UID"]), int(event["SEQUENCE"])
+    sent = await table.move(seat)
+    answer = await table.answer_to(seat, sent)
+    cancel = calendar_of(answer)
+    assert cancel is not None and cancel["METHOD"] == "CANCEL"
+    cancelled = next(iter(cancel.walk("VEVENT")))
+    assert str(cancelled["UID"]) == uid and int(cancelled["SEQUENCE"]) > sequence
+    assert str(cancelled["STATUS"]) == "CANCELLED"
+    while table.acting() != seat:
+        await table.move()
+    now = table.game().next_move
+    report = await table.inboxes.wait(table.address(seat),
+                                      lambda m: m["X-Moderator-Move"] == str(now))
+    again = calendar_of(report)
+    assert again is not None and again["METHOD"] == "PUBLISH"
+    renewed = next(iter(again.walk("VEVENT")))
+    assert str(renewed["UID"]) == uid
+    assert int(renewed["SEQUENCE"]) > int(cancelled["SEQUENCE"])

@@ -282,27 +282,52 @@ class Answers:
 
     def deadline_for(self, game_id: str, game: Game, to: str
                      ) -> tuple[str | None, tuple[Attachment, ...]]:
-        """The running turn's deadline in TO's time zone with the timeout policy, and for
-        the player who owes the move its calendar event."""
+        """The running turn's deadline in TO's time zone with the timeout policy; for the
+        player who owes the move the calendar event of their deadline, and for a player
+        whose turn has passed the cancellation of theirs. One event per game and seat,
+        its SEQUENCE raised whenever it changes, so a calendar never holds two."""
         clock = self.store.clock(game_id)
         turn = game.turn()
-        if clock is None or clock.ended is not None or turn is None or clock.seat is None:
-            return None, ()
+        seat = self.seat_of(game_id, to, game)
+        running = (clock is not None and clock.ended is None and turn is not None
+                   and clock.seat is not None)
+        if not running or clock is None or clock.seat is None or turn is None:
+            return None, self._cancelled(game_id, seat)
         policy = f"At the deadline: {policy_text(clock.timeout)}."
         if clock.paused is not None or clock.deadline is None:
-            return f"The game is paused: no deadline runs. {policy}", ()
+            return f"The game is paused: no deadline runs. {policy}", \
+                self._cancelled(game_id, seat)
         zone = self.store.preferences(to).timezone
         when = format_deadline(clock.deadline, zone, now=self.now)
         text = f"{clock.seat} must move by {when}. {policy}"
-        if self.seat_of(game_id, to, game) != clock.seat:
-            return text, ()
+        if seat != clock.seat:
+            return text, self._cancelled(game_id, seat)
+        sent = self.store.calendar_event(game_id, seat)
+        sequence = 0 if sent is None else sent[0] + (sent[1] != clock.deadline)
+        self.store.set_calendar_event(game_id, seat, sequence, clock.deadline)
         event = deadline_event(
-            game_id=game_id, move=clock.move or 0, seat=clock.seat, deadline=clock.deadline,
-            now=self.now, sequence=clock.sequence,
-            summary=f"{game_id}: your move as {clock.seat}",
+            game_id=game_id, seat=seat, deadline=clock.deadline,
+            now=self.now, sequence=sequence,
+            summary=f"{game_id}: your move as {seat}",
             description=f"{turn.step} in {game.round_name}. {policy}",
             organizer=self.settings.address)
         return text, (Attachment(f"{game_id}-deadline.ics", "text/calendar", event),)
+
+    def _cancelled(self, game_id: str, seat: str | None) -> tuple[Attachment, ...]:
+        """The cancellation of SEAT's deadline event, if one is in their calendar."""
+        if seat is None:
+            return ()
+        sent = self.store.calendar_event(game_id, seat)
+        if sent is None or sent[1] is None:
+            return ()
+        sequence = sent[0] + 1
+        self.store.set_calendar_event(game_id, seat, sequence, None)
+        event = deadline_event(
+            game_id=game_id, seat=seat, deadline=sent[1], now=self.now, sequence=sequence,
+            summary=f"{game_id}: your move as {seat} (done)",
+            description="Your turn has passed: this deadline no longer runs.",
+            organizer=self.settings.address, cancel=True)
+        return (Attachment(f"{game_id}-deadline.ics", "text/calendar", event),)
 
     def map_for(self, game_id: str, game: Game, to: str) -> Picture:
         """The map for TO's report, outlining what changed since their last report;

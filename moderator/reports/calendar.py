@@ -1,11 +1,12 @@
 """A turn's deadline as an iCalendar (.ics) event, to attach to the mail that reports it.
 
 `deadline_event` gives a VCALENDAR with METHOD:PUBLISH and one VEVENT whose UID depends
-only on the game, the move number, the seat and the moderator's domain: the event sent
-with a later report for the same turn replaces the one in the player's calendar rather
-than adding a second, provided its SEQUENCE is higher (raise it whenever the deadline
-moves: an absence, a pause, `set deadline`). Times are written in UTC, so no VTIMEZONE
-is needed and every calendar shows the deadline in its owner's own zone.
+only on the game, the seat and the moderator's domain: a player has one deadline event
+per game, which each later one replaces rather than adding a second, provided its
+SEQUENCE is higher (the caller keeps the sequence per game and seat and raises it
+whenever it sends a changed event); when the turn passes, the same UID goes out with
+METHOD:CANCEL, so no stale alarm rings. Times are written in UTC, so no VTIMEZONE is
+needed and every calendar shows the deadline in its owner's own zone.
 
 The icalendar library does the escaping and the folding of lines to 75 octets.
 """
@@ -35,11 +36,12 @@ def _address(organizer: str) -> tuple[str, str]:
     return name, address
 
 
-def deadline_uid(game_id: str, move: int, seat: str, organizer: str) -> str:
-    """The event's UID: a digest of GAME_ID, MOVE and SEAT (exactly as given) at the
-    domain of ORGANIZER's address, so that two moderators' games called 18TN-1 do not
-    overwrite each other in a player's calendar."""
-    digest = hashlib.sha256(f"{game_id}\x1f{move}\x1f{seat}".encode()).hexdigest()[:32]
+def deadline_uid(game_id: str, seat: str, organizer: str) -> str:
+    """The event's UID: a digest of GAME_ID and SEAT (exactly as given) at the domain of
+    ORGANIZER's address, so that two moderators' games called 18TN-1 do not overwrite
+    each other in a player's calendar. One per game and seat: every turn of the seat
+    updates the same event."""
+    digest = hashlib.sha256(f"{game_id}\x1f{seat}".encode()).hexdigest()[:32]
     domain = _address(organizer)[1].rpartition("@")[2].lower() or _NO_DOMAIN
     return f"deadline-{digest}@{domain}"
 
@@ -52,7 +54,6 @@ def _utc(moment: float) -> datetime:
 def deadline_event(
     *,
     game_id: str,
-    move: int,
     seat: str,
     deadline: float,
     now: float,
@@ -62,17 +63,22 @@ def deadline_event(
     sequence: int = 0,
     length: float = 15 * 60,
     alarm_before: float = 3600,
+    cancel: bool = False,
 ) -> bytes:
-    """The .ics file (CRLF lines, UTF-8) announcing SEAT's deadline for move MOVE of
-    GAME_ID: VCALENDAR (VERSION 2.0, PRODID, METHOD:PUBLISH) holding one VEVENT with
+    """The .ics file (CRLF lines, UTF-8) announcing SEAT's deadline in GAME_ID:
+    VCALENDAR (VERSION 2.0, PRODID, METHOD:PUBLISH) holding one VEVENT with
 
-    - UID `deadline_uid` (stable for the turn) and SEQUENCE, which must grow each time
-      the same turn's deadline is sent again after it moved;
+    - UID `deadline_uid` (one per game and seat) and SEQUENCE, which must grow each
+      time a changed event is sent;
     - DTSTAMP = NOW, DTSTART = DEADLINE and DTEND LENGTH seconds later (UTC, seconds
       cut off), TRANSP:TRANSPARENT (a deadline does not make anyone busy);
     - SUMMARY, DESCRIPTION (any text: escaped and folded), ORGANIZER (mailto: the
       address of ORGANIZER, with its display name as CN);
     - a DISPLAY VALARM ALARM_BEFORE seconds before the start.
+
+    With CANCEL the calendar says METHOD:CANCEL and the event STATUS:CANCELLED (the
+    turn has passed; SEQUENCE must still be higher than the last event's), without an
+    alarm.
     """
     if sequence < 0:
         raise ValueError(f"the sequence cannot be negative: {sequence}")
@@ -90,7 +96,7 @@ def deadline_event(
     alarm.add("trigger", -timedelta(seconds=alarm_before))
 
     event = Event()
-    event.add("uid", deadline_uid(game_id, move, seat, organizer))
+    event.add("uid", deadline_uid(game_id, seat, organizer))
     event.add("sequence", sequence)
     event.add("dtstamp", _utc(now))
     event.add("dtstart", start)
@@ -98,15 +104,16 @@ def deadline_event(
     event.add("summary", summary)
     event.add("description", description)
     event.add("organizer", who)
-    event.add("status", "CONFIRMED")
+    event.add("status", "CANCELLED" if cancel else "CONFIRMED")
     event.add("transp", "TRANSPARENT")
-    event.add_component(alarm)
+    if not cancel:
+        event.add_component(alarm)
 
     calendar = Calendar()
     calendar.add("prodid", PRODID)
     calendar.add("version", "2.0")
     calendar.add("calscale", "GREGORIAN")
-    calendar.add("method", "PUBLISH")
+    calendar.add("method", "CANCEL" if cancel else "PUBLISH")
     calendar.add_component(event)
     ics: bytes = calendar.to_ical()
     return ics
