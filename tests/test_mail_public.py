@@ -7,6 +7,7 @@ after the abuse is still answered.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from email.message import EmailMessage
 
 import pytest
@@ -24,6 +25,7 @@ from mailservers import (
 )
 
 from moderator import service
+from moderator.config import Config
 from moderator.mail.local import LocalMail
 from moderator.store import Store
 
@@ -32,6 +34,31 @@ pytestmark = [pytest.mark.mail, pytest.mark.timeout(120)]
 MODERATOR = service.MODERATOR_ADDRESS
 GM = "gm@example.org"
 STRANGER = "someone@elsewhere.test"
+
+
+PLAYERS = {"Ann": "ann@example.org", "Bob": "bob@example.org", "Cy": "cy@example.org"}
+
+
+@dataclass
+class Seated:
+    """A started 18TN game in the daemon's store, seated by PLAYERS."""
+
+    config: Config
+    game_id: str
+    store: Store
+    to_move: str  # the seat whose turn it is
+
+    def address_of(self, seat: str) -> str:
+        """Where SEAT's own mail goes: the moderator's address tagged with its token."""
+        return seat_address(self.config, self.game_id, seat)
+
+
+def seated(config: Config) -> Seated:
+    game_id = seat_game(config, PLAYERS)
+    store = Store(config.moderator.database)
+    turn = store.load(game_id).turn()
+    assert turn is not None
+    return Seated(config, game_id, store, turn.seat)
 
 
 def limits(**moderator: object) -> dict[str, dict[str, object]]:
@@ -235,12 +262,10 @@ def assert_no_addresses(mail: EmailMessage, addresses: list[str]) -> None:
 async def test_move_n_holds_for_orders_sent_ahead(mail_servers: LocalMail,
                                                   inboxes: Inboxes) -> None:
     config = await daemon_settings(mail_servers, **limits())
-    players = {"Ann": "ann@example.org", "Bob": "bob@example.org", "Cy": "cy@example.org"}
-    game_id = seat_game(config, players)
-    store = Store(config.moderator.database)
-    turn = store.load(game_id).turn()
-    assert turn is not None
-    first = turn.seat
+    table = seated(config)
+    players, game_id, store = PLAYERS, table.game_id, table.store
+    turn_seat = table.to_move
+    first = turn_seat
     waiting = next(s for s in players if s != first)
     async with running_daemon(config):
         await send_mail(mail_servers, players[first], seat_address(config, game_id, first),
@@ -259,12 +284,10 @@ async def test_move_n_holds_for_orders_sent_ahead(mail_servers: LocalMail,
 async def test_a_copy_of_an_applied_mail_is_not_applied_again(mail_servers: LocalMail,
                                                               inboxes: Inboxes) -> None:
     config = await daemon_settings(mail_servers, **limits())
-    players = {"Ann": "ann@example.org", "Bob": "bob@example.org", "Cy": "cy@example.org"}
-    game_id = seat_game(config, players)
-    store = Store(config.moderator.database)
-    turn = store.load(game_id).turn()
-    assert turn is not None
-    seat = turn.seat
+    table = seated(config)
+    players, game_id, store = PLAYERS, table.game_id, table.store
+    turn_seat = table.to_move
+    seat = turn_seat
     address = players[seat]
     async with running_daemon(config):
         await send_mail(mail_servers, address, seat_address(config, game_id, seat),
@@ -285,18 +308,16 @@ async def test_a_courtesy_closing_does_not_cost_a_day(mail_servers: LocalMail,
                                                       inboxes: Inboxes) -> None:
     """Issue 19, defect 2, by mail: orders, a blank line, "Thanks!" and a name."""
     config = await daemon_settings(mail_servers, **limits())
-    players = {"Ann": "ann@example.org", "Bob": "bob@example.org", "Cy": "cy@example.org"}
-    game_id = seat_game(config, players)
-    store = Store(config.moderator.database)
-    turn = store.load(game_id).turn()
-    assert turn is not None
-    address = players[turn.seat]
+    table = seated(config)
+    players, game_id, store = PLAYERS, table.game_id, table.store
+    turn_seat = table.to_move
+    address = players[turn_seat]
     async with running_daemon(config):
-        await send_mail(mail_servers, address, seat_address(config, game_id, turn.seat),
-                        f"[{game_id}]", f"buy TCC\n\nThanks!\n{turn.seat}\n")
+        await send_mail(mail_servers, address, table.address_of(turn_seat),
+                        f"[{game_id}]", f"buy TCC\n\nThanks!\n{turn_seat}\n")
         answer = await inboxes.wait(address, body_has("Applied."))
         assert "taken for your mail's closing" in text_of(answer)
-        await send_mail(mail_servers, address, seat_address(config, game_id, turn.seat),
+        await send_mail(mail_servers, address, table.address_of(turn_seat),
                         f"[{game_id}]", "byu TCC\nThanks!\n")
         refused = await inboxes.wait(address, body_has("did you mean `buy`"))
         assert "refused" in str(refused["Subject"])
@@ -307,12 +328,10 @@ async def test_an_order_that_can_never_be_held_is_refused_at_once(
         mail_servers: LocalMail, inboxes: Inboxes) -> None:
     """Issue 19, defect 3: an operating-round order sent ahead in a stock round."""
     config = await daemon_settings(mail_servers, **limits())
-    players = {"Ann": "ann@example.org", "Bob": "bob@example.org", "Cy": "cy@example.org"}
-    game_id = seat_game(config, players)
-    store = Store(config.moderator.database)
-    turn = store.load(game_id).turn()
-    assert turn is not None
-    waiting = next(s for s in players if s != turn.seat)
+    table = seated(config)
+    players, game_id, store = PLAYERS, table.game_id, table.store
+    turn_seat = table.to_move
+    waiting = next(s for s in players if s != turn_seat)
     async with running_daemon(config):
         await send_mail(mail_servers, players[waiting], seat_address(config, game_id, waiting),
                         f"[{game_id}]", "lay 57 at H5 rot 2\n")
