@@ -220,7 +220,7 @@ def _syntax_error(line: str, code: str, e: UnexpectedInput, names: Names) -> Ord
         message, suggestions, prose = _not_an_order(word, expected, names)
         first = pos == len(code) - len(code.lstrip())
         return OrderError(line, column, message, suggestions, width=width,
-                          prose=prose and first)
+                          prose=prose and first and _no_order_in(code, names))
     if word == ":" and ";" in {_punct(n) for n in expected if n not in _keywords()}:
         # `run 2: A B 3: C D`: the lexer took `3` for a hex; point at `3:`.
         before = code[:pos].split()
@@ -245,6 +245,28 @@ def _syntax_error(line: str, code: str, e: UnexpectedInput, names: Names) -> Ord
         expected=_expected_texts(expected),
         width=width,
     )
+
+
+_BULLET = re.compile(r"^\s*([-*•+>]|\d+[.)]?)\s")
+_WORD = re.compile(r"[\w&'-]+")
+
+
+def _no_order_in(code: str, names: Names) -> bool:
+    """Whether CODE is plain prose: no bullet or number before it, and no word that
+    begins an order or names a company (`- pass`, `then pass`, `purchase L&N` are not
+    prose: the mail must not apply without them)."""
+    if _BULLET.match(code):
+        return False
+    verbs = _order_verbs() | _line_starts()[1]
+    for word in _WORD.findall(code):
+        if word.casefold() in verbs:
+            return False
+        try:
+            lookup_company(names, word, _SHARES)
+        except NameProblem:
+            continue
+        return False
+    return True
 
 
 def _not_an_order(word: str, expected: set[str], names: Names

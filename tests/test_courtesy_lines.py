@@ -31,6 +31,15 @@ def test_a_closing_after_the_orders_is_named_not_refused(closing: str) -> None:
         line for line in closing.splitlines() if line.strip()]
 
 
+@pytest.mark.parametrize("line", ["- pass", "* pass", "then pass", "2 buy L&N",
+                                  "purchase L&N", "1. pass"])
+def test_a_line_with_an_order_in_it_is_no_closing(line: str) -> None:
+    """Bullets, numbers, order words and company names after the orders refuse the mail:
+    `all or none` must not apply the orders without them."""
+    submission = parse_submission(f"buy TCC\n{line}\n", NAMES)
+    assert not submission.ok and submission.closing == ()
+
+
 @pytest.mark.parametrize("body", [
     "byu TCC\nThanks!",           # a misspelled order has a did-you-mean
     "buy TCC\npas\nThanks!",       # so does `pas`, wherever it stands

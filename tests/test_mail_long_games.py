@@ -421,14 +421,19 @@ async def test_a_replaced_player_hands_the_seat_over(table: Table) -> None:
     await table.checkpoint()
     sent = await table.send(GM, f"replace {seat} with {newcomer}\n")
     answer = await table.answer_to(GM, sent)
-    assert f"{newcomer} takes over {seat}" in text_of(answer)
+    assert f"{newcomer} is invited to take over {seat}" in text_of(answer)
     goodbye = await table.next_mail(seat, lambda m: "you were replaced" in str(m["Subject"]))
-    assert newcomer in text_of(goodbye)
-    welcome = await table.inboxes.wait(newcomer, lambda m: m["X-Moderator-Game"] ==
-                                       table.game_id)
-    assert f"{newcomer} takes over the seat {seat}" in text_of(welcome)
+    assert newcomer not in text_of(goodbye)  # nobody but the game master learns it
+    invitation = await table.inboxes.wait(newcomer, lambda m: m["X-Moderator-Game"] ==
+                                          table.game_id)
+    assert f"take over the seat {seat}" in text_of(invitation)
+    await reply_to(table.servers, newcomer, invitation, "join\n")
+    welcome = await table.inboxes.wait(newcomer, lambda m: "you joined" in text_of(m))
     assert "#0 " in text_of(welcome)  # the seat's history comes with it
     assert "<-- your turn" in text_of(welcome)
+    for other in PLAYERS.values():
+        await table.inboxes.refresh(other)
+        assert all(newcomer not in text_of(m) for m in table.inboxes.messages(other))
     # The old address no longer moves the seat; the new one does.
     sent = await reply_to(table.servers, PLAYERS[seat], goodbye, "pass\n")
     await asyncio.sleep(0.5)

@@ -23,7 +23,7 @@ from grammar import commands as cmd
 from grammar.help import help_text
 from moderator.desk.auth import seat_name_problem
 from moderator.desk.deadlines import check_timezone, format_duration, parse_away, policy_text
-from moderator.desk.lobby import check_invite, invite, stop_mail
+from moderator.desk.lobby import check_invitation_limits, check_invite, invite, stop_mail
 from moderator.desk.orders import CommandMoves, CommandRefused
 from moderator.desk.sender import Auth
 from moderator.desk.turns import MODERATOR, deadline_for
@@ -274,6 +274,9 @@ class GameCommands:
                             f"{game.next_move - 1}")
 
     def _replace(self, command: cmd.Replace) -> str:
+        """Give SEAT to another address: invited like a player (the same limits), it
+        takes the seat with `join` and gets the seat's history then. Nobody but the game
+        master learns the address."""
         work = self.work
         seat = self._seat_named(command.seat)
         address = command.address.strip("<>").lower()
@@ -283,24 +286,37 @@ class GameCommands:
         members = self.store.members(self.game_id)
         if any(m.address == address and m.role == "player" for m in members):
             self._refuse(f"{address} plays in {self.game_id} already")
+        mail_game = self.store.mail_game(self.game_id)
+        if mail_game is None:
+            self._refuse(f"{self.game_id} was not set up by mail: its seats are not mailed")
+        try:
+            check_invitation_limits(work, self.game_id, mail_game.master, address)
+        except Refused as exc:
+            self._refuse(str(exc))
         leaving = [m for m in members if m.role == "player" and m.seat == seat]
 
         def replace() -> None:
             store = self.store
             for member in leaving:
                 store.remove_member(self.game_id, member.address, member.key)
-                work.answers.notice(member.address, "replaced", game_id=self.game_id, seat=seat,
-                            successor=address)
+                work.answers.notice(member.address, "replaced", game_id=self.game_id,
+                                    seat=seat)
             store.add_member(self.game_id, address, "player", seat, seat=seat,
-                             status="active", reported_move=0, now=work.now)
+                             status="invited", reported_move=0, now=work.now)
+            store.record_invitation(self.game_id, address, seat, mail_game.master, work.now)
             store.update_seat(self.game_id, seat, resigned=None, auto_pass_round=None,
                               auto_pass_move=None)
             store.drop_held(self.game_id, seat)
+            work.answers.notice(address, "invitation", game_id=self.game_id, key=seat,
+                                master=mail_game.master, title=mail_game.title, seat=seat,
+                                replacing=True)
 
         self.effects.append(replace)
-        before = ", ".join(m.address for m in leaving) or "nobody"
-        self.announcements.append(f"{address} takes over the seat {seat} (from {before}).")
-        return f"{address} takes over {seat}; they get the game's report and history"
+        self.announcements.append(
+            f"The game master gives the seat {seat} to a new player, who takes it over "
+            "with their `join`.")
+        return (f"{address} is invited to take over {seat}; with their `join` they get the "
+                "game's report and history")
 
     def _set_deadline(self, command: cmd.SetDeadline) -> str:
         seconds = command.minutes * 60.0

@@ -25,7 +25,8 @@ from moderator.desk.work import Refused, Work, masked, under
 from moderator.reports.report import LineResult, Results, Section
 from moderator.store import Role, Store
 
-__all__ = ["check_invite", "general", "general_commands", "invite", "lobby", "stop_mail"]
+__all__ = ["check_invitation_limits", "check_invite", "general", "general_commands",
+           "invite", "lobby", "stop_mail"]
 
 DAY = 86400.0
 #: `invite ADDRESS as observer` invites an observer, not a seat.
@@ -288,6 +289,13 @@ def check_invite(work: Work, game_id: str, order: cmd.Invite, *, started: bool
                for m in members):
             other = next(m.seat for m in members if m.address == address and m.seat)
             raise Refused(f"{address} is invited as {other} already")
+    check_invitation_limits(work, game_id, mail_game.master, address)
+    return address, seat
+
+
+def check_invitation_limits(work: Work, game_id: str, master: str, address: str) -> None:
+    """Refused unless the service may mail ADDRESS an invitation to GAME_ID from MASTER:
+    once per game, never after `stop`, within the caps per game and per master and day."""
     store, settings = work.store, work.settings
     if store.invited_before(game_id, address):
         raise Refused(f"{address} was invited to {game_id} before: an address is invited "
@@ -297,11 +305,10 @@ def check_invite(work: Work, game_id: str, order: cmd.Invite, *, started: bool
     if store.invitations_count(game_id=game_id) >= settings.invitations_per_game:
         raise Refused(f"{game_id} has sent {settings.invitations_per_game} invitations, "
                       "as many as a game may")
-    if store.invitations_count(master=mail_game.master, since=work.now - DAY) \
+    if store.invitations_count(master=master, since=work.now - DAY) \
             >= settings.invitations_per_day:
         raise Refused(f"you have sent {settings.invitations_per_day} invitations today, "
                       "as many as a game master may in a day; try again tomorrow")
-    return address, seat
 
 
 def _check_seat(title: str, players_max: int, seats: dict[str, str], seat: str,

@@ -204,15 +204,18 @@ def late_join(work: Work, game_id: str, row: Member, game: Game) -> str:
                       sections=[], history=(), subject_text="your mail")
         return f"{game_id}: {row.address} has not joined yet"
     if row.role == "observer" or row.seat in game.setup.seats:
-        # An observer, or another address for a seat that plays: from now on it
-        # gets the reports (and may send the seat's orders).
-        work.store.activate_member(game_id, row.address, row.key, game.next_move)
+        # An observer, or an address for a seat that plays (another address of it, or
+        # who takes it over): from now on it gets the reports (and may send the seat's
+        # orders); a player gets the seat's history with this first one.
+        player = row.role == "player"
+        work.store.activate_member(game_id, row.address, row.key,
+                                   0 if player else game.next_move)
         done = (f"you follow {game_id} now" if row.role == "observer"
                 else f"you joined {game_id} as {row.seat}: this address now gets "
                 f"{row.seat}'s reports and may send its orders")
         results = (LineResult(1, "join", True, (done,)),)
         answers.reply(game_id, row.key, "report", results=Results(True, results, False, None),
-                      sections=[], game=game, history=())
+                      sections=[], game=game, history=None if player else ())
         return f"{game_id}: {row.address} joined"
     results = (LineResult(0, "", False, error=(
         f"the game {game_id} started without the seat {row.seat}: it had not joined")),)
