@@ -310,6 +310,12 @@ class Rules:
         """What all the company's trains earn together (title bonuses hook in here)."""
         return sum(r.revenue for r in runs)
 
+    def run_revenue_only_falls(self) -> bool:
+        """Whether `run_revenue` never pays more than its routes earn together (a title
+        may take revenue away, never add): the optimizer may then bound a run by the sum
+        of its routes. A title that overrides `run_revenue` says so itself."""
+        return type(self).run_revenue is Rules.run_revenue
+
     def may_buy_another_bank_train(self, state: GameState, bought_this_turn: int) -> bool:
         """4.2.5(f): one train from the bank per turn until the limit is lifted."""
         lift = self.one_bank_train_per_turn_until
