@@ -407,6 +407,10 @@ class StockRound(Round):
             return f"{seat} is over the certificate limit and must sell first (3.3)"
         return None
 
+    def _may_sell_any(self, seat: str) -> bool:
+        return any(self._why_not_sell(seat, corp) is None
+                   for corp in self.state.corporations.values())
+
     def _over_limit(self, seat: str) -> bool:
         return certificate_count(self.rules, self.state, seat) > self.rules.certificate_limit(
             self.state)
@@ -415,7 +419,9 @@ class StockRound(Round):
         state = self.state
         t = self.s.turn
         if isinstance(action, Pass | Done):
-            require(not self._over_limit(seat),
+            # Over the limit he must sell, "if possible"; "if he can sell some stock but
+            # not enough ... he must sell what he can" (1851 BUYING STOCK; 18TN 3.3).
+            require(not self._over_limit(seat) or not self._may_sell_any(seat),
                     f"{seat} holds {certificate_count(self.rules, state, seat)} certificates, "
                     f"over the limit of {self.rules.certificate_limit(state)}: sell first (3.3)")
             if self._acted():
