@@ -173,6 +173,7 @@ def test_w3_a_train_of_a_company_with_the_same_president_averts_the_bankruptcy()
     $10 and Bob could raise only $70 of $200: he is not bankrupt, the L&N buys a TC
     train (see the title's decision "sister-trains-when-short")."""
     g = forced(ln_cash=10, bob_cash=0)
+    assert "$1" in g.state.title.decision("sister-trains-when-short")
     tc = g.state.corporations["TC"]
     for cert in tc.certificates:
         if cert.owner == "Cy":
