@@ -168,6 +168,12 @@ class OperatingRound(Round):
         train = self.steps.index("train")
         if step <= 0 and self._lays_left(corp):
             out.append("lay TILE at HEX rot N")
+        if step <= 0:
+            out += [f"use {p.sym} lay TILE at HEX rot N (its free tile lay)"
+                    for p in state.privates.values()
+                    if p.owner == corp.sym and not p.closed and not p.ability_used
+                    and p.spec.tiles
+                    and any(h not in state.board.tiles for h in p.spec.hexes)]
         if step <= 1 and not t.token_placed and corp.token_costs:
             out.append(f"token HEX (costs {money(state, self._token_cost(corp))})")
         if step <= 2 and corp.trains and t.revenue is None:
@@ -187,9 +193,12 @@ class OperatingRound(Round):
                 if (extra not in STEPS and self._may_pass_to(corp, index)
                         and self._step_available(corp, extra)):
                     out += self.rules.step_options(state, corp, extra, self)
-        if not forced:
+        out += self._private_options(corp)
+        if step < train and self._may_pass_to(corp, step + 1):
+            out.append(f"pass (skips the {self.steps[step]} step)")
+        if not forced and (step >= train or self._may_pass_to(corp, train)):
             out.append("done")
-        elif not reach:
+        elif forced and not reach:
             out.append(f"done ({corp.president} cannot raise the money for a train and "
                        "is bankrupt)")
         return out
@@ -249,6 +258,23 @@ class OperatingRound(Round):
                 span = money(state, prices[0]) if len(prices) == 1 else \
                     f"{money(state, prices[0])} to {money(state, prices[-1])}"
                 out.append(f"buy train {name} from {other.sym} for N ({span}{agree})")
+        return out
+
+    def _private_options(self, corp: Corporation) -> list[str]:
+        """Privates the company may buy from players now (18TN 4.2.6)."""
+        state = self.state
+        out: list[str] = []
+        for private in state.privates.values():
+            if private.closed or private.owner not in state.players:
+                continue
+            value = private.spec.value
+            prices = [p for p in sorted({1, (value + 1) // 2, value, value * 3 // 2})
+                      if p <= corp.cash and self.rules.why_not_buy_private(
+                          state, corp, private, p, self) is None]
+            if prices:
+                span = money(state, prices[0]) if len(prices) == 1 else \
+                    f"{money(state, prices[0])} to {money(state, prices[-1])}"
+                out.append(f"buy private {private.sym} from {private.owner} for N ({span})")
         return out
 
     def _forced_sale_options(self, corp: Corporation) -> list[str]:

@@ -176,8 +176,10 @@ class StockRound(Round):
             return [f"par {corp.sym} at {v}" for v in self.rules.par_values(corp)]
         if s.auction is not None:
             a = s.auction
-            return [f"bid {a.high_bid + 5} (or more, up to "
-                    f"{money(self.state, self.available(a.current, a.private))})", "pass"]
+            free = self.available(a.current, a.private)
+            if free < a.high_bid + 5:
+                return ["pass"]  # he cannot raise the bid
+            return [f"bid {a.high_bid + 5} (or more, up to {money(self.state, free)})", "pass"]
         seat = s.current
         cheapest = self.cheapest()
         if cheapest is not None:
@@ -207,15 +209,27 @@ class StockRound(Round):
                 pres = corp.certificates[0].percent
                 cash = state.player(seat).cash
                 values = [v for v in rules.par_values(corp) if v * pres // 10 <= cash]
-                if values and self.rules.may_par(state, corp):
+                if values and self.rules.may_par(state, corp) and \
+                        self._may_hold(seat, corp, pres):
                     out.append(f"par {corp.sym} at {', '.join(str(v) for v in values)}")
+                continue
+            if not self._may_hold(seat, corp, 10):
                 continue
             for source in (IPO, POOL, TREASURY):
                 if corp.certificates_of(source) and self._can_afford(seat, corp, source):
                     suffix = "" if source == IPO else f" from {source}"
                     out.append(f"buy {corp.sym}{suffix}")
-        out.append("pass" if not self._acted() else "done")
+        if not (self._over_limit(seat) and self._may_sell_any(seat)):
+            out.append("pass" if not self._acted() else "done")
         return out
+
+    def _may_hold(self, seat: str, corp: Corporation, percent: int) -> bool:
+        """Whether the limits of 3.3 let `seat` take one more certificate of `corp`."""
+        try:
+            check_can_hold(self.rules, self.state, seat, corp, percent)
+        except GameError:
+            return False
+        return True
 
     def _acted(self) -> bool:
         t = self.s.turn

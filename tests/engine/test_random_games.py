@@ -1,5 +1,7 @@
 """Games played out with random legal moves: the engine never faults, money is
-conserved after every move, and replaying the log rebuilds the same position."""
+conserved after every move, what `Game.legal()` lists and what `apply` accepts agree
+after every move (tests/engine/legal_check.py), and replaying the log rebuilds the
+same position."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import json
 import random
 
 import pytest
+from legal_check import disagreements
 
 from engine.actions import Action, Dividend, Done, Pass, RunRoutes, from_json, to_json
 from engine.game import Game, Move, Setup
@@ -30,8 +33,21 @@ def choose(rng: random.Random, options: list[Action]) -> Action:
 @pytest.mark.parametrize(("title", "seed", "moves"),
                          [("18TN", 1, 220), ("18TN", 2, 220), ("1851", 1, 300), ("1851", 2, 220)])
 def test_random_game_keeps_every_invariant(title: str, seed: int, moves: int) -> None:
+    play_random(title, seed, moves)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("title", "seed", "players"),
+                         [("18TN", 3, 4), ("18TN", 4, 5), ("1851", 31, 3), ("1851", 5, 5)])
+def test_random_game_to_its_end_keeps_every_invariant(title: str, seed: int,
+                                                      players: int) -> None:
+    """Whole games (or 1,500 moves): forced purchases, bankruptcies, phase ends."""
+    play_random(title, seed, 1500, players)
+
+
+def play_random(title: str, seed: int, moves: int, players: int | None = None) -> None:
     rng = random.Random(seed)
-    seats = ("Ann", "Bob", "Cy", "Di")[: 3 + seed % 2]
+    seats = ("Ann", "Bob", "Cy", "Di", "Ed")[: players or 3 + seed % 2]
     game = Game(Setup(title, seats, seed=seed))
     total = game.state.total_cash()
     for _ in range(moves):
@@ -40,6 +56,8 @@ def test_random_game_keeps_every_invariant(title: str, seed: int, moves: int) ->
             break
         options = legal_actions(game)
         assert options, f"no legal action for {turn} in {game.round_name}: {game.legal()}"
+        assert not disagreements(game, options), (len(game.log), game.round_name,
+                                                  disagreements(game, options))
         action = choose(rng, options)
         assert from_json(json.loads(json.dumps(to_json(action)))) == action
         game.apply(turn.seat, action)
