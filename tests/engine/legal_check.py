@@ -16,6 +16,8 @@ and "buy train X from pool".
 
 from __future__ import annotations
 
+import itertools
+
 from engine.actions import (
     Accept,
     Action,
@@ -120,3 +122,18 @@ def disagreements(game: Game, accepted: list[Action]) -> list[str]:
                    and a.source == want.source for a in accepted):  # type: ignore[attr-defined]
             out.append(f"listed, refused: {text}")
     return out
+
+
+def edges_crossed_twice(runs: list[tuple[str, ...]]) -> list[frozenset[str]]:
+    """Hex edges crossed more than once by a company's routes (each route as the hexes
+    it passes, no hex repeated in a row): from the map's geometry alone, independent
+    of the track model (18TN 4.2.3(b), (j); 1851 ROUTES)."""
+    seen: set[frozenset[str]] = set()
+    twice: list[frozenset[str]] = []
+    for hexes in runs:
+        for a, b in itertools.pairwise(hexes):
+            edge = frozenset((a, b))
+            if edge in seen:
+                twice.append(edge)
+            seen.add(edge)
+    return twice

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from legal_check import edges_crossed_twice
 
 from engine import routes
 from engine.actions import RunRoutes
@@ -73,6 +74,7 @@ def test_4_2_3_every_recorded_run_is_legal_and_no_better_than_the_best(path: Pat
         found = optimize(rules, state, corp, budget=None)
         assert found.proven, number
         assert found.total >= revenue, number
+        assert not edges_crossed_twice([r.walk.hexes for r in found.run.runs]), number
         assert routes.check_run(rules, state, corp, found.action()).revenue == found.total
 
 
