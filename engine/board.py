@@ -105,7 +105,8 @@ def check_lay(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
     require(corp.cash >= cost, f"{corp.sym} has {money(state, corp.cash)}; building in "
             f"{hex_id} costs {money(state, cost)}")
     if need_connection:
-        require(connected_after(state, corp, hex_id, tile, rotation),
+        require(connected_after(state, corp, hex_id, tile, rotation,
+                                rules.hexes_closed_to_routes(state)),
                 f"the new track on {hex_id} does not connect to a {corp.sym} station "
                 "(4.2.1(j))")
     return cost
@@ -119,8 +120,10 @@ def terrain_cost(rules: Rules, state: GameState, hex_id: str) -> int:
 
 
 def connected_after(state: GameState, corp: Corporation, hex_id: str, tile: TileSpec,
-                    rotation: int) -> bool:
-    """Whether new track or a city of the new tile connects to a station of `corp`."""
+                    rotation: int, closed: frozenset[str] = frozenset()) -> bool:
+    """Whether new track or a city of the new tile connects to a station of `corp`: is
+    part of a route of it, so not through `closed` hexes, whose track no route may use
+    yet (1851: "the track on the tile must extend a route of the Corporation")."""
     old_tile, old_rotation = track.tile_on(state, hex_id)
     old_points = set()
     if old_tile is not None:
@@ -128,7 +131,7 @@ def connected_after(state: GameState, corp: Corporation, hex_id: str, tile: Tile
     saved = state.board.tiles.get(hex_id)
     state.board.tiles[hex_id] = PlacedTile(tile.name, rotation)
     try:
-        graph = track.build_track(state)
+        graph = track.build_track(state, closed)
         nodes, segments = track.reachable(state, graph, corp.sym)
     finally:
         if saved is None:
@@ -247,7 +250,8 @@ def place_token(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
     require(cities > 0, f"{hex_id} has no city")
     require(not has_token_in(state, corp.sym, hex_id),
             f"{corp.sym} already has a station in {hex_id} (4.2.2(b))")
-    graph = track.build_track(state)
+    # A station goes on a route of the company: not through track no route may use.
+    graph = track.build_track(state, rules.hexes_closed_to_routes(state))
     nodes, _ = track.reachable(state, graph, corp.sym)
     candidates = [c for c in range(cities) if city is None or c == city]
     require(bool(candidates), f"{hex_id} has no city {city}")

@@ -13,7 +13,9 @@ each train alone, then the trains together; the combinations are done on bit set
 
 1. Compress. The track becomes a graph of stops joined by *links*: each way from a
    stop to the next one through plain track only (sides and junctions), kept with the
-   set of segments it uses. A route is a chain of links with disjoint segment sets.
+   set of pieces of track it uses: its segments and the hex edges it crosses (one
+   crossing per edge, 4.2.3(b), see `Track.crossing`). A route is a chain of links
+   with disjoint piece sets; below, "segment" means such a piece.
 2. Routes. A train's routes are grown depth-first from a station of the company:
    first one way (the "top"), then from the station the other way (the "bottom"). A
    route grows only from its lowest-ranked station and its bottom starts with a
@@ -49,8 +51,10 @@ returns: that run is proven the best.
 
 Exactness with title hooks. Routes and runs are always valued by the hooks
 themselves; the bounds must never be lower than what a route or run can earn. For the
-default hooks (the sum of the values; Civil War only subtracts) that holds by
-construction. A title whose hook adds bonuses or multiplies also overrides
+default hooks (the sum of the values) that holds by construction, and for a
+`run_revenue` that only takes away (18TN's Civil War) when the title's
+`Rules.run_revenue_only_falls` says so. A title whose hook adds bonuses or multiplies
+also overrides
 `route_revenue_bound(state, corp, train, values_bound)` or
 `run_revenue_bound(state, corp, routes_bound)` (upper bounds given a bound of the
 stop values, resp. of the routes' sum); a hook overridden without its bound is
@@ -80,7 +84,7 @@ from typing import TYPE_CHECKING
 from engine.actions import Route, RunRoutes
 from engine.routes import Run, TrainRun, Walk, stop_value, train_distance
 from engine.state import Corporation, GameState, Train
-from engine.track import Node, Point, Track, blocked_for, next_steps, token_nodes
+from engine.track import Node, Point, Side, Track, blocked_for, next_steps, token_nodes
 
 if TYPE_CHECKING:
     from engine.rules import Rules
@@ -100,8 +104,9 @@ WARM_START = 1024
 @dataclass(frozen=True, slots=True)
 class Link:
     """Plain track from stop `a` to stop `b` (indices into `Network.stops`), through
-    sides and junctions only: its segments in order from a to b, and the hexes it
-    passes (a's hex first, b's last, none repeated in a row)."""
+    sides and junctions only: its pieces of track (segments and edges crossed) in
+    order from a to b, and the hexes it passes (a's hex first, b's last, none
+    repeated in a row)."""
 
     a: int
     b: int
@@ -162,6 +167,11 @@ def _trails(track: Track, start: Node) -> Iterator[tuple[Node, list[int]]]:
 
     def extend(point: Point, came_by: int | None, used: list[int]
                ) -> Iterator[tuple[Node, list[int]]]:
+        if isinstance(point, Side):
+            edge = track.crossing.get(point)  # one crossing per edge (4.2.3(b))
+            if edge is None or edge in used:
+                return
+            used = [*used, edge]
         for seg_id, nxt in next_steps(track, point, came_by):
             if seg_id in used:
                 continue
@@ -207,7 +217,7 @@ def compress(state: GameState, track: Track, corp: str, value: Callable[[Node], 
                 if key in seen:
                     continue
                 seen.add(key)
-                segments = [track.segments[s] for s in segs]
+                segments = [track.segments[s] for s in segs if s < len(track.segments)]
                 hexes = _collapse(iter([stops[u].hex, *(s.hex for s in segments)]))
                 links.append(Link(u, v, tuple(segs), mask, hexes,
                                   segments[0].terminal, segments[-1].terminal))
@@ -845,14 +855,10 @@ def _run_bound(rules: Rules, state: GameState, corp: Corporation
                ) -> Callable[[int], int] | None:
     """The title's bound of a run's revenue from a bound of its routes' sum (None: the
     run earns at most that sum; a `run_revenue` overridden without its bound: none)."""
-    from engine.rules import Rules as BaseRules
-    from engine.titles.t18tn import Rules18TN
-
     hook = _own_hook(rules, "run_revenue_bound")
     if hook is not None:
         return lambda total: int(hook(state, corp, total))
-    # 18TN's Civil War only ever takes revenue away (until Rules18TN says so itself).
-    if type(rules).run_revenue in (BaseRules.run_revenue, Rules18TN.run_revenue):
+    if rules.run_revenue_only_falls():
         return None
     return lambda _total: UNBOUNDED
 
@@ -906,7 +912,7 @@ def optimize(rules: Rules, state: GameState, corp: Corporation, *,
     by_name: dict[str, list[Train]] = {}
     for train in sorted(trains, key=lambda t: (-train_distance(state, t), t.name)):
         by_name.setdefault(train.name, []).append(train)
-    kinds = [_Kind(net, len(graph.segments), train_distance(state, members[0]),
+    kinds = [_Kind(net, graph.pieces, train_distance(state, members[0]),
                    exact_for(members[0]),
                    _route_bound(rules, state, corp, members[0]), clock)
              for members in by_name.values()]

@@ -1,10 +1,11 @@
 """Routes and revenue (18TN 4.2.3, 4.2.3.1).
 
-A route is a walk along track from stop to stop. It may not reuse a segment, visit a
-stop twice, run through an off-board area or a blocked city, and must touch one of
-the company's stations; a train counts at most its number of stops. Trains of one
-company may not share a segment. Declared routes name the hexes they pass in order
-(every hex, or only the stops); the engine finds the track that fits.
+A route is a walk along track from stop to stop. It may not reuse a segment or cross
+a hex edge twice (`Track.crossing`), visit a stop twice, run through an off-board area
+or a blocked city, and must touch one of the company's stations; a train counts at
+most its number of stops. Trains of one company may not share a segment or an edge.
+Declared routes name the hexes they pass in order (every hex, or only the stops); the
+engine finds the track that fits.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ class Walk(Shared):
     """One train's route on the track: its stops in order and the segments used."""
 
     stops: tuple[Node, ...]
-    segments: frozenset[int]
+    segments: frozenset[int]  # the pieces of track: segments and edges crossed
     hexes: tuple[str, ...]  # every hex passed, in order
 
 
@@ -96,6 +97,12 @@ def walks_from(state: GameState, graph: Track, corp: str, start: Node, max_stops
 
     def extend(point: Point, came_by: int | None, stops: list[Node], used: list[int],
                hexes: list[str]) -> None:
+        if isinstance(point, Side):
+            # Crossing the edge spends it: no route crosses one edge twice (4.2.3(b)).
+            edge = graph.crossing.get(point)
+            if edge is None or edge in used:
+                return
+            used = [*used, edge]
         for seg_id, nxt in next_steps(graph, point, came_by):
             if seg_id in used:
                 continue
@@ -245,8 +252,8 @@ def _why_no_route(state: GameState, graph: Track, corp: Corporation, route: Rout
             return f"{hex_id} is not on the map"
     return (f"no legal route for the {route.train}-train along {listed}: the hexes must be "
             f"joined by track in that order, with at most {dist} stops, through a "
-            f"{corp.sym} station, without repeating track or stops or running through an "
-            "off-board area or a blocked city")
+            f"{corp.sym} station, without repeating track (not even where paths meet at a hex "
+            "edge) or stops, or running through an off-board area or a blocked city")
 
 
 def best_run(rules: Rules, state: GameState, corp: Corporation, graph: Track | None = None

@@ -47,6 +47,10 @@ class Rules:
     # start of the train purchase for every share.
     forced_sales_at_start_prices = False
     bankrupt_forfeits_cash = True  # 18TN 6.1; 1851 counts a bankrupt player's cash
+    # 18TN 4.2.5.2: the president "cannot (or chooses not to)" buy from another company,
+    # so only his money decides a bankruptcy; 1851 (see its decisions) counts a train
+    # the company can buy from a company with the same president.
+    sister_train_averts_bankruptcy = False
     # --- operating ---------------------------------------------------------------------
     yellow_lays_per_turn = 2  # 18TN 4.2(b): one or two yellow tiles, or one upgrade
     upgrades_per_turn = 1
@@ -309,6 +313,12 @@ class Rules:
                     ) -> int:
         """What all the company's trains earn together (title bonuses hook in here)."""
         return sum(r.revenue for r in runs)
+
+    def run_revenue_only_falls(self) -> bool:
+        """Whether `run_revenue` never pays more than its routes earn together (a title
+        may take revenue away, never add): the optimizer may then bound a run by the sum
+        of its routes. A title that overrides `run_revenue` says so itself."""
+        return type(self).run_revenue is Rules.run_revenue
 
     def may_buy_another_bank_train(self, state: GameState, bought_this_turn: int) -> bool:
         """4.2.5(f): one train from the bank per turn until the limit is lifted."""

@@ -63,11 +63,24 @@ class Segment(Shared):
 
 @dataclass
 class Track:
-    """All track on the map as it stands."""
+    """All track on the map as it stands.
+
+    A route spends *pieces* of track: its segments, and each hex edge it crosses.
+    Several paths of a tile may meet at one edge, but only one section of track
+    crosses it (18TN 4.2.3(b); 1851: "not even the small section of track at the
+    junctions"): `crossing[side]` is the edge's piece id, the same for both sides of
+    the edge and numbered after the segments.
+    """
 
     segments: list[Segment] = field(default_factory=list)
     at: dict[Point, list[int]] = field(default_factory=dict)
     across: dict[Side, Side] = field(default_factory=dict)
+    crossing: dict[Side, int] = field(default_factory=dict)
+
+    @property
+    def pieces(self) -> int:
+        """How many piece ids there are: segments, then edges crossed by track."""
+        return len(self.segments) + len(self.crossing) // 2
 
     def add(self, hex_id: str, a: Point, b: Point, terminal: bool) -> None:
         seg = Segment(len(self.segments), hex_id, a, b, terminal)
@@ -116,6 +129,9 @@ def build_track(state: GameState, closed: frozenset[str] = frozenset()) -> Track
             other = Side(neighbour(title.grid, point.hex, point.edge), opposite(point.edge))
             if other in track.at and point.edge not in title.hexes[point.hex].borders:
                 track.across[point] = other
+    for point, other in track.across.items():
+        if point not in track.crossing:
+            track.crossing[point] = track.crossing[other] = track.pieces
     return track
 
 

@@ -150,6 +150,9 @@ class OperatingRound(Round):
 
     # --- legal actions -----------------------------------------------------------------
     def legal(self) -> list[str]:
+        """What the acting player may do now, as order texts: each is accepted by
+        `process` (a text with a placeholder, by some action of its kind; "lay" and
+        "token" say only that the step is open)."""
         if self.offer is not None:
             return ["accept", "decline"]
         if self.discards:
@@ -159,28 +162,134 @@ class OperatingRound(Round):
             return []
         corp = self.company()
         t = self.current
+        state = self.state
         out: list[str] = []
         step = t.step
+        train = self.steps.index("train")
         if step <= 0 and self._lays_left(corp):
             out.append("lay TILE at HEX rot N")
+        if step <= 0:
+            out += [f"use {p.sym} lay TILE at HEX rot N (its free tile lay)"
+                    for p in state.privates.values()
+                    if p.owner == corp.sym and not p.closed and not p.ability_used
+                    and p.spec.tiles
+                    and any(h not in state.board.tiles for h in p.spec.hexes)]
         if step <= 1 and not t.token_placed and corp.token_costs:
-            out.append(f"token HEX (costs {money(self.state, self._token_cost(corp))})")
-        if step <= 2 and corp.trains:
+            out.append(f"token HEX (costs {money(state, self._token_cost(corp))})")
+        if step <= 2 and corp.trains and t.revenue is None:
             out.append("run auto | run TRAIN: HEX HEX ...")
         if t.revenue is not None and not t.dividend_done:
             out += ["pay", "withhold"] + (["half"] if self.rules.half_dividends else [])
-        if (t.step >= 3 or not corp.trains) and self._can_buy_train(corp):
-            offer = trains.next_offered(self.state)
-            if offer is not None:
-                price = self.state.title.train(offer.name).price
-                out.append(f"buy train {offer.name} ({money(self.state, price)})")
-            for pool_train in {tr.name for tr in self.state.trains_pool}:
-                out.append(f"buy train {pool_train} from pool")
-        for extra in self.steps[self.steps.index("train") + 1:]:
-            if extra not in STEPS and self._step_available(corp, extra):
-                out += self.rules.step_options(self.state, corp, extra, self)
-        out.append("done")
+        forced = self._forced(corp)
+        reach = not forced or self._train_within_reach(corp)
+        if step <= train and self._may_pass_to(corp, train):
+            if self._can_buy_train(corp):
+                out += self._train_options(corp, forced)
+            if forced:
+                out += self._forced_sale_options(corp)
+        if not forced:
+            for extra in self.steps[train + 1:]:
+                index = self.steps.index(extra)
+                if (extra not in STEPS and self._may_pass_to(corp, index)
+                        and self._step_available(corp, extra)):
+                    out += self.rules.step_options(state, corp, extra, self)
+        out += self._private_options(corp)
+        if step < train and self._may_pass_to(corp, step + 1):
+            out.append(f"pass (skips the {self.steps[step]} step)")
+        if not forced and (step >= train or self._may_pass_to(corp, train)):
+            out.append("done")
+        elif forced and not reach:
+            out.append(f"done ({corp.president} cannot raise the money for a train and "
+                       "is bankrupt)")
         return out
+
+    def _may_pass_to(self, corp: Corporation, index: int) -> bool:
+        """Whether the turn may move on to step `index` now (see `_check_skippable`)."""
+        t = self.current
+        assert t is not None
+        if index < t.step:
+            return False
+        for skipped in self.steps[t.step:index]:
+            if skipped == "route" and t.revenue is None and corp.trains and \
+                    routes.has_route(self.rules, self.state, corp):
+                return False
+            if skipped == "dividend" and not t.dividend_done and t.revenue:
+                return False
+        return True
+
+    def _train_options(self, corp: Corporation, forced: bool) -> list[str]:
+        """The train purchases open to the company (4.2.5; forced: 4.2.5.2(a))."""
+        state = self.state
+        t = self.current
+        assert t is not None
+        out: list[str] = []
+        if len(corp.trains) >= trains.train_limit(self.rules, state, corp):
+            return out
+        cheapest = trains.cheapest_available(state)
+        president = state.player(corp.president or "")
+        if self.rules.may_buy_another_bank_train(state, t.bank_trains_bought):
+            offer = trains.next_offered(state)
+            if offer is not None:
+                price = state.title.train(offer.name).price
+                helped = forced and cheapest is not None and cheapest[0] is offer
+                if corp.cash >= price or (helped and corp.cash + president.cash >= price):
+                    out.append(f"buy train {offer.name} ({money(state, price)})")
+            for name in sorted({tr.name for tr in state.trains_pool}):
+                price = state.title.train(name).price
+                helped = forced and cheapest is not None and cheapest[0].name == name \
+                    and cheapest[2] == POOL
+                if corp.cash >= price or (helped and corp.cash + president.cash >= price):
+                    out.append(f"buy train {name} from pool ({money(state, price)})")
+        if t.emergency or corp.cash < 1:
+            return out
+        for other in state.corporations.values():
+            if other.sym == corp.sym:
+                continue
+            for name in sorted({tr.name for tr in other.trains if not tr.obsolete}):
+                sample = next(tr for tr in other.trains if tr.name == name and not tr.obsolete)
+                face = state.title.train(name).price
+                prices = [p for p in sorted({1, face, corp.cash}) if 1 <= p <= corp.cash
+                          and self.rules.why_not_train_price(state, corp, other, sample, p)
+                          is None]
+                if not prices:
+                    continue
+                agree = "" if other.president == corp.president else \
+                    f", if {other.president} agrees"
+                span = money(state, prices[0]) if len(prices) == 1 else \
+                    f"{money(state, prices[0])} to {money(state, prices[-1])}"
+                out.append(f"buy train {name} from {other.sym} for N ({span}{agree})")
+        return out
+
+    def _private_options(self, corp: Corporation) -> list[str]:
+        """Privates the company may buy from players now (18TN 4.2.6)."""
+        state = self.state
+        out: list[str] = []
+        for private in state.privates.values():
+            if private.closed or private.owner not in state.players:
+                continue
+            value = private.spec.value
+            prices = [p for p in sorted({1, (value + 1) // 2, value, value * 3 // 2})
+                      if p <= corp.cash and self.rules.why_not_buy_private(
+                          state, corp, private, p, self) is None]
+            if prices:
+                span = money(state, prices[0]) if len(prices) == 1 else \
+                    f"{money(state, prices[0])} to {money(state, prices[-1])}"
+                out.append(f"buy private {private.sym} from {private.owner} for N ({span})")
+        return out
+
+    def _forced_sale_options(self, corp: Corporation) -> list[str]:
+        """The president's sales for a forced purchase (4.2.5.2(d)), while money is
+        short."""
+        state = self.state
+        seat = corp.president or ""
+        cheapest = trains.cheapest_available(state)
+        assert cheapest is not None
+        if cheapest[1] - corp.cash - state.player(seat).cash <= 0:
+            return []
+        prices = self._sale_prices()
+        return [f"sell N {sym} (up to {pct // 10}, at {money(state, prices[sym])} a share, "
+                "to pay for the train)"
+                for sym, pct in self._sellable_percents(seat, corp).items()]
 
     def _lays_left(self, corp: Corporation) -> bool:
         t = self.current
@@ -288,7 +397,7 @@ class OperatingRound(Round):
             self._check_skippable(corp, self.steps[skipped])
         train = self.steps.index("train")
         if t.step <= train < index:
-            self._leave_train_step(corp)
+            self._leave_train_step(corp, declare=False)
         if index > t.step:
             t.step = index
 
@@ -546,14 +655,12 @@ class OperatingRound(Round):
             others = max(target.percent_held_by(s) for s in state.seats if s != seat)
             require(target.percent_held_by(seat) - percent >= others,
                     f"{seat} may not sell so much {corp.sym} that its presidency changes")
-        unit = state.market.price(target.sym)
+        # The sales stop as soon as the money is there: no share beyond the last one
+        # needed, counted at the price the sale pays (1851: the price at the start).
+        unit = self._sale_prices()[target.sym]
         require(unit * (percent - 10) // 10 < need,
                 f"{seat} may sell only enough to raise {money(state, need)} (4.2.5.2(d))")
-        if not t.emergency_prices:
-            t.emergency_prices = {sym: state.market.price(sym) for sym in state.market.positions}
-        fixed = t.emergency_prices.get(target.sym) \
-            if self.rules.forced_sales_at_start_prices else None
-        sell_shares(self.rules, state, seat, target, percent, fixed)
+        self._sell_for_train(seat, target, percent)
 
     def _discard(self, seat: str, action: Action) -> None:
         corp = self.state.corporation(self.discards[0])
@@ -640,28 +747,82 @@ class OperatingRound(Round):
         if self.current is not None and not self.state.game_over:
             self._finish_company()
 
-    def _leave_train_step(self, corp: Corporation) -> None:
+    def _leave_train_step(self, corp: Corporation, declare: bool = True) -> None:
         """4.2.5.2: a company with a route but no train may not leave the train step
-        without buying one; a president who cannot raise the money is bankrupt."""
-        if corp.trains or not routes.has_route(self.rules, self.state, corp):
+        without buying one; a president who cannot get one is bankrupt (`declare`:
+        the action may say so, `done` or `pass`; any other action is refused)."""
+        if not self._forced(corp):
             return
-        cheapest = trains.cheapest_available(self.state)
-        if cheapest is not None:
-            self._cannot_end_without_train(corp, cheapest[1], cheapest[0].name)
-
-    def _cannot_end_without_train(self, corp: Corporation, price: int, name: str) -> None:
-        state = self.state
-        president = state.player(corp.president or "")
-        can_raise = corp.cash + president.cash + self._saleable_value(president.name, corp)
-        if can_raise >= price:
+        if self._train_within_reach(corp):
             raise GameError(f"{corp.sym} has a route but no train and must buy one (4.2.5.2)",
-                            (f"buy train {name}",))
-        self._sell_everything(president.name, corp)
-        self.rules.bankruptcy(state, president.name, corp)
+                            tuple(self._train_options(corp, True)
+                                  + self._forced_sale_options(corp)))
+        president = corp.president or ""
+        if not declare:
+            raise GameError(f"{corp.sym} has a route but no train, and {president} cannot "
+                            "raise the money for one: `done` declares the bankruptcy",
+                            ("done",))
+        self._sell_everything(president, corp)
+        self.rules.bankruptcy(self.state, president, corp)
+
+    def _forced(self, corp: Corporation) -> bool:
+        """A route, no train and a train left in the bank: the company must buy one
+        (4.2.5.2; 1851 PURCHASE TRAINS)."""
+        return (not corp.trains and trains.cheapest_available(self.state) is not None
+                and routes.has_route(self.rules, self.state, corp))
+
+    def _train_within_reach(self, corp: Corporation) -> bool:
+        """Whether a company that must buy a train can: the cheapest train from its
+        treasury, its president's cash and what he may sell (at the prices the sales
+        pay), or, where the title counts it, a train of a company with the same
+        president for what its treasury holds."""
+        state = self.state
+        cheapest = trains.cheapest_available(state)
+        assert cheapest is not None
+        seat = corp.president or ""
+        raised = corp.cash + state.player(seat).cash + self._saleable_value(seat, corp)
+        if raised >= cheapest[1]:
+            return True
+        return self.rules.sister_train_averts_bankruptcy and self._sister_train(corp)
+
+    def _sister_train(self, corp: Corporation) -> bool:
+        """A train the company may buy from a company with the same president."""
+        state = self.state
+        t = self.current
+        assert t is not None
+        if t.emergency or corp.cash < 1 or \
+                len(corp.trains) >= trains.train_limit(self.rules, state, corp):
+            return False
+        return any(other.sym != corp.sym and other.president == corp.president
+                   and self.rules.why_not_train_price(state, corp, other, train, 1) is None
+                   for other in state.corporations.values()
+                   for train in other.trains if not train.obsolete)
+
+    def _sale_prices(self) -> dict[str, int]:
+        """The price a forced sale pays per share: the price of the moment (4.2.5.2(d)),
+        or in 1851 the price at the start of the train purchase."""
+        state = self.state
+        t = self.current
+        assert t is not None
+        now = {sym: state.market.price(sym) for sym in state.market.positions}
+        if not self.rules.forced_sales_at_start_prices:
+            return now
+        return {sym: t.emergency_prices.get(sym, price) for sym, price in now.items()}
+
+    def _sell_for_train(self, seat: str, target: Corporation, percent: int) -> None:
+        t = self.current
+        assert t is not None
+        state = self.state
+        if not t.emergency_prices:
+            t.emergency_prices = {sym: state.market.price(sym) for sym in state.market.positions}
+        fixed = t.emergency_prices.get(target.sym) \
+            if self.rules.forced_sales_at_start_prices else None
+        sell_shares(self.rules, state, seat, target, percent, fixed)
 
     def _sellable_percents(self, seat: str, operating: Corporation) -> dict[str, int]:
         """What the president may sell under 4.2.5.2(d), per company: whatever may go to
-        the pool without losing the operating company's presidency."""
+        the pool, keeping the operating company's presidency and its president's
+        certificate."""
         state = self.state
         out: dict[str, int] = {}
         for corp in state.corporations.values():
@@ -673,22 +834,25 @@ class OperatingRound(Round):
             room = max(0, self.rules.pool_limit_percent - corp.pool_percent)
             sellable = min(held, room)
             others = max(corp.percent_held_by(s) for s in state.seats if s != seat)
+            pres = corp.certificates[0].percent
             if corp.sym == operating.sym:
-                sellable = min(sellable, max(0, held - others))
-            elif corp.president == seat and others < corp.certificates[0].percent:
-                sellable = min(sellable, held - corp.certificates[0].percent)
+                sellable = min(sellable, max(0, held - max(others, pres)))
+            elif corp.president == seat and others < pres:
+                sellable = min(sellable, held - pres)
             if sellable >= 10:
                 out[corp.sym] = sellable // 10 * 10
         return out
 
     def _saleable_value(self, seat: str, operating: Corporation) -> int:
-        """Roughly what those sales would raise, at current prices."""
-        state = self.state
-        return sum(state.market.price(sym) * pct // 10
+        """What those sales raise: each company's shares sold at once, at the price
+        the sale pays (a sale drops only its own company's price)."""
+        prices = self._sale_prices()
+        return sum(prices[sym] * pct // 10
                    for sym, pct in self._sellable_percents(seat, operating).items())
 
     def _sell_everything(self, seat: str, operating: Corporation) -> None:
-        """Before a bankruptcy the president sells all he may (4.2.5.2(d), 6.1)."""
+        """Before a bankruptcy the president sells all he may (4.2.5.2(d), 6.1), at the
+        prices forced sales pay."""
         for sym, percent in self._sellable_percents(seat, operating).items():
             corp = self.state.corporation(sym)
             for pct in range(percent, 0, -10):
@@ -696,7 +860,7 @@ class OperatingRound(Round):
                     check_sale(self.rules, self.state, seat, corp, pct)
                 except GameError:
                     continue
-                sell_shares(self.rules, self.state, seat, corp, pct)
+                self._sell_for_train(seat, corp, pct)
                 break
 
 

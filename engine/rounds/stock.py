@@ -176,8 +176,10 @@ class StockRound(Round):
             return [f"par {corp.sym} at {v}" for v in self.rules.par_values(corp)]
         if s.auction is not None:
             a = s.auction
-            return [f"bid {a.high_bid + 5} (or more, up to "
-                    f"{money(self.state, self.available(a.current, a.private))})", "pass"]
+            free = self.available(a.current, a.private)
+            if free < a.high_bid + 5:
+                return ["pass"]  # he cannot raise the bid
+            return [f"bid {a.high_bid + 5} (or more, up to {money(self.state, free)})", "pass"]
         seat = s.current
         cheapest = self.cheapest()
         if cheapest is not None:
@@ -207,15 +209,27 @@ class StockRound(Round):
                 pres = corp.certificates[0].percent
                 cash = state.player(seat).cash
                 values = [v for v in rules.par_values(corp) if v * pres // 10 <= cash]
-                if values and self.rules.may_par(state, corp):
+                if values and self.rules.may_par(state, corp) and \
+                        self._may_hold(seat, corp, pres):
                     out.append(f"par {corp.sym} at {', '.join(str(v) for v in values)}")
+                continue
+            if not self._may_hold(seat, corp, 10):
                 continue
             for source in (IPO, POOL, TREASURY):
                 if corp.certificates_of(source) and self._can_afford(seat, corp, source):
                     suffix = "" if source == IPO else f" from {source}"
                     out.append(f"buy {corp.sym}{suffix}")
-        out.append("pass" if not self._acted() else "done")
+        if not (self._over_limit(seat) and self._may_sell_any(seat)):
+            out.append("pass" if not self._acted() else "done")
         return out
+
+    def _may_hold(self, seat: str, corp: Corporation, percent: int) -> bool:
+        """Whether the limits of 3.3 let `seat` take one more certificate of `corp`."""
+        try:
+            check_can_hold(self.rules, self.state, seat, corp, percent)
+        except GameError:
+            return False
+        return True
 
     def _acted(self) -> bool:
         t = self.s.turn
@@ -407,6 +421,10 @@ class StockRound(Round):
             return f"{seat} is over the certificate limit and must sell first (3.3)"
         return None
 
+    def _may_sell_any(self, seat: str) -> bool:
+        return any(self._why_not_sell(seat, corp) is None
+                   for corp in self.state.corporations.values())
+
     def _over_limit(self, seat: str) -> bool:
         return certificate_count(self.rules, self.state, seat) > self.rules.certificate_limit(
             self.state)
@@ -415,7 +433,9 @@ class StockRound(Round):
         state = self.state
         t = self.s.turn
         if isinstance(action, Pass | Done):
-            require(not self._over_limit(seat),
+            # Over the limit he must sell, "if possible"; "if he can sell some stock but
+            # not enough ... he must sell what he can" (1851 BUYING STOCK; 18TN 3.3).
+            require(not self._over_limit(seat) or not self._may_sell_any(seat),
                     f"{seat} holds {certificate_count(self.rules, state, seat)} certificates, "
                     f"over the limit of {self.rules.certificate_limit(state)}: sell first (3.3)")
             if self._acted():

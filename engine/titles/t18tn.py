@@ -170,6 +170,10 @@ class Rules18TN(Rules):
             total -= min(r.revenue for r in runs)
         return total
 
+    def run_revenue_only_falls(self) -> bool:
+        """The Civil War only takes a train's income away (5.1)."""
+        return type(self).run_revenue is Rules18TN.run_revenue
+
     def pay_dividend(self, state: GameState, corp: Corporation, revenue: int, choice: str,
                      round: Round) -> None:
         """4.2.4 with 5.1's exception: a one-train company hit by the war keeps its price."""

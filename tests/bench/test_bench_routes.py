@@ -73,7 +73,8 @@ def test_bench_recorded_run(benchmark: BenchmarkFixture, move: int) -> None:
     rules, state, corp = positions()[move]
     found = run(benchmark, lambda: optimize(rules, state, corp, budget=None), rounds=5)
     assert found.proven
-    assert found.total == (340 if move in (565, 540, 557) else 290)
+    # 557: 330, not 340: the 340 run crossed the C12/D13 edge twice (4.2.3(b)).
+    assert found.total == {565: 340, 540: 340, 557: 330}.get(move, 290)
 
 
 @pytest.mark.parametrize("move", HARDEST[:2])
@@ -105,7 +106,7 @@ def test_bench_routes_command_on_7818() -> None:
     result = CliRunner().invoke(main, ["bench", "routes", str(RECORD)])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    for expected in ("runs checked: 68", "matched the recorded revenue: 51", "beat it: 17",
+    for expected in ("runs checked: 68", "matched the recorded revenue: 53", "beat it: 15",
                      "fell short: 0", "refused by the order parser or routes.check_run: 0",
                      "not proven optimal: 0"):
         assert expected in lines

@@ -287,7 +287,9 @@ def test_every_recorded_run_is_matched_or_beaten() -> None:
         if found.run.runs:
             assert routes.check_run(rules, state, corp, found.action()).revenue == found.total
         better += found.total > routes.check_run(rules, state, corp, recorded).revenue
-    assert better == 17
+    # 15: moves 473 and 557 no longer beat the record once no route crosses a hex
+    # edge twice (4.2.3(b)); 18xx.games refuses those runs ("cannot reuse track").
+    assert better == 15
 
 
 def test_the_routes_print_as_an_order_that_reads_back() -> None:
