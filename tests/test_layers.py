@@ -133,3 +133,14 @@ def test_no_module_takes_another_modules_private_names() -> None:
              for imported, names in _imports(path, name, modules)
              for n in names if n.startswith("_") and imported != name]
     assert wrong == []
+
+
+def test_the_engine_core_asks_the_rules_and_knows_no_title() -> None:
+    """Only the registry (`engine.titles`) names a title module; the core asks `Rules`."""
+    modules = _modules()
+    wrong = [f"{name} imports {imported}"
+             for name, path in modules.items()
+             if name.startswith("engine") and not name.startswith("engine.titles")
+             for imported, _ in _imports(path, name, modules)
+             if imported.startswith("engine.titles.")]
+    assert wrong == []
