@@ -152,13 +152,14 @@ async def test_stop_ends_all_mail_for_good_and_every_mail_offers_it(
     async with running_daemon(config):
         await send_mail(mail_servers, GM, MODERATOR, "new", "create game 18TN\n")
         created = await inboxes.wait(GM, subject_has("[18TN-1] game created"))
-        assert created["List-Unsubscribe"] == f"<mailto:{MODERATOR}?subject=stop>"
         await reply_to(mail_servers, GM, created, f"invite {ann} as Ann\n")
         invitation = await inboxes.wait(ann, subject_has("invitation"))
-        assert "mail it the word `stop`" in text_of(invitation)
-        # Ann never asked for this: she follows the List-Unsubscribe link (a mail whose
-        # subject is `stop`).
-        await send_mail(mail_servers, ann, MODERATOR, "stop", "")
+        link = unsubscribe_address(invitation)
+        assert link != unsubscribe_address(created)  # each reader's own
+        assert f"write `stop` to {link}" in text_of(invitation).replace("\n", " ")
+        # Ann never asked for this: she follows the List-Unsubscribe link, whose mail
+        # program writes to her own unsubscribe address (with whatever body it likes).
+        await send_mail(mail_servers, ann, link, "stop", "unsubscribe me\n")
         confirmed = await inboxes.wait(ann, body_has("this is the last mail"))
         assert ann in text_of(confirmed)
         # A new invitation to her is refused to the game master, and she gets nothing.
@@ -174,20 +175,37 @@ async def test_stop_ends_all_mail_for_good_and_every_mail_offers_it(
     assert len(inboxes.messages(ann)) == count == 2  # the invitation and the confirmation
 
 
-async def test_a_forged_stop_cannot_cut_a_player_off(mail_servers: LocalMail,
-                                                     inboxes: Inboxes) -> None:
+def unsubscribe_address(mail: EmailMessage) -> str:
+    header = str(mail["List-Unsubscribe"]).strip()
+    assert header.startswith("<mailto:") and header.endswith("?subject=stop>"), header
+    return header.removeprefix("<mailto:").removesuffix("?subject=stop>")
+
+
+async def test_a_forged_stop_cannot_cut_anyone_off(mail_servers: LocalMail,
+                                                   inboxes: Inboxes) -> None:
+    """Neither a player in a game nor an invited player who has not joined yet."""
     config = await daemon_settings(mail_servers, **limits())
     players = {"Ann": "ann@example.org", "Bob": "bob@example.org", "Cy": "cy@example.org"}
     game_id = seat_game(config, players)
     async with running_daemon(config):
         await send_mail(mail_servers, players["Bob"], MODERATOR, "stop", "stop\n")
-        told = await inboxes.wait(players["Bob"], body_has("did not carry the password"))
-        assert game_id in text_of(told)
+        told = await inboxes.wait(players["Bob"], body_has("to be sure"))
+        assert "write `stop` to" in text_of(told)
+        # An invitee: the forger writes `stop` in her name; she still joins and plays.
+        await send_mail(mail_servers, GM, MODERATOR, "new", "create game 1851\n")
+        created = await inboxes.wait(GM, subject_has("game created"))
+        await reply_to(mail_servers, GM, created, "invite dee@example.org as Dee\n")
+        invitation = await inboxes.wait("dee@example.org", subject_has("invitation"))
+        await send_mail(mail_servers, "dee@example.org", MODERATOR, "stop", "stop\n")
+        await inboxes.wait("dee@example.org", body_has("to be sure"))
+        await reply_to(mail_servers, "dee@example.org", invitation, "join\n")
+        await inboxes.wait("dee@example.org", body_has("you joined"))
         # Bob's own status request (carrying his token) is answered with the report.
         await send_mail(mail_servers, players["Bob"], seat_address(config, game_id, "Bob"),
                         f"[{game_id}]", "status\n")
         await inboxes.wait(players["Bob"], lambda m: m.get("X-Moderator-Move") == "0")
-    assert not Store(config.moderator.database).opted_out(players["Bob"])
+    store = Store(config.moderator.database)
+    assert not store.opted_out(players["Bob"]) and not store.opted_out("dee@example.org")
 
 
 # -- 3. silencing ----------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine.game import Game
-from moderator.desk.auth import tag_address
+from moderator.desk.auth import stop_address, stop_token, tag_address
 from moderator.desk.deadlines import format_deadline, policy_text
 from moderator.desk.games import PictureCache
 from moderator.desk.settings import ProcessorSettings
@@ -56,7 +56,7 @@ _NOTICE_SUBJECTS = {
     "held": "your orders sent ahead", "replaced": "you were replaced",
     "observe_request": "a request to observe", "observe_asked": "observe",
     "observer_invitation": "invitation to observe", "stopped": "no more mail",
-    "stop_needs_password": "no more mail: your password, please",
+    "stop_confirm": "no more mail: please confirm",
 }
 
 
@@ -69,6 +69,7 @@ class Footer:
     next_move: int | None = None
     token: str | None = None
     plus_addressing: bool = True
+    stop: str | None = None  # where the reader writes `stop` (their own token in it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +239,7 @@ class Answers:
         token = settings.token(game_id, key) if game_id and key else None
         pos = self.position(game_id, game) if game is not None and game_id else None
         footer = Footer(settings.address, game_id, pos.view.next_move if pos else None,
-                        token, settings.plus_addressing)
+                        token, settings.plus_addressing, self.stop_address(to))
         if game_id:
             state = pos.headline if pos else (subject_text or "")
             results = context.get("results")
@@ -361,6 +362,22 @@ class Answers:
                 f"more than {self.settings.replies_per_hour} mails an hour that proved no "
                 "seat came in. Mail that carries your game's password is always answered.")
 
+    def stop_address(self, to: str) -> str:
+        """Where TO writes `stop`: with plus-addressing a tag carrying TO's own token;
+        without, the moderator's address (the token then goes in the subject)."""
+        settings = self.settings
+        if settings.plus_addressing:
+            return stop_address(settings.address, settings.secret, to)
+        return settings.address
+
+    def unsubscribe(self, to: str) -> str:
+        """The List-Unsubscribe header for TO (RFC 2369): a mail that proves it is TO's."""
+        settings = self.settings
+        if settings.plus_addressing:
+            return f"<mailto:{self.stop_address(to)}?subject=stop>"
+        return (f"<mailto:{settings.address}?subject=stop%20"
+                f"{stop_token(settings.secret, to)}>")
+
     def drop_after(self, mark: int) -> None:
         """Forget the mails kept since MARK (a refused part of a mail sends nothing)."""
         del self.mails[mark:]
@@ -375,8 +392,7 @@ class Answers:
                                         settings.domain, mail.game_id, serial)
             raw = compose(mail, sender=settings.address, sender_name=settings.name,
                           message_id=message_id, when=self.now,
-                          headers={"List-Unsubscribe": f"<mailto:{settings.address}"
-                                                       "?subject=stop>"})
+                          headers={"List-Unsubscribe": self.unsubscribe(mail.to)})
             queued += self.store.queue_mail(
                 message_id=message_id, kind=mail.kind, game_id=mail.game_id,
                 recipient=mail.to, sender=settings.address, raw=raw,

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "MASTER_KEY",
+    "STOP_TAG",
     "TOKEN_LENGTH",
     "Tag",
     "make_token",
@@ -35,8 +36,11 @@ __all__ = [
     "read_tag",
     "same_token",
     "seat_name_problem",
+    "stop_address",
+    "stop_token",
     "subject_tags",
     "tag_address",
+    "token_words",
 ]
 
 TOKEN_LENGTH = 16
@@ -117,3 +121,19 @@ def subject_tags(subject: str) -> list[tuple[str, str | None]]:
 def token_words(text: str) -> list[str]:
     """Words of TEXT shaped like a token (a subject may carry one outside a tag)."""
     return _TOKEN_WORD_RE.findall(text)
+
+
+#: The tag of the address that unsubscribes its writer: moderator+stop.u.TOKEN@domain.
+STOP_TAG = "stop"
+
+
+def stop_token(secret: str, address: str) -> str:
+    """The token that proves a `stop` comes from ADDRESS's own mailbox: the service mails
+    it only to ADDRESS (in List-Unsubscribe and the foot of every mail)."""
+    return make_token(secret, STOP_TAG, address.strip().lower())
+
+
+def stop_address(moderator: str, secret: str, address: str) -> str:
+    """Where ADDRESS writes `stop` to be mailed no more (its own token in the tag)."""
+    return tag_address(moderator, STOP_TAG, "u", stop_token(secret, address))
+

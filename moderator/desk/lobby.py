@@ -68,15 +68,16 @@ def general(work: Work, commands: list[cmd.Command]) -> str:
 def stop_mail(work: Work, sender: str, *, proven: bool) -> str:
     """`stop`: never mail SENDER again (after this one confirmation).
 
-    An address that takes part in a game must prove it (a reply that carries its
-    password, PROVEN), so that nobody cuts a player off by forging a `stop`; a
-    stranger's word is enough, which is what an invited address that never asked for
-    mail needs."""
+    Anyone can forge a sender, so a `stop` counts only when PROVEN: written to the
+    sender's own unsubscribe address (in the foot and List-Unsubscribe of every mail
+    they get, with a token only their mailbox has seen), or as a reply that carries
+    their game password. Otherwise the answer says where to write it."""
     store = work.store
+    if not proven:
+        work.answers.notice(sender, "stop_confirm",
+                            stop_address=work.answers.stop_address(sender))
+        return "stop: asked to confirm from the sender's own unsubscribe address"
     games = active_games_of(store, sender)
-    if games and not proven:
-        work.answers.notice(sender, "stop_needs_password", games=games)
-        return "refused: stop (a member's address, without its password)"
     work.answers.notice(sender, "stopped", address=sender, games=games)
     store.opt_out(sender, work.incoming.key, work.now)
     return f"{sender} gets no more mail (`stop`)"

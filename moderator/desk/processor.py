@@ -31,7 +31,14 @@ from moderator.desk import timekeeper
 from moderator.desk.games import GameCache
 from moderator.desk.lobby import general, general_commands, lobby, stop_mail
 from moderator.desk.play import play
-from moderator.desk.sender import Auth, auth_failed, authenticate, games_of, identify
+from moderator.desk.sender import (
+    Auth,
+    auth_failed,
+    authenticate,
+    games_of,
+    identify,
+    proves_stop,
+)
 from moderator.desk.settings import ProcessorSettings
 from moderator.desk.work import Work
 from moderator.mail.parse import Incoming, parse_incoming, read_key
@@ -169,6 +176,8 @@ def route(work: Work) -> tuple[str, Literal["processed", "skipped"]]:
         answers.notice(inc.sender, "too_large", their_subject=inc.subject, size=work.size,
                        limit=work.settings.max_message_bytes)
         return "refused: too large", "processed"
+    if proves_stop(work):  # the sender's own unsubscribe address, whatever the text
+        return stop_mail(work, inc.sender, proven=True), "processed"
     game_id, tokens = identify(work)
     work.game_id = game_id
     auth = authenticate(work, game_id, tokens) if game_id else Auth("unknown")

@@ -11,11 +11,18 @@ from dataclasses import dataclass
 from typing import Literal
 
 from grammar.submission import read_game_id
-from moderator.desk.auth import read_tag, same_token, subject_tags, token_words
+from moderator.desk.auth import (
+    STOP_TAG,
+    read_tag,
+    same_token,
+    stop_token,
+    subject_tags,
+    token_words,
+)
 from moderator.desk.work import PASSWORD_LINE, Work
 from moderator.store import Member, Store
 
-__all__ = ["Auth", "auth_failed", "authenticate", "games_of", "identify"]
+__all__ = ["Auth", "auth_failed", "authenticate", "games_of", "identify", "proves_stop"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,3 +117,18 @@ def games_of(store: Store, address: str) -> list[str]:
     rows = store.execute("SELECT DISTINCT game_id FROM members WHERE address = ? "
                          "ORDER BY game_id", [address])
     return [str(r[0]) for r in rows]
+
+
+def proves_stop(work: Work) -> bool:
+    """Whether the mail went to the sender's own unsubscribe address (or carries its
+    token in the subject): only the sender's mailbox ever received that token."""
+    sender = work.incoming.sender
+    if sender is None:
+        return False
+    expected = stop_token(work.settings.secret, sender)
+    for recipient in work.incoming.recipients:
+        tag = read_tag(recipient, work.settings.address)
+        if tag is not None and tag.game_id.lower() == STOP_TAG and tag.token is not None \
+                and same_token(expected, tag.token):
+            return True
+    return any(same_token(expected, word) for word in token_words(work.incoming.subject))
