@@ -200,6 +200,13 @@ CREATE TABLE IF NOT EXISTS answered (      -- answers to mail that proved no sea
 );
 CREATE INDEX IF NOT EXISTS answered_address ON answered (address, created);
 
+CREATE TABLE IF NOT EXISTS observe_requests (  -- strangers' requests to observe
+    game_id TEXT NOT NULL COLLATE NOCASE,
+    address TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (game_id, address)
+);
+
 CREATE TABLE IF NOT EXISTS calendars (     -- each seat's one deadline event per game
     game_id TEXT NOT NULL COLLATE NOCASE,
     seat TEXT NOT NULL,
@@ -797,6 +804,21 @@ class Store:
                               "held_orders WHERE game_id = ? AND seat = ?",
                               [game_id, seat]).fetchone()
         return None if row is None else HeldOrders(*row)
+
+    # --- requests to observe (schema 4) ----------------------------------------------
+    def observe_requested(self, game_id: str, address: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM observe_requests WHERE game_id = ? AND "
+                              "address = ?", [game_id, address.lower()]).fetchone()
+        return row is not None
+
+    def observe_requests_since(self, game_id: str, since: float) -> int:
+        row = self.db.execute("SELECT COUNT(*) FROM observe_requests WHERE game_id = ? AND "
+                              "created >= ?", [game_id, since]).fetchone()
+        return int(row[0])
+
+    def request_observe(self, game_id: str, address: str, now: float) -> None:
+        self.db.execute("INSERT OR IGNORE INTO observe_requests (game_id, address, created) "
+                        "VALUES (?, ?, ?)", [game_id, address.lower(), now])
 
     # --- calendar events (schema 4) -------------------------------------------------
     def calendar_event(self, game_id: str, seat: str) -> tuple[int, float | None] | None:

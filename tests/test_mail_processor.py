@@ -453,3 +453,36 @@ def test_a_members_mail_without_its_password_is_answered_in_its_thread(
     answer = h.last_to(address)
     assert "was refused" in str(answer["Subject"]) or "refused" in text_of(answer)
     assert answer["In-Reply-To"] == sent["Message-ID"]
+
+
+def test_a_game_under_way_takes_one_invitation_per_mail(harness: Harness) -> None:
+    """Two `invite` lines in one mail during play: a clear refusal, never an internal
+    error, and nobody invited."""
+    h = harness
+    game_id = set_up_game(h)
+    h.reply(GM, h.last_to(GM), "invite ann2@example.org as Ann\ninvite bob2@example.org as Bob")
+    answer = h.last_to(GM)
+    assert "one invitation per mail" in text_of(answer)
+    assert "internal error" not in text_of(answer)
+    assert h.outbox("ann2@example.org") == [] and h.outbox("bob2@example.org") == []
+    h.reply(GM, h.last_to(GM), "invite ann2@example.org as Ann")
+    assert "invitation sent to ann2@example.org" in text_of(h.last_to(GM))
+    assert len(h.outbox("ann2@example.org")) == 1
+    assert h.store.invited_before(game_id, "ann2@example.org")
+
+
+def test_no_game_is_created_whose_password_mail_would_be_held_back(tmp_path: Path) -> None:
+    h = Harness(tmp_path, replies_per_hour=2)
+    for _ in range(2):
+        h.send("new@example.org", "help")
+    h.send("new@example.org", "create game 18TN")
+    assert h.store.execute("SELECT COUNT(*) FROM mail_games") == [(0,)]
+    assert len(h.outbox("new@example.org")) == 2
+
+
+def test_a_strangers_mail_has_the_line_limit_too(tmp_path: Path) -> None:
+    h = Harness(tmp_path, max_order_lines=5)
+    h.send("new@example.org", "help\n" * 10)
+    answer = text_of(h.last_to("new@example.org"))
+    assert "has 10 order lines; the moderator reads at most 5" in answer
+    assert "Topics" not in answer

@@ -357,3 +357,26 @@ async def test_an_order_that_can_never_be_held_is_refused_at_once(
         assert "refused" in str(refused["Subject"])
         await still_answered(mail_servers, inboxes, players[waiting])
     assert store.execute("SELECT COUNT(*) FROM held_orders") == [(0,)]
+
+
+async def test_requests_to_observe_cannot_flood_a_game_master(
+        mail_servers: LocalMail, inboxes: Inboxes) -> None:
+    """Review finding: `observe` mailed the game master once per request. Now: once per
+    address and game, a few a day per game, one third-party mail per stranger's mail."""
+    config = await daemon_settings(mail_servers, **limits())
+    async with running_daemon(config):
+        for title in ("18TN", "1851"):
+            await send_mail(mail_servers, GM, MODERATOR, "new", f"create game {title}\n")
+            await inboxes.wait(GM, subject_has(f"[{title}-1] game created"))
+        # One mail asking to observe both games, three times over.
+        await send_mail(mail_servers, STRANGER, MODERATOR, "watch",
+                        "observe 18TN-1\nobserve 1851-1\nobserve 18TN-1\n")
+        await inboxes.wait(STRANGER, body_has("more than one game"))
+        # Five more strangers for 18TN-1: the game master hears of three in a day.
+        for number in range(5):
+            await send_mail(mail_servers, f"kibitz{number}@elsewhere.test", MODERATOR,
+                            "watch", "observe 18TN-1\n")
+        await inboxes.wait("kibitz4@elsewhere.test", body_has("as many requests"))
+        await still_answered(mail_servers, inboxes, GM)
+    requests = [m for m in inboxes.messages(GM) if "asks to follow" in text_of(m)]
+    assert len(requests) == 3

@@ -227,6 +227,14 @@ class Answers:
             log.info("not mailing %s: it asked for no mail (`stop`)", to)
             return
         if kind in ("reply", "notice") and self.budgeted:
+            sender = self.incoming.sender
+            if sender is not None and to != sender:
+                # A mail to a third party caused by a stranger's mail spends the
+                # stranger's budget too: nobody makes the service write others at will.
+                if not self.may_answer(sender):
+                    log.warning("not mailing %s for %s: its budget is spent", to, sender)
+                    return
+                self.store.count_answer(sender, self.now)
             if not self.may_answer(to):
                 log.warning("not answering %s: %d answers in the last hour already; "
                             "held back for the next mail's summary", to,

@@ -49,6 +49,7 @@ class GameCommands:
     wants_report: bool = False
     undone: tuple[int, int] | None = None  # moves taken back: first, stop
     ended: bool = False  # `end game`
+    invited: bool = False  # this mail invited an address already
 
     @property
     def is_master(self) -> bool:
@@ -73,6 +74,14 @@ class GameCommands:
             return self._refuse(f"only the game master may `{command.kind.replace('_', ' ')}`")
         result: str | CommandMoves | None = handler(command)
         return result
+
+    def _one_invitation(self) -> None:
+        """One `invite` or `replace` per mail in a game under way: each is checked
+        against the caps before any is carried out."""
+        if self.invited:
+            self._refuse("one invitation per mail in a game under way: send the next in "
+                         "another mail")
+        self.invited = True
 
     def _refuse(self, why: str) -> NoReturn:
         """A command that cannot be done refuses the whole mail, like an illegal order."""
@@ -130,11 +139,12 @@ class GameCommands:
 
     def _invite(self, command: cmd.Invite) -> str:
         if not self.is_master:
-            return "only the game master may invite: not done"
+            self._refuse("only the game master may invite")
+        self._one_invitation()
         try:
             address, seat = check_invite(self.work, self.game_id, command, started=True)
         except Refused as exc:
-            return f"not done: {exc}"
+            self._refuse(str(exc))
         def send() -> None:
             invite(self.work, self.game_id, command, started=True)
 
@@ -293,6 +303,7 @@ class GameCommands:
             check_invitation_limits(work, self.game_id, mail_game.master, address)
         except Refused as exc:
             self._refuse(str(exc))
+        self._one_invitation()
         leaving = [m for m in members if m.role == "player" and m.seat == seat]
 
         def replace() -> None:

@@ -29,6 +29,8 @@ __all__ = ["check_invitation_limits", "check_invite", "general", "general_comman
            "invite", "lobby", "stop_mail"]
 
 DAY = 86400.0
+#: Requests to observe one game that are passed to its game master in a day.
+OBSERVE_REQUESTS_PER_DAY = 3
 #: `invite ADDRESS as observer` invites an observer, not a seat.
 OBSERVER = "observer"
 
@@ -97,6 +99,10 @@ def create_game(work: Work, sender: str, command: cmd.CreateGame) -> str:
             f"Only the moderator's game masters may create games here; {sender} is "
             "not one of them. Ask the operator of this moderator."))
         return "refused: create game (not a game master)"
+    if work.answers.budgeted and not work.answers.may_answer(sender):
+        # The game master would never get the mail that carries the game's password.
+        work.store.withhold(sender, work.now)
+        return "refused: create game (the address's answers for the hour are spent)"
     cap = work.settings.games_per_day
     if not masters and work.store.games_created_since(sender, work.now - DAY) >= cap:
         work.answers.notice(sender, "not_allowed", reason=(
@@ -150,6 +156,22 @@ def observe(work: Work, sender: str, game: str) -> str:
         work.answers.notice(sender, "not_allowed", reason=(
             f"{game_id} is not run by mail: it takes no observers."))
         return f"refused: observe {game_id} (not a mail game)"
+    # Each request mails a third party (the game master): once per address and game,
+    # a few a day per game, one per mail.
+    store = work.store
+    if store.observe_requested(game_id, sender):
+        work.answers.notice(sender, "not_allowed", reason=(
+            f"You asked to observe {game_id} before; its game master decides, and will "
+            "invite you if they agree."))
+        return f"refused: observe {game_id} (asked before)"
+    if work.asked_a_third_party or store.observe_requests_since(
+            game_id, work.now - DAY) >= OBSERVE_REQUESTS_PER_DAY:
+        work.answers.notice(sender, "not_allowed", reason=(
+            f"The game master of {game_id} has had as many requests to observe as they "
+            "get in a day (or your mail asked for more than one game); try again tomorrow."))
+        return f"refused: observe {game_id} (requests capped)"
+    work.asked_a_third_party = True
+    store.request_observe(game_id, sender, work.now)
     work.answers.notice(mail_game.master, "observe_request", game_id=game_id,
                         key=MASTER_KEY, address=sender)
     work.answers.notice(sender, "observe_asked", game_id=game_id, title=title)

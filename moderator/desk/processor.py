@@ -193,6 +193,8 @@ def route(work: Work) -> tuple[str, Literal["processed", "skipped"]]:
         if work.store.has_game(game_id):
             return play(work, game_id, auth), "processed"
         return lobby(work, game_id, auth), "processed"
+    if inc.text and too_many_lines(work, game_id, None):  # before parsing it at all
+        return "refused: too many lines", "processed"
     if inc.text and (general_lines := general_commands(work)) is not None:
         return general(work, general_lines), "processed"
     if auth.status in ("no_token", "unregistered_sender"):
@@ -212,7 +214,7 @@ def route(work: Work) -> tuple[str, Literal["processed", "skipped"]]:
     return "refused: no game named", "processed"
 
 
-def too_many_lines(work: Work, game_id: str, key: str | None) -> bool:
+def too_many_lines(work: Work, game_id: str | None, key: str | None) -> bool:
     """Refuse a mail with more order lines than the moderator takes (and say so)."""
     count = sum(1 for line in work.body_lines()
                 if line.strip() and not line.strip().startswith("#"))

@@ -41,6 +41,8 @@ class Work:
         self.now = now
         self.game_id: str | None = None
         self.committed: dict[str, Game] = {}  # games changed, once the transaction commits
+        # A stranger's mail makes the service write to a third party at most once.
+        self.asked_a_third_party = False
         self.answers = Answers(store, settings, incoming, now, games.pictures)
 
     def body_lines(self) -> Iterator[str]:
