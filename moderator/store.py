@@ -177,7 +177,7 @@ CREATE TABLE IF NOT EXISTS held_orders (   -- orders sent ahead of the sender's 
     PRIMARY KEY (game_id, seat)
 );
 
--- Schema 4, limits for a public address (`moderator.desk.limits`).
+-- Schema 4, the limits of a public address (`moderator.desk.lobby`, `answers`, `play`).
 CREATE TABLE IF NOT EXISTS opt_outs (      -- addresses that said `stop`: never mailed again
     address TEXT PRIMARY KEY,          -- lower-cased
     since REAL NOT NULL,
@@ -199,6 +199,14 @@ CREATE TABLE IF NOT EXISTS answered (      -- answers to mail that proved no sea
     created REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS answered_address ON answered (address, created);
+
+CREATE TABLE IF NOT EXISTS replies_seen (  -- orders applied or held, by what they answer
+    game_id TEXT NOT NULL COLLATE NOCASE,
+    fingerprint TEXT NOT NULL,         -- sender, orders and the mail they answer, hashed
+    cause TEXT NOT NULL,               -- messages.key of the mail
+    move INTEGER NOT NULL,             -- the game's move when it came
+    PRIMARY KEY (game_id, fingerprint)
+);
 
 CREATE TABLE IF NOT EXISTS observe_requests (  -- strangers' requests to observe
     game_id TEXT NOT NULL COLLATE NOCASE,
@@ -804,6 +812,17 @@ class Store:
                               "held_orders WHERE game_id = ? AND seat = ?",
                               [game_id, seat]).fetchone()
         return None if row is None else HeldOrders(*row)
+
+    # --- replies applied or held (schema 4) ------------------------------------------
+    def reply_seen(self, game_id: str, fingerprint: str) -> tuple[str, int] | None:
+        """(cause, move) of the earlier mail with FINGERPRINT in GAME_ID, if any."""
+        row = self.db.execute("SELECT cause, move FROM replies_seen WHERE game_id = ? AND "
+                              "fingerprint = ?", [game_id, fingerprint]).fetchone()
+        return None if row is None else (str(row[0]), int(row[1]))
+
+    def see_reply(self, game_id: str, fingerprint: str, cause: str, move: int) -> None:
+        self.db.execute("INSERT OR IGNORE INTO replies_seen (game_id, fingerprint, cause, "
+                        "move) VALUES (?, ?, ?, ?)", [game_id, fingerprint, cause, move])
 
     # --- requests to observe (schema 4) ----------------------------------------------
     def observe_requested(self, game_id: str, address: str) -> bool:

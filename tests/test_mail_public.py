@@ -380,3 +380,30 @@ async def test_requests_to_observe_cannot_flood_a_game_master(
         await still_answered(mail_servers, inboxes, GM)
     requests = [m for m in inboxes.messages(GM) if "asks to follow" in text_of(m)]
     assert len(requests) == 3
+
+
+async def test_a_late_copy_is_not_applied_or_held_again(mail_servers: LocalMail,
+                                                         inboxes: Inboxes) -> None:
+    """Review finding: a copy that arrives after others moved was held and applied."""
+    config = await daemon_settings(mail_servers, **limits())
+    table = seated(config)
+    store, first = table.store, table.to_move
+    async with running_daemon(config):
+        await send_mail(mail_servers, PLAYERS[first], table.address_of(first),
+                        f"[{table.game_id}]", "status\n")
+        report = await inboxes.wait(PLAYERS[first], lambda m: m.get("X-Moderator-Move") == "0")
+        await reply_to(mail_servers, PLAYERS[first], report, "pass\n")
+        await inboxes.wait(PLAYERS[first], body_has("Applied."))
+        second = store.load(table.game_id).turn()
+        assert second is not None and second.seat != first
+        await send_mail(mail_servers, PLAYERS[second.seat], table.address_of(second.seat),
+                        f"[{table.game_id}]", "pass\n")
+        await inboxes.wait(PLAYERS[second.seat], body_has("Applied."))
+        moves = len(store.moves(table.game_id))
+        # The copy of the first player's reply, answering the same report, comes late.
+        await reply_to(mail_servers, PLAYERS[first], report, "pass\n")
+        copy = await inboxes.wait(PLAYERS[first], body_has("it is not applied twice"))
+        assert "refused" in str(copy["Subject"])
+        await still_answered(mail_servers, inboxes, PLAYERS[first])
+    assert len(store.moves(table.game_id)) == moves
+    assert store.execute("SELECT COUNT(*) FROM held_orders") == [(0,)]

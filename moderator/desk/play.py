@@ -10,6 +10,7 @@ one at once.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 
 from engine.game import Game
 from engine.rounds.stock import STOCK_ACTIONS, StockRound
@@ -58,6 +59,7 @@ def play(work: Work, game_id: str, auth: Auth) -> str:
     if applied:
         store.append(game_id, start, list(report.moves), list(report.said),
                      cause=work.incoming.key, actor=sender, now=work.now)
+        _seen(work, game_id, start)
     if report.ok:
         commands.commit()
     lines = tuple(dataclasses.replace(line, text=masked(line.text)) for line in report.lines)
@@ -123,6 +125,7 @@ def hold(work: Work, game_id: str, auth: Auth, game: Game, seat: str,
     text = "\n".join(line.text for line in orders)
     work.store.hold(game_id, HeldOrders(seat, text, sender, work.incoming.key,
                                         game.round_name, game.next_move), work.now)
+    _seen(work, game_id, game.next_move)
     said = (f"held: it is {turn.seat}'s turn; these orders are applied when your turn "
             f"comes in {game.round_name}, if they are still legal then (a new mail "
             "replaces them)",)
@@ -135,34 +138,56 @@ def hold(work: Work, game_id: str, auth: Auth, game: Game, seat: str,
 
 
 def repeated_submission(work: Work, game_id: str, game: Game) -> str | None:
-    """Why this mail is not applied when it repeats the sender's last submission, which
-    was applied and after which nobody moved, in answer to the same mail: a copy of a
-    mail sent again with a new Message-ID, which the inbox cannot know. A `move N` line
-    says it is meant."""
-    sender = work.incoming.sender
+    """Why this mail is not applied: it is a copy of one of the sender's mails that was
+    applied or held -- sent again with a new Message-ID, which the inbox cannot know.
+
+    A reply is known by its sender, its orders and the mail it answers, at any later
+    point of the game (a copy may come late). A fresh mail (answering none) repeats
+    only while nobody has moved since the sender's last one. A `move N` line says the
+    repeat is meant."""
     if parse_body(game, work.incoming.text).move is not None:
         return None
+    fingerprint = reply_fingerprint(work)
+    if fingerprint is not None:
+        seen = work.store.reply_seen(game_id, fingerprint)
+        if seen is None or seen[0] == work.incoming.key:
+            return None
+        return (f"this mail repeats your mail that came at move {seen[1]} (the same orders "
+                "in answer to the same mail), which was applied or held: it is not applied "
+                f"twice. To send the same orders again on purpose, add a first line "
+                f"`move {game.next_move}`")
     runs = work.store.submissions(game_id, max(0, game.next_move - 1))
     if not runs:
         return None
     last = runs[-1]
-    if last.actor != sender or last.stop != game.next_move or last.cause is None \
-            or last.cause == work.incoming.key:
+    if last.actor != work.incoming.sender or last.stop != game.next_move \
+            or last.cause is None or last.cause == work.incoming.key:
         return None
     earlier = work.store.message(last.cause)
     if earlier is None:
         return None
     before = parse_incoming(earlier.raw, work.settings.address)
-    if _order_text(before.text) != _order_text(work.incoming.text):
-        return None
-    # A second mail meant as such answers the newer report; a copy answers what the
-    # first one answered.
-    if before.references[-1:] != work.incoming.references[-1:]:
+    if before.references or _order_text(before.text) != _order_text(work.incoming.text):
         return None
     return (f"this mail repeats your mail that made moves {last.first}-{last.stop - 1}, "
             "which were applied, and nobody has moved since: it is not applied twice. "
             f"To send the same orders again on purpose, add a first line `move "
             f"{game.next_move}`")
+
+
+def _seen(work: Work, game_id: str, move: int) -> None:
+    if (fingerprint := reply_fingerprint(work)) is not None:
+        work.store.see_reply(game_id, fingerprint, work.incoming.key, move)
+
+
+def reply_fingerprint(work: Work) -> str | None:
+    """Sender, orders and the mail answered, hashed; None for a mail that answers none."""
+    inc = work.incoming
+    if not inc.references:
+        return None
+    text = "\n".join(_order_text(inc.text))
+    return hashlib.sha256(f"{inc.sender}\x00{inc.references[-1]}\x00{text}".encode()
+                          ).hexdigest()
 
 
 def _order_text(text: str) -> list[str]:
