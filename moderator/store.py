@@ -189,10 +189,12 @@ CREATE TABLE IF NOT EXISTS invitations (   -- every invitation sent, for the cap
     address TEXT NOT NULL,             -- invited, lower-cased
     seat TEXT NOT NULL,
     master TEXT NOT NULL,              -- who invited
+    mailbox TEXT NOT NULL,             -- the address without its +tag: whose box it is
     created REAL NOT NULL,
     PRIMARY KEY (game_id, address)
 );
 CREATE INDEX IF NOT EXISTS invitations_master ON invitations (master, created);
+CREATE INDEX IF NOT EXISTS invitations_mailbox ON invitations (mailbox, created);
 
 CREATE TABLE IF NOT EXISTS answered (      -- answers to mail that proved no seat: the budget
     address TEXT NOT NULL,
@@ -230,6 +232,13 @@ CREATE TABLE IF NOT EXISTS withheld (      -- answers a budget held back, summar
     last REAL NOT NULL
 );
 """
+
+
+def mailbox_of(address: str) -> str:
+    """ADDRESS as the mailbox it reaches: lower case, without a +tag (ann+1@x and
+    ann+2@x are one person's, and limits count them together)."""
+    local, at, domain = address.strip().lower().rpartition("@")
+    return f"{local.split('+', 1)[0]}{at}{domain}" if at else address.strip().lower()
 
 
 class StoreError(Exception):
@@ -865,8 +874,9 @@ class Store:
     def record_invitation(self, game_id: str, address: str, seat: str, master: str,
                           now: float) -> None:
         self.db.execute("INSERT OR REPLACE INTO invitations (game_id, address, seat, master, "
-                        "created) VALUES (?, ?, ?, ?, ?)",
-                        [game_id, address.lower(), seat, master.lower(), now])
+                        "mailbox, created) VALUES (?, ?, ?, ?, ?, ?)",
+                        [game_id, address.lower(), seat, master.lower(), mailbox_of(address),
+                         now])
 
     def invited_before(self, game_id: str, address: str) -> bool:
         row = self.db.execute("SELECT 1 FROM invitations WHERE game_id = ? AND address = ?",
@@ -874,10 +884,13 @@ class Store:
         return row is not None
 
     def invitations_count(self, *, game_id: str | None = None, master: str | None = None,
-                          since: float = 0.0) -> int:
-        """Invitations sent for GAME_ID, or by MASTER, since SINCE."""
+                          to: str | None = None, since: float = 0.0) -> int:
+        """Invitations sent for GAME_ID, or by MASTER, or to TO's mailbox, since SINCE."""
         sql = "SELECT COUNT(*) FROM invitations WHERE created >= ?"
         args: list[Any] = [since]
+        if to is not None:
+            sql += " AND mailbox = ?"
+            args.append(mailbox_of(to))
         if game_id is not None:
             sql += " AND game_id = ? COLLATE NOCASE"
             args.append(game_id)
@@ -885,6 +898,11 @@ class Store:
             sql += " AND master = ?"
             args.append(master.lower())
         return int(self.db.execute(sql, args).fetchone()[0])
+
+    def has_joined_a_game(self, address: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM members WHERE address = ? AND status = 'active' "
+                              "LIMIT 1", [address.lower()]).fetchone()
+        return row is not None
 
     def games_created_since(self, master: str, since: float) -> int:
         row = self.db.execute("SELECT COUNT(*) FROM mail_games WHERE master = ? AND "
@@ -894,13 +912,13 @@ class Store:
     def count_answer(self, address: str, now: float) -> None:
         """One more answer to a mail that proved no seat (the budget of ADDRESS)."""
         self.db.execute("INSERT INTO answered (address, created) VALUES (?, ?)",
-                        [address.lower(), now])
+                        [mailbox_of(address), now])
         # Keep the table small: nothing older than a day is ever counted.
         self.db.execute("DELETE FROM answered WHERE created < ?", [now - 86400])
 
     def answers_since(self, address: str, since: float) -> int:
         row = self.db.execute("SELECT COUNT(*) FROM answered WHERE address = ? AND "
-                              "created >= ?", [address.lower(), since]).fetchone()
+                              "created >= ?", [mailbox_of(address), since]).fetchone()
         return int(row[0])
 
     def withhold(self, address: str, now: float) -> None:
@@ -908,15 +926,15 @@ class Store:
         self.db.execute("INSERT INTO withheld (address, count, first, last) "
                         "VALUES (?, 1, ?, ?) ON CONFLICT (address) DO UPDATE SET "
                         "count = count + 1, last = excluded.last",
-                        [address.lower(), now, now])
+                        [mailbox_of(address), now, now])
 
     def take_withheld(self, address: str) -> tuple[int, float, float] | None:
         """What was held back from ADDRESS (count, first, last), now told: forgotten."""
         row = self.db.execute("SELECT count, first, last FROM withheld WHERE address = ?",
-                              [address.lower()]).fetchone()
+                              [mailbox_of(address)]).fetchone()
         if row is None:
             return None
-        self.db.execute("DELETE FROM withheld WHERE address = ?", [address.lower()])
+        self.db.execute("DELETE FROM withheld WHERE address = ?", [mailbox_of(address)])
         return int(row[0]), float(row[1]), float(row[2])
 
     def hold(self, game_id: str, held: HeldOrders, now: float) -> None:

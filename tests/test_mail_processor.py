@@ -486,3 +486,19 @@ def test_a_strangers_mail_has_the_line_limit_too(tmp_path: Path) -> None:
     answer = text_of(h.last_to("new@example.org"))
     assert "has 10 order lines; the moderator reads at most 5" in answer
     assert "Topics" not in answer
+
+
+def test_a_newcomer_gets_two_invitations_a_day_whoever_sends_them(harness: Harness) -> None:
+    """Review finding: ten throwaway game masters each invited the same address (and
+    `+tags` gave each a fresh count). Now a mailbox that never joined a game gets two a
+    day in all; the third game master is told why."""
+    h = harness
+    for number in range(4):
+        master = f"throwaway{number}@example.org"
+        h.send(master, "create game 18TN")
+        h.reply(master, h.last_to(master), f"invite victim+{number}@example.org as Ann")
+    invited = [m for number in range(4)
+               for m in h.outbox(f"victim+{number}@example.org")]
+    assert len(invited) == 2
+    refusal = text_of(h.last_to("throwaway3@example.org"))
+    assert "has been invited to 2 games today and has joined none yet" in refusal

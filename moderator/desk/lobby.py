@@ -29,6 +29,8 @@ __all__ = ["check_invitation_limits", "check_invite", "general", "general_comman
            "invite", "lobby", "stop_mail"]
 
 DAY = 86400.0
+#: Invitations a day to a mailbox that has never joined a game, from all game masters.
+INVITATIONS_TO_A_NEWCOMER_PER_DAY = 2
 #: Requests to observe one game that are passed to its game master in a day.
 OBSERVE_REQUESTS_PER_DAY = 3
 #: `invite ADDRESS as observer` invites an observer, not a seat.
@@ -328,6 +330,10 @@ def check_invitation_limits(work: Work, game_id: str, master: str, address: str)
     if store.invitations_count(game_id=game_id) >= settings.invitations_per_game:
         raise Refused(f"{game_id} has sent {settings.invitations_per_game} invitations, "
                       "as many as a game may")
+    if not store.has_joined_a_game(address) and store.invitations_count(
+            to=address, since=work.now - DAY) >= INVITATIONS_TO_A_NEWCOMER_PER_DAY:
+        raise Refused(f"{address} has been invited to {INVITATIONS_TO_A_NEWCOMER_PER_DAY} "
+                      "games today and has joined none yet; invite them tomorrow")
     if store.invitations_count(master=master, since=work.now - DAY) \
             >= settings.invitations_per_day:
         raise Refused(f"you have sent {settings.invitations_per_day} invitations today, "
