@@ -90,6 +90,11 @@ class Outbox:
                     else:  # 4xx: "try again later" (greylisting, a full mailbox)
                         await self._retry(row, str(exc))
                     continue
+                except aiosmtplib.SMTPNotSupported as exc:
+                    # A non-ASCII address and a server without SMTPUTF8: this server
+                    # will never take it, and the connection is fine for the rest.
+                    await self._refused(row, exc)
+                    continue
                 except aiosmtplib.SMTPResponseException as exc:
                     if 500 <= exc.code < 600:
                         await self._refused(row, exc)
