@@ -233,9 +233,13 @@ class Processor:
             return 0
         state = self.store.message_state(row.key)
         number = state.number if state is not None else 0
-        plain = dataclasses.replace(incoming, sender_name="", subject="", references=(),
+        # A key of its own: the answer the mail gets if it is released and succeeds
+        # must not share the notice's Message-ID (the outbox would take it for a
+        # repeat); a second quarantine of it repeats the notice's and sends nothing.
+        noticed = dataclasses.replace(incoming, key=f"{incoming.key} quarantined")
+        plain = dataclasses.replace(noticed, sender_name="", subject="", references=(),
                                     message_id=None)
-        for variant in (incoming, plain):
+        for variant in (noticed, plain):
             try:
                 with self.store.transaction():  # a savepoint: a failed try leaves nothing
                     assert variant.sender is not None
