@@ -344,8 +344,10 @@ def missing_and_duplicate(ids: _Ids) -> Iterator[Hostile]:
                         ("Message-ID", ids())], "dup10@evil.test"),
         ("junk-date", [("From", "dup11@evil.test"), ("Date", "yesterday at noon, maybe"),
                        ("Message-ID", ids())], "dup11@evil.test"),
-        ("empty-return-path", [("From", "dup12@evil.test"), ("Return-Path", "<>"),
-                               ("Message-ID", ids())], None),
+        # A Return-Path the sender wrote: the delivering server's own (first) one says
+        # whether it is a bounce, and through the test's servers it is not.
+        ("senders-empty-return-path", [("From", "dup12@evil.test"), ("Return-Path", "<>"),
+                                       ("Message-ID", ids())], "dup12@evil.test"),
         ("empty-auto-submitted", [("From", "dup13@evil.test"), ("Auto-Submitted", ""),
                                   ("Message-ID", ids())], "dup13@evil.test"),
     ]
