@@ -292,25 +292,30 @@ async def test_start_up_never_fails_because_of_a_stored_mail(mail_servers: Local
     config = await daemon_settings(mail_servers, moderator=QUICK_RETRY)
     from moderator.desk.processor import Processor, ProcessorSettings
 
-    # Left by earlier runs: a mail that fails whenever it is tried, and one during
-    # which the daemon died ten times (it is given up without another try).
+    # Left by earlier runs: a mail that fails whenever it is tried; one during which
+    # the daemon died three times (given up without another try, its sender told);
+    # one that killed it ten times, even while being given up (given up unread).
     store = Store(config.moderator.database)
     processor = Processor(store, ProcessorSettings.from_config(config.moderator))
     failing = (b"From: poison@example.org\r\nTo: moderator@localhost\r\nSubject: a\r\n"
                b"Message-ID: <stored-1@example.org>\r\n\r\nhelp\r\n")
     deadly = failing.replace(b"stored-1", b"stored-2").replace(b"poison", b"deadly")
+    deadlier = failing.replace(b"stored-1", b"stored-3").replace(b"poison", b"deadlier")
     processor.receive(failing)
-    for _ in range(10):
+    for _ in range(3):
         processor.receive(deadly)
+    for _ in range(10):
+        processor.receive(deadlier)
     store.close()
     refuse_finishing(config, "poison@example.org")
     async with running_daemon(config):
         await help_is_answered(mail_servers)
         await wait_for_answers(mail_servers, ["poison@example.org", "deadly@example.org"])
     text = text_of(answers_to(mail_servers, "deadly@example.org")[0])
-    assert "internal error stopped it 10 times" in text
+    assert "internal error stopped it 3 times" in text
+    assert answers_to(mail_servers, "deadlier@example.org") == []
     assert {r[0] for r in message_rows(config) if r[3] is not None} == {
-        "<stored-1@example.org>", "<stored-2@example.org>"}
+        "<stored-1@example.org>", "<stored-2@example.org>", "<stored-3@example.org>"}
 
 
 # -- item 6: clear answers ------------------------------------------------------------------

@@ -130,3 +130,17 @@ def test_an_answer_header_cannot_be_split(name: str, to: str) -> None:
     [address] = message["To"].addresses
     assert address.addr_spec.encode("utf-8", "surrogateescape").decode() == to
     assert "\n" not in address.display_name and "\n" not in str(message["Subject"])
+
+
+def test_a_mail_that_kills_the_daemon_even_while_given_up_is_not_read_again(
+        tmp_path: Path) -> None:
+    store = Store(tmp_path / "moderator.sqlite")
+    processor = Processor(store, ProcessorSettings(address=MODERATOR, secret="s" * 20),
+                          retry=RetryPolicy(attempts=2))
+    key, _ = processor.receive(mail("deadly@example.org"))
+    for _ in range(3):  # died twice processing it, and once more giving it up
+        store.count_attempt(key)
+    outcome = processor.process(key)
+    assert outcome.status == "failed" and outcome.queued == 0  # no notice: not read
+    state = store.message_state(key)
+    assert state is not None and state.quarantined is not None

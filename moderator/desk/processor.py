@@ -161,7 +161,10 @@ class Processor:
             # Every earlier try failed or never ended (the daemon died in it).
             error = (state.last_error if state is not None and state.last_error else
                      f"the daemon died {row.attempts - 1 - failures} times processing it")
-            return self._quarantine(key, row.attempts - 1, error)
+            # If giving it up died too (the mail kills the process as it is read),
+            # it is given up without being read again.
+            return self._quarantine(key, row.attempts - 1, error,
+                                    read=row.attempts == self.retry.attempts + 1)
         try:
             with store.transaction():
                 # Re-read inside the transaction: another worker may have done it.
@@ -209,12 +212,15 @@ class Processor:
         self.store.record_failure(key, error, self.wall() + wait)
         return Outcome(key, "deferred", f"failed ({error}); tried again in {wait:.0f}s")
 
-    def _quarantine(self, key: str, tries: int, error: str) -> Outcome:
+    def _quarantine(self, key: str, tries: int, error: str, read: bool = True) -> Outcome:
         """Give KEY up: keep it with ERROR for the operator, and tell its sender once
-        where possible. Nothing the mail holds can make this raise."""
+        where possible (READ: the mail may be read again for that). Nothing the mail
+        holds can make this raise."""
         row = self.store.message(key)
         assert row is not None
-        incoming = parse_incoming(row.raw, self.settings.address, key)
+        incoming = (parse_incoming(row.raw, self.settings.address, key) if read else
+                    Incoming(key, row.message_id, None, "", "", (), (), "", None,
+                             "not read again: reading it stopped the daemon"))
         summary = f"quarantined (given up after {tries} tries): {error}"
         now = self.clock()
         with self.store.transaction():
