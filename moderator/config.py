@@ -120,6 +120,11 @@ class ModeratorConfig:
     away_windows: int = 3  # absence windows per player and game
     away_days: int = 15  # the longest absence window
     tick_interval: float = 60.0  # seconds between looks at the clocks
+    # A mail whose processing fails is tried again after retry_min seconds, the wait
+    # doubling up to retry_max; after max_attempts tries it is quarantined.
+    max_attempts: int = 5
+    retry_min: float = 10.0
+    retry_max: float = 900.0
 
 
 @dataclass(frozen=True)
@@ -358,6 +363,9 @@ def parse_config(data: Mapping[str, Any], source: str, base: Path,
         away_windows=mod.get("away_windows", int, 3, check=_positive),
         away_days=mod.get("away_days", int, 15, check=_positive),
         tick_interval=mod.get("tick_interval", float, 60.0, check=_positive),
+        max_attempts=mod.get("max_attempts", int, 5, check=_positive),
+        retry_min=mod.get("retry_min", float, 10.0, check=_positive),
+        retry_max=mod.get("retry_max", float, 900.0, check=_positive),
     )
     mod.check_unknown()
 

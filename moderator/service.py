@@ -12,7 +12,15 @@ Three parts run side by side on one asyncio loop:
   A lost connection is reopened with a doubling wait (``reconnect_min`` ..
   ``reconnect_max``).
 * the outbox sender (`moderator.mail.outbox`): delivers queued mail with retries.
-* at start-up, mail recorded but not processed before a crash is processed first.
+* the retry loop: a mail whose processing failed is flagged on the server all the
+  same (the database has it) and tried again from the database after a doubling
+  wait, while the mail behind it goes on; after ``max_attempts`` tries it is
+  quarantined (`moderator quarantine`), and a released one is tried within seconds.
+* at start-up, mail recorded but not processed before a crash is tried first, each
+  once: a mail that fails waits for the retry loop, and start-up goes on.
+
+A database that cannot be opened or written stops the start with one sentence
+saying so (`open_store`), not a traceback.
 
 `run` is what ``moderator serve`` calls: with ``--config FILE`` it serves the
 configured servers (`moderator.config`); without, it starts the embedded local mail
@@ -33,6 +41,7 @@ import os
 import secrets
 import shlex
 import signal
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -51,7 +60,7 @@ from moderator.config import (
     load_config,
 )
 from moderator.crash import crash_point
-from moderator.desk.processor import Processor, ProcessorSettings
+from moderator.desk.processor import Processor, ProcessorSettings, RetryPolicy
 from moderator.mail.endpoints import (
     ENDPOINTS_FILE,
     LOCAL_HOST,
@@ -76,6 +85,7 @@ __all__ = [
     "SMTP_PORT_ENV",
     "EmbeddedEndpoints",
     "embedded_config",
+    "open_store",
     "read_endpoints",
     "run",
     "serve_embedded",
@@ -134,18 +144,48 @@ def run(
             raise click.UsageError(f"the configuration is not usable.\n{exc}") from None
         for warning in config.warnings():
             log.warning("%s", warning)
+        open_store(config.moderator.database).close()
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(serve_configured(config))
         return
     imap = imap_port if imap_port is not None else _port_from_env(IMAP_PORT_ENV, DEFAULT_IMAP_PORT)
     smtp = smtp_port if smtp_port is not None else _port_from_env(SMTP_PORT_ENV, DEFAULT_SMTP_PORT)
     local = local_mail_module()
+    workdir.mkdir(parents=True, exist_ok=True)
+    open_store(workdir / DATABASE_FILE).close()
     try:
         asyncio.run(serve_embedded(workdir, imap_port=imap, smtp_port=smtp))
     except KeyboardInterrupt:  # a Ctrl-C before the signal handlers were in place
         pass
     except local.LocalMailError as exc:
         raise click.ClickException(f"the local mail servers did not start: {exc}") from exc
+
+
+def open_store(path: Path) -> Store:
+    """The store at PATH for the daemon; a database that cannot be opened, written or
+    read stops the start with one sentence (click prints it) instead of a traceback."""
+    try:
+        return Store(path, check_same_thread=False)
+    except (sqlite3.Error, OSError) as exc:
+        raise click.ClickException(database_problem(path, exc)) from None
+
+
+def database_problem(path: Path, exc: BaseException) -> str:
+    """What is wrong with the database PATH, in one sentence for the operator."""
+    text = str(exc)
+    if "readonly" in text or "read-only" in text or isinstance(exc, PermissionError):
+        why = ("it is read-only for this user: the service must be able to write the "
+               "file and its folder (SQLite keeps -wal and -shm files beside it)")
+    elif "unable to open" in text or isinstance(exc, OSError):
+        why = ("it cannot be opened or created: check that its folder exists and that "
+               "this user may write there")
+    elif "not a database" in text or "malformed" in text:
+        why = "the file is not an intact SQLite database (restore it from a backup)"
+    elif "locked" in text or "busy" in text:
+        why = "another program holds it locked"
+    else:
+        why = "SQLite refused it"
+    return f"the database {path} cannot be used: {why} ({text})."
 
 
 #: What to install when the embedded servers are missing (a production install that
@@ -344,30 +384,31 @@ async def serve_forever(config: Config, stop_event: asyncio.Event,
     database = config.moderator.database
     # Two connections, each used from worker threads one call at a time: the
     # processor's and the outbox's. SQLite (WAL) keeps them consistent.
-    worker_store = Store(database, check_same_thread=False)
-    outbox_store = Store(database, check_same_thread=False)
-    processor = Processor(worker_store, ProcessorSettings.from_config(config.moderator),
-                          clock=clock)
+    worker_store = open_store(database)
+    outbox_store = open_store(database)
+    mod = config.moderator
+    processor = Processor(worker_store, ProcessorSettings.from_config(mod), clock=clock,
+                          retry=RetryPolicy(mod.max_attempts, mod.retry_min, mod.retry_max))
     wake_outbox = asyncio.Event()
     outbox = Outbox(outbox_store, config.smtp)
     outbox_task = asyncio.create_task(outbox.run(stop_event, wake_outbox))
     clock_task: asyncio.Task[None] | None = None
+    retry_task: asyncio.Task[None] | None = None
     try:
         await asyncio.to_thread(processor.recover_downtime)
         clock_task = asyncio.create_task(_clock_loop(
             processor, wake_outbox, stop_event, config.moderator.tick_interval))
         # Mail recorded but not processed when the daemon last died comes first.
-        pending = await asyncio.to_thread(processor.process_pending)
-        if pending:
-            log.info("processed %d mail%s left over from the last run", len(pending),
-                     "" if len(pending) == 1 else "s")
-            wake_outbox.set()
+        await _process_left_over(processor, wake_outbox)
+        retry_task = asyncio.create_task(_retry_loop(
+            processor, wake_outbox, stop_event, min(5.0, config.moderator.retry_min)))
         await _inbox_loop(config, processor, wake_outbox, stop_event)
     finally:
         stop_event.set()
-        if clock_task is not None:
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait_for(clock_task, 30)
+        for task in (clock_task, retry_task):
+            if task is not None:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.wait_for(task, 30)
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.wait_for(outbox_task, config.smtp.timeout + 5)
         worker_store.close()
@@ -385,6 +426,34 @@ async def _clock_loop(processor: Processor, wake_outbox: asyncio.Event, stop: as
             # A bug or a database problem: the mail keeps flowing; the next tick tries
             # again (and the log says what broke).
             log.exception("looking at the clocks failed")
+        await _wait_event(stop, interval)
+
+
+async def _process_left_over(processor: Processor, wake_outbox: asyncio.Event) -> None:
+    """At start-up: try each mail left unfinished once. A mail never stops the start
+    (one that fails waits for the retry loop); a database fault is logged, and the
+    retry loop and the inbox go on."""
+    try:
+        pending = await asyncio.to_thread(processor.process_pending)
+    except Exception:
+        log.exception("trying the mail left over from the last run failed")
+        return
+    if pending:
+        log.info("tried %d mail%s left over from the last run: %s", len(pending),
+                 "" if len(pending) == 1 else "s",
+                 ", ".join(f"{o.key} {o.status}" for o in pending))
+        wake_outbox.set()
+
+
+async def _retry_loop(processor: Processor, wake_outbox: asyncio.Event, stop: asyncio.Event,
+                      interval: float) -> None:
+    """Every INTERVAL seconds: try the failed (and released) mails whose time has come."""
+    while not stop.is_set():
+        try:
+            if await asyncio.to_thread(processor.retry_due):
+                wake_outbox.set()
+        except Exception:
+            log.exception("retrying failed mail failed; trying again in %.1fs", interval)
         await _wait_event(stop, interval)
 
 
@@ -433,9 +502,13 @@ async def process_inbox(session: ImapSession, processor: Processor,
         if done:
             log.info("%s was processed before; flagging it again", key)
         else:
-            await asyncio.to_thread(processor.process, key)
+            outcome = await asyncio.to_thread(processor.process, key)
             crash_point("committed")
             wake_outbox.set()
+            if outcome.status == "deferred":
+                # Flagged all the same: the database has it, and the retry loop tries
+                # it again while the mail behind it goes on.
+                log.warning("%s: %s", key, outcome.summary)
         await session.mark_processed(uid)
         crash_point("flagged")
         handled += 1

@@ -27,6 +27,11 @@ timeout policy, pause and its running turn), ``away`` (absence windows), ``seats
 Schema version 4 adds the limits a public address needs: ``opt_outs`` (who said
 `stop`), ``invitations`` (every invitation sent), ``answered`` and ``withheld`` (the
 answer budget of mail that proved no seat, and what it held back).
+It also adds to ``messages`` what keeps one bad mail from blocking the rest:
+``digest`` (what the mail says, so that a reused Message-ID with other content is a
+new mail), ``failures``, ``last_error`` and ``retry_at`` (a failed try, and when the
+next one is due), and ``quarantined`` (given up: kept for the operator, who can
+release it to be tried again; see `moderator quarantine`).
 
 Every method that writes expects to run inside `transaction()` unless it says it
 opens its own; transactions nest (savepoints), so a method may be called from inside
@@ -49,7 +54,7 @@ import sqlite_utils
 
 from engine.game import Game, Move, Setup
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 4  # 4: the limits of a public address; messages' digest, retries, quarantine
 
 Role = Literal["master", "player", "observer"]
 MemberStatus = Literal["invited", "active"]
@@ -289,6 +294,23 @@ class MessageRow:
 
 
 @dataclass(frozen=True, slots=True)
+class MessageState:
+    """A recorded mail's tries (schema 4): for retries, the quarantine and its command."""
+
+    number: int  # the row number: a short name for the operator
+    key: str
+    sender: str | None
+    received: float
+    status: Literal["new", "done"]
+    attempts: int
+    failures: int  # tries that ended in an error
+    last_error: str | None
+    retry_at: float | None  # when the next try is due (wall-clock time)
+    quarantined: float | None
+    digest: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class OutboxRow:
     id: int
     message_id: str
@@ -426,6 +448,11 @@ class Store:
                 # Schema 3: the round of a member's last report (digest readers get
                 # one report per round).
                 db.execute("ALTER TABLE members ADD COLUMN reported_round TEXT")
+            if "quarantined" not in db.table("messages").columns_dict:
+                # Schema 4: a mail's content digest, its failed tries and the quarantine.
+                for column in ("digest TEXT", "failures INTEGER NOT NULL DEFAULT 0",
+                               "last_error TEXT", "retry_at REAL", "quarantined REAL"):
+                    db.execute(f"ALTER TABLE messages ADD COLUMN {column}")
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                        [str(SCHEMA_VERSION)])
 
@@ -613,6 +640,71 @@ class Store:
         self.db.execute(
             "UPDATE messages SET status = 'done', outcome = ?, game_id = ?, sender = ?, "
             "processed = ? WHERE key = ?", [outcome, game_id, sender, now, key])
+
+    # --- failed tries and the quarantine (schema 4) --------------------------------------
+    def message_digest(self, key: str) -> tuple[bool, str | None]:
+        """Whether KEY is recorded, and the digest of what it says (None if unknown)."""
+        row = self.db.execute("SELECT digest FROM messages WHERE key = ?", [key]).fetchone()
+        return (False, None) if row is None else (True, row[0])
+
+    def set_digest(self, key: str, digest: str) -> None:
+        self.db.execute("UPDATE messages SET digest = COALESCE(digest, ?) WHERE key = ?",
+                        [digest, key])
+
+    _STATE_COLUMNS = ("rowid, key, sender, received, status, attempts, failures, "
+                      "last_error, retry_at, quarantined, digest")
+
+    def message_state(self, key: str) -> MessageState | None:
+        row = self.db.execute(f"SELECT {self._STATE_COLUMNS} FROM messages WHERE key = ?",
+                              [key]).fetchone()
+        return None if row is None else MessageState(*row)
+
+    def find_message(self, ref: str) -> list[MessageState]:
+        """The mails REF names: a row number, a key, or the start of one."""
+        ref = ref.strip()
+        if ref.lstrip("#").isdigit():
+            rows = self.db.execute(f"SELECT {self._STATE_COLUMNS} FROM messages "
+                                   "WHERE rowid = ?", [int(ref.lstrip("#"))]).fetchall()
+        else:
+            rows = self.db.execute(f"SELECT {self._STATE_COLUMNS} FROM messages WHERE key = ?",
+                                   [ref]).fetchall() or self.db.execute(
+                f"SELECT {self._STATE_COLUMNS} FROM messages WHERE substr(key, 1, ?) = ? "
+                "ORDER BY rowid LIMIT 20", [len(ref), ref]).fetchall()
+        return [MessageState(*r) for r in rows]
+
+    def troubled_messages(self) -> list[MessageState]:
+        """The quarantined mails and those waiting to be tried again, oldest first."""
+        rows = self.db.execute(
+            f"SELECT {self._STATE_COLUMNS} FROM messages WHERE quarantined IS NOT NULL "
+            "OR (status = 'new' AND failures > 0) ORDER BY received, rowid").fetchall()
+        return [MessageState(*r) for r in rows]
+
+    def record_failure(self, key: str, error: str, retry_at: float) -> None:
+        """A try of KEY ended in ERROR; the next is due at RETRY_AT."""
+        with self.transaction():
+            self.db.execute("UPDATE messages SET failures = failures + 1, last_error = ?, "
+                            "retry_at = ? WHERE key = ?", [error, retry_at, key])
+
+    def quarantine(self, key: str, error: str, now: float) -> None:
+        """Give KEY up: kept, with ERROR, until the operator releases it (the caller
+        has marked it done, so a new fetch of it is recognised)."""
+        self.db.execute("UPDATE messages SET quarantined = ?, last_error = ?, "
+                        "retry_at = NULL WHERE key = ?", [now, error, key])
+
+    def release(self, key: str, now: float) -> bool:
+        """Let a quarantined KEY be tried again from the start (due at NOW)."""
+        with self.transaction():
+            cursor = self.db.execute(
+                "UPDATE messages SET status = 'new', quarantined = NULL, attempts = 0, "
+                "failures = 0, retry_at = ?, outcome = NULL, processed = NULL "
+                "WHERE key = ? AND quarantined IS NOT NULL", [now, key])
+        return bool(cursor.rowcount)
+
+    def due_retries(self, now: float) -> list[str]:
+        """Keys of the unfinished mails whose next try is due, the earliest first."""
+        return [r[0] for r in self.db.execute(
+            "SELECT key FROM messages WHERE status = 'new' AND retry_at IS NOT NULL "
+            "AND retry_at <= ? ORDER BY retry_at, rowid", [now])]
 
     # --- outbox ------------------------------------------------------------------------
     def queue_mail(self, *, message_id: str, kind: str, game_id: str | None,

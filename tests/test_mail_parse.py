@@ -12,7 +12,7 @@ from moderator.desk.auth import (
     subject_tags,
     tag_address,
 )
-from moderator.mail.parse import html_to_text, parse_incoming, read_key
+from moderator.mail.parse import html_to_text, parse_incoming, read_identity, read_key
 
 MODERATOR = "moderator@example.org"
 
@@ -101,3 +101,79 @@ def test_seat_names_that_cannot_travel_in_an_address(seat: str) -> None:
 
 def test_ordinary_seat_names_are_fine() -> None:
     assert all(seat_name_problem(s) is None for s in ("Ann", "bob_2", "Cy-Young", "Obsidian"))
+
+
+# -- issue 14: hostile input ---------------------------------------------------------------
+
+
+def test_a_name_hiding_cr_lf_keeps_its_address_and_becomes_one_line() -> None:
+    mail = parse_incoming(raw("From: =?utf-8?q?Evil=0D=0ABcc=3A_x=40y.org?= <a@evil.test>\n"
+                              "Subject: =?utf-8?q?hi=0D=0ABcc=3A_v=40else.test?=\n"), MODERATOR)
+    assert mail.sender == "a@evil.test"
+    assert mail.sender_name == "Evil Bcc: x@y.org"  # harmless as one quoted name
+    assert mail.subject == "hi Bcc: v@else.test" and "\n" not in mail.subject
+
+
+@pytest.mark.parametrize(("header", "address"), [
+    ("Jörg <jörg@exämple.org>", "jörg@xn--exmple-cua.org"),  # IDNA 2003: nameprep+punycode
+    ("ann@EXÄMPLE.org", "ann@xn--exmple-cua.org"),
+    ('"ann"@example.org', "ann@example.org"),
+    ("Ann <ann@example.org.>", "ann@example.org"),
+    ("a@b@evil.test", None),
+    ("x@exa..mple.org", None),
+    ('"a b"@example.org', None),
+    ("l" * 65 + "@example.org", None),  # RFC 5321 4.5.3.1.1: 64 octets at most
+])
+def test_sender_addresses_are_kept_in_one_form_or_refused(header: str,
+                                                            address: str | None) -> None:
+    mail = parse_incoming(("From: " + header + "\r\n\r\nhelp\r\n").encode(), MODERATOR)
+    assert mail.sender == address
+
+
+def test_a_one_megabyte_line_says_so() -> None:
+    mail = parse_incoming(raw("From: a@b.org\n", "x" * 1_000_000), MODERATOR)
+    assert mail.text == "" and mail.no_text is not None
+    assert "first line is 1,000,000 characters long" in mail.no_text
+
+
+@pytest.mark.parametrize(("headers", "body"), [
+    ('Subject: Accepted: 18TN-1\nContent-Type: multipart/alternative; boundary="c"\n',
+     "--c\r\nContent-Type: text/plain\r\n\r\nAnn accepted\r\n--c\r\nContent-Type: "
+     "text/calendar\r\n\r\nBEGIN:VCALENDAR\r\nMETHOD:REPLY\r\nEND:VCALENDAR\r\n--c--\r\n"),
+    ("Subject: 18TN-1\nContent-Type: text/calendar; method=REPLY\n", "BEGIN:VCALENDAR\r\n"),
+    ("Subject: Declined: 18TN-1: your move\n", "no\r\n"),
+    ("Subject: Automatic reply: [18TN-1] OR 3.1\n", "Away.\r\n"),
+    ("Subject: Out of Office: [18TN-1]\n", "Away.\r\n"),
+    ("Subject: Re: [18TN-1]\n", "\r\nThis is an automatic reply: I am away.\r\n"),
+    ("Subject: Re: [18TN-1]\n", "I'm out of the office until Monday.\r\n"),
+    ("Auto-Submitted: no\nAuto-Submitted: auto-replied\n", "help\r\n"),
+])
+def test_auto_replies_without_standard_headers_and_calendar_answers(headers: str,
+                                                                    body: str) -> None:
+    assert parse_incoming(raw("From: ann@example.org\n" + headers, body), MODERATOR).automatic
+
+
+@pytest.mark.parametrize("body", [
+    "buy TCC\r\nI am out of the office next week: away 2026-12-01 to 2026-12-05\r\n",
+    "help\r\n",
+])
+def test_orders_are_not_taken_for_auto_replies(body: str) -> None:
+    mail = parse_incoming(raw("From: ann@example.org\nSubject: Re: [18TN-1] accepted\n", body),
+                          MODERATOR)
+    assert mail.automatic is None
+
+
+def test_the_content_digest_ignores_the_way_a_mail_travelled() -> None:
+    mail = raw("From: a@b.org\nSubject: x\nMessage-ID: <m@b>\n", "buy TCC\r\n")
+    travelled = b"Received: from relay\r\nDelivered-To: moderator@example.org\r\n" + mail
+    other = raw("From: a@b.org\nSubject: x\nMessage-ID: <m@b>\n", "pass\r\n")
+    assert read_identity(mail) == read_identity(travelled)
+    assert read_identity(mail)[0] == read_identity(other)[0] == "<m@b>"
+    assert read_identity(mail)[1] != read_identity(other)[1]
+
+
+@pytest.mark.parametrize("junk", [b"", b"\x00" * 100, b"\xff" * 100, b"From:\r\n",
+                                  b"Content-Type: multipart/mixed\r\n" * 500])
+def test_junk_never_raises(junk: bytes) -> None:
+    mail = parse_incoming(junk, MODERATOR)
+    assert mail.sender is None and mail.automatic is not None

@@ -214,9 +214,11 @@ def test_token_from_another_address_is_refused_and_the_seat_told(harness: Harnes
     h.reply("mallory@evil.example", leaked, "buy TCC")
     assert h.store.moves(game_id) == []
     mails = h.new_mail()
-    assert [str(m["To"]) for m in mails] == [owner]
+    assert [str(m["To"]) for m in mails] == [owner, "mallory@evil.example"]
     assert "came from an address that is not" in text_of(mails[0])
     assert "mallory@evil.example" in text_of(mails[0])
+    # The sender is told what to do (issue 14.6), never the seat's address.
+    assert "is not registered" in text_of(mails[1]) and owner not in mails[1].as_string()
 
 
 def test_password_line_and_subject_token_authenticate(harness: Harness) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from moderator.cli import bench, bench_mail, play, service
+from moderator.cli import bench, bench_mail, play, quarantine, service
 from moderator.cli import map as map_cli
 
 
@@ -32,5 +32,6 @@ for command in (
     play.parse_cli,
     map_cli.map_command,
     bench.bench,
+    quarantine.quarantine,
 ):
     main.add_command(command)

@@ -11,6 +11,15 @@ recognised and ignored. So an order is applied once and each report is queued on
 `route` sends a mail to the job that answers it: `sender` finds who sent it,
 `lobby` answers mail outside a started game, `play` a game's orders and commands.
 
+A mail whose processing raises is not retried at once: the error is recorded (in a
+transaction of its own), the mail waits (`RetryPolicy`: a doubling wait) and the next
+mail goes first. After `RetryPolicy.attempts` tries -- failed, or ended by the
+daemon dying -- it is quarantined: kept with its error for the operator (`moderator
+quarantine`), its sender told once where that is possible. Giving up cannot fail
+because of the mail: the notice is tried as the mail came, then without its name
+and subject, then not at all. A mail whose Message-ID was used before by a mail
+that says something else is recorded under the Message-ID and a digest of its text.
+
 This module does no network I/O and keeps no state between mails besides the store
 (and a cache of replayed games), so it runs the same in the daemon (in a worker
 thread) and in unit tests.
@@ -18,6 +27,7 @@ thread) and in unit tests.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -41,23 +51,39 @@ from moderator.desk.sender import (
 )
 from moderator.desk.settings import ProcessorSettings
 from moderator.desk.work import Work
-from moderator.mail.parse import Incoming, parse_incoming, read_key
-from moderator.store import Store
+from moderator.mail.parse import Incoming, message_key, parse_incoming, read_identity
+from moderator.store import MessageRow, Store
 
-__all__ = ["Outcome", "Processor", "ProcessorSettings", "route"]
+__all__ = ["MAX_ATTEMPTS", "Outcome", "Processor", "ProcessorSettings", "RetryPolicy",
+           "route"]
 
 log = logging.getLogger(__name__)
 
-#: A mail whose processing killed the daemon this often is given up as poison.
+#: Tries of a mail (failed, or ended by the daemon dying) before it is quarantined.
 MAX_ATTEMPTS = 5
 
 
 @dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How a mail whose processing fails is tried again: after MIN seconds, the wait
+    doubling up to MAX, at most ATTEMPTS tries in all; then it is quarantined."""
+
+    attempts: int = MAX_ATTEMPTS
+    min: float = 10.0
+    max: float = 900.0
+
+    def delay(self, failures: int) -> float:
+        """The wait after the FAILURES-th failed try."""
+        return float(min(self.max, self.min * 2.0 ** min(max(failures - 1, 0), 30)))
+
+
+@dataclass(frozen=True, slots=True)
 class Outcome:
-    """What became of one mail (for the log and the tests)."""
+    """What became of one mail (for the log and the tests). `deferred`: it failed and
+    waits for its next try; `failed`: it was quarantined."""
 
     key: str
-    status: Literal["processed", "duplicate", "skipped", "failed"]
+    status: Literal["processed", "duplicate", "skipped", "deferred", "failed"]
     summary: str
     game_id: str | None = None
     queued: int = 0
@@ -67,10 +93,14 @@ class Processor:
     """Records and processes mails against one store."""
 
     def __init__(self, store: Store, settings: ProcessorSettings,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 retry: RetryPolicy | None = None,
+                 wall: Callable[[], float] = time.time) -> None:
         self.store = store
         self.settings = settings
-        self.clock = clock
+        self.clock = clock  # the games' time (tests advance it by days)
+        self.wall = wall  # the time retries are scheduled by: the daemon's real time
+        self.retry = retry or RetryPolicy()
         self.games = GameCache(store)
         # The inbox and the clock both work from threads on one connection: one at once.
         self.lock = threading.RLock()
@@ -78,14 +108,30 @@ class Processor:
     # -- the two steps -------------------------------------------------------------------
     def receive(self, raw: bytes, size: int | None = None) -> tuple[str, bool]:
         """Record RAW unless it is known; return its key and whether it is done already.
+        Recording counts a try of it (one that never ends means the daemon died).
 
         SIZE is the mail's size on the server when RAW is only its header (a mail too
         large to fetch whole)."""
-        key, message_id = read_key(raw)
-        with self.lock:
+        message_id, digest = read_identity(raw)
+        with self.lock, self.store.transaction():
+            key = self._key_for(raw, message_id, digest)
             row = self.store.add_message(key, message_id, raw,
                                          len(raw) if size is None else size, self.clock())
+            if row.status == "new" and row.attempts == 0:  # new (a known one was counted)
+                self.store.set_digest(key, digest)
+                self.store.count_attempt(key)
         return row.key, row.status == "done"
+
+    def _key_for(self, raw: bytes, message_id: str | None, digest: str) -> str:
+        """The Message-ID -- unless a mail that says something else came with it before
+        (a reused or forged Message-ID): then the Message-ID and a digest."""
+        if message_id is None:
+            return message_key(raw, None)
+        known, stored = self.store.message_digest(message_id)
+        if not known or stored is None or stored == digest:
+            return message_id
+        log.info("Message-ID %s came before with other content: a new mail", message_id)
+        return f"{message_id} sha256:{digest[:16]}"
 
     def process(self, key: str) -> Outcome:
         """Process the recorded mail KEY in one transaction (nothing if it is done)."""
@@ -116,53 +162,108 @@ class Processor:
             raise KeyError(key)
         if row.status == "done":
             return Outcome(key, "duplicate", "processed before")
-        if row.attempts >= MAX_ATTEMPTS:
-            return self._give_up(key, f"the daemon died {row.attempts} times processing "
-                                      "it; given up")
+        state = store.message_state(key)
+        failures = state.failures if state is not None else 0
+        if row.attempts > self.retry.attempts:
+            # Every earlier try failed or never ended (the daemon died in it).
+            error = (state.last_error if state is not None and state.last_error else
+                     f"the daemon died {row.attempts - 1 - failures} times processing it")
+            # If giving it up died too (the mail kills the process as it is read),
+            # it is given up without being read again.
+            return self._quarantine(key, row.attempts - 1, error,
+                                    read=row.attempts == self.retry.attempts + 1)
         try:
             with store.transaction():
                 # Re-read inside the transaction: another worker may have done it.
                 again = store.message(key)
                 if again is None or again.status == "done":
                     return Outcome(key, "duplicate", "processed before")
-                work = self.work(parse_incoming(row.raw, self.settings.address), row.size,
-                                 self.clock())
+                work = self.work(parse_incoming(row.raw, self.settings.address, key),
+                                 row.size, self.clock())
                 summary, status = route(work)
                 queued = work.answers.queue()
                 store.finish_message(key, summary, game_id=work.game_id,
                                      sender=work.incoming.sender, now=work.now)
         except Exception as exc:
-            log.exception("processing %s failed", key)
-            return self._give_up(key, f"failed: {type(exc).__name__}: {exc}")
+            log.exception("processing %s failed (try %d of %d)", key, row.attempts,
+                          self.retry.attempts)
+            return self._failed(key, row.attempts, failures + 1,
+                                f"{type(exc).__name__}: {exc}")
         work.remember_committed()
         log.info("%s from %s: %s (%d mail%s queued)", key, work.incoming.sender, summary,
                  queued, "" if queued == 1 else "s")
         return Outcome(key, status, summary, work.game_id, queued)
 
     def process_pending(self) -> list[Outcome]:
-        """Process every recorded mail that is not done (after a crash, at start-up)."""
-        outcomes = []
-        for key in self.store.pending_messages():
-            # Under the lock: the clock's thread may be in a transaction on the same
-            # connection (a savepoint of its own would be released out of order).
-            with self.lock:
-                self.store.count_attempt(key)
-            outcomes.append(self.process(key))
-        return outcomes
+        """Try every recorded mail that is not done once (at start-up: after a crash,
+        or mail waiting for a retry). A mail that fails waits again; none stops this."""
+        return [self.try_again(key) for key in self.store.pending_messages()]
 
-    def _give_up(self, key: str, summary: str) -> Outcome:
-        """Mark a mail that cannot be processed done, and tell its sender so."""
+    def retry_due(self) -> list[Outcome]:
+        """Try the mails whose next try is due (failed ones, released ones)."""
+        return [self.try_again(key) for key in self.store.due_retries(self.wall())]
+
+    def try_again(self, key: str) -> Outcome:
+        """One more try of the recorded mail KEY, counted before it starts."""
+        # Under the lock: the clock's thread may be in a transaction on the same
+        # connection (a savepoint of its own would be released out of order).
+        with self.lock:
+            self.store.count_attempt(key)
+        return self.process(key)
+
+    def _failed(self, key: str, attempts: int, failures: int, error: str) -> Outcome:
+        """Try number ATTEMPTS of KEY raised ERROR: wait for the next, or give up."""
+        if attempts >= self.retry.attempts:
+            return self._quarantine(key, attempts, error)
+        wait = self.retry.delay(failures)
+        self.store.record_failure(key, error, self.wall() + wait)
+        return Outcome(key, "deferred", f"failed ({error}); tried again in {wait:.0f}s")
+
+    def _quarantine(self, key: str, tries: int, error: str, read: bool = True) -> Outcome:
+        """Give KEY up: keep it with ERROR for the operator, and tell its sender once
+        where possible (READ: the mail may be read again for that). Nothing the mail
+        holds can make this raise."""
         row = self.store.message(key)
         assert row is not None
-        incoming = parse_incoming(row.raw, self.settings.address)
+        incoming = (parse_incoming(row.raw, self.settings.address, key) if read else
+                    Incoming(key, row.message_id, None, "", "", (), (), "", None,
+                             "not read again: reading it stopped the daemon"))
+        summary = f"quarantined (given up after {tries} tries): {error}"
+        now = self.clock()
         with self.store.transaction():
-            work = self.work(incoming, row.size, self.clock())
-            if incoming.automatic is None and incoming.sender is not None:
-                work.answers.notice(incoming.sender, "error", their_subject=incoming.subject)
-            queued = work.answers.queue()
+            queued = self._quarantine_notice(row, incoming, tries)
             self.store.finish_message(key, summary, game_id=None, sender=incoming.sender,
-                                      now=work.now)
+                                      now=now)
+            self.store.quarantine(key, error, self.wall())
+        log.error("mail %s from %s %s; `moderator quarantine show` shows it", key,
+                  incoming.sender, summary)
         return Outcome(key, "failed", summary, None, queued)
+
+    def _quarantine_notice(self, row: MessageRow, incoming: Incoming, tries: int) -> int:
+        """The `quarantined` notice to the sender (0 when none can go): as the mail
+        came, else without anything taken from it but the address."""
+        if incoming.automatic is not None or incoming.sender is None:
+            return 0
+        state = self.store.message_state(row.key)
+        number = state.number if state is not None else 0
+        # A key of its own: the answer the mail gets if it is released and succeeds
+        # must not share the notice's Message-ID (the outbox would take it for a
+        # repeat); a second quarantine of it repeats the notice's and sends nothing.
+        noticed = dataclasses.replace(incoming, key=f"{incoming.key} quarantined")
+        plain = dataclasses.replace(noticed, sender_name="", subject="", references=(),
+                                    message_id=None)
+        for variant in (noticed, plain):
+            try:
+                with self.store.transaction():  # a savepoint: a failed try leaves nothing
+                    assert variant.sender is not None
+                    work = self.work(variant, row.size, self.clock())
+                    work.answers.notice(variant.sender, "quarantined",
+                                        their_subject=variant.subject, tries=tries,
+                                        reference=f"#{number}")
+                    return work.answers.queue()
+            except Exception:
+                log.exception("the notice for quarantined mail %s failed", row.key)
+        return 0
 
 
 def route(work: Work) -> tuple[str, Literal["processed", "skipped"]]:
@@ -199,7 +300,16 @@ def route(work: Work) -> tuple[str, Literal["processed", "skipped"]]:
         return general(work, general_lines), "processed"
     if auth.status in ("no_token", "unregistered_sender"):
         assert game_id is not None
-        return auth_failed(work, game_id, auth), "processed"
+        summary = auth_failed(work, game_id, auth)
+        if auth.status == "unregistered_sender" and inc.sender not in {
+                m.address for m in auth.claimed}:
+            # The sender gets what to do, never the seat's address.
+            answers.notice(inc.sender, "wrong_address", game_id=game_id,
+                           sender=inc.sender, their_subject=inc.subject,
+                           claimed=sorted({m.seat or ("the game master" if m.role == "master"
+                                                      else "an observer")
+                                           for m in auth.claimed}))
+        return summary, "processed"
     if not inc.text.strip() and inc.subject.strip().casefold() in ("stop", "unsubscribe"):
         # The List-Unsubscribe link every mail carries: a mail with only that subject.
         return stop_mail(work, inc.sender, proven=False), "processed"

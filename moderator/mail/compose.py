@@ -5,6 +5,12 @@ thread (a stable subject ``[18TN-7] OR 3.1: TC to move``, Message-ID, In-Reply-T
 References) and that mark it as automatic (`Auto-Submitted`, `X-Loop`), so that no
 well-behaved program answers it and the moderator never answers itself. What the mail
 says is rendered by `moderator.reports`.
+
+Header values are made one line here whatever their source (a name or subject taken
+from a hostile mail must not add a header). An address with a non-ASCII local part
+(``jörg@…``; domains come in IDNA form, see `moderator.mail.parse.normal_address`)
+is written as UTF-8 (RFC 6532); such a mail goes out with SMTPUTF8, which the outbox's
+aiosmtplib asks for by itself when an envelope address is not ASCII.
 """
 
 from __future__ import annotations
@@ -84,15 +90,31 @@ def message_id_for(cause: str, kind: str, recipient: str, domain: str, game_id: 
 _UTF8_QP = email.charset.Charset("utf-8")
 _UTF8_QP.body_encoding = email.charset.QP  # readable in any mail program's source view
 _WIRE = email.policy.compat32.clone(linesep="\r\n", max_line_length=78)
+#: For a mail to a non-ASCII address: the address stays UTF-8 (RFC 6532), where
+#: compat32 would wrap the whole header, address and all, in one encoded word.
+_WIRE_UTF8 = email.policy.SMTPUTF8.clone(linesep="\r\n", max_line_length=78)
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]+")
+
+
+def _line(value: str) -> str:
+    """VALUE without line breaks or control characters."""
+    return " ".join(_CONTROL_RE.sub(" ", value).split())
 
 
 def _header(value: str) -> str:
     """VALUE as a header: as is when ASCII, else an RFC 2047 encoded word."""
+    value = _line(value)
     return value if value.isascii() else email.header.Header(value, "utf-8").encode()
 
 
 def _address(name: str, address: str) -> str:
-    return formataddr((name, address), charset="utf-8")
+    """NAME <ADDRESS> as a header value (the name encoded when it is not ASCII)."""
+    name, address = _line(name), _line(address).strip("<>")
+    if address.isascii():
+        return formataddr((name, address), charset="utf-8")
+    if not name:
+        return f"<{address}>"
+    return f"{formataddr((name, 'x@x'), charset='utf-8').rpartition(' ')[0]} <{address}>"
 
 
 def compose(mail: OutgoingMail, *, sender: str, sender_name: str, message_id: str,
@@ -151,7 +173,8 @@ def compose(mail: OutgoingMail, *, sender: str, sender_name: str, message_id: st
         message["X-Moderator-Move"] = str(mail.next_move)
     for name, value in (headers or {}).items():
         message[name] = _header(value)
-    return message.as_bytes(policy=_WIRE)
+    utf8 = not (mail.to.isascii() and sender.isascii())
+    return message.as_bytes(policy=_WIRE_UTF8 if utf8 else _WIRE)
 
 
 def _attachment(attachment: Attachment) -> MIMENonMultipart:

@@ -54,7 +54,15 @@ def mailbox_address(address: str) -> str:
     local = local.split("+", 1)[0]
     if not local or _BAD_ADDRESS.search(address):
         raise ValueError(f"not a deliverable address: {address!r}")
-    return f"{local}{at}{domain}".lower()
+    mailbox = f"{local}{at}{domain}".lower()
+    if not mailbox.isascii():
+        # IMAP LOGIN takes ASCII: an internationalised address (jörg@exämple.org) gets
+        # the mailbox of its punycode form, one per address.
+        local, at, domain = mailbox.rpartition("@")
+        parts = [p if p.isascii() else "xn--" + p.encode("punycode").decode("ascii")
+                 for p in (local, *domain.split("."))]
+        mailbox = f"{parts[0]}{at}{'.'.join(parts[1:])}" if at else parts[0]
+    return mailbox
 
 
 def port_is_free(host: str, port: int) -> bool:

@@ -82,13 +82,22 @@ class Outbox:
         sent = 0
         try:
             for index, row in enumerate(rows):
+                # An internationalised address needs SMTPUTF8 (RFC 6531), which
+                # aiosmtplib's sendmail asks for only when told.
+                utf8 = not (row.sender + row.recipient).isascii()
                 try:
-                    await client.sendmail(row.sender, [row.recipient], row.raw)
+                    await client.sendmail(row.sender, [row.recipient], row.raw,
+                                          mail_options=["SMTPUTF8"] if utf8 else None)
                 except aiosmtplib.SMTPRecipientsRefused as exc:
                     if any(500 <= r.code < 600 for r in exc.recipients):
                         await self._refused(row, exc)
                     else:  # 4xx: "try again later" (greylisting, a full mailbox)
                         await self._retry(row, str(exc))
+                    continue
+                except (aiosmtplib.SMTPNotSupported, ValueError) as exc:
+                    # A non-ASCII address and a server without SMTPUTF8, or an address
+                    # SMTP cannot carry: never sendable; the rest still go.
+                    await self._refused(row, exc)
                     continue
                 except aiosmtplib.SMTPResponseException as exc:
                     if 500 <= exc.code < 600:
