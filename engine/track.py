@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.geometry import neighbour, opposite
 from engine.state import GameState
@@ -68,6 +69,9 @@ class Track:
     segments: list[Segment] = field(default_factory=list)
     at: dict[Point, list[int]] = field(default_factory=dict)
     across: dict[Side, Side] = field(default_factory=dict)
+    # What was traced on this graph (see `reachable`); a graph never changes once built.
+    traced: dict[Any, tuple[set[Node], set[int]]] = field(
+        default_factory=dict, compare=False, repr=False)
 
     def add(self, hex_id: str, a: Point, b: Point, terminal: bool) -> None:
         seg = Segment(len(self.segments), hex_id, a, b, terminal)
@@ -96,10 +100,42 @@ def endpoint(hex_id: str, end: str, rotation: int) -> Point:
     return Node(hex_id, kind, index)
 
 
+# --- the cache -----------------------------------------------------------------------------
+# The map changes only when a tile is laid, yet the graph is asked for by every tile lay,
+# token, run and legal-action list: graphs are kept by what lies on the map, so a replay
+# builds one per tile laid. Graphs are never changed once built, so they are shared.
+_GRAPHS: dict[tuple[Any, ...], tuple[object, Track]] = {}
+_GRAPHS_KEPT = 64
+
+
+def board_key(state: GameState) -> tuple[tuple[str, str, int], ...]:
+    """What lies on the map, as a key (the tiles are all a graph depends on)."""
+    return tuple([(h, p.name, p.rotation) for h, p in state.board.tiles.items()])
+
+
+def tokens_key(state: GameState) -> tuple[tuple[str, int, tuple[str, ...]], ...]:
+    """The station tokens on the map, as a key."""
+    return tuple([(h, c, tuple(corps)) for h, cities in state.board.tokens.items()
+                  for c, corps in cities.items()])
+
+
 def build_track(state: GameState, closed: frozenset[str] = frozenset()) -> Track:
     """The graph of every path on the map, with sides joined across hex edges.
 
-    `closed` hexes are left out (1851's Birmingham before phase 4, for routes)."""
+    `closed` hexes are left out (1851's Birmingham before phase 4, for routes).
+    The graph is shared: callers must not change it."""
+    key = (id(state.title), closed, board_key(state))
+    found = _GRAPHS.pop(key, None)
+    if found is None or found[0] is not state.title:
+        found = (state.title, trace_map(state, closed))
+        if len(_GRAPHS) >= _GRAPHS_KEPT:
+            del _GRAPHS[next(iter(_GRAPHS))]  # the least recently used
+    _GRAPHS[key] = found  # (re)inserted last: the most recently used
+    return found[1]
+
+
+def trace_map(state: GameState, closed: frozenset[str] = frozenset()) -> Track:
+    """`build_track` without the cache: a new graph of the map as it stands."""
     track = Track()
     title = state.title
     for hex_id in title.hexes:
@@ -161,8 +197,19 @@ def reachable(state: GameState, track: Track, corporation: str
     """Nodes and segments a train of `corporation` can reach from its stations.
 
     This is the connection of 18TN 4.2.1(j) and 4.2.2(a): no limit on cities, no
-    backtracking at a fork, not through off-boards or blocked cities.
+    backtracking at a fork, not through off-boards or blocked cities. `track` must be
+    the graph of `state`'s map; the answer is kept on it, by the stations on the map.
     """
+    key = (corporation, tokens_key(state))
+    found = track.traced.get(key)
+    if found is None:
+        found = track.traced[key] = trace_reach(state, track, corporation)
+    return set(found[0]), set(found[1])
+
+
+def trace_reach(state: GameState, track: Track, corporation: str
+                ) -> tuple[set[Node], set[int]]:
+    """`reachable` without the cache."""
     starts = token_nodes(state, corporation)
     seen_nodes: set[Node] = set(starts)
     seen_segments: set[int] = set()
