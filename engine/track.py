@@ -135,24 +135,77 @@ def build_track(state: GameState, closed: frozenset[str] = frozenset()) -> Track
 
 
 def trace_map(state: GameState, closed: frozenset[str] = frozenset()) -> Track:
-    """`build_track` without the cache: a new graph of the map as it stands."""
+    """`build_track` without the cache: a new graph of the map as it stands.
+
+    Each hex adds its paths in map order, so segment ids and the order of points are
+    the same however the graph was reached; the pieces one tile at one rotation on one
+    hex adds (segments from a given id, points, sides) are kept per title."""
     track = Track()
     title = state.title
-    for hex_id in title.hexes:
+    pieces = _pieces_of(title)
+    tiles = state.board.tiles
+    sides: list[tuple[Side, Side | None]] = []
+    for hex_id, spec in title.hexes.items():
         if hex_id in closed:
             continue
-        tile, rotation = tile_on(state, hex_id)
-        if tile is None:
+        placed = tiles.get(hex_id)
+        if placed is None:
+            tile, rotation = spec.tile, 0
+        else:
+            tile, rotation = title.tile(placed.name), placed.rotation
+        if tile is None or not tile.paths:
             continue
-        for path in tile.paths:
-            track.add(hex_id, endpoint(hex_id, path.a, rotation),
-                      endpoint(hex_id, path.b, rotation), path.terminal)
-    for point in list(track.at):
-        if isinstance(point, Side):
-            other = Side(neighbour(title.grid, point.hex, point.edge), opposite(point.edge))
-            if other in track.at and point.edge not in title.hexes[point.hex].borders:
-                track.across[point] = other
+        key = (hex_id, placed.name if placed is not None else None, rotation,
+               len(track.segments))
+        piece = pieces.get(key)
+        if piece is None:
+            if len(pieces) >= _PIECES_KEPT:
+                pieces.clear()  # a new lay moves the ids of every later hex: start afresh
+            piece = pieces[key] = _piece(title, hex_id, tile, rotation, len(track.segments))
+        track.segments.extend(piece.segments)
+        track.at.update(piece.at)
+        sides.extend(piece.sides)
+    at = track.at
+    for side, other in sides:
+        if other is not None and other in at:
+            track.across[side] = other
     return track
+
+
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    """What one tile at one rotation on one hex adds to a graph, from segment id on."""
+
+    segments: tuple[Segment, ...]
+    at: dict[Point, list[int]]  # never changed once made: graphs share the lists
+    sides: tuple[tuple[Side, Side | None], ...]  # each side and the one across it
+
+
+_PIECES: dict[int, tuple[object, dict[Any, _Piece]]] = {}
+_PIECES_KEPT = 20_000
+
+
+def _pieces_of(title: Any) -> dict[Any, _Piece]:
+    kept = _PIECES.get(id(title))
+    if kept is None or kept[0] is not title:
+        kept = _PIECES[id(title)] = (title, {})
+    return kept[1]
+
+
+def _piece(title: Any, hex_id: str, tile: TileSpec, rotation: int, first: int) -> _Piece:
+    segments: list[Segment] = []
+    at: dict[Point, list[int]] = {}
+    for path in tile.paths:
+        seg = Segment(first + len(segments), hex_id, endpoint(hex_id, path.a, rotation),
+                      endpoint(hex_id, path.b, rotation), path.terminal)
+        segments.append(seg)
+        at.setdefault(seg.a, []).append(seg.id)
+        at.setdefault(seg.b, []).append(seg.id)
+    borders = title.hexes[hex_id].borders
+    sides = tuple((point, None if point.edge in borders else
+                   Side(neighbour(title.grid, hex_id, point.edge), opposite(point.edge)))
+                  for point in at if isinstance(point, Side))
+    return _Piece(tuple(segments), at, sides)
 
 
 def rotated_paths(tile: TileSpec, rotation: int, hex_id: str) -> list[tuple[Point, Point]]:
