@@ -69,8 +69,9 @@ class Track:
     segments: list[Segment] = field(default_factory=list)
     at: dict[Point, list[int]] = field(default_factory=dict)
     across: dict[Side, Side] = field(default_factory=dict)
-    # What was traced on this graph (see `reachable`); a graph never changes once built.
-    traced: dict[Any, tuple[set[Node], set[int]]] = field(
+    # What was traced on this graph, by the stations on the map (`reachable`,
+    # `routes.has_route`); a graph never changes once built.
+    traced: dict[Any, Any] = field(
         default_factory=dict, compare=False, repr=False)
 
     def add(self, hex_id: str, a: Point, b: Point, terminal: bool) -> None:
@@ -253,8 +254,8 @@ def reachable(state: GameState, track: Track, corporation: str
     backtracking at a fork, not through off-boards or blocked cities. `track` must be
     the graph of `state`'s map; the answer is kept on it, by the stations on the map.
     """
-    key = (corporation, tokens_key(state))
-    found = track.traced.get(key)
+    key = ("reachable", corporation, tokens_key(state))
+    found: tuple[set[Node], set[int]] | None = track.traced.get(key)
     if found is None:
         found = track.traced[key] = trace_reach(state, track, corporation)
     return set(found[0]), set(found[1])
