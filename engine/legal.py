@@ -61,12 +61,14 @@ def legal_actions(game: Game) -> list[Action]:
     return out
 
 
-def _candidates(game: Game) -> Iterator[Action]:
+def _candidates(game: Game, prune: bool = True) -> Iterator[Action]:
+    """The actions to try; `prune` leaves out tile lays no train could reach (the tests
+    compare with the full list)."""
     rnd = game.round
     if isinstance(rnd, StockRound):
         yield from _stock_candidates(game, rnd)
     elif isinstance(rnd, OperatingRound):
-        yield from _operating_candidates(game, rnd)
+        yield from _operating_candidates(game, rnd, prune)
 
 
 def _stock_candidates(game: Game, rnd: StockRound) -> Iterator[Action]:
@@ -107,7 +109,8 @@ def _stock_candidates(game: Game, rnd: StockRound) -> Iterator[Action]:
                     yield BuyShares(corp.sym, 1, source)  # type: ignore[arg-type]
 
 
-def _operating_candidates(game: Game, rnd: OperatingRound) -> Iterator[Action]:
+def _operating_candidates(game: Game, rnd: OperatingRound, prune: bool = True
+                          ) -> Iterator[Action]:
     state = game.state
     if rnd.offer is not None:
         yield Accept()
@@ -125,7 +128,7 @@ def _operating_candidates(game: Game, rnd: OperatingRound) -> Iterator[Action]:
     yield Done()
     yield Pass()
     if t.step <= STEPS.index("track"):
-        yield from _tile_lays(game, corp)
+        yield from _tile_lays(game, corp, prune=prune)
         for private in state.privates.values():
             if private.owner == corp.sym and not private.closed:
                 for lay in _tile_lays(game, corp, hexes=set(private.spec.hexes), any_hex=True):
@@ -169,7 +172,7 @@ def _operating_candidates(game: Game, rnd: OperatingRound) -> Iterator[Action]:
 
 
 def _tile_lays(game: Game, corp: Corporation, hexes: set[str] | None = None,
-               any_hex: bool = False) -> Iterator[LayTile]:
+               any_hex: bool = False, prune: bool = True) -> Iterator[LayTile]:
     """Tile lays near the company's track (a lay must connect to a station)."""
     state = game.state
     title = state.title
@@ -182,12 +185,13 @@ def _tile_lays(game: Game, corp: Corporation, hexes: set[str] | None = None,
         for hex_id in near:
             for edge in range(6):
                 hexes.add(neighbour(title.grid, hex_id, edge))
-        reach = _reach(state, corp.sym)
+        reach = _reach(state, corp.sym) if prune else None
     colours = game.rules.phase(state).tiles
     for hex_id in sorted(h for h in hexes if h in title.hexes):
         if not title.hexes[hex_id].buildable and not any_hex:
             continue
-        edges = None if reach is None else reach.entries(hex_id)
+        edges = None if reach is None or hex_id in reach.stations else \
+            reach.entries.get(hex_id, set())
         if edges is not None and not edges:
             continue  # no train of the company can enter this hex: no lay can connect
         for name, tile in title.tiles.items():
@@ -196,7 +200,9 @@ def _tile_lays(game: Game, corp: Corporation, hexes: set[str] | None = None,
             left = state.board.supply.get(name, 0)
             if left is not None and left <= 0:
                 continue
-            for rotation in _rotations(game, hex_id, name):
+            rotations = _rotations(game, hex_id, name) if prune else \
+                board.legal_rotations(game.rules, state, hex_id, name)
+            for rotation in rotations:
                 if edges is None or not edges.isdisjoint(tiles.exits(tile, rotation)):
                     yield LayTile(name, hex_id, rotation)
 
@@ -225,96 +231,53 @@ def _rotations(game: Game, hex_id: str, name: str) -> list[int]:
 # the map per lay. A lay is refused for its own sake only by `board.check_lay` (the tile,
 # the map, the supply, terrain money, the connection); everything else the round checks
 # (whose turn, the step, lays left of the kind: yellow or upgrade) is the same for every
-# lay of a kind. So each lay is checked with `check_lay`, the connection decided from one
-# tracing of the map where it can be, and one lay of each kind tried on a copy of the game;
-# should that one be refused, every lay of its kind is tried. The tests compare this with
-# trying every candidate on a copy.
+# lay of a kind. So each lay is checked with `check_lay`, its connection decided from one
+# tracing of the map where that tells (`_Lays.connects`), and one lay of each kind is
+# tried on a copy of the game: its answer stands for its kind. The tests compare this
+# with trying every candidate on a copy.
 
 
 @dataclass
 class _Reach:
-    """One tracing of the company's trains (as `track.reachable`), kept as a tree: for
-    each hex, the edges by which a train arriving at the neighbour's side would cross
-    into it (`over`), and those reached by a path that never entered the hex (`clean`)."""
+    """One tracing of the company's trains over the map as it stands (the walk of
+    `track.trace_reach`): by hex, the edges by which a train can cross into it, and the
+    revenue centres and junctions it reaches there."""
 
-    over: dict[str, set[int]]
-    clean: dict[str, set[int]]
-    stations: set[str]  # hexes with a station of the company
-
-    def entries(self, hex_id: str) -> set[int] | None:
-        if hex_id in self.stations:
-            return None  # a train starts there: any edge
-        return self.over.get(hex_id, set())
-
-
-def _walk(state: GameState, corp: str, avoid: str | None = None
-          ) -> dict[tuple[int, track.Point], tuple[int, track.Point] | None]:
-    """The walk of `track.trace_reach` (never into hex `avoid`): every step a train of
-    `corp` can take, as (segment, point reached), with the step it came from."""
-    graph = track.build_track(state)
-    parent: dict[tuple[int, track.Point], tuple[int, track.Point] | None] = {}
-    stack: list[tuple[track.Point, int | None, tuple[int, track.Point] | None]] = [
-        (n, None, None) for n in track.token_nodes(state, corp)]
-    while stack:
-        point, came_by, key = stack.pop()
-        if isinstance(point, track.Node) and came_by is not None and (
-                point.kind == "o" or track.blocked_for(state, point, corp)):
-            continue
-        for seg, nxt in track.next_steps(graph, point, came_by):
-            if (seg, nxt) in parent or graph.segments[seg].hex == avoid:
-                continue
-            parent[(seg, nxt)] = key
-            if graph.segments[seg].terminal and isinstance(nxt, track.Node):
-                continue
-            stack.append((nxt, seg, (seg, nxt)))
-    return parent
-
-
-def _arrivals(state: GameState, step: tuple[int, track.Point]) -> tuple[str, int] | None:
-    """The hex and edge a train crosses into after `step`, when it ends at a side."""
-    side = step[1]
-    if not isinstance(side, track.Side):
-        return None
-    title = state.title
-    return neighbour(title.grid, side.hex, side.edge), opposite(side.edge)
+    entries: dict[str, set[int]]
+    nodes: dict[str, set[track.Node]]
+    stations: set[str]  # hexes with a station of the company: entered from within
 
 
 def _reach(state: GameState, corp: str) -> _Reach:
     graph = track.build_track(state)
     title = state.title
-    parent = _walk(state, corp)
-    over: dict[str, set[int]] = {}
-    clean: dict[str, set[int]] = {}
-    for key in parent:
-        into = _arrivals(state, key)
-        if into is None:
+    starts = track.token_nodes(state, corp)
+    seen: set[tuple[int, track.Point]] = set()
+    stack: list[tuple[track.Point, int | None]] = [(n, None) for n in starts]
+    while stack:
+        point, came_by = stack.pop()
+        if isinstance(point, track.Node) and came_by is not None and (
+                point.kind == "o" or track.blocked_for(state, point, corp)):
             continue
-        over.setdefault(into[0], set()).add(into[1])
-        side = key[1]
-        assert isinstance(side, track.Side)
-        if side.edge in title.hexes[side.hex].borders:
-            continue
-        passed: set[str] = set()
-        step: tuple[int, track.Point] | None = key
-        while step is not None:
-            passed.add(graph.segments[step[0]].hex)
-            step = parent[step]
-        if into[0] not in passed:
-            clean.setdefault(into[0], set()).add(into[1])
-    return _Reach(over, clean, {n.hex for n in track.token_nodes(state, corp)})
-
-
-def _clean_entries(state: GameState, corp: str, hex_id: str) -> set[int]:
-    """Every edge by which a train of `corp` can enter `hex_id` without having passed it."""
-    title = state.title
-    out = set()
-    for key in _walk(state, corp, avoid=hex_id):
-        into = _arrivals(state, key)
-        side = key[1]
-        if into is not None and into[0] == hex_id and isinstance(side, track.Side) \
-                and side.edge not in title.hexes[side.hex].borders:
-            out.add(into[1])
-    return out
+        for seg, nxt in track.next_steps(graph, point, came_by):
+            if (seg, nxt) in seen:
+                continue
+            seen.add((seg, nxt))
+            if graph.segments[seg].terminal and isinstance(nxt, track.Node):
+                continue
+            stack.append((nxt, seg))
+    entries: dict[str, set[int]] = {}
+    nodes: dict[str, set[track.Node]] = {}
+    for _, point in seen:
+        if isinstance(point, track.Node):
+            nodes.setdefault(point.hex, set()).add(point)
+        elif point.edge not in title.hexes[point.hex].borders:
+            # A train at this side crosses into the neighbour, if track is there.
+            into = neighbour(title.grid, point.hex, point.edge)
+            entries.setdefault(into, set()).add(opposite(point.edge))
+    for node in starts:
+        nodes.setdefault(node.hex, set()).add(node)
+    return _Reach(entries, nodes, {n.hex for n in starts})
 
 
 class _Lays:
@@ -326,7 +289,6 @@ class _Lays:
         self.scratch = game.clone()  # check_lay lays the tile for a moment to trace it
         self.reach: _Reach | None = None
         self.kinds: dict[str, bool] = {}  # lay kind -> whether its first lay was accepted
-        self.clean: dict[str, set[int]] = {}  # hex -> `_clean_entries`
 
     def accepts(self, lay: LayTile) -> bool:
         if lay.company is not None:
@@ -346,7 +308,7 @@ class _Lays:
         except GameError:
             return False
         tile = state.title.tile(lay.tile)
-        connected = self._connects(corp.sym, lay.hex, tile, lay.rotation)
+        connected = self.connects(corp.sym, lay.hex, tile, lay.rotation)
         if connected is None:
             connected = board.connected_after(state, corp, lay.hex, tile, lay.rotation)
         if not connected:
@@ -355,37 +317,32 @@ class _Lays:
             self.kinds[kind] = self.game.clone().attempt(self.seat, lay)
         return self.kinds[kind]
 
-    def _connects(self, corp: str, hex_id: str, tile: TileSpec, rotation: int
-                  ) -> bool | None:
-        """What `board.connected_after` answers, where one tracing of the map tells:
-        a train entering the hex along a path that never passed it before meets the new
-        tile as laid, so new track or a city there at that edge connects; no edge a
-        train could enter by does not. None: trace it."""
+    def connects(self, corp: str, hex_id: str, tile: TileSpec, rotation: int
+                 ) -> bool | None:
+        """What `board.connected_after` answers (new track or a city of the new tile
+        reached from a station), from one tracing of the map as it stands; None when
+        the lay does not keep every path of the hex as it was (then trace it).
+
+        When every old path stays, every walk on the map now is a walk after the lay
+        too, and the first new segment a train takes starts where such a walk stands
+        in the hex: at an edge it crossed into, or at a node it reached. So the lay
+        connects exactly when a train reaches a city of the hex now, or stands at an
+        edge of the new tile or at a node of the hex where a new segment starts."""
         state = self.scratch.state
-        self.reach = self.reach or _reach(state, corp)
-        edges = self.reach.entries(hex_id)
-        if edges is None:
-            return True  # a station on the hex: its city is reached
-        exits = tiles.exits(tile, rotation)
-        if edges.isdisjoint(exits):
-            return False
+        reach = self.reach = self.reach or _reach(state, corp)
+        if hex_id in reach.stations:
+            return True  # the station's city is reached
         old_tile, old_rotation = track.tile_on(state, hex_id)
         old = set() if old_tile is None else {
             frozenset(p) for p in track.rotated_paths(old_tile, old_rotation, hex_id)}
-        paths = track.rotated_paths(tile, rotation, hex_id)
-
-        def meets_new(edges: set[int]) -> bool:
-            for edge in edges & exits:
-                side = track.Side(hex_id, edge)
-                for a, b in paths:
-                    other = b if a == side else a if b == side else None
-                    if other is not None and (frozenset((a, b)) not in old or (
-                            isinstance(other, track.Node) and other.kind == "c")):
-                        return True
-            return False
-
-        if meets_new(self.reach.clean.get(hex_id, set())):
+        new = {frozenset(p) for p in track.rotated_paths(tile, rotation, hex_id)}
+        if not old <= new:
+            return None
+        reached = reach.nodes.get(hex_id, set())
+        if any(n.kind == "c" for n in reached):
             return True
-        if hex_id not in self.clean:  # the tree's paths passed the hex: walk around it
-            self.clean[hex_id] = _clean_entries(state, corp, hex_id)
-        return True if meets_new(self.clean[hex_id]) else None
+        exits = tiles.exits(tile, rotation)
+        starts: set[track.Point] = {track.Side(hex_id, e) for e in
+                                    reach.entries.get(hex_id, set()) & exits}
+        starts |= reached
+        return any(not starts.isdisjoint(path) for path in new - old)

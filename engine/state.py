@@ -229,8 +229,8 @@ class GameState:
 # field by field. The memo keeps aliasing as deepcopy does (a round and the state it plays
 # on, a train listed twice).
 
-_ATOMS: frozenset[type] = frozenset({int, str, bool, float, type(None), bytes, frozenset,
-                                     type, range})
+# Grows with every class found to be shared (see `_copier_for`), so containers skip them.
+_ATOMS: set[type] = {int, str, bool, float, type(None), bytes, frozenset, type, range}
 _Copier = Callable[[Any, dict[int, Any]], Any]
 _COPIERS: dict[type, _Copier] = {}
 
@@ -278,9 +278,10 @@ def _copy_set(obj: set[Any], memo: dict[int, Any]) -> set[Any]:
 
 def _copy_tuple(obj: tuple[Any, ...], memo: dict[int, Any]) -> tuple[Any, ...]:
     atoms = _ATOMS
-    if all(type(x) in atoms for x in obj):
-        return obj
-    return tuple(_copy(x, memo) for x in obj)
+    for x in obj:
+        if type(x) not in atoms:
+            return tuple(_copy(x, memo) for x in obj)
+    return obj
 
 
 def _share(obj: Any, memo: dict[int, Any]) -> Any:
@@ -290,6 +291,7 @@ def _share(obj: Any, memo: dict[int, Any]) -> Any:
 def _copier_for(cls: type) -> _Copier:
     params = getattr(cls, "__dataclass_params__", None)
     if issubclass(cls, (Shared, Enum)) or (params is not None and params.frozen):
+        _ATOMS.add(cls)
         return _share
     if cls is list:
         return _copy_list
