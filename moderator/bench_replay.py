@@ -15,6 +15,7 @@ restart) is shown beside it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -79,23 +80,46 @@ def our_replay(record: dict[str, Any], runs: int) -> OurReplay:
                      fastest(lambda: Game(game.setup, moves), runs), len(moves))
 
 
-def replay_curve(record: dict[str, Any], points: int = 10) -> list[tuple[int, float]]:
-    """(moves replayed, seconds since the start) at `points` steps of one replay of our
-    log of the record: a straight line means each move costs the same however long the
-    game already is."""
+@dataclass(frozen=True, slots=True)
+class CurvePoint:
+    """Moves replayed so far, the time since the start, the time of the moves since the
+    previous point, and the time of those same moves replayed from a copy of the game
+    made just before them (as when a game is rebuilt from a kept snapshot)."""
+
+    moves: int
+    seconds: float
+    segment: float
+    segment_alone: float
+
+
+def replay_curve(record: dict[str, Any], points: int = 10) -> list[CurvePoint]:
+    """The replay of our log of the record at `points` steps: time grows with the moves
+    replayed; a segment costs what its moves cost wherever the replay started, so
+    nothing grows with the length of the log itself (later moves cost more only where
+    the game is bigger: more track, more routes)."""
     from engine.game import Game
     from engine.records import import_record
 
     replayed = import_record(record).game
-    game = Game(replayed.setup)
     moves = replayed.log
-    marks = {max(1, round(len(moves) * k / points)) for k in range(1, points + 1)}
-    out: list[tuple[int, float]] = []
+    marks = sorted({max(1, round(len(moves) * k / points)) for k in range(1, points + 1)})
+    game = Game(replayed.setup)
+    out: list[CurvePoint] = []
     started = time.perf_counter()
+    last = 0.0
     for number, move in enumerate(moves, start=1):
         game._append(move)  # what Game(setup, moves) does, move by move
         if number in marks:
-            out.append((number, time.perf_counter() - started))
+            now = time.perf_counter() - started
+            out.append(CurvePoint(number, now, now - last, 0.0))
+            last = now
+    for i, point in enumerate(out):
+        first = out[i - 1].moves if i else 0
+        alone = Game(replayed.setup, moves[:first])
+        began = time.perf_counter()
+        for move in moves[first:point.moves]:
+            alone._append(move)
+        out[i] = dataclasses.replace(point, segment_alone=time.perf_counter() - began)
     return out
 
 
@@ -261,7 +285,9 @@ def replay_command(files: tuple[Path, ...], runs: int, driver: Path,
                    f"{_ms(percentile(orders, 0.95))}, max {_ms(max(orders))}")
     if longest is not None:
         moves, record = longest
-        click.echo(f"replay curve of the longest record ({moves} moves): moves, time, "
-                   "time per move")
-        for count, seconds in replay_curve(record):
-            click.echo(f"  {count:>5} {_ms(seconds):>10} {seconds / count * 1e6:>8.0f} us")
+        click.echo(f"replay curve of the longest record ({moves} moves): moves replayed, "
+                   "time, time of the moves since the line before, the same moves "
+                   "replayed from a copy of the game just before them")
+        for point in replay_curve(record):
+            click.echo(f"  {point.moves:>5} {_ms(point.seconds):>10} {_ms(point.segment):>10}"
+                       f" {_ms(point.segment_alone):>10}")
