@@ -59,7 +59,8 @@ class Segment(Shared):
     terminal: bool = False
 
     def other(self, point: Point) -> Point:
-        return self.b if point == self.a else self.a
+        a = self.a
+        return self.b if point is a or point == a else a
 
 
 @dataclass
@@ -242,8 +243,21 @@ def next_steps(track: Track, point: Point, came_by: int | None) -> list[tuple[in
         other = track.across.get(point)
         if other is None:
             return []
-        return [(s, track.segments[s].other(other)) for s in track.at[other]]
-    return [(s, track.segments[s].other(point)) for s in track.at.get(point, []) if s != came_by]
+        return ends(track, other)
+    return [step for step in ends(track, point) if step[0] != came_by]
+
+
+def ends(track: Track, point: Point) -> list[tuple[int, Point]]:
+    """Every segment at `point`, with the point at its other end (kept on the graph:
+    routes ask it thousands of times; the list must not be changed)."""
+    kept: dict[Point, list[tuple[int, Point]]] | None = track.traced.get("ends")
+    if kept is None:
+        kept = track.traced["ends"] = {}
+    found = kept.get(point)
+    if found is None:
+        segments = track.segments
+        found = kept[point] = [(s, segments[s].other(point)) for s in track.at.get(point, ())]
+    return found
 
 
 def reachable(state: GameState, track: Track, corporation: str
