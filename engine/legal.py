@@ -37,7 +37,7 @@ from engine.actions import (
 from engine.errors import GameError
 from engine.game import Game
 from engine.geometry import neighbour, opposite
-from engine.rounds.operating import STEPS, OperatingRound
+from engine.rounds.operating import STEP_OF, STEPS, OperatingRound
 from engine.rounds.stock import StockRound
 from engine.state import IPO, POOL, TREASURY, Corporation, GameState
 from engine.title import TileSpec
@@ -45,20 +45,52 @@ from engine.title import TileSpec
 
 def legal_actions(game: Game) -> list[Action]:
     """The actions the acting player may take now (each one tried on a copy; tile lays
-    as `_Lays` says)."""
+    as `_Lays` says; none of a step the company may no longer enter)."""
     turn = game.turn()
     if turn is None:
         return []
     lays: _Lays | None = None
+    steps: dict[str, bool] = {}
     out: list[Action] = []
     for action in _candidates(game):
         if isinstance(action, LayTile) and isinstance(game.round, OperatingRound):
             lays = lays or _Lays(game, turn.seat)
             if lays.accepts(action):
                 out.append(action)
-        elif game.clone().attempt(turn.seat, action):
+            continue
+        step = _step_of(game, action)
+        if step is not None:
+            if step not in steps:
+                steps[step] = _may_enter(game, step)
+            if not steps[step]:
+                continue
+        if game.clone().attempt(turn.seat, action):
             out.append(action)
     return out
+
+
+def _step_of(game: Game, action: Action) -> str | None:
+    """The step of the company's turn an action belongs to, where the operating round
+    enters that step before it looks at the action itself."""
+    rnd = game.round
+    if not isinstance(rnd, OperatingRound) or rnd.current is None or rnd.offer is not None \
+            or rnd.discards:
+        return None
+    step = STEP_OF.get(type(action))
+    return step if step in rnd.steps else None
+
+
+def _may_enter(game: Game, step: str) -> bool:
+    """Whether the operating company may still enter `step` (on a copy): where it may
+    not, every action of that step is refused, whatever it is (4.2(d), (e))."""
+    probe = game.clone()
+    rnd = probe.round
+    assert isinstance(rnd, OperatingRound)
+    try:
+        rnd._enter_step(rnd.company(), rnd.steps.index(step))
+    except GameError:
+        return False
+    return True
 
 
 def _candidates(game: Game, prune: bool = True) -> Iterator[Action]:
@@ -302,13 +334,15 @@ class _Lays:
         if self.kinds.get(kind) is False:
             return False  # the round refuses a lay of this kind, whichever it is
         corp = rnd.company()
+        tile = state.title.tile(lay.tile)
+        connected = self.connects(corp.sym, lay.hex, tile, lay.rotation)
+        if connected is False:
+            return False  # refused by check_lay, whatever else it finds
         try:
             board.check_lay(rules, state, corp, lay.hex, lay.tile, lay.rotation,
                             need_connection=False)
         except GameError:
             return False
-        tile = state.title.tile(lay.tile)
-        connected = self.connects(corp.sym, lay.hex, tile, lay.rotation)
         if connected is None:
             connected = board.connected_after(state, corp, lay.hex, tile, lay.rotation)
         if not connected:
