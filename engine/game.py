@@ -8,18 +8,22 @@ mean another move (`move N` in an order guards against stale orders).
 
 from __future__ import annotations
 
-import copy
+import contextlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.actions import Action, RunRoutes, Undo, from_json, to_json
 from engine.errors import GameError, require
 from engine.rounds.base import Round, Turn
 from engine.rules import Rules
-from engine.state import RESERVED_NAMES, GameState
+from engine.state import RESERVED_NAMES, GameState, copy_records
 from engine.titles import rules_for
+
+# While a log is read, a refused action is put back by replaying from a copy of an earlier
+# position; a new copy is taken once the last one is this many moves old (`reading_log`).
+CHECKPOINT_MOVES = 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +67,15 @@ class Move:
         return Move(data["seat"], from_json(rest))
 
 
+class Checkpoint(NamedTuple):
+    """A copy of the position after the first `moves` entries of the log."""
+
+    state: GameState
+    round: Round
+    moves: int
+    effective: list[int]
+
+
 class Game:
     """A game in progress: apply moves, ask whose turn it is and what is legal."""
 
@@ -75,6 +88,7 @@ class Game:
                 f"{title.name} is played by {title.players_min} to {title.players_max} "
                 f"players, not {len(setup.seats)}")
         self.log: list[Move] = []
+        self.checkpoint: Checkpoint | None = None  # set while a log is read
         self._reset()
         for move in moves:
             self._append(move)
@@ -137,15 +151,41 @@ class Game:
             require(0 <= action.to_move <= len(self.log),
                     f"there is no move {action.to_move}; the next move is {len(self.log)}")
         action = self._resolve(action)
+        if self.checkpoint is not None:
+            return self._apply_reading(Move(seat, action))
         better = self._better_run(action)
-        saved = self._snapshot()
+        saved = self._copy_position()
         try:
             said = self._append(Move(seat, action))
         except BaseException:
             # Refused, or an engine fault: either way no trace may stay behind.
-            self._restore_snapshot(saved)
+            self.state, self.round, _, self.effective = saved
+            del self.log[saved.moves:]
             raise
         return [*said, better] if better else said
+
+    @contextlib.contextmanager
+    def reading_log(self) -> Iterator[Game]:
+        """Apply the moves of a log being read (an imported record) cheaply: no copy is
+        taken before each action; a refusal is put back by replaying the log from a copy
+        taken every `CHECKPOINT_MOVES` moves, and nobody is told of better runs. Only the
+        log is restored, so the state must not be changed by hand meanwhile."""
+        self.checkpoint = self._copy_position()
+        try:
+            yield self
+        finally:
+            self.checkpoint = None
+
+    def _apply_reading(self, move: Move) -> list[str]:
+        moves = len(self.log)
+        assert self.checkpoint is not None
+        if moves - self.checkpoint.moves >= CHECKPOINT_MOVES:
+            self.checkpoint = self._copy_position()
+        try:
+            return self._append(move)
+        except BaseException:
+            self._restore(moves)
+            raise
 
     def _better_run(self, action: Action) -> str | None:
         """A declared run below the maximum stands (the president chooses), but the
@@ -172,15 +212,24 @@ class Game:
         return (f"the best run for {corp.sym} earns {self.state.title.currency}{best.total}"
                 f"{proof}: run {routes} - any shareholder may insist on it")
 
-    def _snapshot(self) -> tuple[GameState, Round, list[Move], list[int]]:
-        """A deep copy of everything that changes (the rules and title data are shared)."""
-        memo: dict[int, object] = {id(self.rules): self.rules}
-        state, rnd = copy.deepcopy((self.state, self.round), memo)
-        return state, rnd, list(self.log), list(self.effective)
+    def _copy_position(self) -> Checkpoint:
+        """A copy of everything that changes (the rules and title data are shared)."""
+        state, rnd = copy_records((self.state, self.round), {id(self.rules): self.rules})
+        return Checkpoint(state, rnd, len(self.log), list(self.effective))
 
-    def _restore_snapshot(self, saved: tuple[GameState, Round, list[Move], list[int]]
-                          ) -> None:
-        self.state, self.round, self.log, self.effective = saved
+    def _restore(self, moves: int) -> None:
+        """Put the game back as the first `moves` entries of the log made it: a copy of
+        the checkpoint, then the moves logged since it, replayed. A copy before every
+        action costs as much as the action; this costs only on a refusal."""
+        saved = self.checkpoint
+        assert saved is not None and saved.moves <= moves
+        since = self.log[saved.moves:moves]
+        self.state, self.round = copy_records((saved.state, saved.round),
+                                              {id(self.rules): self.rules})
+        del self.log[saved.moves:]
+        self.effective = list(saved.effective)
+        for move in since:
+            self._append(move)
 
     def attempt(self, seat: str, action: Action) -> bool:
         """Apply an action to a throwaway copy (see `clone`): True if accepted. The copy
@@ -196,7 +245,10 @@ class Game:
         other = object.__new__(Game)
         other.setup = self.setup
         other.rules = self.rules
-        other.state, other.round, other.log, other.effective = self._snapshot()
+        other.state, other.round = copy_records((self.state, self.round),
+                                                {id(self.rules): self.rules})
+        other.log, other.effective = list(self.log), list(self.effective)
+        other.checkpoint = None
         return other
 
     def _resolve(self, action: Action) -> Action:

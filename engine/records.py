@@ -128,8 +128,9 @@ def import_record(record: dict[str, Any]) -> Replay:
     replay = Replay(Game(setup), names,
                     {names[k]: int(v) for k, v in (record.get("result") or {}).items()})
     mapper = RecordMapper(replay.game, names)
-    for index, raw in enumerate(expanded(folded_actions(record["actions"]))):
-        replay.applied += replay_action(replay.game, mapper, index, raw)
+    with replay.game.reading_log():  # no copy before each action (engine.game)
+        for index, raw in enumerate(expanded(folded_actions(record["actions"]))):
+            replay.applied += replay_action(replay.game, mapper, index, raw)
     return replay
 
 

@@ -18,7 +18,17 @@ from engine.actions import Route, RunRoutes
 from engine.errors import require
 from engine.state import Corporation, GameState, Train
 from engine.title import Shared
-from engine.track import Node, Point, Side, Track, blocked_for, build_track, next_steps, tile_on
+from engine.track import (
+    Node,
+    Point,
+    Side,
+    Track,
+    blocked_for,
+    build_track,
+    next_steps,
+    tile_on,
+    tokens_key,
+)
 
 if TYPE_CHECKING:
     from engine.rules import Rules
@@ -188,7 +198,11 @@ def walk_revenue(rules: Rules, state: GameState, corp: Corporation, train: Train
 def has_route(rules: Rules, state: GameState, corp: Corporation) -> bool:
     """Whether any train could run: two stops joined by track through a station."""
     graph = route_track(rules, state)
-    return bool(all_walks(state, graph, corp.sym, 2))
+    key = ("has_route", corp.sym, tokens_key(state))  # kept on the graph (engine.track)
+    found = graph.traced.get(key)
+    if found is None:
+        found = graph.traced[key] = bool(all_walks(state, graph, corp.sym, 2))
+    return bool(found)
 
 
 def matches(walk: Walk, hexes: tuple[str, ...]) -> bool:

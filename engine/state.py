@@ -7,10 +7,16 @@ ever stored.
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, TypeVar, cast
 
 from engine.market import StockMarket
-from engine.title import CorporationSpec, PrivateSpec, Title
+from engine.title import CorporationSpec, PrivateSpec, Shared, Title
+
+_T = TypeVar("_T")
 
 # Holders of certificates other than players. A seat may not take these names.
 IPO = "ipo"  # the Initial Offering: certificates never owned by anyone
@@ -213,3 +219,112 @@ class GameState:
         if who in self.players:
             return self.players[who].cash
         return self.corporations[who].cash
+
+
+# --- copying the state ---------------------------------------------------------------------
+# `copy.deepcopy` of a game costs about as much as playing an action, and copies are taken
+# to try actions and to put a refused one back; `copy_records` makes the same copy several
+# times faster by knowing which values never change: atoms, frozen dataclasses (actions,
+# placed tiles, runs) and title data (`Shared`) are shared, the mutable records are copied
+# field by field. The memo keeps aliasing as deepcopy does (a round and the state it plays
+# on, a train listed twice).
+
+# Grows with every class found to be shared (see `_copier_for`), so containers skip them.
+_ATOMS: set[type] = {int, str, bool, float, type(None), bytes, frozenset, type, range}
+_Copier = Callable[[Any, dict[int, Any]], Any]
+_COPIERS: dict[type, _Copier] = {}
+
+
+def copy_records(obj: _T, memo: dict[int, Any] | None = None) -> _T:
+    """A deep copy of `obj` that shares what never changes (see above)."""
+    if memo is None:
+        memo = {}
+    return cast(_T, _copy(obj, memo))
+
+
+def _copy(obj: Any, memo: dict[int, Any]) -> Any:
+    cls = type(obj)
+    if cls in _ATOMS:
+        return obj
+    found = memo.get(id(obj), memo)
+    if found is not memo:
+        return found
+    copier = _COPIERS.get(cls)
+    if copier is None:
+        copier = _COPIERS[cls] = _copier_for(cls)
+    return copier(obj, memo)
+
+
+def _copy_list(obj: list[Any], memo: dict[int, Any]) -> list[Any]:
+    atoms = _ATOMS
+    out = [x if type(x) in atoms else _copy(x, memo) for x in obj]
+    memo[id(obj)] = out
+    return out
+
+
+def _copy_dict(obj: dict[Any, Any], memo: dict[int, Any]) -> dict[Any, Any]:
+    # Keys are names, positions and other hashable values: never copied.
+    atoms = _ATOMS
+    out = {k: v if type(v) in atoms else _copy(v, memo) for k, v in obj.items()}
+    memo[id(obj)] = out
+    return out
+
+
+def _copy_set(obj: set[Any], memo: dict[int, Any]) -> set[Any]:
+    out = set(obj)  # members of a set are hashable, hence treated as values
+    memo[id(obj)] = out
+    return out
+
+
+def _copy_tuple(obj: tuple[Any, ...], memo: dict[int, Any]) -> tuple[Any, ...]:
+    atoms = _ATOMS
+    for x in obj:
+        if type(x) not in atoms:
+            return tuple(_copy(x, memo) for x in obj)
+    return obj
+
+
+def _share(obj: Any, memo: dict[int, Any]) -> Any:
+    return obj
+
+
+def _copier_for(cls: type) -> _Copier:
+    params = getattr(cls, "__dataclass_params__", None)
+    if issubclass(cls, (Shared, Enum)) or (params is not None and params.frozen):
+        _ATOMS.add(cls)
+        return _share
+    if cls is list:
+        return _copy_list
+    if cls is dict:
+        return _copy_dict
+    if cls is set:
+        return _copy_set
+    if cls is tuple:
+        return _copy_tuple
+    if getattr(cls, "__deepcopy__", None) is not None:
+        return _own_deepcopy
+    if (cls.__reduce_ex__ is object.__reduce_ex__ and cls.__reduce__ is object.__reduce__
+            and cls.__getstate__ is object.__getstate__
+            and not hasattr(cls, "__setstate__")
+            and not any(getattr(c, "__slots__", None) for c in cls.__mro__)
+            and not issubclass(cls, (list, dict, set, tuple))):
+        return _copy_object
+    return copy.deepcopy  # anything else: the general way
+
+
+def _own_deepcopy(obj: Any, memo: dict[int, Any]) -> Any:
+    out = obj.__deepcopy__(memo)
+    memo[id(obj)] = out
+    return out
+
+
+def _copy_object(obj: Any, memo: dict[int, Any]) -> Any:
+    out = object.__new__(type(obj))
+    memo[id(obj)] = out
+    fields = obj.__dict__.copy()
+    atoms = _ATOMS
+    for key, value in fields.items():
+        if type(value) not in atoms:
+            fields[key] = _copy(value, memo)
+    out.__dict__ = fields
+    return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.geometry import neighbour, opposite
 from engine.state import GameState
@@ -58,7 +59,8 @@ class Segment(Shared):
     terminal: bool = False
 
     def other(self, point: Point) -> Point:
-        return self.b if point == self.a else self.a
+        a = self.a
+        return self.b if point is a or point == a else a
 
 
 @dataclass
@@ -76,6 +78,10 @@ class Track:
     at: dict[Point, list[int]] = field(default_factory=dict)
     across: dict[Side, Side] = field(default_factory=dict)
     crossing: dict[Side, int] = field(default_factory=dict)
+    # What was traced on this graph, by the stations on the map (`reachable`,
+    # `routes.has_route`); a graph never changes once built.
+    traced: dict[Any, Any] = field(
+        default_factory=dict, compare=False, repr=False)
 
     @property
     def pieces(self) -> int:
@@ -109,30 +115,115 @@ def endpoint(hex_id: str, end: str, rotation: int) -> Point:
     return Node(hex_id, kind, index)
 
 
+# --- the cache -----------------------------------------------------------------------------
+# The map changes only when a tile is laid, yet the graph is asked for by every tile lay,
+# token, run and legal-action list: graphs are kept by what lies on the map, so a replay
+# builds one per tile laid. Graphs are never changed once built, so they are shared.
+_GRAPHS: dict[tuple[Any, ...], tuple[object, Track]] = {}
+_GRAPHS_KEPT = 64
+
+
+def board_key(state: GameState) -> tuple[tuple[str, str, int], ...]:
+    """What lies on the map, as a key (the tiles are all a graph depends on)."""
+    return tuple([(h, p.name, p.rotation) for h, p in state.board.tiles.items()])
+
+
+def tokens_key(state: GameState) -> tuple[tuple[str, int, tuple[str, ...]], ...]:
+    """The station tokens on the map, as a key."""
+    return tuple([(h, c, tuple(corps)) for h, cities in state.board.tokens.items()
+                  for c, corps in cities.items()])
+
+
 def build_track(state: GameState, closed: frozenset[str] = frozenset()) -> Track:
     """The graph of every path on the map, with sides joined across hex edges.
 
-    `closed` hexes are left out (1851's Birmingham before phase 4, for routes)."""
+    `closed` hexes are left out (1851's Birmingham before phase 4, for routes).
+    The graph is shared: callers must not change it."""
+    key = (id(state.title), closed, board_key(state))
+    found = _GRAPHS.pop(key, None)
+    if found is None or found[0] is not state.title:
+        found = (state.title, trace_map(state, closed))
+        if len(_GRAPHS) >= _GRAPHS_KEPT:
+            del _GRAPHS[next(iter(_GRAPHS))]  # the least recently used
+    _GRAPHS[key] = found  # (re)inserted last: the most recently used
+    return found[1]
+
+
+def trace_map(state: GameState, closed: frozenset[str] = frozenset()) -> Track:
+    """`build_track` without the cache: a new graph of the map as it stands.
+
+    Each hex adds its paths in map order, so segment ids and the order of points are
+    the same however the graph was reached; the pieces one tile at one rotation on one
+    hex adds (segments from a given id, points, sides) are kept per title."""
     track = Track()
     title = state.title
-    for hex_id in title.hexes:
+    pieces = _pieces_of(title)
+    tiles = state.board.tiles
+    sides: list[tuple[Side, Side | None]] = []
+    for hex_id, spec in title.hexes.items():
         if hex_id in closed:
             continue
-        tile, rotation = tile_on(state, hex_id)
-        if tile is None:
+        placed = tiles.get(hex_id)
+        if placed is None:
+            tile, rotation = spec.tile, 0
+        else:
+            tile, rotation = title.tile(placed.name), placed.rotation
+        if tile is None or not tile.paths:
             continue
-        for path in tile.paths:
-            track.add(hex_id, endpoint(hex_id, path.a, rotation),
-                      endpoint(hex_id, path.b, rotation), path.terminal)
-    for point in list(track.at):
-        if isinstance(point, Side):
-            other = Side(neighbour(title.grid, point.hex, point.edge), opposite(point.edge))
-            if other in track.at and point.edge not in title.hexes[point.hex].borders:
-                track.across[point] = other
+        key = (hex_id, placed.name if placed is not None else None, rotation,
+               len(track.segments))
+        piece = pieces.get(key)
+        if piece is None:
+            if len(pieces) >= _PIECES_KEPT:
+                pieces.clear()  # a new lay moves the ids of every later hex: start afresh
+            piece = pieces[key] = _piece(title, hex_id, tile, rotation, len(track.segments))
+        track.segments.extend(piece.segments)
+        track.at.update(piece.at)
+        sides.extend(piece.sides)
+    at = track.at
+    for side, other in sides:
+        if other is not None and other in at:
+            track.across[side] = other
     for point, other in track.across.items():
         if point not in track.crossing:
             track.crossing[point] = track.crossing[other] = track.pieces
     return track
+
+
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    """What one tile at one rotation on one hex adds to a graph, from segment id on."""
+
+    segments: tuple[Segment, ...]
+    at: dict[Point, list[int]]  # never changed once made: graphs share the lists
+    sides: tuple[tuple[Side, Side | None], ...]  # each side and the one across it
+
+
+_PIECES: dict[int, tuple[object, dict[Any, _Piece]]] = {}
+_PIECES_KEPT = 20_000
+
+
+def _pieces_of(title: Any) -> dict[Any, _Piece]:
+    kept = _PIECES.get(id(title))
+    if kept is None or kept[0] is not title:
+        kept = _PIECES[id(title)] = (title, {})
+    return kept[1]
+
+
+def _piece(title: Any, hex_id: str, tile: TileSpec, rotation: int, first: int) -> _Piece:
+    segments: list[Segment] = []
+    at: dict[Point, list[int]] = {}
+    for path in tile.paths:
+        seg = Segment(first + len(segments), hex_id, endpoint(hex_id, path.a, rotation),
+                      endpoint(hex_id, path.b, rotation), path.terminal)
+        segments.append(seg)
+        at.setdefault(seg.a, []).append(seg.id)
+        at.setdefault(seg.b, []).append(seg.id)
+    borders = title.hexes[hex_id].borders
+    sides = tuple((point, None if point.edge in borders else
+                   Side(neighbour(title.grid, hex_id, point.edge), opposite(point.edge)))
+                  for point in at if isinstance(point, Side))
+    return _Piece(tuple(segments), at, sides)
 
 
 def rotated_paths(tile: TileSpec, rotation: int, hex_id: str) -> list[tuple[Point, Point]]:
@@ -168,8 +259,21 @@ def next_steps(track: Track, point: Point, came_by: int | None) -> list[tuple[in
         other = track.across.get(point)
         if other is None:
             return []
-        return [(s, track.segments[s].other(other)) for s in track.at[other]]
-    return [(s, track.segments[s].other(point)) for s in track.at.get(point, []) if s != came_by]
+        return ends(track, other)
+    return [step for step in ends(track, point) if step[0] != came_by]
+
+
+def ends(track: Track, point: Point) -> list[tuple[int, Point]]:
+    """Every segment at `point`, with the point at its other end (kept on the graph:
+    routes ask it thousands of times; the list must not be changed)."""
+    kept: dict[Point, list[tuple[int, Point]]] | None = track.traced.get("ends")
+    if kept is None:
+        kept = track.traced["ends"] = {}
+    found = kept.get(point)
+    if found is None:
+        segments = track.segments
+        found = kept[point] = [(s, segments[s].other(point)) for s in track.at.get(point, ())]
+    return found
 
 
 def reachable(state: GameState, track: Track, corporation: str
@@ -177,8 +281,19 @@ def reachable(state: GameState, track: Track, corporation: str
     """Nodes and segments a train of `corporation` can reach from its stations.
 
     This is the connection of 18TN 4.2.1(j) and 4.2.2(a): no limit on cities, no
-    backtracking at a fork, not through off-boards or blocked cities.
+    backtracking at a fork, not through off-boards or blocked cities. `track` must be
+    the graph of `state`'s map; the answer is kept on it, by the stations on the map.
     """
+    key = ("reachable", corporation, tokens_key(state))
+    found: tuple[set[Node], set[int]] | None = track.traced.get(key)
+    if found is None:
+        found = track.traced[key] = trace_reach(state, track, corporation)
+    return set(found[0]), set(found[1])
+
+
+def trace_reach(state: GameState, track: Track, corporation: str
+                ) -> tuple[set[Node], set[int]]:
+    """`reachable` without the cache."""
     starts = token_nodes(state, corporation)
     seen_nodes: set[Node] = set(starts)
     seen_segments: set[int] = set()

@@ -390,9 +390,9 @@ class OperatingRound(Round):
         """Move forward to step `index`, refusing to skip a required step."""
         t = self.current
         assert t is not None
-        require(index >= t.step,
-                f"{corp.sym} has passed the {self.steps[index]} step this turn",
-                tuple(self.legal()))
+        if index < t.step:  # the alternatives only when refused: `legal` traces routes
+            raise GameError(f"{corp.sym} has passed the {self.steps[index]} step this turn",
+                            tuple(self.legal()))
         for skipped in range(t.step, index):
             self._check_skippable(corp, self.steps[skipped])
         train = self.steps.index("train")

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import click
 
 from engine.optimizer import DEFAULT_BUDGET
+from moderator.bench_replay import replay_command
 
 if TYPE_CHECKING:
     from engine.actions import RunRoutes
@@ -208,6 +209,9 @@ def _times(seconds: Sequence[float]) -> str:
 @click.group("bench")
 def bench() -> None:
     """Measure the engine on recorded games, and the service under a burst of mail."""
+
+
+bench.add_command(replay_command)
 
 
 @bench.command("routes")
