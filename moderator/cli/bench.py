@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import click
 
 from engine.optimizer import DEFAULT_BUDGET
-from moderator.bench_replay import replay_command
+from moderator.cli.bench_replay import replay_command
 
 if TYPE_CHECKING:
     from engine.actions import RunRoutes

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from moderator.bench_replay import FIXTURES, order_times, replay_curve
-from moderator.cli_bench import bench
+from moderator.cli.bench import bench
+from moderator.cli.bench_replay import FIXTURES, order_times, replay_curve
 
 RECORD = FIXTURES / "18TN" / "7818.json"
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import click
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 # The shared fixtures sit beside the repository (as for `bench routes`).
 FIXTURES = REPO.parent / "shared" / "fixtures"
 DEFAULT_DRIVER = REPO / "tools" / "oracle" / "driver.rb"
