@@ -291,6 +291,12 @@ class _ShareLedger:
             self._settle(sym, after)
         return moved
 
+    def sold(self, transfer: tuple[str, str, str], before: _Holdings, after: _Holdings
+             ) -> int:
+        """The percent the seller of `transfer` parted with."""
+        sym, source, _ = transfer
+        return self._ours(sym, before).get(source, 0) - self._ours(sym, after).get(source, 0)
+
     def _ours(self, sym: str, holdings: _Holdings) -> dict[str, int]:
         """Percent per holder of a corporation in our engine."""
         out: dict[str, int] = {}
@@ -417,7 +423,7 @@ class _Renderer:
                                       unrecorded=ahead.idle and ended))
             return
         form = ahead if isinstance(ahead, dict) else self._after(move.action, before, after,
-                                                                 shares)
+                                                                 shares, transfer)
         self.pieces.append(_Piece(None if form is None or ahead is _NO_FORM
                                   else {**entity, **form}, index))
 
@@ -589,7 +595,8 @@ class _Renderer:
 
     # --- forms read off what the move changed ------------------------------------------
     def _after(self, action: Action, before: _Holdings, after: _Holdings,
-               shares: list[str]) -> dict[str, Any] | None:
+               shares: list[str], transfer: tuple[str, str, str] | None
+               ) -> dict[str, Any] | None:
         if isinstance(action, UsePrivate):
             action = action.then
         if isinstance(action, LayTile):
@@ -605,7 +612,11 @@ class _Renderer:
         if isinstance(action, BuyShares | RedeemShares):
             return {"type": "buy_shares", "shares": shares}
         if isinstance(action, SellShares | IssueShares):
-            return {"type": "sell_shares", "shares": shares, "percent": self._percent(shares)}
+            # The percent sold, not the certificates' face: a president who sells part of
+            # his certificate names it with the part sold (the site swaps it for shares).
+            assert transfer is not None
+            return {"type": "sell_shares", "shares": shares,
+                    "percent": self.shares.sold(transfer, before, after)}
         if isinstance(action, BuyTrain):
             return self._buy_train(action, before, after)
         if isinstance(action, DiscardTrain):
@@ -617,11 +628,6 @@ class _Renderer:
             return {"type": "buy_company", "company": action.private,
                     "price": value if action.price is None else action.price}
         return None
-
-    def _percent(self, shares: list[str]) -> int:
-        state = self.game.state
-        return sum(state.corporations[sym].certificates[int(index)].percent
-                   for sym, index in (s.rsplit("_", 1) for s in shares))
 
     def _buy_train(self, action: BuyTrain, before: _Holdings, after: _Holdings
                    ) -> dict[str, Any]:
@@ -776,7 +782,7 @@ class _Reader:
             return 0  # plainly another action of ours: no need to try it
         start = len(self.game.log)
         try:
-            replay_action(self.game, self.mapper, len(self.taken), raw)
+            replay_action(self.game, self.mapper, len(self.taken), raw, throwaway=True)
             made = self.game.log[start:]
             fits = len(made) >= at_least and made == list(expected[:len(made)])
         except RecordError:
