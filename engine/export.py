@@ -398,7 +398,6 @@ class _Renderer:
         before = _Holdings.of(game.state)
         transfer = self._transfer(move)
         ahead = self._before(index, move, following, entity)
-        was_round = game.round
         # Our moves are known to be valid: replay them without Game.apply's safety copy
         # and its search for a better run.
         start = len(game.state.log)
@@ -416,11 +415,10 @@ class _Renderer:
         if ahead is _CARRIED:
             return
         if isinstance(ahead, _StockPass):
-            # The site passes a player who can do nothing and does not record the last
-            # such pass, the one that ends the round (7818's first stock round).
-            ended = game.round is not was_round
+            # The site passes a player who can do nothing by itself, unrecorded ("has no
+            # valid actions and passes"); the importer makes that pass again.
             self.pieces.append(_Piece({**entity, "type": "pass"}, index,
-                                      unrecorded=ahead.idle and ended))
+                                      unrecorded=ahead.idle))
             return
         form = ahead if isinstance(ahead, dict) else self._after(move.action, before, after,
                                                                  shares, transfer)
@@ -481,7 +479,7 @@ class _Renderer:
                     self._flush()
         if isinstance(rnd, StockRound):
             if isinstance(action, Pass | Done):
-                return _StockPass(idle=isinstance(action, Pass) and game.legal() == ["pass"])
+                return _StockPass(idle=_site_idle(game, move.seat))
             if isinstance(action, Bid):
                 target = action.target or (rnd.s.auction.private if rnd.s.auction else None)
                 return {"type": "bid", "company": target, "price": action.amount}
@@ -678,6 +676,25 @@ def connections(walk: routes.Walk) -> list[list[str]]:
     return [list(walk.hexes[a:b + 1]) for a, b in itertools.pairwise(at)]
 
 
+def idle_alike(a: Move, b: Move) -> bool:
+    """In a stock round `pass` and `done` of a player who has not acted do the same (he
+    passes); the site records neither for a player with nothing to do, and the importer
+    makes his pass again: so our `done` there reads back as `pass`."""
+    return a.seat == b.seat and {type(a.action), type(b.action)} <= {Pass, Done}
+
+
+def _site_idle(game: Game, seat: str) -> bool:
+    """Whether the site passes this player by itself in a stock round: he can do nothing
+    but pass, and cannot buy a private from another player either (the site offers that
+    on his stock turn to a player with any cash while another player owns one)."""
+    if game.legal() != ["pass"]:
+        return False
+    state = game.state
+    return state.players[seat].cash <= 0 or not any(
+        not p.closed and p.owner in state.players and p.owner != seat
+        for p in state.privates.values())
+
+
 # --- where the site stops in a company's turn -------------------------------------------
 
 
@@ -781,10 +798,14 @@ class _Reader:
         if OUR_ACTIONS not in raw and at_least == 1 and not self._maps_to(raw, expected):
             return 0  # plainly another action of ours: no need to try it
         start = len(self.game.log)
+        stock = isinstance(self.game.round, StockRound)
         try:
             replay_action(self.game, self.mapper, len(self.taken), raw, throwaway=True)
             made = self.game.log[start:]
-            fits = len(made) >= at_least and made == list(expected[:len(made)])
+            fits = len(made) >= at_least and all(
+                a == b or (stock and idle_alike(a, b))
+                for a, b in zip(made, expected[:len(made)], strict=False)) and \
+                len(made) <= len(expected)
         except RecordError:
             fits = False
         if not fits:
