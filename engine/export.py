@@ -799,6 +799,10 @@ class _Reader:
             return 0  # plainly another action of ours: no need to try it
         start = len(self.game.log)
         stock = isinstance(self.game.round, StockRound)
+        # Where the read may well not fit, keep a copy to go back to (reading the whole
+        # record again after each misfit made long games quadratic).
+        backup = self.game.clone() if at_least > 1 or OUR_ACTIONS in raw else None
+        backup_mapper = self.mapper.fork(backup) if backup is not None else None
         try:
             replay_action(self.game, self.mapper, len(self.taken), raw, throwaway=True)
             made = self.game.log[start:]
@@ -809,8 +813,11 @@ class _Reader:
         except RecordError:
             fits = False
         if not fits:
-            # Rare (a move the importer made by itself that is not ours): read again.
-            self._read_again()
+            if backup is not None and backup_mapper is not None:
+                self.game, self.mapper = backup, backup_mapper
+            else:
+                # Rare (a move the importer made by itself that is not ours): read again.
+                self._read_again()
             return 0
         self.taken.append(raw)
         return len(self.game.log) - start
