@@ -24,7 +24,7 @@ from engine.actions import (
     RunRoutes,
     Undo,
 )
-from engine.export import connections, export_record, site_train_ids
+from engine.export import connections, export_record, idle_alike, site_train_ids
 from engine.game import Game, Move, Setup
 from engine.legal import legal_actions
 from engine.records import OUR_ACTIONS, OUR_SETUP, Replay, import_record, walk_hexes
@@ -69,7 +69,11 @@ def assert_reads_back(game: Game, record: dict[str, Any]) -> Replay:
     assert [a["id"] for a in record["actions"]] == list(range(1, len(record["actions"]) + 1))
     back = import_record(record)
     assert back.game.setup == game.setup
-    assert back.game.log == standing(game)
+    # The same moves, but for an idle player's `done` in a stock round: the site passes
+    # him by itself, unrecorded, and the importer's pass does the same (export.idle_alike).
+    ours = standing(game)
+    assert len(back.game.log) == len(ours)
+    assert all(a == b or idle_alike(a, b) for a, b in zip(back.game.log, ours, strict=True))
     assert back.game.scores() == game.scores()
     assert back.game.round_name == game.round_name
     assert back.game.state.board.tiles == game.state.board.tiles
