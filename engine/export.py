@@ -477,6 +477,12 @@ class _Renderer:
                     self._catch_up(rnd.steps.index(step), entity)
                 else:
                     self._flush()
+        if not isinstance(rnd, OperatingRound) and (self.waiting or self.turn_of is not None):
+            # The operating round ended with our passes no site pass carried (the last
+            # company passed its last step, which the site ends by itself): they travel
+            # before the stock round's first action, not after it.
+            self._flush()
+            self.turn_of = None
         if isinstance(rnd, StockRound):
             if isinstance(action, Pass | Done):
                 return _StockPass(idle=_site_idle(game, move.seat))

@@ -93,3 +93,25 @@ def test_3_2_a_4_a_president_selling_half_his_certificate_exports_the_percent_so
     assert [(s["shares"], s["percent"]) for s in sales] == [(["SR_0"], 10)]
     back = import_record(record)
     assert back.game.state.corporations["SR"].percent_held_by("Bob") == 10
+
+
+
+@pytest.mark.slow
+def test_export_an_operating_round_ended_by_a_pass_the_site_makes_itself() -> None:
+    """A random game of ours (tests/fixtures/18TN/our-log-or-ends-with-a-pass.json, move
+    303): the L&N buys privates, then its president passes the train step, where the site
+    stops no more; that ends the operating round. The export crashed ("move 303 has no
+    action in the record"); now the pass travels in a message before the stock round."""
+    import json
+    from pathlib import Path
+
+    from engine.export import export_record
+    from engine.records import import_record
+
+    log = Path(__file__).resolve().parents[1] / "fixtures" / "18TN" / \
+        "our-log-or-ends-with-a-pass.json"
+    g = Game.from_json(json.loads(log.read_text()))
+    record = export_record(g)
+    back = import_record(record)
+    assert back.game.scores() == g.scores()
+    assert len(back.game.log) == len(g.effective)
