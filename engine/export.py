@@ -28,8 +28,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine import board, routes, track
+from engine import board, routes, track, trains
 from engine.actions import (
+    Accept,
     Action,
     Bid,
     BuyPrivate,
@@ -62,7 +63,7 @@ from engine.records import (
 )
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
-from engine.state import IPO, POOL, TREASURY, GameState, PlacedTile
+from engine.state import IPO, POOL, TREASURY, Corporation, GameState, PlacedTile
 from engine.title import Title
 
 # Our end reasons in the site's words.
@@ -388,7 +389,10 @@ class _Renderer:
     def render(self, moves: list[Move]) -> list[_Piece]:
         for index, move in enumerate(moves):
             following = moves[index + 1] if index + 1 < len(moves) else None
+            self.turn_ended: _Piece | None = None
             self._render(index, move, following)
+            if self.turn_ended is not None:  # after the move's own action
+                self.pieces.append(self.turn_ended)
         self._flush()
         return self.pieces
 
@@ -401,6 +405,10 @@ class _Renderer:
         # Our moves are known to be valid: replay them without Game.apply's safety copy
         # and its search for a better run.
         start = len(game.state.log)
+        was = game.round
+        was_turn = was.current if isinstance(was, OperatingRound) else None
+        at_trains = isinstance(was, OperatingRound) and was_turn is not None and \
+            "train" in was.steps and was_turn.step >= was.steps.index("train")
         if not game.attempt(move.seat, move.action):
             raise ValueError(f"move {index} ({move}) does not replay")
         said = game.state.log[start:]
@@ -412,6 +420,19 @@ class _Renderer:
                 self.tiles.lay(hex_id, placed.name)
         self.slots.update(after.tokens)
         shares = self.shares.update(before, after, transfer)
+        now = game.round
+        if at_trains and was_turn is not None and not isinstance(move.action, Pass | Done) \
+                and (now is not was or (isinstance(now, OperatingRound)
+                                         and now.current is not was_turn)) \
+                and isinstance(move.action, BuyTrain | Accept) \
+                and _site_train_step_open(game, game.state.corporation(was_turn.corporation),
+                                          from_depot=isinstance(move.action, BuyTrain)
+                                          and move.action.source in ("bank", POOL, None)):
+            # Our engine ended the company's turn by itself (nothing left it may buy);
+            # the site still stops at its train step (e.g. a bank train it may not buy
+            # this turn): the site's pass, standing for nothing of ours.
+            self.turn_ended = _Piece({"entity": was_turn.corporation,
+                                      "entity_type": "corporation", "type": "pass"}, None)
         if ahead is _CARRIED:
             return
         if isinstance(ahead, _StockPass):
@@ -721,8 +742,31 @@ def _site_waits_at(game: Game, step: str) -> bool:
     if step == "dividend":
         return bool(turn.revenue) and not turn.dividend_done
     if step == "train":
-        return rnd._can_buy_train(corp)
+        return rnd._can_buy_train(corp) or _site_train_step_open(game)
     return rnd._step_available(corp, step)
+
+
+def _site_train_step_open(game: Game, corp: Corporation | None = None,
+                          from_depot: bool | None = None) -> bool:
+    """Whether the site stops at (or, after a purchase, stays in) the company's train step:
+    it has room for a train and cash for the cheapest train anyone offers (the Initial
+    Offering's next train even when the one-train-per-turn limit, 4.2.5(f), bars buying
+    it; the Open Market's; another company's at $1). After a train bought from the bank
+    (`from_depot`) it stays only while another company's train could be bought."""
+    state = game.state
+    if corp is None:
+        rnd = game.round
+        assert isinstance(rnd, OperatingRound)
+        corp = rnd.company()
+    if len(corp.trains) >= trains.train_limit(game.rules, state, corp):
+        return False
+    others = corp.cash >= 1 and any(
+        other.sym != corp.sym and any(not t.obsolete for t in other.trains)
+        for other in state.corporations.values())
+    cheapest = trains.cheapest_available(state)
+    if not others and (cheapest is None or corp.cash < cheapest[1]):
+        return False
+    return others if from_depot else True
 
 
 def _tile_lay_at_hand(game: Game) -> bool:
