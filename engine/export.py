@@ -496,6 +496,11 @@ class _Renderer:
                     return _CARRIED
                 if step in rnd.steps:
                     self._catch_up(rnd.steps.index(step), entity)
+                    if step in ("route", "dividend") and not _site_waits_at(game, step):
+                        # An empty run or a dividend of nothing: the site skips the
+                        # step by itself (no route, no revenue); ours travels in a
+                        # message.
+                        return _NO_FORM
                 else:
                     self._flush()
         if not isinstance(rnd, OperatingRound) and (self.waiting or self.turn_of is not None):

@@ -244,6 +244,11 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
     if not answer["ok"]:
         at = answer["error_action_index"]
         action = record["actions"][at] if at is not None else {}
+        if "Bid on Companies" in answer["error"] and action.get("type") in ("bid", "pass"):
+            # docs/site-differences.md, 3.1.1: the site drops a bidder who passed and
+            # orders the auction's turns otherwise.
+            return Outcome(index, "site difference: 3.1.1 auction turns",
+                           f"action {at}: {answer['error']}", record, features=features)
         return Outcome(index, f"refused: {action.get('type')}: {_normalise(answer['error'])}",
                        f"action {at} ({json.dumps(action)[:300]}): {answer['error']}",
                        record, features=features)
