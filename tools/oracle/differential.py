@@ -295,6 +295,13 @@ def _features(game: Game) -> list[str]:
     return out
 
 
+def _write(path: Path, groups: dict[str, list[Outcome]]) -> None:
+    path.write_text(json.dumps(
+        {group: [{"index": o.index, "detail": o.detail, "features": o.features,
+                  "site_result": o.site_result} for o in outcomes]
+         for group, outcomes in groups.items()}, indent=1))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -323,15 +330,14 @@ def main(argv: list[str] | None = None) -> int:
             outcome = check(oracle, args.seed, index, scratch, args.cache)
             groups[outcome.group].append(outcome)
             print(f"game {index}: {outcome.group} {outcome.detail[:300]}", flush=True)
+            if args.json:  # after every game, so that a run cut short keeps its figures
+                _write(args.json, groups)
     total = sum(len(v) for v in groups.values())
     print(f"\n{total} games, seed {args.seed}, {time.monotonic() - started:.0f} s")
     for group, outcomes in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         print(f"{len(outcomes):4d}  {group}   games {[o.index for o in outcomes][:12]}")
     if args.json:
-        args.json.write_text(json.dumps(
-            {group: [{"index": o.index, "detail": o.detail, "features": o.features,
-                      "site_result": o.site_result} for o in outcomes]
-             for group, outcomes in groups.items()}, indent=1))
+        _write(args.json, groups)
     return 0
 
 
