@@ -40,8 +40,10 @@ PLAIN_SITE_TYPES = {"lay_tile", "place_token", "run_routes", "dividend", "par", 
                     "buy_company", "discard_train", "bankrupt"}
 # Our actions whose wording the site's form does not keep (`done`, `sell 2`, a train
 # bought without naming its price, ...), or which the site has no form for.
+# An empty run and a dividend of nothing travel in messages: the site skips those steps.
 EXTENDED_KINDS = {"done", "pass", "sell_shares", "buy_train", "buy_shares", "issue_shares",
-                  "redeem_shares", "decline", "accept", "sell_private"}
+                  "redeem_shares", "decline", "accept", "sell_private", "run_routes",
+                  "dividend"}
 
 
 @functools.lru_cache(maxsize=1)
