@@ -234,7 +234,8 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
     # for a company without trains before it buys one): a difference counts where it
     # lasts PERSIST actions, or to the end of what both replayed.
     for at, diff in enumerate(diffs):
-        if diff and all(diffs[at:at + PERSIST]):
+        lasting = at + PERSIST <= len(diffs) or answer["ok"]
+        if diff and lasting and all(diffs[at:at + PERSIST]):
             action = record["actions"][at]
             prev = record["actions"][at - 1] if at else {}
             return Outcome(index, f"differs: {', '.join(diff)} after {action['type']}",
