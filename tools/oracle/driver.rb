@@ -106,6 +106,7 @@ def summary(game, action)
     'id' => action['id'],
     'type' => action['type'],
     'round' => description,
+    'acting' => (game.finished ? [] : round.active_entities.map { |e| e.id.to_s }),
     'players' => players,
     'corporations' => corporations,
     'bank' => game.bank.cash,
