@@ -16,7 +16,7 @@ convention, the first player holds it, does not give ours).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -134,28 +134,31 @@ def import_record(record: dict[str, Any]) -> Replay:
     return replay
 
 
-def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any]) -> int:
+def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any],
+                  *, throwaway: bool = False) -> int:
     """Apply one record action to `game` with the moves the site makes unrecorded around
-    it; returns how many of our actions it stood for. Raises RecordError."""
+    it; returns how many of our actions it stood for. Raises RecordError. `throwaway`:
+    the caller discards `game` after a refusal, so no safety copy is kept (faster)."""
+    apply = _attempt if throwaway else _apply
     own = raw.get(OUR_ACTIONS)
     if own is not None:
-        return _replay_own(game, mapper, index, raw, own)
+        return _replay_own(game, mapper, index, raw, own, apply)
     try:
         mapped = mapper.map(raw)
     except (KeyError, ValueError, IndexError) as exc:
         raise RecordError(index, raw, f"cannot map: {exc!r}") from exc
     for seat, action in mapped:
-        _bridge_implicit_passes(game, seat, raw)
+        _bridge_implicit_passes(game, seat, raw, apply)
         try:
-            game.apply(seat, action)
-            _accept_offers(game)
+            apply(game, seat, action)
+            _accept_offers(game, apply)
         except GameError as exc:
             raise RecordError(index, raw, f"{seat} {action}: {exc.message}") from exc
     return len(mapped)
 
 
 def _replay_own(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any],
-                own: list[dict[str, Any]]) -> int:
+                own: list[dict[str, Any]], apply: _Apply) -> int:
     """An action our export extended: apply our own actions it names (an empty list: a
     site action that stands for nothing of ours, like a second pass of one `done`)."""
     if not own:
@@ -170,22 +173,35 @@ def _replay_own(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any
         with contextlib.suppress(KeyError, ValueError, IndexError):
             mapper.map(raw)
     for action in actions:
-        _bridge_implicit_passes(game, seat, raw)
+        _bridge_implicit_passes(game, seat, raw, apply)
         try:
-            game.apply(seat, action)
+            apply(game, seat, action)
         except GameError as exc:
             raise RecordError(index, raw, f"{seat} {action}: {exc.message}") from exc
     return len(actions)
 
 
-def _accept_offers(game: Game) -> None:
+_Apply = Callable[[Game, str, Action], None]
+
+
+def _apply(game: Game, seat: str, action: Action) -> None:
+    game.apply(seat, action)
+
+
+def _attempt(game: Game, seat: str, action: Action) -> None:
+    if not game.attempt(seat, action):
+        raise GameError(f"{action.kind} is refused")
+
+
+def _accept_offers(game: Game, apply: _Apply) -> None:
     """The site sells trains between companies without asking the other president."""
     turn = game.turn()
     if turn is not None and turn.step.startswith("answer") and "offer for a train" in turn.step:
-        game.apply(turn.seat, Accept())
+        apply(game, turn.seat, Accept())
 
 
-def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any]) -> None:
+def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
+                            apply: _Apply = _apply) -> None:
     """Moves the site makes without recording them: it passes a player who can do
     nothing, and ends a company's turn once the next entity acts."""
     for _ in range(4 * len(game.setup.seats)):
@@ -198,12 +214,12 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any]) -> None:
             if raw.get("entity_type") == "company":
                 acting = game.state.privates[entity].owner
             if acting is not None and acting != turn.entity:
-                game.apply(turn.seat, Done())
+                apply(game, turn.seat, Done())
                 continue
             return
         if turn.seat == seat or game.legal() != ["pass"]:
             return
-        game.apply(turn.seat, Pass())
+        apply(game, turn.seat, Pass())
 
 
 class RecordMapper:

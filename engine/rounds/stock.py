@@ -273,9 +273,12 @@ class StockRound(Round):
     def _private_sale_turn(self, seat: str, action: Action) -> None:
         cheapest = self.cheapest()
         assert cheapest is not None
+        # 18TN 3.1.2: taking it is his whole turn; passing or bidding elsewhere is refused.
+        takes = isinstance(action, BuyPrivate) or (
+            isinstance(action, Bid) and action.target == cheapest.sym)
+        require(takes or not self.rules.must_take_private(self.state, seat, self.number, self),
+                f"{seat} must accept {cheapest.sym} this turn (3.1.2)")
         if isinstance(action, Pass | Done):
-            require(not self.rules.must_take_private(self.state, seat, self.number, self),
-                    f"{seat} must accept {cheapest.sym} this turn (3.1.2)")
             self._pass(seat)
             return
         if isinstance(action, BuyPrivate):

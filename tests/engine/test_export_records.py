@@ -24,7 +24,7 @@ from engine.actions import (
     RunRoutes,
     Undo,
 )
-from engine.export import connections, export_record, site_train_ids
+from engine.export import connections, export_record, idle_alike, site_train_ids
 from engine.game import Game, Move, Setup
 from engine.legal import legal_actions
 from engine.records import OUR_ACTIONS, OUR_SETUP, Replay, import_record, walk_hexes
@@ -40,8 +40,10 @@ PLAIN_SITE_TYPES = {"lay_tile", "place_token", "run_routes", "dividend", "par", 
                     "buy_company", "discard_train", "bankrupt"}
 # Our actions whose wording the site's form does not keep (`done`, `sell 2`, a train
 # bought without naming its price, ...), or which the site has no form for.
+# An empty run and a dividend of nothing travel in messages: the site skips those steps.
 EXTENDED_KINDS = {"done", "pass", "sell_shares", "buy_train", "buy_shares", "issue_shares",
-                  "redeem_shares", "decline", "accept", "sell_private"}
+                  "redeem_shares", "decline", "accept", "sell_private", "run_routes",
+                  "dividend"}
 
 
 @functools.lru_cache(maxsize=1)
@@ -69,7 +71,11 @@ def assert_reads_back(game: Game, record: dict[str, Any]) -> Replay:
     assert [a["id"] for a in record["actions"]] == list(range(1, len(record["actions"]) + 1))
     back = import_record(record)
     assert back.game.setup == game.setup
-    assert back.game.log == standing(game)
+    # The same moves, but for an idle player's `done` in a stock round: the site passes
+    # him by itself, unrecorded, and the importer's pass does the same (export.idle_alike).
+    ours = standing(game)
+    assert len(back.game.log) == len(ours)
+    assert all(a == b or idle_alike(a, b) for a, b in zip(back.game.log, ours, strict=True))
     assert back.game.scores() == game.scores()
     assert back.game.round_name == game.round_name
     assert back.game.state.board.tiles == game.state.board.tiles

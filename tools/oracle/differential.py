@@ -1,0 +1,346 @@
+"""The 18TN differential check: random legal games played in our engine, exported as
+18xx.games records (`engine.export`, unrepaired) and replayed in the site's engine.
+
+For each game the position after every record action is compared (players' cash and
+shares, companies' cash, share prices and trains, the bank) and the games are grouped
+by their first disagreement. Seeded and reproducible: game i of seed S is played with
+`random.Random(S * 100_000 + i)` by 3 + i % 3 players, who run their best routes,
+pay or withhold at random and otherwise take a random legal action, one that is not a
+pass four times in five (as tests/engine/test_random_games.py plays).
+
+    .venv/bin/python tools/oracle/differential.py --games 200 --seed 1 [--keep DIR]
+
+Needs the oracle set up outside the repository (DEVELOPERS.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from oracle import DEFAULT_SITE_LIB, Oracle
+
+from engine import legal, track
+from engine.actions import Dividend, Done, LayTile, Pass, RunRoutes
+from engine.errors import GameError
+from engine.export import export_record
+from engine.game import Game, Setup
+from engine.geometry import neighbour
+from engine.records import (
+    RecordMapper,
+    expanded,
+    folded_actions,
+    replay_action,
+    setup_of,
+)
+from engine.state import Corporation, GameState
+
+SEATS = ("Ann", "Bob", "Cy", "Di", "Ed")
+MAX_MOVES = 5000
+PERSIST = 3
+HEXES_TRIED = 6
+
+
+def played(seed: int, index: int, cache: Path | None) -> Game:
+    """Game `index` of `seed`, from the cache folder when it was played before (the play
+    is deterministic; a cached log our engine now refuses is played again)."""
+    path = cache / f"game-{seed}-{index}.json" if cache is not None else None
+    if path is not None and path.exists():
+        try:
+            return Game.from_json(json.loads(path.read_text()))
+        except GameError:
+            pass
+    game = play(seed, index)
+    if path is not None:
+        path.write_text(game.dumps())
+    return game
+
+
+def play(seed: int, index: int) -> Game:
+    game_seed = seed * 100_000 + index
+    rng = random.Random(game_seed)
+    seats = SEATS[: 3 + index % 3]
+    game = Game(Setup("18TN", seats, seed=game_seed))
+    real_tile_lays = legal._tile_lays
+
+    def sampled_tile_lays(game: Game, corp: Corporation, hexes: set[str] | None = None,
+                          any_hex: bool = False) -> Iterator[LayTile]:
+        # Lays in a few hexes near the network, not all of them: the candidates are
+        # the slow part of a random game, and any legal lay will do.
+        if hexes is None:
+            graph = track.build_track(game.state)
+            nodes, segments = track.reachable(game.state, graph, corp.sym)
+            near = {n.hex for n in nodes} | {graph.segments[s].hex for s in segments}
+            around = set(near)
+            for hex_id in near:
+                for edge in range(6):
+                    around.add(neighbour(game.state.title.grid, hex_id, edge))
+            hexes = set(rng.sample(sorted(around), min(HEXES_TRIED, len(around))))
+        return real_tile_lays(game, corp, hexes, any_hex)
+
+    legal._tile_lays = sampled_tile_lays
+    try:
+        for _ in range(MAX_MOVES):
+            turn = game.turn()
+            if turn is None:
+                break
+            take(rng, game, turn.seat)
+    finally:
+        legal._tile_lays = real_tile_lays
+    return game
+
+
+def take(rng: random.Random, game: Game, seat: str) -> None:
+    """Apply a random legal action: the best routes run, a random dividend, and otherwise
+    a random candidate, one that is not a pass four times in five. The candidates are
+    tried in that order of preference (random within each) until the game accepts one."""
+    candidates = list(legal._candidates(game))
+    runs = [a for a in candidates if isinstance(a, RunRoutes) and a.auto]
+    pays = [a for a in candidates if isinstance(a, Dividend)]
+    rng.shuffle(pays)
+    busy = [a for a in candidates if not isinstance(a, Pass | Done | RunRoutes | Dividend)]
+    idle = [a for a in candidates if isinstance(a, Pass | Done)]
+    rng.shuffle(busy)
+    rng.shuffle(idle)
+    others = [a for a in candidates if isinstance(a, RunRoutes) and not a.auto]
+    if rng.random() < 0.8:
+        order = [*runs, *pays, *busy, *idle, *others]
+    else:
+        mixed = busy + idle
+        rng.shuffle(mixed)
+        order = [*runs, *pays, *mixed, *others]
+    for action in order:
+        try:
+            game.apply(seat, action)  # a refusal leaves the game as it was
+            return
+        except GameError:
+            continue
+    raise RuntimeError(f"no legal action for {seat} in {game.round_name}: {game.legal()}")
+
+
+# --- positions, ours and the site's, in one shape ---------------------------------------
+
+
+def _train_name(site_or_ours: str) -> str:
+    return site_or_ours.replace("'", "")
+
+
+def our_summary(state: GameState, ids: dict[str, str]) -> dict[str, Any]:
+    """Our position in the shape of the driver's summaries (trains by type name)."""
+    return {
+        "players": {ids[seat]: {"cash": p.cash,
+                                "shares": {c.sym: c.percent_held_by(seat)
+                                           for c in state.corporations.values()
+                                           if c.percent_held_by(seat)}}
+                    for seat, p in state.players.items()},
+        "corporations": {c.sym: {"cash": c.cash,
+                                 "price": state.market.price(c.sym)
+                                 if c.sym in state.market.positions else None,
+                                 "trains": sorted(t.name for t in c.trains)}
+                         for c in state.corporations.values()},
+    }
+
+
+def site_summary(state: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "players": {str(p["id"]): {"cash": p["cash"],
+                                   "shares": {k: v for k, v in p["shares"].items() if v}}
+                    for p in state["players"]},
+        "corporations": {c["id"]: {"cash": c["cash"], "price": c["price"],
+                                   "trains": sorted(_train_name(t) for t in c["trains"])}
+                         for c in state["corporations"]},
+    }
+
+
+def differences(ours: dict[str, Any], site: dict[str, Any]) -> list[str]:
+    """What differs, as short labels ("player cash", "ETWCR trains", ...)."""
+    out: list[str] = []
+    for pid, mine in ours["players"].items():
+        theirs = site["players"].get(pid)
+        if theirs is None:
+            out.append("player missing")
+            continue
+        if mine["cash"] != theirs["cash"]:
+            out.append("player cash")
+        if mine["shares"] != theirs["shares"]:
+            out.append("player shares")
+    for sym, mine in ours["corporations"].items():
+        theirs = site["corporations"].get(sym)
+        if theirs is None:
+            continue
+        for key in ("cash", "price", "trains"):
+            if mine[key] is not None and mine[key] != theirs[key]:
+                out.append(f"company {key}")
+    return sorted(set(out))
+
+
+# --- one game ------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    index: int
+    group: str  # "agree", "not exportable: ...", "refused: ...", "differs: ..."
+    detail: str = ""
+    record: dict[str, Any] | None = None
+    site_result: dict[str, int] = field(default_factory=dict)
+    features: list[str] = field(default_factory=list)
+
+
+def _normalise(text: str) -> str:
+    """An error message with its particulars (numbers, ids) blurred, to group by."""
+    text = re.sub(r"\$?\d+", "N", text)
+    text = re.sub(r"\b[A-Z][A-Z0-9&]{1,6}\b", "X", text)
+    return text[:120]
+
+
+def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | None
+          ) -> Outcome:
+    try:
+        game = played(seed, index, cache)
+    except Exception as exc:  # our engine fails: a finding in itself
+        return Outcome(index, f"our engine fails: {_normalise(str(exc))}", repr(exc))
+    features = _features(game)
+    try:
+        record = export_record(game, game_id=index)
+    except Exception as exc:
+        return Outcome(index, f"not exportable: {_normalise(str(exc))}", repr(exc),
+                       features=features)
+    path = scratch / f"game-{seed}-{index}.json"
+    path.write_text(json.dumps(record))
+    answer = oracle.replay(path, states=True)
+    site_states = answer.get("states") or []
+    ours = _our_states(record)
+    diffs: list[list[str]] = []
+    for mine, theirs in zip(ours, site_states, strict=False):
+        if isinstance(mine, str):
+            return Outcome(index, f"our import fails: {_normalise(mine)}", mine, record,
+                           features=features)
+        diffs.append(differences(mine, site_summary(theirs)))
+    # The engines do some things at different moments of a turn (the site withholds
+    # for a company without trains before it buys one): a difference counts where it
+    # lasts PERSIST actions, or to the end of what both replayed.
+    for at, diff in enumerate(diffs):
+        lasting = at + PERSIST <= len(diffs) or answer["ok"]
+        if diff and lasting and all(diffs[at:at + PERSIST]):
+            action = record["actions"][at]
+            prev = record["actions"][at - 1] if at else {}
+            return Outcome(index, f"differs: {', '.join(diff)} after {action['type']}",
+                           f"action {at} ({json.dumps(action)[:200]}; before: "
+                           f"{prev.get('type')}) {site_states[at]['round']}", record,
+                           features=features)
+    if not answer["ok"]:
+        at = answer["error_action_index"]
+        action = record["actions"][at] if at is not None else {}
+        if "Bid on Companies" in answer["error"] and action.get("type") in ("bid", "pass"):
+            # docs/site-differences.md, 3.1.1: the site drops a bidder who passed and
+            # orders the auction's turns otherwise.
+            return Outcome(index, "site difference: 3.1.1 auction turns",
+                           f"action {at}: {answer['error']}", record, features=features)
+        return Outcome(index, f"refused: {action.get('type')}: {_normalise(answer['error'])}",
+                       f"action {at} ({json.dumps(action)[:300]}): {answer['error']}",
+                       record, features=features)
+    result = {k: int(v) for k, v in answer["result"].items()}
+    mine_result = {str(k): int(v) for k, v in record["result"].items()}
+    if not answer["finished"]:
+        return Outcome(index, "differs: site game not finished", "", record, result, features)
+    if result != mine_result:
+        return Outcome(index, "differs: final scores", f"ours {mine_result} site {result}",
+                       record, result, features)
+    return Outcome(index, "agree", "", record, result, features)
+
+
+def _our_states(record: dict[str, Any]) -> list[dict[str, Any] | str]:
+    """Our position after each record action, read back through our importer."""
+    setup, names = setup_of(record)
+    game = Game(setup)
+    mapper = RecordMapper(game, names)
+    ids = {seat: pid for pid, seat in names.items()}
+    out: list[dict[str, Any] | str] = []
+    for index, raw in enumerate(expanded(folded_actions(record["actions"]))):
+        try:
+            replay_action(game, mapper, index, raw)
+        except Exception as exc:
+            out.append(str(exc))
+            return out
+        out.append(our_summary(game.state, ids))
+    return out
+
+
+def _features(game: Game) -> list[str]:
+    """Rules the game reached, for the figures (Civil War, auctions, ...)."""
+    kinds = Counter(type(game.log[i].action).__name__ for i in game.effective)
+    said = " ".join(game.state.log).lower()
+    out = []
+    if "civil war" in said:
+        out.append("civil war")
+    if kinds.get("Bid"):
+        out.append("auction")
+    if "bankrupt" in said:
+        out.append("bankruptcy")
+    if "obsolete" in said:
+        out.append("obsolete")
+    return out
+
+
+def _write(path: Path, groups: dict[str, list[Outcome]]) -> None:
+    path.write_text(json.dumps(
+        {group: [{"index": o.index, "detail": o.detail, "features": o.features,
+                  "site_result": o.site_result} for o in outcomes]
+         for group, outcomes in groups.items()}, indent=1))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--start", type=int, default=0, help="first game index")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--site-lib", type=Path, default=DEFAULT_SITE_LIB)
+    parser.add_argument("--keep", type=Path, help="folder to keep every exported record in")
+    parser.add_argument("--json", type=Path, help="write the outcomes here")
+    parser.add_argument("--cache", type=Path, help="folder of games played before (our logs)")
+    parser.add_argument("--play-only", action="store_true",
+                        help="only play the games into --cache")
+    args = parser.parse_args(argv)
+    groups: dict[str, list[Outcome]] = defaultdict(list)
+    started = time.monotonic()
+    if args.play_only:
+        args.cache.mkdir(parents=True, exist_ok=True)
+        for index in range(args.start, args.start + args.games):
+            played(args.seed, index, args.cache)
+            print(f"game {index} played", flush=True)
+        return 0
+    with tempfile.TemporaryDirectory() as tmp, Oracle(args.site_lib) as oracle:
+        scratch = args.keep or Path(tmp)
+        scratch.mkdir(parents=True, exist_ok=True)
+        for index in range(args.start, args.start + args.games):
+            outcome = check(oracle, args.seed, index, scratch, args.cache)
+            groups[outcome.group].append(outcome)
+            print(f"game {index}: {outcome.group} {outcome.detail[:300]}", flush=True)
+            if args.json:  # after every game, so that a run cut short keeps its figures
+                _write(args.json, groups)
+    total = sum(len(v) for v in groups.values())
+    print(f"\n{total} games, seed {args.seed}, {time.monotonic() - started:.0f} s")
+    for group, outcomes in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        print(f"{len(outcomes):4d}  {group}   games {[o.index for o in outcomes][:12]}")
+    if args.json:
+        _write(args.json, groups)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

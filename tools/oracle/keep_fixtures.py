@@ -1,0 +1,59 @@
+"""Keep agreeing games of a differential run as test fixtures.
+
+    .venv/bin/python tools/oracle/keep_fixtures.py OUTCOMES.json RECORDS_DIR SEED \
+        tests/fixtures/18TN --count 20
+
+Copies the exported records of the first COUNT games both engines agree on and writes
+`site_results.json` beside them: the 18xx.games engine's final scores for each (a fact
+from an independent engine, the test's expectation), with the site's commit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+from pathlib import Path
+
+SITE_REPO = Path("/work/.mirror/tobymao+18xx/repo")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("outcomes", type=Path, nargs="+")
+    parser.add_argument("--records", type=Path, required=True)
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--to", type=Path, required=True)
+    parser.add_argument("--count", type=int, default=20)
+    args = parser.parse_args(argv)
+    agreeing = []
+    for path in args.outcomes:
+        agreeing += json.loads(path.read_text()).get("agree", [])
+    agreeing.sort(key=lambda o: o["index"])
+    try:
+        commit = subprocess.run(["git", "-C", str(SITE_REPO), "rev-parse", "HEAD"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    args.to.mkdir(parents=True, exist_ok=True)
+    facts: dict[str, object] = {
+        "about": "Final scores of each record as the 18xx.games engine replays it "
+                 "(tools/oracle/differential.py; random games of our engine).",
+        "site_commit": commit,
+        "results": {},
+    }
+    results: dict[str, dict[str, int]] = {}
+    for outcome in agreeing[: args.count]:
+        name = f"random-{args.seed}-{outcome['index']}.json"
+        source = args.records / f"game-{args.seed}-{outcome['index']}.json"
+        record = json.loads(source.read_text())
+        (args.to / name).write_text(json.dumps(record, separators=(",", ":")) + "\n")
+        results[name] = outcome["site_result"]
+    facts["results"] = results
+    (args.to / "site_results.json").write_text(json.dumps(facts, indent=1) + "\n")
+    print(f"kept {len(results)} games in {args.to}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
