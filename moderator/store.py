@@ -748,13 +748,6 @@ class Store:
             self.db.execute("UPDATE outbox SET attempts = attempts + 1, last_error = ?, "
                             "failed = ? WHERE id = ?", [error, now, mail_id])
 
-    def replies_since(self, recipient: str, since: float) -> int:
-        """How many answers (not reports) went to RECIPIENT since SINCE: rate limiting."""
-        row = self.db.execute(
-            "SELECT COUNT(*) FROM outbox WHERE recipient = ? COLLATE NOCASE AND kind IN "
-            "('reply', 'notice') AND created >= ?", [recipient, since]).fetchone()
-        return int(row[0])
-
     def sent_since(self, recipient: str, kinds: Sequence[str], since: float) -> int:
         """How many mails of KINDS were queued for RECIPIENT since SINCE."""
         marks = ", ".join("?" for _ in kinds)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import functools
 import json
-import math
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -22,16 +21,13 @@ from typing import TYPE_CHECKING
 import click
 
 from engine.optimizer import DEFAULT_BUDGET
-from moderator.cli.bench_replay import replay_command
+from moderator.cli.bench_replay import FIXTURES, percentile, replay_command
 
 if TYPE_CHECKING:
     from engine.actions import RunRoutes
     from engine.game import Game
     from engine.rules import Rules
     from engine.state import Corporation, GameState
-
-# The shared fixtures sit beside the repository (see tests/engine/test_import_records).
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
 
 
 # --- positions ----------------------------------------------------------------------------
@@ -146,12 +142,6 @@ class RoutesBench:
     @property
     def checked(self) -> int:
         return len(self.seconds)
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """The nearest-rank percentile (q in 0..1) of `values`."""
-    ordered = sorted(values)
-    return ordered[max(math.ceil(q * len(ordered)) - 1, 0)]
 
 
 def bench_routes(records: Sequence[Path], budget: float | None,

@@ -29,7 +29,7 @@ from engine.records import import_record
 from engine.title import load_title
 from grammar.format import format_line
 from grammar.names import names_for_title
-from moderator.cli.bench import FIXTURES, percentile
+from moderator.cli.bench_replay import FIXTURES, percentile
 from moderator.desk.auth import MASTER_KEY, make_token
 from moderator.service import embedded_config, local_mail_module, replace_config, serve_forever
 from moderator.store import Store

@@ -144,12 +144,13 @@ def import_command(record: Path, check: bool, game_id: str | None, db_path: Path
     """Import an 18xx.games game record (JSON) and store it as a game to continue."""
     import json
 
+    from engine.errors import GameError
     from engine.records import RecordError, import_record
 
     data = json.loads(record.read_text())
     try:
         replay = import_record(data)
-    except RecordError as exc:
+    except (RecordError, GameError) as exc:  # a refused move, or a title not playable
         click.echo(f"refused: {exc}", err=True)
         raise SystemExit(1) from None
     game = replay.game

@@ -218,9 +218,11 @@ class Answers:
              **context: Any) -> None:
         """Render one mail to TO and keep it for the transaction's end.
 
-        A `reply` answers the incoming mail: it is threaded under it. Replies and
-        notices are rate-limited per address (reports and invitations are not: they
-        come from a game's own progress or its authenticated game master)."""
+        A `reply` answers the incoming mail: it is threaded under it. Nothing goes to
+        an address that said `stop`. Replies and notices caused by mail that proved no
+        seat spend a budget per mailbox (the recipient's, and the sender's when it goes
+        to a third party); reports and invitations do not (they come from a game's own
+        progress or its authenticated game master)."""
         settings = self.settings
         kind = mail_kind
         if self.store.opted_out(to):

@@ -16,7 +16,7 @@ from engine.game import Game
 from engine.rounds.stock import STOCK_ACTIONS, StockRound
 from grammar import commands as cmd
 from grammar.names import Names
-from grammar.submission import SubmissionLine, parse_submission
+from grammar.submission import Submission, SubmissionLine, parse_submission
 from moderator.desk.changes import after_change
 from moderator.desk.commands import GameCommands
 from moderator.desk.orders import parse_body, run_submission
@@ -42,16 +42,18 @@ def play(work: Work, game_id: str, auth: Auth) -> str:
     assert sender is not None
     commands = GameCommands(work, game_id, game, auth, seat)
     clock = store.clock(game_id)
-    orders = order_lines(work, game)  # with their parse errors, if any
+    submission = parse_body(game, work.incoming.text)  # parsed once for every check
+    orders = order_lines(submission)  # with their parse errors, if any
     if orders and clock is not None and clock.ended is not None:
         return refuse_play(work, game_id, auth, game, "the game has ended: no more orders")
     if orders and clock is not None and clock.paused is not None and not auth.is_master:
         return refuse_play(work, game_id, auth, game, (
             "the game master has paused the game: orders are refused until `resume`"))
-    if orders and (repeated := repeated_submission(work, game_id, game)) is not None:
+    if orders and (repeated := repeated_submission(work, game_id, game, submission.move)
+                   ) is not None:
         return refuse_play(work, game_id, auth, game, repeated)
     if orders and seat is not None and may_hold(game, seat):
-        return hold(work, game_id, auth, game, seat, orders)
+        return hold(work, game_id, auth, game, seat, orders, submission.move)
 
     start = game.next_move
     report = run_submission(game, seat or sender, work.incoming.text, commands.on_command)
@@ -81,9 +83,8 @@ def play(work: Work, game_id: str, auth: Auth) -> str:
     return f"{game_id}: " + ("ok, nothing changed" if report.ok else "refused")
 
 
-def order_lines(work: Work, game: Game) -> list[SubmissionLine]:
+def order_lines(submission: Submission) -> list[SubmissionLine]:
     """The mail's lines that are (or try to be) game orders, not commands."""
-    submission = parse_body(game, work.incoming.text)
     return [line for line in submission.lines
             if line.error is not None or any(not isinstance(o, cmd.Command)
                                              for o in line.orders)]
@@ -97,8 +98,9 @@ def may_hold(game: Game, seat: str) -> bool:
 
 
 def hold(work: Work, game_id: str, auth: Auth, game: Game, seat: str,
-         orders: list[SubmissionLine]) -> str:
-    """Keep ORDERS until SEAT's stock turn (replacing what it held before)."""
+         orders: list[SubmissionLine], written_for: int | None) -> str:
+    """Keep ORDERS until SEAT's stock turn (replacing what it held before); WRITTEN_FOR
+    is the mail's `move N`, if it has one."""
     sender = work.incoming.sender
     assert sender is not None
     for line in orders:
@@ -113,7 +115,6 @@ def hold(work: Work, game_id: str, auth: Auth, game: Game, seat: str,
                 f"`{line.text.strip()}` is not a stock-round order, so it cannot be held "
                 f"for your turn in {game.round_name}; send it when the operating round "
                 "asks for it"))
-    written_for = parse_body(game, work.incoming.text).move
     if written_for is not None and written_for != game.next_move:
         # `move N` holds for orders sent ahead too: they were written against a
         # position that has changed since.
@@ -137,7 +138,8 @@ def hold(work: Work, game_id: str, auth: Auth, game: Game, seat: str,
     return f"{game_id}: orders held for {seat}"
 
 
-def repeated_submission(work: Work, game_id: str, game: Game) -> str | None:
+def repeated_submission(work: Work, game_id: str, game: Game, written_for: int | None
+                        ) -> str | None:
     """Why this mail is not applied: it is a copy of one of the sender's mails that was
     applied or held -- sent again with a new Message-ID, which the inbox cannot know.
 
@@ -145,7 +147,7 @@ def repeated_submission(work: Work, game_id: str, game: Game) -> str | None:
     point of the game (a copy may come late). A fresh mail (answering none) repeats
     only while nobody has moved since the sender's last one. A `move N` line says the
     repeat is meant."""
-    if parse_body(game, work.incoming.text).move is not None:
+    if written_for is not None:
         return None
     fingerprint = reply_fingerprint(work)
     if fingerprint is not None:
