@@ -76,7 +76,7 @@ def test_a_closing_is_named_in_the_reply_and_the_orders_apply() -> None:
     report = run_submission(game, move.seat, f"{text}\n\nThanks!\nCheers")
     assert report.ok and len(report.moves) == 1
     assert [line.said for line in report.lines[1:]] == [
-        ("not an order: taken for your mail's closing",)] * 2
+        ("your closing, not an order",)] * 2
 
 
 def test_a_done_after_the_order_that_ended_the_turn_is_a_courtesy() -> None:

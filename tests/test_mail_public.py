@@ -334,7 +334,7 @@ async def test_a_courtesy_closing_does_not_cost_a_day(mail_servers: LocalMail,
         await send_mail(mail_servers, address, table.address_of(turn_seat),
                         f"[{game_id}]", f"buy TCC\n\nThanks!\n{turn_seat}\n")
         answer = await inboxes.wait(address, body_has("Applied."))
-        assert "taken for your mail's closing" in text_of(answer)
+        assert "your closing, not an order" in text_of(answer)
         await send_mail(mail_servers, address, table.address_of(turn_seat),
                         f"[{game_id}]", "byu TCC\nThanks!\n")
         refused = await inboxes.wait(address, body_has("did you mean `buy`"))

@@ -159,7 +159,7 @@ def run_submission(game: Game, seat: str, body: str,
         return SubmissionReport(False, (LineResult(0, "", False, error=(
             "no orders found: write one order per line (see `help`)")),), (), start)
     results += [LineResult(line.number, line.text, True, (
-        "not an order: taken for your mail's closing",)) for line in submission.closing]
+        "your closing, not an order",)) for line in submission.closing]
     return SubmissionReport(True, tuple(results), tuple(game.log[start:]), game.next_move,
                             tuple(said_per_move))
 
