@@ -138,6 +138,8 @@ class RedeemShares(Action):
     kind: ClassVar[str] = "redeem_shares"
     count: int = 1
     company: str | None = None
+    # 1850 5.10.3: the player whose share is redeemed (None: the Open Market's).
+    holder: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

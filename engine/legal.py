@@ -21,6 +21,7 @@ from engine.actions import (
     BuyShares,
     BuyTrain,
     Decline,
+    DeclineProtection,
     DiscardTrain,
     Dividend,
     Done,
@@ -28,8 +29,12 @@ from engine.actions import (
     LayTile,
     Par,
     Pass,
+    PayMesabi,
+    PlaceEdgeToken,
     PlaceToken,
+    Protect,
     RedeemShares,
+    ReissueShares,
     RunRoutes,
     SellShares,
     UsePrivate,
@@ -39,6 +44,7 @@ from engine.game import Game
 from engine.geometry import neighbour, opposite
 from engine.rounds.operating import STEP_OF, STEPS, OperatingRound
 from engine.rounds.stock import StockRound
+from engine.rules import Rules
 from engine.state import IPO, POOL, TREASURY, Corporation, GameState
 from engine.title import TileSpec
 
@@ -107,9 +113,13 @@ def _stock_candidates(game: Game, rnd: StockRound) -> Iterator[Action]:
     state = game.state
     s = rnd.s
     yield Pass()
-    if s.proposal is not None:
+    if s.proposal is not None or s.redemption is not None:
         yield Accept()
         yield Decline()
+        return
+    if s.protection_seller is not None and state.pending_sales:
+        yield Protect(state.pending_sales[0].corporation)
+        yield DeclineProtection()
         return
     if s.par_pending is not None:
         corp = state.corporation(s.par_pending.corporation)
@@ -128,6 +138,12 @@ def _stock_candidates(game: Game, rnd: StockRound) -> Iterator[Action]:
         return
     seat = s.current
     yield Done()
+    for corp in state.corporations.values():
+        if corp.president == seat and rnd.rules.price_protection:  # 1850 5.10, 5.11
+            yield RedeemShares(company=corp.sym)
+            for holder in state.seats:
+                yield RedeemShares(company=corp.sym, holder=holder)
+            yield ReissueShares(company=corp.sym)
     for corp in state.corporations.values():
         held = corp.percent_held_by(seat)
         for count in range(1, held // 10 + 1):
@@ -153,6 +169,10 @@ def _operating_candidates(game: Game, rnd: OperatingRound, prune: bool = True
         for name in sorted({t.name for t in corp.trains}):
             yield DiscardTrain(name)
         return
+    if rnd.protecting:
+        yield Protect(state.pending_sales[0].corporation)
+        yield DeclineProtection()
+        return
     if rnd.current is None:
         return
     corp = rnd.company()
@@ -163,8 +183,17 @@ def _operating_candidates(game: Game, rnd: OperatingRound, prune: bool = True
         yield from _tile_lays(game, corp, prune=prune)
         for private in state.privates.values():
             if private.owner == corp.sym and not private.closed:
-                for lay in _tile_lays(game, corp, hexes=set(private.spec.hexes), any_hex=True):
+                hexes = game.rules.private_lay_hexes(state, private)
+                if hexes is None:
+                    lays = _tile_lays(game, corp, prune=prune)
+                else:
+                    lays = _tile_lays(game, corp, hexes=set(hexes), any_hex=True)
+                for lay in lays:
                     yield UsePrivate(private.sym, lay)
+        if type(game.rules).pay_mesabi is not Rules.pay_mesabi:  # 1850 6.5.1
+            yield PayMesabi()
+    if t.step <= STEPS.index("token") and corp.spec.edge_token is not None:
+        yield PlaceEdgeToken(corp.spec.edge_token.hex)
     if t.step <= STEPS.index("token"):
         nodes, _ = track.reachable(state, track.build_track(state), corp.sym)
         for node in sorted(nodes, key=str):

@@ -27,13 +27,18 @@ from engine.actions import (
     BuyPrivate,
     BuyShares,
     BuyTrain,
+    DeclineProtection,
     DiscardTrain,
     Dividend,
     Done,
     LayTile,
     Par,
     Pass,
+    PayMesabi,
+    PlaceEdgeToken,
     PlaceToken,
+    Protect,
+    RedeemShares,
     Route,
     RunRoutes,
     SellShares,
@@ -216,8 +221,17 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
             if acting is not None and acting != turn.entity:
                 apply(game, turn.seat, Done())
                 continue
+            if acting is None and raw.get("type") in ("par", "buy_shares", "bid", "pass") \
+                    and not turn.step.startswith("protect") and "done" in game.legal():
+                # A player's stock action: the company's finished turn has ended.
+                apply(game, turn.seat, Done())
+                continue
             return
-        if turn.seat == seat or game.legal() != ["pass"]:
+        # A company's operating action ends a stock round whose players can only pass,
+        # its president's seat included.
+        company_acts = raw.get("entity_type") == "corporation" and \
+            raw.get("type") not in ("buy_shares", "sell_shares")
+        if (turn.seat == seat and not company_acts) or game.legal() != ["pass"]:
             return
         apply(game, turn.seat, Pass())
 
@@ -232,6 +246,7 @@ class RecordMapper:
         self.train_ids: dict[str, str] = {}  # site train id -> our train id
         self.pool_shares: set[str] = set()  # site share ids now in the Open Market
         self.tile_hexes: dict[str, str] = {}  # site tile id ("57-0") -> hex it lies on
+        self.share_owners: dict[str, str] = {}  # site share id -> seat, once a player's
 
     def fork(self, game: Game) -> RecordMapper:
         """A copy of this bookkeeping that follows `game` (this game or a clone of it)."""
@@ -239,6 +254,7 @@ class RecordMapper:
         other.train_ids = dict(self.train_ids)
         other.pool_shares = set(self.pool_shares)
         other.tile_hexes = dict(self.tile_hexes)
+        other.share_owners = dict(self.share_owners)
         return other
 
     def seat_of(self, raw: dict[str, Any]) -> str:
@@ -271,7 +287,14 @@ class RecordMapper:
 
     # --- stock round ---------------------------------------------------------------------
     def _pass(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        if self._protection_asked():
+            return [(seat, DeclineProtection())]
         return [(seat, Pass())]
+
+    def _protection_asked(self) -> bool:
+        """1850 5.9: the round waits for a president to protect a sale or let it stand."""
+        turn = self.game.turn()
+        return turn is not None and turn.step.startswith("protect ")
 
     def _bid(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
         target = raw.get("company") or raw.get("minor") or raw.get("corporation")
@@ -286,6 +309,7 @@ class RecordMapper:
 
     def _par(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
         price = int(str(raw["share_price"]).split(",")[0])
+        self.share_owners[f"{raw['corporation']}_0"] = seat
         return [(seat, Par(str(raw["corporation"]), price))]
 
     def _shares(self, raw: dict[str, Any]) -> tuple[str, list[int]]:
@@ -296,6 +320,13 @@ class RecordMapper:
     def _buy_shares(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
         corp_sym, indexes = self._shares(raw)
         ids = [str(s) for s in raw["shares"]]
+        if raw.get("entity_type") == "corporation":
+            return self._redeem(seat, corp_sym, ids[0], indexes[0])
+        if self._protection_asked():
+            self.pool_shares.difference_update(ids)
+            self.share_owners.update(dict.fromkeys(ids, seat))
+            return [(seat, Protect(corp_sym))]
+        self.share_owners.update(dict.fromkeys(ids, seat))
         source: ShareSource = "pool" if ids[0] in self.pool_shares \
             else self._unsold_source(corp_sym)
         self.pool_shares.difference_update(ids)
@@ -309,9 +340,27 @@ class RecordMapper:
             return "treasury"
         return "ipo"
 
+    def _redeem(self, seat: str, corp_sym: str, share_id: str, index: int
+                ) -> list[tuple[str, Action]]:
+        """1850 5.10: a company buying its own share redeems it; the site asks nobody's
+        consent, so the holder's acceptance follows at once."""
+        if share_id in self.pool_shares:
+            self.pool_shares.discard(share_id)
+            return [(seat, RedeemShares(company=corp_sym))]
+        holder = self.share_owners.pop(share_id, None)
+        if holder is None:
+            holder = self.game.state.corporations[corp_sym].certificates[index].owner
+        action: list[tuple[str, Action]] = [(seat, RedeemShares(company=corp_sym,
+                                                                holder=holder))]
+        if holder != seat:
+            action.append((holder, Accept()))
+        return action
+
     def _sell_shares(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
         corp_sym, indexes = self._shares(raw)
         corp = self.game.state.corporations[corp_sym]
+        for share in raw["shares"]:
+            self.share_owners.pop(str(share), None)
         self.pool_shares.update(str(s) for s in raw["shares"])
         percent = raw.get("percent")
         if percent is None:
@@ -319,6 +368,17 @@ class RecordMapper:
         return [(seat, SellShares(corp_sym, None, int(percent)))]
 
     # --- operating round -----------------------------------------------------------------
+    def _choose(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        """1850's site choices: the edge token and the Mesabi rights."""
+        choice = str(raw.get("choice", ""))
+        corp = str(raw["entity"])
+        if choice == "Place Edge Token":
+            edge = self.game.state.corporations[corp].spec.edge_token
+            return [(seat, PlaceEdgeToken(edge.hex if edge else "", company=corp))]
+        if choice == "Buy Mesabi Token":
+            return [(seat, PayMesabi(company=corp))]
+        raise ValueError(f"no mapping for the choice {choice!r}")
+
     def _bankrupt(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
         # The president cannot buy the train the company must have: ending the turn
         # makes our engine sell what he may and declare him bankrupt.

@@ -43,6 +43,7 @@ class Rules:
     pool_limit_percent = 50
     sell_in_first_stock_round = False  # 18TN 3.2(a)(1)
     sell_after_buy = True  # 18TN 3.2: the purchase may come before or after all sales
+    sell_in_blocks = False  # 1850 5.3.3: one sale per company per turn
     # 4.2.5.2(d) sales follow 3.2(a) (price of the moment); 1851 pays the price at the
     # start of the train purchase for every share.
     forced_sales_at_start_prices = False
@@ -55,6 +56,9 @@ class Rules:
     yellow_lays_per_turn = 2  # 18TN 4.2(b): one or two yellow tiles, or one upgrade
     upgrades_per_turn = 1
     one_bank_train_per_turn_until: str | None = None  # train name lifting the limit
+    # Whether the Open Market's trains count toward that limit (1850 10.3 limits only
+    # new trains).
+    pool_trains_count_as_new = True
 
     def __init__(self, title: Title, options: frozenset[str] = frozenset()) -> None:
         self.title = title
@@ -175,9 +179,47 @@ class Rules:
     def after_private_par(self, state: GameState, corp: Corporation) -> None:
         """What follows setting the par value of a corporation that came with a private."""
 
+    def private_grants_share(self, state: GameState, private: Private) -> str | None:
+        """The corporation a 10% share of which comes with this private (1850's P7)."""
+        return None
+
+    def move_price(self, state: GameState, corp: Corporation, direction: str,
+                   times: int = 1) -> None:
+        """Move a share price token up/down/left/right (1850 has its own ledges)."""
+        move_token(state, corp, direction, times)
+
     def move_price_after_sale(self, state: GameState, corp: Corporation, shares: int) -> None:
         """18TN 3.2(a): one space down per 10% share sold, stopping at the bottom."""
-        move_token(state, corp, "down", shares)
+        self.move_price(state, corp, "down", shares)
+
+    # 1850 5.9: a sale's price drop waits for the president's answer after the turn.
+    price_protection = False
+
+    def share_payee(self, state: GameState, corp: Corporation, source: str) -> str:
+        """Who receives the money for a certificate bought from `source`: the company
+        for its treasury's, else the bank."""
+        return corp.sym if source == TREASURY else BANK
+
+    def why_not_redeem(self, state: GameState, corp: Corporation, round: Round) -> str | None:
+        """Why `corp` may not redeem a share in this stock round (1850 5.10)."""
+        return "companies do not redeem shares in a stock round in this title"
+
+    def why_not_redeem_from(self, state: GameState, corp: Corporation, source: str
+                            ) -> str | None:
+        """Why `corp` may not redeem the share of `source` (a seat or the pool)."""
+        return None
+
+    def redeem(self, state: GameState, corp: Corporation, source: str) -> None:
+        """Carry out a redemption that `why_not_redeem` allowed."""
+        raise GameError("companies do not redeem shares in this title")
+
+    def why_not_reissue(self, state: GameState, corp: Corporation, round: Round
+                        ) -> str | None:
+        """Why `corp` may not reissue its redeemed shares now (1850 5.11)."""
+        return "companies do not reissue shares in this title"
+
+    def reissue(self, state: GameState, corp: Corporation) -> None:
+        raise GameError("companies do not reissue shares in this title")
 
     def par_values(self, corp: Corporation) -> tuple[int, ...]:
         return tuple(self.title.par_values)
@@ -204,7 +246,7 @@ class Rules:
             and sum(c.percent_held_by(s) for s in state.seats) == 100
         ]
         for corp in sorted(sold_out, key=lambda c: state.market.order_key(c.sym)):
-            move_token(state, corp, "up")
+            self.move_price(state, corp, "up")
 
     # --- operating rounds ---------------------------------------------------------------
     def operating_rounds_after_stock_round(self, state: GameState) -> int:
@@ -281,6 +323,14 @@ class Rules:
         """A private's special ability, used by the company owning it."""
         raise GameError(f"{action.private} has no ability the engine can use here")
 
+    def place_edge_token(self, state: GameState, corp: Corporation, hex_id: str) -> None:
+        """An edge token on an off-board area (1850 7.4)."""
+        raise GameError("this title has no edge tokens")
+
+    def pay_mesabi(self, state: GameState, corp: Corporation) -> None:
+        """Buy the rights to run to the Mesabi Range (1850 6.5.1)."""
+        raise GameError("this title has no Mesabi Range")
+
     half_dividends = False
 
     def pay_dividend(self, state: GameState, corp: Corporation, revenue: int, choice: str,
@@ -290,10 +340,10 @@ class Rules:
 
         if choice == "payout" and revenue > 0:
             pay_out(state, corp, revenue)
-            move_token(state, corp, "right")
+            self.move_price(state, corp, "right")
         else:
             withhold(state, corp, revenue)
-            move_token(state, corp, "left")
+            self.move_price(state, corp, "left")
 
     def why_not_train_price(self, state: GameState, buyer: Corporation, seller: Corporation,
                             train: Train, price: int) -> str | None:
@@ -351,6 +401,20 @@ class Rules:
                     round: Round) -> None:
         """Carry out an action of a title's own operating step (1851's issue/redeem)."""
         raise GameError(f"{step} is not a step of {state.title.name}")
+
+    def step_extras(self, state: GameState, corp: Corporation, step: str, round: Round
+                    ) -> list[str]:
+        """Order texts a title adds to the track or token step (1850: the Mesabi rights,
+        the privates' lays, the edge token)."""
+        return []
+
+    def private_lay_hexes(self, state: GameState, private: Private) -> frozenset[str] | None:
+        """Where a private's tile lay may go: its own hexes (18TN), or None for any hex
+        the company reaches (1850's Gant Brothers)."""
+        return frozenset(private.spec.hexes)
+
+    def after_private_sold(self, state: GameState, private: Private, buyer: str) -> None:
+        """What a private brings its new owner beyond itself (1850's Mesabi token)."""
 
     def offer_privates_at_end_of_turn(self, state: GameState, corp: Corporation) -> bool:
         """Whether passing the train step stops at a last chance to buy privates."""

@@ -12,7 +12,16 @@ from typing import TYPE_CHECKING
 
 from engine import market
 from engine.errors import GameError, require
-from engine.state import BANK, IPO, POOL, TREASURY, Certificate, Corporation, GameState
+from engine.state import (
+    BANK,
+    IPO,
+    POOL,
+    TREASURY,
+    Certificate,
+    Corporation,
+    GameState,
+    PendingSale,
+)
 
 if TYPE_CHECKING:
     from engine.rules import Rules
@@ -130,8 +139,7 @@ def buy_certificate(rules: Rules, state: GameState, seat: str, corp: Corporation
             f"{seat} has {money(state, player.cash)}; {count} certificate(s) of {corp.sym} "
             f"from {SOURCE_NAMES.get(source, source)} cost {money(state, cost)}")
     check_can_hold(rules, state, seat, corp, percent, len(chosen))
-    payee = corp.sym if source == TREASURY else BANK
-    state.transfer_cash(seat, payee, cost)
+    state.transfer_cash(seat, rules.share_payee(state, corp, source), cost)
     for cert in chosen:
         cert.owner = seat
     state.say(f"{seat} buys {percent}% of {corp.sym} from {SOURCE_NAMES.get(source, source)} "
@@ -174,6 +182,7 @@ def sell_shares(rules: Rules, state: GameState, seat: str, corp: Corporation,
     check_sale(rules, state, seat, corp, percent)
     unit = state.market.price(corp.sym) if unit_price is None else unit_price
     proceeds = unit * percent // 10
+    president_before = corp.president or seat
     # Who would be president after the sale decides the certificate exchange.
     others = {s: corp.percent_held_by(s) for s in state.seats if s != seat}
     remaining = corp.percent_held_by(seat) - percent
@@ -197,7 +206,12 @@ def sell_shares(rules: Rules, state: GameState, seat: str, corp: Corporation,
     state.transfer_cash(BANK, seat, proceeds)
     state.player(seat).sold_this_round.add(corp.sym)
     state.say(f"{seat} sells {percent}% of {corp.sym} for {money(state, proceeds)}")
-    rules.move_price_after_sale(state, corp, percent // 10)
+    if rules.price_protection:
+        # 1850 5.9: the drop waits for the president's answer after the seller's turn.
+        state.pending_sales.append(PendingSale(corp.sym, seat, percent, unit,
+                                               president_before))
+    else:
+        rules.move_price_after_sale(state, corp, percent // 10)
     resolve_presidency(state, corp, seller=seat)
     return proceeds
 

@@ -71,6 +71,19 @@ class Train:
 
 
 @dataclass
+class PendingSale:
+    """Shares sold whose price drop waits for the president's answer (1850 5.9)."""
+
+    corporation: str
+    seller: str
+    percent: int
+    price: int  # per share, what the seller received
+    # Who decides: the president when the shares were sold (a president who sells his
+    # presidency away decides, and cannot protect his own sale).
+    president: str
+
+
+@dataclass
 class Player:
     name: str
     cash: int = 0
@@ -116,6 +129,8 @@ class Private:
     owner: str | None = None  # a seat name, a corporation symbol, or None (the bank)
     closed: bool = False
     ability_used: bool = False
+    uses: int = 0  # times its ability was used (1850's Western Land Grant: three)
+    last_used: str = ""  # the operating round it was last used in, e.g. "3.1"
     price: int | None = None  # current asking price while the bank holds it
 
     @property
@@ -170,6 +185,8 @@ class GameState:
     game_over: bool = False
     end_reason: str | None = None
     end_triggered: str | None = None  # a game end that completes a round first
+    # Sales waiting for share price protection, in the order sold (1850 5.9).
+    pending_sales: list[PendingSale] = field(default_factory=list)
     log: Messages = field(default_factory=Messages)
 
     def say(self, text: str) -> None:

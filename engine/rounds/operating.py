@@ -19,19 +19,24 @@ from engine.actions import (
     BuyPrivate,
     BuyTrain,
     Decline,
+    DeclineProtection,
     DiscardTrain,
     Dividend,
     Done,
     IssueShares,
     LayTile,
     Pass,
+    PayMesabi,
+    PlaceEdgeToken,
     PlaceToken,
+    Protect,
     RedeemShares,
     RunRoutes,
     SellShares,
     UsePrivate,
 )
 from engine.errors import GameError, require
+from engine.rounds import protection
 from engine.rounds.base import Round, Turn, not_here
 from engine.shares import check_sale, money, move_token, sell_shares
 from engine.state import BANK, POOL, TREASURY, Corporation, GameState, Train
@@ -45,6 +50,8 @@ STEP_OF: dict[type[Action], str] = {
     LayTile: "track",
     UsePrivate: "track",
     PlaceToken: "token",
+    PlaceEdgeToken: "token",
+    PayMesabi: "track",
     RunRoutes: "route",
     Dividend: "dividend",
     BuyTrain: "train",
@@ -95,6 +102,9 @@ class OperatingRound(Round):
         self.offer: TrainOffer | None = None
         # What a title's own steps noted this round, by company (1851: issued or redeemed).
         self.title_notes: dict[str, str] = {}
+        # 1850 5.9: presidents answer a finished turn's forced sales before the next
+        # company operates.
+        self.protecting = False
         state.say(f"Operating Round {self.label} begins")
         rules.pay_privates(state)
         self._next_company()
@@ -109,7 +119,7 @@ class OperatingRound(Round):
 
     # --- sequencing --------------------------------------------------------------------
     def over(self) -> bool:
-        return self.current is None and not self.discards
+        return self.current is None and not self.discards and not self.protecting
 
     def _next_company(self) -> None:
         sym = self.rules.operating_order(self.state, self.done)
@@ -129,7 +139,38 @@ class OperatingRound(Round):
         corp.operated = True
         self.done.add(corp.sym)
         self.rules.end_of_company_turn(self.state, corp, self)
+        if self.state.pending_sales:
+            self.current = None
+            self.protecting = True
+            self._settle_protection()
+            return
         self._next_company()
+
+    def _settle_protection(self) -> None:
+        protection.settle_impossible(self.rules, self.state)
+        if not self.state.pending_sales:
+            self.protecting = False
+            self._next_company()
+
+    def _protection_action(self, seat: str, action: Action) -> None:
+        sale = self.state.pending_sales[0]
+        president = protection.protector(self.state, sale)
+        require(seat == president, f"{president} must first decide whether to protect "
+                f"{sale.corporation}'s price (5.9)")
+        if isinstance(action, Protect):
+            require(action.corporation == sale.corporation,
+                    f"the sale waiting for an answer is of {sale.corporation}")
+            why = protection.why_not_protect(self.rules, self.state, sale)
+            if why:
+                raise GameError(why, ("decline protection",))
+            protection.protect(self.rules, self.state)
+        elif isinstance(action, DeclineProtection | Pass):
+            protection.let_stand(self.rules, self.state)
+        else:
+            raise GameError(f"{president} must first decide whether to protect "
+                            f"{sale.corporation}'s price (5.9)",
+                            tuple(protection.options(self.state, sale)))
+        self._settle_protection()
 
     def company(self) -> Corporation:
         assert self.current is not None
@@ -142,6 +183,12 @@ class OperatingRound(Round):
         if self.discards:
             corp = self.state.corporation(self.discards[0])
             return Turn(corp.president or "", corp.sym, "discard a train")
+        if self.protecting:
+            sale = self.state.pending_sales[0]
+            president = protection.protector(self.state, sale)
+            return Turn(president, president,
+                        f"protect {sale.corporation}'s price or let {sale.seller}'s sale "
+                        "stand")
         if self.current is None:
             return None
         corp = self.company()
@@ -158,6 +205,8 @@ class OperatingRound(Round):
         if self.discards:
             corp = self.state.corporation(self.discards[0])
             return [f"discard train {t.name}" for t in corp.trains]
+        if self.protecting:
+            return protection.options(self.state, self.state.pending_sales[0])
         if self.current is None:
             return []
         corp = self.company()
@@ -174,8 +223,12 @@ class OperatingRound(Round):
                     if p.owner == corp.sym and not p.closed and not p.ability_used
                     and p.spec.tiles
                     and any(h not in state.board.tiles for h in p.spec.hexes)]
+        if step <= 0:
+            out += self.rules.step_extras(state, corp, "track", self)
         if step <= 1 and not t.token_placed and corp.token_costs:
             out.append(f"token HEX (costs {money(state, self._token_cost(corp))})")
+        if step <= 1 and not t.token_placed:
+            out += self.rules.step_extras(state, corp, "token", self)
         if step <= 2 and corp.trains and t.revenue is None:
             out.append("run auto | run TRAIN: HEX HEX ...")
         if t.revenue is not None and not t.dividend_done:
@@ -227,13 +280,15 @@ class OperatingRound(Round):
             return out
         cheapest = trains.cheapest_available(state)
         president = state.player(corp.president or "")
-        if self.rules.may_buy_another_bank_train(state, t.bank_trains_bought):
+        may_buy_new = self.rules.may_buy_another_bank_train(state, t.bank_trains_bought)
+        if may_buy_new:
             offer = trains.next_offered(state)
             if offer is not None:
                 price = state.title.train(offer.name).price
                 helped = forced and cheapest is not None and cheapest[0] is offer
                 if corp.cash >= price or (helped and corp.cash + president.cash >= price):
                     out.append(f"buy train {offer.name} ({money(state, price)})")
+        if may_buy_new or not self.rules.pool_trains_count_as_new:
             for name in sorted({tr.name for tr in state.trains_pool}):
                 price = state.title.train(name).price
                 helped = forced and cheapest is not None and cheapest[0].name == name \
@@ -310,6 +365,9 @@ class OperatingRound(Round):
         if self.discards:
             self._discard(seat, action)
             return
+        if self.protecting:
+            self._protection_action(seat, action)
+            return
         require(self.current is not None, "the operating round is over")
         corp = self.company()
         require(seat == corp.president,
@@ -341,7 +399,9 @@ class OperatingRound(Round):
             return
         if isinstance(action, LayTile | UsePrivate):
             self._lay(corp, action)
-        elif isinstance(action, PlaceToken):
+        elif isinstance(action, PayMesabi):
+            self._pay_mesabi(corp)
+        elif isinstance(action, PlaceToken | PlaceEdgeToken):
             self._token(corp, action)
         elif isinstance(action, RunRoutes):
             self._run(corp, action)
@@ -441,11 +501,24 @@ class OperatingRound(Round):
         else:
             t.upgrades += 1
 
-    def _token(self, corp: Corporation, action: PlaceToken) -> None:
+    def _pay_mesabi(self, corp: Corporation) -> None:
+        """1850 6.5.1: buying the Mesabi Range rights counts as a yellow tile lay."""
+        t = self.current
+        assert t is not None
+        yellow, _ = self.rules.tile_lays(self.state, corp)
+        require(t.upgrades == 0 and t.yellow_lays < yellow,
+                f"{corp.sym} has used its tile lays; the Mesabi rights take a yellow lay")
+        self.rules.pay_mesabi(self.state, corp)
+        t.yellow_lays += 1
+
+    def _token(self, corp: Corporation, action: PlaceToken | PlaceEdgeToken) -> None:
         t = self.current
         assert t is not None
         require(not t.token_placed, f"{corp.sym} has placed its station token this turn")
-        board.place_token(self.rules, self.state, corp, action.hex, action.city)
+        if isinstance(action, PlaceEdgeToken):
+            self.rules.place_edge_token(self.state, corp, action.hex)
+        else:
+            board.place_token(self.rules, self.state, corp, action.hex, action.city)
         t.token_placed = True
         t.step = max(t.step, self.steps.index("token") + 1)
 
@@ -532,7 +605,8 @@ class OperatingRound(Round):
         price = state.title.train(train.name).price
         require(action.price in (None, price),
                 f"a {train.name}-train from the Open Market costs {money(state, price)}")
-        self._check_bank_limit(corp)
+        if self.rules.pool_trains_count_as_new:
+            self._check_bank_limit(corp)
         self._pay_for_train(corp, price, train.name)
         state.trains_pool.remove(train)
         state.transfer_cash(corp.sym, BANK, price)
@@ -540,7 +614,8 @@ class OperatingRound(Round):
         state.say(f"{corp.sym} buys a {train.name}-train from the Open Market for "
                   f"{money(state, price)}")
         assert self.current is not None
-        self.current.bank_trains_bought += 1
+        if self.rules.pool_trains_count_as_new:
+            self.current.bank_trains_bought += 1
 
     def _buy_from_company(self, corp: Corporation, action: BuyTrain) -> None:
         state = self.state
@@ -697,6 +772,7 @@ class OperatingRound(Round):
         private.owner = corp.sym
         self.private_purchases.append((corp.sym, owner))
         state.say(f"{corp.sym} buys {private.sym} from {owner} for {money(state, price)}")
+        self.rules.after_private_sold(state, private, corp.sym)
 
     # --- ending the turn -----------------------------------------------------------------
     def _pass_step(self, corp: Corporation) -> None:

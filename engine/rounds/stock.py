@@ -18,13 +18,18 @@ from engine.actions import (
     BuyPrivate,
     BuyShares,
     Decline,
+    DeclineProtection,
     Done,
     Par,
     Pass,
+    Protect,
+    RedeemShares,
+    ReissueShares,
     SellPrivate,
     SellShares,
 )
 from engine.errors import GameError, require
+from engine.rounds import protection
 from engine.rounds.base import Round, Turn, not_here
 from engine.shares import (
     SOURCE_NAMES,
@@ -44,7 +49,7 @@ if TYPE_CHECKING:
 
 # What a stock round of the 1830 family knows; title rounds extend it.
 STOCK_ACTIONS = (Pass, Done, BuyPrivate, Bid, BuyShares, Par, SellShares, SellPrivate,
-                 Accept, Decline)
+                 Accept, Decline, RedeemShares, ReissueShares, Protect, DeclineProtection)
 
 
 @dataclass
@@ -54,6 +59,7 @@ class StockTurn:
     bought: bool = False
     sold: bool = False
     sold_before_buying: bool = False
+    sold_companies: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -94,6 +100,15 @@ class Proposal:
 
 
 @dataclass
+class Redemption:
+    """A company asks a player to let it redeem one of his shares (1850 5.10.4)."""
+
+    corporation: str
+    president: str
+    holder: str
+
+
+@dataclass
 class StockRoundState:
     current: str
     passes: int = 0
@@ -105,6 +120,16 @@ class StockRoundState:
     par_pending: ParPending | None = None
     proposal: Proposal | None = None
     resume_after: str | None = None  # whose turn follows the auctions
+    redemption: Redemption | None = None
+    # Share price protection (1850 5.9): the seller whose sales wait for answers, and
+    # the last president who protected (play resumes to his left, 5.9.6).
+    protection_seller: str | None = None
+    last_protector: str | None = None
+    # What companies did this round (1850 5.10.1, 5.11: once per round each):
+    # "redeem:SYM", "reissue:SYM"; and money from reissued shares sold this round,
+    # which the company may not spend before the round ends (5.3.1).
+    company_actions: set[str] = field(default_factory=set)
+    reissue_proceeds: dict[str, int] = field(default_factory=dict)
 
 
 class StockRound(Round):
@@ -130,6 +155,14 @@ class StockRound(Round):
             return None
         if s.proposal is not None:
             return Turn(s.proposal.buyer, s.proposal.buyer, f"answer {s.proposal.seller}'s offer")
+        if s.redemption is not None:
+            r = s.redemption
+            return Turn(r.holder, r.holder, f"answer {r.corporation}'s request to redeem a share")
+        if s.protection_seller is not None and self.state.pending_sales:
+            sale = self.state.pending_sales[0]
+            president = protection.protector(self.state, sale)
+            return Turn(president, president,
+                        f"protect {sale.corporation}'s price or let {sale.seller}'s sale stand")
         if s.par_pending is not None:
             p = s.par_pending
             return Turn(p.seat, p.seat, f"set the par value of {p.corporation}")
@@ -142,7 +175,8 @@ class StockRound(Round):
 
     def _idle(self) -> bool:
         s = self.s
-        return s.auction is None and s.par_pending is None and s.proposal is None
+        return s.auction is None and s.par_pending is None and s.proposal is None \
+            and s.redemption is None and s.protection_seller is None
 
     # --- privates still in the bank ------------------------------------------------------
     def unsold_privates(self) -> list[Private]:
@@ -169,8 +203,10 @@ class StockRound(Round):
         turn = self.turn()
         if turn is None:
             return []
-        if s.proposal is not None:
+        if s.proposal is not None or s.redemption is not None:
             return ["accept", "decline"]
+        if s.protection_seller is not None and self.state.pending_sales:
+            return protection.options(self.state, self.state.pending_sales[0])
         if s.par_pending is not None:
             corp = self.state.corporation(s.par_pending.corporation)
             return [f"par {corp.sym} at {v}" for v in self.rules.par_values(corp)]
@@ -198,6 +234,8 @@ class StockRound(Round):
     def _regular_legal(self, seat: str) -> list[str]:
         out: list[str] = []
         state, rules = self.state, self.rules
+        if not self._acted():
+            out += self._company_legal(seat)
         for corp in state.corporations.values():
             if self._why_not_sell(seat, corp) is None:
                 held = corp.percent_held_by(seat)
@@ -254,6 +292,12 @@ class StockRound(Round):
             self._answer_proposal(seat, action)
             return
         require(seat == turn.seat, f"it is {turn.seat}'s turn ({turn.step}), not {seat}'s")
+        if s.redemption is not None:
+            self._answer_redemption(seat, action)
+            return
+        if s.protection_seller is not None:
+            self._protection_action(seat, action)
+            return
         if s.par_pending is not None:
             require(isinstance(action, Par) and action.corporation == s.par_pending.corporation,
                     f"{seat} must first set the par value of {s.par_pending.corporation}",
@@ -340,6 +384,13 @@ class StockRound(Round):
         corp_sym = self.rules.private_grants_presidency(self.state, private)
         if corp_sym is not None:
             self.s.par_pending = ParPending(seat, corp_sym)
+        share_of = self.rules.private_grants_share(self.state, private)
+        if share_of is not None:
+            corp = self.state.corporation(share_of)
+            cert = next(c for c in corp.certificates if c.owner == IPO and not c.president)
+            cert.owner = seat
+            self.state.say(f"{seat} receives a {cert.percent}% share of {share_of} "
+                           f"with {private.sym}")
 
     def _resolve_auctions(self, after: str) -> None:
         """3.1(a): after a purchase, auction the next privates that have bids."""
@@ -409,6 +460,9 @@ class StockRound(Round):
             return "shares are sold before the purchase, not after"
         if t.bought and t.sold_before_buying:
             return "sales must all come before or all after the purchase (3.2)"
+        if self.rules.sell_in_blocks and corp.sym in t.sold_companies:
+            return f"{seat} has sold {corp.sym} this turn: the shares of a company are " \
+                   "sold in one block (5.3.3)"
         try:
             check_sale(self.rules, self.state, seat, corp, 10)
         except GameError as exc:
@@ -454,6 +508,7 @@ class StockRound(Round):
                 raise GameError(why)
             sell_shares(self.rules, state, seat, corp, percent)
             t.sold = True
+            t.sold_companies.add(corp.sym)
             if not t.bought:
                 t.sold_before_buying = True
             self._after_own_action(seat)
@@ -472,11 +527,17 @@ class StockRound(Round):
                     f"president's certificate")
             require(action.count == 1 or self.rules.may_buy_several(state, corp, source),
                     "only one certificate may be bought per turn")
-            buy_certificate(self.rules, state, seat, corp, source, action.count)
+            paid = buy_certificate(self.rules, state, seat, corp, source, action.count)
+            if self.rules.share_payee(state, corp, source) == corp.sym:
+                self.s.reissue_proceeds[corp.sym] = \
+                    self.s.reissue_proceeds.get(corp.sym, 0) + paid
             self._after_buy(seat, corp)
             return
         if isinstance(action, SellPrivate):
             self._propose(seat, action)
+            return
+        if isinstance(action, RedeemShares | ReissueShares):
+            self._company_action(seat, action)
             return
         raise not_here(action, self.name, self.state.title.name, self.legal())
 
@@ -539,6 +600,9 @@ class StockRound(Round):
         self.s.passes = 0
         self.s.turn = StockTurn()
         self.s.current = self.state.next_seat(seat)
+        if self.state.pending_sales:
+            self.s.protection_seller = seat
+            self._settle_protection()
 
     def _pass(self, seat: str) -> None:
         self.state.say(f"{seat} passes")
@@ -558,6 +622,114 @@ class StockRound(Round):
     def _corp(self, sym: str) -> Corporation:
         require(sym in self.state.corporations, f"there is no corporation {sym}")
         return self.state.corporations[sym]
+
+    # --- a president acting for his company (1850 5.3, 5.10, 5.11) ------------------------
+    def _company_legal(self, seat: str) -> list[str]:
+        out: list[str] = []
+        state, rules = self.state, self.rules
+        for corp in state.corporations.values():
+            if corp.president != seat or corp.closed:
+                continue
+            if rules.why_not_redeem(state, corp, self) is None:
+                if corp.certificates_of(POOL):
+                    out.append(f"redeem {corp.sym} (from the Open Market)")
+                else:
+                    out.append(f"redeem {corp.sym} from PLAYER")
+            if rules.why_not_reissue(state, corp, self) is None:
+                out.append(f"reissue {corp.sym}")
+        return out
+
+    def _company_action(self, seat: str, action: RedeemShares | ReissueShares) -> None:
+        state, rules = self.state, self.rules
+        require(not self._acted(),
+                "acting for a company is a president's whole stock turn (5.3)")
+        sym = action.company
+        if sym is None:
+            mine = [c.sym for c in state.corporations.values() if c.president == seat]
+            require(len(mine) == 1, "name the company: `redeem SYM` or `reissue SYM`")
+            sym = mine[0]
+        corp = self._corp(sym)
+        require(corp.president == seat, f"{seat} is not the president of {corp.sym}")
+        if isinstance(action, ReissueShares):
+            why = rules.why_not_reissue(state, corp, self)
+            if why:
+                raise GameError(why, tuple(self.legal()))
+            rules.reissue(state, corp)
+            self.s.company_actions.add(f"reissue:{corp.sym}")
+            self._end_turn(seat)
+            return
+        require(action.count == 1, "a company redeems one share at a time (5.10.1)")
+        why = rules.why_not_redeem(state, corp, self)
+        if why:
+            raise GameError(why, tuple(self.legal()))
+        source = _redeem_from(state, corp, action.holder)
+        why = rules.why_not_redeem_from(state, corp, source)
+        if why:
+            raise GameError(why)
+        if source in (POOL, seat):
+            self._redeem(seat, corp, source)
+            return
+        self.s.redemption = Redemption(corp.sym, seat, source)
+        state.say(f"{corp.sym} asks {source} to let it redeem a share at "
+                  f"{money(state, state.market.price(corp.sym))} (5.10.4)")
+
+    def _redeem(self, seat: str, corp: Corporation, source: str) -> None:
+        self.rules.redeem(self.state, corp, source)
+        self.s.company_actions.add(f"redeem:{corp.sym}")
+        self._end_turn(seat)
+
+    def _answer_redemption(self, seat: str, action: Action) -> None:
+        r = self.s.redemption
+        assert r is not None
+        corp = self.state.corporation(r.corporation)
+        if isinstance(action, Accept):
+            self.s.redemption = None
+            self._redeem(r.president, corp, r.holder)
+        elif isinstance(action, Decline):
+            self.s.redemption = None
+            self.state.say(f"{seat} refuses to let {corp.sym} redeem his share (5.10.4)")
+        else:
+            raise GameError(f"{seat} must answer {corp.sym}'s request: accept or decline",
+                            ("accept", "decline"))
+
+    def may_spend(self, corp: Corporation) -> int:
+        """A company's cash less what reissued shares brought this round (5.3.1)."""
+        return corp.cash - self.s.reissue_proceeds.get(corp.sym, 0)
+
+    # --- share price protection (1850 5.9) ----------------------------------------------
+    def _protection_action(self, seat: str, action: Action) -> None:
+        state = self.state
+        sale = state.pending_sales[0]
+        if isinstance(action, Protect):
+            require(action.corporation == sale.corporation,
+                    f"the sale waiting for an answer is of {sale.corporation}")
+            why = protection.why_not_protect(self.rules, state, sale)
+            if why:
+                raise GameError(why, ("decline protection",))
+            president = protection.protect(self.rules, state)
+            # 5.9.9: an action for the Priority Deal; 5.9.6: play resumes to his left.
+            self.s.last_protector = president
+            self.s.last_actor = president
+        elif isinstance(action, DeclineProtection | Pass):
+            protection.let_stand(self.rules, state)
+        else:
+            raise GameError(f"{seat} must first decide whether to protect "
+                            f"{sale.corporation}'s price (5.9)", tuple(self.legal()))
+        self._settle_protection()
+
+    def _settle_protection(self) -> None:
+        """Let stand every sale its president cannot protect; once none waits, play
+        goes on left of the last protecting president, or of the seller (5.9.6)."""
+        state = self.state
+        protection.settle_impossible(self.rules, state)
+        if state.pending_sales:
+            return
+        seller = self.s.protection_seller
+        if seller is None:
+            return
+        self.s.protection_seller = None
+        self.s.current = state.next_seat(self.s.last_protector or seller)
+        self.s.last_protector = None
 
     # --- private sales between players (3.2(b)) ------------------------------------------
     def _propose(self, seat: str, action: SellPrivate) -> None:
@@ -613,3 +785,17 @@ def _sale_percent(action: SellShares) -> int:
 
 
 __all__ = ["SOURCE_NAMES", "StockRound", "resolve_presidency"]
+
+
+def _redeem_from(state: GameState, corp: Corporation, holder: str | None) -> str:
+    """Where a redeemed share comes from: the Open Market while it holds one (5.10.3)."""
+    if corp.certificates_of(POOL):
+        require(holder in (None, POOL),
+                f"{corp.sym} must redeem the share in the Open Market first (5.10.3)")
+        return POOL
+    require(holder is not None and holder != POOL,
+            f"the Open Market holds no {corp.sym} share: name the player, "
+            f"`redeem {corp.sym} from NAME` (5.10.3)")
+    assert holder is not None
+    require(holder in state.players, f"{holder} is not a player in this game")
+    return holder

@@ -22,4 +22,8 @@ def rules_for(title: str, options: frozenset[str] = frozenset()) -> Rules:
         from engine.titles.t1851 import Rules1851
 
         return Rules1851(spec, options)
+    if spec.name == "1850":
+        from engine.titles.t1850 import Rules1850
+
+        return Rules1850(spec, options)
     raise GameError(f"{spec.name} cannot be played yet: its rules are not implemented")

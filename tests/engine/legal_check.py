@@ -26,6 +26,7 @@ from engine.actions import (
     BuyShares,
     BuyTrain,
     Decline,
+    DeclineProtection,
     DiscardTrain,
     Dividend,
     Done,
@@ -33,8 +34,12 @@ from engine.actions import (
     LayTile,
     Par,
     Pass,
+    PayMesabi,
+    PlaceEdgeToken,
     PlaceToken,
+    Protect,
     RedeemShares,
+    ReissueShares,
     RunRoutes,
     SellPrivate,
     SellShares,
@@ -47,7 +52,14 @@ from engine.state import POOL
 HINTS = frozenset({"lay", "token", "use"})  # listed while the step is open
 
 
+def _protection_asked(game: Game) -> bool:
+    turn = game.turn()
+    return turn is not None and turn.step.startswith("protect ")
+
+
 def action_kind(game: Game, action: Action) -> str:
+    if isinstance(action, Pass) and _protection_asked(game):
+        return "decline protection"  # 1850 5.9: passing lets the sale stand
     if isinstance(action, Pass) and _before_train_step(game):
         return "pass"  # in an operating round: skip one step
     if isinstance(action, Pass | Done):
@@ -61,7 +73,8 @@ def action_kind(game: Game, action: Action) -> str:
         DiscardTrain: "discard", IssueShares: "issue", RedeemShares: "redeem",
         SellShares: "sell", BuyShares: "buy share", Par: "par", Bid: "bid",
         BuyPrivate: "buy private", SellPrivate: "sell private", Accept: "accept",
-        Decline: "decline",
+        Decline: "decline", Protect: "protect", DeclineProtection: "decline protection",
+        ReissueShares: "reissue", PayMesabi: "mesabi", PlaceEdgeToken: "edge token",
     }
     return kinds[type(action)]
 
@@ -76,6 +89,8 @@ def _before_train_step(game: Game) -> bool:
 def text_kind(game: Game, text: str) -> str:
     words = text.split()
     first = words[0]
+    if text.startswith("pay mesabi"):
+        return "mesabi"
     if first == "pass" and _before_train_step(game):
         return "pass"
     if first in ("pass", "done"):
@@ -93,9 +108,14 @@ def text_kind(game: Game, text: str) -> str:
         return "buy share"
     if first == "sell" and " to " in text and words[1] in game.state.privates:
         return "sell private"
+    if text.startswith("decline protection"):
+        return "decline protection"
+    if text.startswith("edge token"):
+        return "edge token"
     return {"lay": "lay", "token": "token", "run": "run", "issue": "issue",
             "redeem": "redeem", "sell": "sell", "par": "par", "bid": "bid",
-            "accept": "accept", "decline": "decline", "use": "use"}[first]
+            "accept": "accept", "decline": "decline", "use": "use", "protect": "protect",
+            "reissue": "reissue"}[first]
 
 
 def disagreements(game: Game, accepted: list[Action]) -> list[str]:

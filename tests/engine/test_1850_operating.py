@@ -1,0 +1,267 @@
+"""1850 operating rounds, played out on positions of the recorded game 115810 (the
+moves before a given one of its actions) and on fresh games: track (6), tokens and
+edge tokens (7), dividends (9), trains (10), companies buying privates (11), the
+privates' abilities (15.2) and the Mesabi Range (6.5.1)."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+
+import pytest
+from scenarios_1850 import RECORD
+
+from engine import routes
+from engine.actions import (
+    Action,
+    BuyPrivate,
+    BuyTrain,
+    Dividend,
+    LayTile,
+    PayMesabi,
+    PlaceEdgeToken,
+    RunRoutes,
+    UsePrivate,
+)
+from engine.errors import GameError
+from engine.game import Game, Move
+from engine.records import import_record
+from engine.rounds.operating import OperatingRound
+from engine.state import IPO, TREASURY
+
+
+@functools.cache
+def _log() -> tuple[Game, tuple[Move, ...]]:
+    replay = import_record(json.loads(RECORD.read_text()))
+    return replay.game, tuple(replay.game.log)
+
+
+def first_move(predicate: Callable[[Move], bool], after: int = 0) -> int:
+    _, log = _log()
+    return next(i for i, m in enumerate(log) if i >= after and predicate(m))
+
+
+def before(n: int) -> Game:
+    """The recorded game just before our move `n`."""
+    game, log = _log()
+    return Game(game.setup, log[:n])
+
+
+def move(n: int) -> Move:
+    return _log()[1][n]
+
+
+def is_(kind: type[Action], **fields: object) -> Callable[[Move], bool]:
+    return lambda m: isinstance(m.action, kind) and all(
+        getattr(m.action, k) == v for k, v in fields.items())
+
+
+def operating(g: Game) -> OperatingRound:
+    assert isinstance(g.round, OperatingRound)
+    return g.round
+
+
+# --- 9: dividends -------------------------------------------------------------------------
+
+def test_9_1_2_half_dividend_rounds_each_share_up_and_keeps_the_rest() -> None:
+    n = first_move(is_(Dividend, choice="half"))
+    g = before(n)
+    rnd = operating(g)
+    corp = rnd.company()
+    assert rnd.current is not None and rnd.current.revenue is not None
+    revenue = rnd.current.revenue
+    per_share = -(-revenue // 20)  # $130 pays $7 a share, the company keeps $60
+    holders = {s: corp.percent_held_by(s) // 10 for s in g.state.seats}
+    own = (corp.percent_held_by(IPO) + corp.percent_held_by(TREASURY)) // 10
+    cash_before = {s: g.state.players[s].cash for s in g.state.seats}
+    corp_before, price_before = corp.cash, g.state.market.positions[corp.sym]
+    g.apply(move(n).seat, move(n).action)
+    corp = g.state.corporations[corp.sym]
+    for seat, shares in holders.items():
+        assert g.state.players[seat].cash - cash_before[seat] == per_share * shares
+    assert corp.cash - corp_before == revenue - 10 * per_share + own * per_share
+    assert g.state.market.positions[corp.sym] == price_before  # 9.1.5: no move
+
+
+def test_9_1_1_full_dividend_pays_the_bank_for_open_market_shares_and_moves_right() -> None:
+    def payout_with_pool(m: Move) -> bool:
+        return isinstance(m.action, Dividend) and m.action.choice == "payout"
+
+    n = first_move(payout_with_pool)
+    while True:
+        g = before(n)
+        corp = operating(g).company()
+        if corp.pool_percent and corp.percent_held_by(IPO) == 0:
+            break
+        n = first_move(payout_with_pool, after=n + 1)
+    revenue = operating(g).current.revenue  # type: ignore[union-attr]
+    assert revenue is not None
+    bank, corp_cash = g.state.bank_cash, corp.cash
+    own = corp.percent_held_by(TREASURY) // 10
+    players = sum(corp.percent_held_by(s) for s in g.state.seats) // 10
+    price = g.state.market.price(corp.sym)
+    g.apply(move(n).seat, move(n).action)
+    corp = g.state.corporations[corp.sym]
+    assert corp.cash - corp_cash == own * (revenue // 10)
+    # The bank pays players and the company, not the Open Market's shares.
+    assert bank - g.state.bank_cash == (players + own) * (revenue // 10)
+    assert g.state.market.price(corp.sym) > price
+
+
+def test_9_1_5_withholding_moves_the_price_left() -> None:
+    n = first_move(is_(Dividend, choice="withhold"))
+    g = before(n)
+    corp = operating(g).company()
+    row, col = g.state.market.positions[corp.sym]
+    g.apply(move(n).seat, move(n).action)
+    assert g.state.market.positions[corp.sym] in ((row, col - 1), (row + 1, col))
+
+
+# --- 6: track -----------------------------------------------------------------------------
+
+def test_6_1_1_two_yellow_tiles_on_the_first_turn_one_afterwards() -> None:
+    first = first_move(is_(LayTile))
+    g = before(first)
+    corp = operating(g).company()
+    assert not corp.operated and g.rules.tile_lays(g.state, corp) == (2, 1)
+    assert isinstance(move(first + 1).action, LayTile)  # the record lays two at once
+    g.apply(move(first).seat, move(first).action)
+    g.apply(move(first + 1).seat, move(first + 1).action)
+    # A later turn of the same company: one yellow tile, then no more.
+    later = next(i for i in range(first + 2, len(_log()[1]))
+                 if isinstance(move(i).action, LayTile)
+                 and operating(before(i)).company().sym == corp.sym)
+    g2 = before(later)
+    assert g2.rules.tile_lays(g2.state, g2.state.corporations[corp.sym]) == (1, 1)
+    lay = move(later).action
+    assert isinstance(lay, LayTile)
+    g2.apply(move(later).seat, lay)
+    with pytest.raises(GameError, match="used its tile lays"):
+        g2.apply(move(later).seat, LayTile("57", "E12", 0))
+
+
+# --- 10: trains ---------------------------------------------------------------------------
+
+def test_10_3_one_new_train_a_turn_from_the_bank() -> None:
+    n = first_move(is_(BuyTrain, source="bank"))
+    g = before(n)
+    seat = move(n).seat
+    corp = operating(g).company()
+    corp.cash += 5000  # even a rich company buys one new train a turn
+    g.apply(seat, move(n).action)
+    corp = g.state.corporations[corp.sym]
+    price = g.state.title.train(g.state.trains_offered[0].name).price
+    assert len(corp.trains) < 4 and corp.cash >= price
+    # Room and money for another, and no other company's train to buy: the turn ends.
+    assert not isinstance(g.round, OperatingRound) or \
+        operating(g).company().sym != corp.sym
+
+
+# --- 11: companies buying privates ---------------------------------------------------------
+
+def test_11_1_in_phase_2_only_p3_and_p5_for_half_to_full_face_value() -> None:
+    n = first_move(is_(BuyPrivate, private="MRC"))
+    g = before(n)
+    seat = move(n).seat
+    assert g.state.phase_index == 0
+    with pytest.raises(GameError, match=r"\$40 to \$80"):
+        g.apply(seat, BuyPrivate("MRC", price=81))
+    g.state.privates["GBC"].owner = g.state.privates["MRC"].owner
+    with pytest.raises(GameError, match="only P3"):
+        g.apply(seat, BuyPrivate("GBC", price=50))
+    g.apply(seat, move(n).action)
+    buyer = operating(g).company()
+    # 15.2: P5 comes with a Mesabi token.
+    assert "Mesabi rights" in buyer.markers
+
+
+def test_11_1_from_phase_3_any_private_for_half_to_double() -> None:
+    n = first_move(is_(BuyPrivate, private="MMR"))
+    g = before(n)
+    seat = move(n).seat
+    assert g.rules.phase(g.state).name in ("3", "4")
+    with pytest.raises(GameError, match="\\$80 to \\$320"):
+        g.apply(seat, BuyPrivate("MMR", price=321))
+    g.apply(seat, move(n).action)
+
+
+# --- 7.4, 8.4: edge tokens --------------------------------------------------------------
+
+def test_7_4_an_edge_token_costs_50_counts_as_the_token_and_doubles_its_area() -> None:
+    n = first_move(is_(PlaceEdgeToken))
+    g = before(n)
+    corp = operating(g).company()
+    edge = corp.spec.edge_token
+    assert edge is not None
+    cash = corp.cash
+    g.apply(move(n).seat, move(n).action)
+    corp = g.state.corporations[corp.sym]
+    assert corp.cash == cash - 50
+    assert operating(g).current.token_placed  # type: ignore[union-attr]
+    # A later run to the area counts it twice for this company (8.4).
+    run = next(i for i in range(n, len(_log()[1]))
+               if isinstance(move(i).action, RunRoutes)
+               and operating(before(i)).company().sym == corp.sym
+               and any(edge.hex in r.hexes for r in move(i).action.routes))  # type: ignore[attr-defined]
+    g2 = before(run)
+    corp2 = g2.state.corporations[corp.sym]
+    action = move(run).action
+    assert isinstance(action, RunRoutes)
+    doubled = routes.check_run(g2.rules, g2.state, corp2, action).revenue
+    corp2.markers.discard("edge token")
+    single = routes.check_run(g2.rules, g2.state, corp2, action).revenue
+    area = g2.state.title.hexes[edge.hex].offboard
+    assert area is not None
+    assert doubled - single == area["yellow"]  # phase 2-4: the first value (4.2)
+
+
+def test_7_4_an_edge_token_goes_only_on_its_own_red_area() -> None:
+    n = first_move(is_(PlaceEdgeToken))
+    g = before(n)
+    edge = operating(g).company().spec.edge_token
+    assert edge is not None and edge.hex != "F1"
+    with pytest.raises(GameError, match="goes on"):
+        g.apply(move(n).seat, PlaceEdgeToken("F1"))
+
+
+# --- 6.5.1: the Mesabi Range ----------------------------------------------------------------
+
+def test_6_5_1_mesabi_rights_cost_80_half_to_the_company_owning_p5() -> None:
+    n = first_move(is_(PayMesabi))
+    g = before(n)
+    corp = operating(g).company()
+    p5 = g.state.privates["MRC"]
+    owner = p5.owner
+    assert owner in g.state.corporations and not p5.closed
+    owner_cash, corp_cash, bank = (g.state.corporations[owner].cash, corp.cash,
+                                   g.state.bank_cash)
+    g.apply(move(n).seat, move(n).action)
+    assert g.state.corporations[owner].cash == owner_cash + 40
+    assert g.state.corporations[corp.sym].cash == corp_cash - 80
+    assert g.state.bank_cash == bank + 40
+    # Counts as a yellow lay (GN's only one this turn); no company buys twice.
+    with pytest.raises(GameError, match="tile lays"):
+        g.apply(move(n).seat, PayMesabi())
+    with pytest.raises(GameError, match="already has"):
+        g.rules.pay_mesabi(g.state, g.state.corporations[corp.sym])
+
+
+# --- 15.2: private abilities ------------------------------------------------------------------
+
+def test_15_2_gant_brothers_lay_costs_30_and_comes_after_the_own_lay() -> None:
+    n = first_move(lambda m: isinstance(m.action, UsePrivate) and m.action.private == "GBC")
+    action = move(n).action
+    assert isinstance(action, UsePrivate) and isinstance(action.then, LayTile)
+    own_lay = max(i for i in range(n) if isinstance(move(i).action, LayTile))
+    early = before(own_lay)
+    assert operating(early).company().sym == operating(before(n)).company().sym
+    with pytest.raises(GameError, match="after"):
+        early.apply(move(n).seat, action)
+    g = before(n)
+    corp = operating(g).company()
+    cash, bank = corp.cash, g.state.bank_cash
+    terrain = sum(t.cost for t in g.state.title.hexes[action.then.hex].terrain)
+    g.apply(move(n).seat, action)
+    assert g.state.corporations[corp.sym].cash == cash - 30 - terrain
+    assert g.state.bank_cash == bank + 30 + terrain
