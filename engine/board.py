@@ -106,7 +106,7 @@ def check_lay(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
             f"{hex_id} costs {money(state, cost)}")
     if need_connection:
         require(connected_after(state, corp, hex_id, tile, rotation,
-                                rules.hexes_closed_to_routes(state)),
+                                rules.hexes_closed_to_routes(state, corp)),
                 f"the new track on {hex_id} does not connect to a {corp.sym} station "
                 "(4.2.1(j))")
     return cost
@@ -251,7 +251,7 @@ def place_token(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
     require(not has_token_in(state, corp.sym, hex_id),
             f"{corp.sym} already has a station in {hex_id} (4.2.2(b))")
     # A station goes on a route of the company: not through track no route may use.
-    graph = track.build_track(state, rules.hexes_closed_to_routes(state))
+    graph = track.build_track(state, rules.hexes_closed_to_routes(state, corp))
     nodes, _ = track.reachable(state, graph, corp.sym)
     candidates = [c for c in range(cities) if city is None or c == city]
     require(bool(candidates), f"{hex_id} has no city {city}")

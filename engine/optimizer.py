@@ -863,15 +863,11 @@ def _run_bound(rules: Rules, state: GameState, corp: Corporation
     return lambda _total: UNBOUNDED
 
 
-def _route_track(rules: Rules, state: GameState) -> Track:
-    """The track trains may use: `routes.route_track` where the engine has it (a title
-    may close hexes to routes), else all track."""
+def _route_track(rules: Rules, state: GameState, corp: Corporation) -> Track:
+    """The track `corp`'s trains may use (a title may close hexes to routes)."""
     from engine import routes
-    from engine.track import build_track
 
-    route_track: Callable[[Rules, GameState], Track] | None = getattr(
-        routes, "route_track", None)
-    return route_track(rules, state) if route_track is not None else build_track(state)
+    return routes.route_track(rules, state, corp)
 
 
 # --- the entry point ----------------------------------------------------------------------
@@ -890,7 +886,7 @@ def optimize(rules: Rules, state: GameState, corp: Corporation, *,
 
     started = time.perf_counter()
     clock = _Clock(None if budget is None else started + budget)
-    graph = graph if graph is not None else _route_track(rules, state)
+    graph = graph if graph is not None else _route_track(rules, state, corp)
     trains = list(corp.trains)
     net = compress(state, graph, corp.sym, lambda n: stop_value(rules, state, n))
     position = {node: i for i, node in enumerate(net.stops)}

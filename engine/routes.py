@@ -67,9 +67,9 @@ class Run(Shared):
         return tuple(Route(r.train, r.walk.hexes) for r in self.runs)
 
 
-def route_track(rules: Rules, state: GameState) -> Track:
-    """The track trains may run on now (a title may close hexes to routes)."""
-    return build_track(state, rules.hexes_closed_to_routes(state))
+def route_track(rules: Rules, state: GameState, corp: Corporation | None = None) -> Track:
+    """The track `corp`'s trains may run on now (a title may close hexes to routes)."""
+    return build_track(state, rules.hexes_closed_to_routes(state, corp))
 
 
 def stop_value(rules: Rules, state: GameState, node: Node) -> int:
@@ -197,7 +197,7 @@ def walk_revenue(rules: Rules, state: GameState, corp: Corporation, train: Train
 
 def has_route(rules: Rules, state: GameState, corp: Corporation) -> bool:
     """Whether any train could run: two stops joined by track through a station."""
-    graph = route_track(rules, state)
+    graph = route_track(rules, state, corp)
     key = ("has_route", corp.sym, tokens_key(state))  # kept on the graph (engine.track)
     found = graph.traced.get(key)
     if found is None:
@@ -217,7 +217,7 @@ def matches(walk: Walk, hexes: tuple[str, ...]) -> bool:
 
 def check_run(rules: Rules, state: GameState, corp: Corporation, action: RunRoutes) -> Run:
     """Validate declared routes (or find the best ones for `run auto`)."""
-    graph = route_track(rules, state)
+    graph = route_track(rules, state, corp)
     if action.auto:
         from engine.optimizer import optimize
 
@@ -277,7 +277,7 @@ def best_run(rules: Rules, state: GameState, corp: Corporation, graph: Track | N
     Exhaustive over every train's legal walks with disjoint track; the fast
     branch-and-bound optimizer replaces this search (same answers).
     """
-    graph = graph or route_track(rules, state)
+    graph = graph or route_track(rules, state, corp)
     trains = list(corp.trains)
     if not trains:
         return Run((), 0)

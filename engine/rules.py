@@ -350,8 +350,10 @@ class Rules:
         """Limits on the price of a train sold between companies (18TN: any, at least $1)."""
         return None
 
-    def hexes_closed_to_routes(self, state: GameState) -> frozenset[str]:
-        """Hexes whose track trains may not use yet (1851's Birmingham before phase 4)."""
+    def hexes_closed_to_routes(self, state: GameState, corp: Corporation | None = None
+                               ) -> frozenset[str]:
+        """Hexes whose track `corp`'s trains may not use (1851's Birmingham before phase
+        4; 1850's Mesabi Range without the rights)."""
         return frozenset()
 
     def route_revenue(self, state: GameState, corp: Corporation, train: Train, walk: Walk,

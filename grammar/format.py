@@ -151,7 +151,8 @@ def _count_and_company(verb: str, count: int, company: str | None, names: Names)
 
 @_fmt.register
 def _(x: a.RedeemShares, names: Names) -> str:
-    return _count_and_company("redeem", x.count, x.company, names)
+    text = _count_and_company("redeem", x.count, x.company, names)
+    return text + _from(_holder(x.holder, names))
 
 
 @_fmt.register

@@ -564,9 +564,12 @@ class _Build(Transformer[Token, Any]):
         sym = None if company is None else self._company(company)
         return (a.IssueShares(self._count(count), company=sym),)
 
-    def redeem(self, count: Tok, company: Tok) -> tuple[a.Action, ...]:
+    def redeem(self, count: Tok, company: Tok, source: Tok) -> tuple[a.Action, ...]:
         sym = None if company is None else self._company(company)
-        return (a.RedeemShares(self._count(count), company=sym),)
+        holder = None
+        if source is not None and str(source).casefold() != "pool":
+            holder = self._holder(source)  # 1850 5.10.3: a player's share, with consent
+        return (a.RedeemShares(self._count(count), company=sym, holder=holder),)
 
     def reissue(self, company: Tok) -> tuple[a.Action, ...]:
         return (a.ReissueShares(None if company is None else self._company(company)),)

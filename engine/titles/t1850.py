@@ -34,6 +34,7 @@ MISSISSIPPI_MISSOURI = "MMR"  # P7: comes with a share of the Rock Island (3.1, 
 ROCK_ISLAND = "RI"
 UNION_PACIFIC = "UP"
 ST_LOUIS = "L13"
+MESABI_RANGE = "A10"
 PHASE_2_SALEABLE = (RIVER_BRIDGE, MESABI_MINING)  # 4.2.1, 11.1
 CLOSE_AT_5 = (GREAT_RIVER, RIVER_BRIDGE, MESABI_MINING, MISSISSIPPI_MISSOURI)  # 4.2.4
 PRIVATE_LAYS = {  # 15.2: what each private's extra yellow lay is
@@ -289,6 +290,13 @@ class Rules1850(Rules):
                 if node.hex == edge.hex:
                     total += value
         return total
+
+    def hexes_closed_to_routes(self, state: GameState, corp: Corporation | None = None
+                               ) -> frozenset[str]:
+        """6.5.1, 8.1: only a company with the Mesabi rights runs to or through it."""
+        if corp is not None and MESABI not in corp.markers:
+            return frozenset({MESABI_RANGE})
+        return frozenset()
 
     def after_private_sold(self, state: GameState, private: Private, buyer: str) -> None:
         """15.2: P5 comes with a Mesabi token."""

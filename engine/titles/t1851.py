@@ -141,7 +141,8 @@ class Rules1851(Rules):
                        "edge (LAY OR UPGRADE TRACK)"
         return None
 
-    def hexes_closed_to_routes(self, state: GameState) -> frozenset[str]:
+    def hexes_closed_to_routes(self, state: GameState, corp: Corporation | None = None
+                               ) -> frozenset[str]:
         """Track in Birmingham may not be used in a route before phase 4."""
         if state.phase_index < state.title.phase_index("4"):
             return frozenset({BIRMINGHAM})

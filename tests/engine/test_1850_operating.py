@@ -265,3 +265,18 @@ def test_15_2_gant_brothers_lay_costs_30_and_comes_after_the_own_lay() -> None:
     g.apply(move(n).seat, action)
     assert g.state.corporations[corp.sym].cash == cash - 30 - terrain
     assert g.state.bank_cash == bank + 30 + terrain
+
+
+def test_8_1_only_a_company_with_the_mesabi_rights_runs_to_the_mesabi_range() -> None:
+    n = next(i for i in range(len(_log()[1])) if isinstance(move(i).action, RunRoutes)
+             and any("A10" in r.hexes for r in move(i).action.routes))  # type: ignore[attr-defined]
+    g = before(n)
+    corp = operating(g).company()
+    action = move(n).action
+    assert isinstance(action, RunRoutes) and "Mesabi rights" in corp.markers
+    assert routes.check_run(g.rules, g.state, corp, action).revenue > 0
+    corp.markers.discard("Mesabi rights")
+    with pytest.raises(GameError):
+        routes.check_run(g.rules, g.state, corp, action)
+    best = routes.check_run(g.rules, g.state, corp, RunRoutes(auto=True))
+    assert all("A10" not in r.walk.hexes for r in best.runs)

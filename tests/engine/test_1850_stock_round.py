@@ -361,3 +361,28 @@ def test_5_1_1_brown_area_shares_may_be_bought_several_at_once_from_the_open_mar
     g.state.players["Bob"].cash += 1000
     play(g, ("Bob", BuyShares("GN", 3, "pool")))
     assert g.state.corporations["GN"].percent_held_by("Bob") == 30
+
+
+def test_defaults_a_late_president_lets_the_sale_stand_and_a_late_holder_keeps_his_share() -> None:
+    """engine/defaults.py: the conservative default buys nothing and sells nothing."""
+    from engine.defaults import conservative_action
+
+    g = new_game()
+    to_second_stock_round(g)
+    while now(g) != "Ann":
+        g.apply(now(g), Pass())
+    play(g, ("Ann", SellShares("CBQ", 1)), ("Ann", Pass()))
+    assert now(g) == "Bob"
+    default = conservative_action(g)
+    assert isinstance(default, Pass | DeclineProtection)
+    g.apply("Bob", default)
+    assert g.state.corporations["CBQ"].pool_percent == 10  # not protected
+
+    h = operated_position()
+    cbq = h.state.corporations["CBQ"]
+    for cert in cbq.certificates[6:8]:
+        cert.owner = "Cy"
+    while now(h) != "Bob":
+        h.apply(now(h), Pass())
+    play(h, ("Bob", RedeemShares(company="CBQ", holder="Cy")))
+    assert isinstance(conservative_action(h), Decline)
