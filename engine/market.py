@@ -67,6 +67,11 @@ class StockMarket:
         self.positions[corporation] = pos
         self.stacks.setdefault(pos, []).append(corporation)
 
+    def remove(self, corporation: str) -> None:
+        """Take a token off the chart (a company that closes)."""
+        pos = self.positions.pop(corporation)
+        self.stacks[pos].remove(corporation)
+
     def move(self, corporation: str, pos: Position) -> bool:
         """Move a token; a token that stays where it is keeps its place in the stack."""
         if self.positions[corporation] == pos:

@@ -195,6 +195,10 @@ class Rules:
     # 1850 5.9: a sale's price drop waits for the president's answer after the turn.
     price_protection = False
 
+    def least_sale_percent(self, state: GameState, seat: str, corp: Corporation) -> int:
+        """The smallest sale of `corp` `seat` may make (1850 5.9.8: down to 60%)."""
+        return 10
+
     def share_payee(self, state: GameState, corp: Corporation, source: str) -> str:
         """Who receives the money for a certificate bought from `source`: the company
         for its treasury's, else the bank."""

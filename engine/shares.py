@@ -154,6 +154,9 @@ def check_sale(rules: Rules, state: GameState, seat: str, corp: Corporation,
     held = corp.percent_held_by(seat)
     require(percent > 0 and percent % 10 == 0, "shares are sold in whole 10% shares")
     require(held >= percent, f"{seat} holds {held}% of {corp.sym}, not {percent}%")
+    least = rules.least_sale_percent(state, seat, corp)
+    require(percent >= least, f"{seat} holds {held}% of {corp.sym}: a sale must bring him "
+            f"down to the limit, {least}% at least")
     pool_limit = rules.pool_limit_percent
     require(corp.pool_percent + percent <= pool_limit,
             f"the Open Market would hold {corp.pool_percent + percent}% of {corp.sym}; "

@@ -39,6 +39,9 @@ class CorporationView:
     pool_percent: int
     treasury_percent: int
     privates: tuple[str, ...]
+    # What the title marks on the charter: 18TN's Civil War, 1850's Mesabi rights,
+    # edge token, capital due at the end of the stock round, reissued shares.
+    markers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +105,8 @@ def game_view(game: Game) -> GameView:
             len(corp.token_costs), corp.floated, corp.percent_held_by(IPO),
             corp.percent_held_by(POOL), corp.percent_held_by(TREASURY),
             tuple(p.sym for p in state.privates.values()
-                  if p.owner == corp.sym and not p.closed)))
+                  if p.owner == corp.sym and not p.closed),
+            tuple(sorted(corp.markers))))
     privates = tuple(PrivateView(p.sym, p.spec.name, p.spec.value, p.spec.revenue, p.owner,
                                  p.closed) for p in state.privates.values())
     turn = game.turn()

@@ -464,7 +464,8 @@ class StockRound(Round):
             return f"{seat} has sold {corp.sym} this turn: the shares of a company are " \
                    "sold in one block (5.3.3)"
         try:
-            check_sale(self.rules, self.state, seat, corp, 10)
+            least = self.rules.least_sale_percent(self.state, seat, corp)
+            check_sale(self.rules, self.state, seat, corp, least)
         except GameError as exc:
             return exc.message
         return None

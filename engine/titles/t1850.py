@@ -8,6 +8,7 @@ Range (6.5.1).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
@@ -17,7 +18,7 @@ from engine.errors import GameError
 from engine.rules import Rules
 from engine.shares import money
 from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Private, Train
-from engine.title import MarketSpec, PhaseSpec
+from engine.title import MarketSpec, PhaseSpec, TileSpec
 
 if TYPE_CHECKING:
     from engine.market import Position
@@ -35,6 +36,8 @@ ROCK_ISLAND = "RI"
 UNION_PACIFIC = "UP"
 ST_LOUIS = "L13"
 MESABI_RANGE = "A10"
+CHICAGO = "I18"
+NORTH_WEST, EAST = 2, 4  # pointy layout edges (shared/reference/SCHEMA.md)
 PHASE_2_SALEABLE = (RIVER_BRIDGE, MESABI_MINING)  # 4.2.1, 11.1
 CLOSE_AT_5 = (GREAT_RIVER, RIVER_BRIDGE, MESABI_MINING, MISSISSIPPI_MISSOURI)  # 4.2.4
 PRIVATE_LAYS = {  # 15.2: what each private's extra yellow lay is
@@ -43,12 +46,13 @@ PRIVATE_LAYS = {  # 15.2: what each private's extra yellow lay is
     GANT_BROTHERS: "an extra yellow tile for $30",
     LAND_GRANT: "an extra yellow tile, three in all, two west of the Mississippi",
 }
-CAPITAL_DUE = "capital due"  # floated this stock round; paid at its end (5.6.4)
+CLOSED = "closed"  # owner of a closed company's certificates (5.1.1)
+CAPITAL_DUE = "capital due at the end of the stock round"  # 5.6.4
 MESABI = "Mesabi rights"  # may run to the Mesabi Range (6.5.1)
 MESABI_PRICE = 80
 EDGE_TOKEN = "edge token"  # its edge token lies on its red area (7.4)
 REISSUED = "reissued"
-WLG_ANYWHERE = "land grant lay anywhere used"  # P6's one lay east of the river (15.2)
+WLG_ANYWHERE = "WLG lay east of the Mississippi used"  # P6: one lay anywhere (15.2)
 GANT_BROTHERS_FEE = 30  # its Initial Offering holds reissued shares, which pay it (5.11)
 
 OPTIONS = {
@@ -61,6 +65,13 @@ class Rules1850(Rules):
     sell_in_first_stock_round = False  # 5.7: no sales in the initial stock round
     half_dividends = True  # 9.1.2
     yellow_lays_per_turn = 1  # 6: one yellow tile or one upgrade
+
+    def set_up(self, state: GameState, rng: random.Random) -> None:
+        """16.3 (option): the CB&Q and CRI&P have one $100 station fewer."""
+        if "reduced_tokens" in self.options:
+            for corp in state.corporations.values():
+                if corp.token_costs.count(100) > 1:
+                    corp.token_costs.remove(100)
 
     # --- 5.7: the initial stock round ---------------------------------------------------
     def private_price(self, state: GameState, private: Private, stock_round: int) -> int:
@@ -112,6 +123,7 @@ class Rules1850(Rules):
         ]
         for corp in sorted(sold_out, key=lambda c: state.market.order_key(c.sym)):
             self.move_price(state, corp, "up")
+        self.end_of_stock_round_checks(state)
 
     # --- 5.3.3, 5.9: sales and share price protection ----------------------------------
     price_protection = True
@@ -121,6 +133,14 @@ class Rules1850(Rules):
         """5.1.1 BROWN AREA: any number from the Open Market in one turn."""
         return source == POOL and corp.sym in state.market.positions and \
             state.market.cell(corp.sym).zone == "brown"
+
+    def least_sale_percent(self, state: GameState, seat: str, corp: Corporation) -> int:
+        """5.9.8, 10.7.2: a holder above 60% (by protection) who sells must sell down to
+        60% unless the price is in the green or brown area."""
+        held = corp.percent_held_by(seat)
+        if held > self.holding_limit_percent and not self.holding_limit_exempt(state, corp):
+            return held - self.holding_limit_percent
+        return 10
 
     # --- 5.10: redemption ---------------------------------------------------------------
     def why_not_redeem(self, state: GameState, corp: Corporation, round: Round) -> str | None:
@@ -236,6 +256,18 @@ class Rules1850(Rules):
         if state.market.move(corp.sym, pos):
             state.say(f"{corp.sym} share price moves from {money(state, before)} to "
                       f"{money(state, state.market.price(corp.sym))}")
+            if state.market.cell(corp.sym).zone == "black":
+                close_company(state, corp)
+
+    def certificate_limit(self, state: GameState) -> int:
+        """5.1.1, 21: the lower limits once a company has closed."""
+        players = len(state.seats)
+        if any(c.closed for c in state.corporations.values()):
+            reduced = cast("Mapping[str, int]",
+                           state.title.title_specific.get("cert_limit_reduced", {}))
+            if str(players) in reduced:
+                return int(reduced[str(players)])
+        return self.title.cert_limit[players]
 
     # --- 6.5.1: the Mesabi Range; 7.4, 8.4: edge tokens -----------------------------------
     def pay_mesabi(self, state: GameState, corp: Corporation) -> None:
@@ -436,6 +468,17 @@ class Rules1850(Rules):
             return west_of_mississippi(state)
         return None  # P4 anywhere the company reaches; P6 too (one lay east of the river)
 
+    def why_not_lay(self, state: GameState, corp: Corporation, hex_id: str,
+                    tile: TileSpec, rotation: int) -> str | None:
+        """6.1.3: Chicago's yellow tile never points north-west and east at once (it could
+        not be upgraded)."""
+        from engine.tiles import exits
+
+        if hex_id == CHICAGO and tile.color == "yellow" and \
+                {NORTH_WEST, EAST} <= set(exits(tile, rotation)):
+            return "Chicago's yellow tile may not point both north-west and east (6.1.3)"
+        return None
+
     # --- 10: trains ---------------------------------------------------------------------
     pool_trains_count_as_new = False  # 10.3, 10.5: used trains are not limited
 
@@ -498,7 +541,22 @@ class Rules1850(Rules):
             state.transfer_cash(BANK, payee, private.spec.revenue)
             state.say(f"{private.sym} pays {money(state, private.spec.revenue)} to {payee}")
 
-    # --- 12: the end --------------------------------------------------------------------
+    # --- 12: the end; 16.1 the $400 finish -------------------------------------------------
+    def _at_400(self, state: GameState) -> Corporation | None:
+        if "finish_on_400" not in self.options:
+            return None
+        return next((c for c in state.corporations.values()
+                     if c.sym in state.market.positions and state.market.price(c.sym) >= 400),
+                    None)
+
+    def end_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:
+        """16.1: a price at $400 ends the game once that company has operated."""
+        if self._at_400(state) is not None and not state.game_over:
+            self.end_game(state, "market")
+
+    def end_of_stock_round_checks(self, state: GameState) -> None:
+        if self._at_400(state) is not None and not state.game_over:
+            self.end_game(state, "market")  # 16.1: no company operates
     def bank_breaks(self, state: GameState) -> None:
         if state.end_triggered is None:
             state.end_triggered = "bank"
@@ -515,6 +573,31 @@ class Rules1850(Rules):
         it breaks in a stock round)."""
         number = getattr(round, "number", 0)
         return state.end_triggered is not None and number >= state.operating_rounds_in_set
+
+
+def close_company(state: GameState, corp: Corporation) -> None:
+    """5.1.1 BLACK AREA: the company closes for good: its tokens leave the map and the
+    market, its certificates are collected without compensation, its trains go to the
+    Open Market and its money to the bank."""
+    corp.closed = True
+    for cert in corp.certificates:
+        cert.owner = CLOSED
+    state.market.remove(corp.sym)
+    for cities in state.board.tokens.values():
+        for holders in cities.values():
+            while corp.sym in holders:
+                holders.remove(corp.sym)
+    state.trains_pool.extend(corp.trains)
+    corp.trains = []
+    if corp.cash:
+        state.transfer_cash(corp.sym, BANK, corp.cash)
+    for private in state.privates.values():
+        if private.owner == corp.sym:
+            private.closed = True
+    state.pending_sales[:] = [s for s in state.pending_sales if s.corporation != corp.sym]
+    corp.president = None
+    state.say(f"{corp.sym}'s price enters the black area: {corp.sym} closes and its "
+              "shares are worthless (5.1.1); certificate limits fall")
 
 
 def west_of_mississippi(state: GameState) -> frozenset[str]:

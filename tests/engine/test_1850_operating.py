@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 
 import pytest
-from scenarios_1850 import RECORD
+from scenarios_1850 import RECORD, new_game
 
 from engine import routes
 from engine.actions import (
@@ -18,6 +18,7 @@ from engine.actions import (
     BuyPrivate,
     BuyTrain,
     Dividend,
+    Done,
     LayTile,
     PayMesabi,
     PlaceEdgeToken,
@@ -25,7 +26,7 @@ from engine.actions import (
     UsePrivate,
 )
 from engine.errors import GameError
-from engine.game import Game, Move
+from engine.game import Game, Move, Setup
 from engine.records import import_record
 from engine.rounds.operating import OperatingRound
 from engine.state import IPO, TREASURY
@@ -280,3 +281,44 @@ def test_8_1_only_a_company_with_the_mesabi_rights_runs_to_the_mesabi_range() ->
         routes.check_run(g.rules, g.state, corp, action)
     best = routes.check_run(g.rules, g.state, corp, RunRoutes(auto=True))
     assert all("A10" not in r.walk.hexes for r in best.runs)
+
+
+def test_6_1_3_chicagos_yellow_tile_never_points_north_west_and_east() -> None:
+    n = next(i for i in range(len(_log()[1])) if isinstance(move(i).action, LayTile)
+             and move(i).action.hex == "I18")  # type: ignore[attr-defined]
+    g = before(n)
+    action = move(n).action
+    assert isinstance(action, LayTile) and action.tile == "128"
+    with pytest.raises(GameError, match=r"6\.1\.3"):
+        g.apply(move(n).seat, LayTile("128", "I18", 2))  # edges NW (2) and E (4)
+    g.apply(move(n).seat, action)
+    assert g.state.board.tiles["I18"].name == "128"
+
+
+# --- 16: variants (game options) ---------------------------------------------------------------
+
+def test_16_3_reduced_tokens_take_one_100_station_from_cbq_and_cri_p() -> None:
+    plain = new_game()
+    reduced = new_game(options=frozenset({"reduced_tokens"}))
+    for sym in ("CBQ", "RI"):
+        before_ = plain.state.corporations[sym].token_costs
+        after = reduced.state.corporations[sym].token_costs
+        assert before_.count(100) == 2 and after.count(100) == 1
+        assert len(after) == len(before_) - 1
+    assert reduced.state.corporations["GN"].token_costs == \
+        plain.state.corporations["GN"].token_costs
+
+
+def test_16_1_the_400_finish_ends_the_game_after_that_company_operates() -> None:
+    n = first_move(is_(Dividend, choice="payout"), after=600)
+    for options in (frozenset(), frozenset({"finish_on_400"})):
+        game, log = _log()
+        g = Game(Setup(game.setup.title, game.setup.seats, game.setup.seed, options,
+                       game.setup.priority), log[:n])
+        corp = operating(g).company()
+        g.state.market.place(corp.sym, (0, 19))  # $375: a full dividend reaches $400
+        g.apply(move(n).seat, move(n).action)
+        assert g.state.market.price(corp.sym) == 400
+        while g.turn() is not None and operating(g).company().sym == corp.sym:
+            g.apply(g.turn().seat, Done())  # type: ignore[union-attr]
+        assert g.state.game_over == ("finish_on_400" in options)

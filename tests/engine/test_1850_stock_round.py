@@ -386,3 +386,40 @@ def test_defaults_a_late_president_lets_the_sale_stand_and_a_late_holder_keeps_h
         h.apply(now(h), Pass())
     play(h, ("Bob", RedeemShares(company="CBQ", holder="Cy")))
     assert isinstance(conservative_action(h), Decline)
+
+
+def test_5_1_1_a_company_entering_the_black_area_closes_and_limits_fall() -> None:
+    g = new_game()
+    to_second_stock_round(g)
+    state = g.state
+    cbq = state.corporations["CBQ"]
+    assert g.rules.certificate_limit(state) == 17  # 3 players, 9 companies (21)
+    assert any("CBQ" in h for c in state.board.tokens.values() for h in c.values())
+    bob_before = g.rules.scores(state)["Bob"]
+    held = cbq.percent_held_by("Bob")
+    bank = state.bank_cash
+    worth = held // 10 * price(g, "CBQ")
+    state.market.place("CBQ", (8, 1))  # $10, brown; left of it the black $0
+    g.rules.move_price(state, cbq, "left")
+    assert cbq.closed and "CBQ" not in state.market.positions
+    assert cbq.percent_held_by("Bob") == 0 and cbq.cash == 0
+    assert state.bank_cash == bank + 680
+    assert not any("CBQ" in h for c in state.board.tokens.values() for h in c.values())
+    assert g.rules.certificate_limit(state) == 15  # 8 companies left (21)
+    assert g.rules.scores(state)["Bob"] == bob_before - worth
+    assert not any("CBQ" in a for a in g.legal())
+
+
+def test_5_9_8_above_60_percent_by_protection_a_later_sale_goes_down_to_60() -> None:
+    g = new_game()
+    to_second_stock_round(g)
+    cbq = g.state.corporations["CBQ"]
+    for cert in cbq.certificates_of(IPO):
+        cert.owner = "Bob"  # Bob 80%, as protection may leave him (5.9.8)
+    assert cbq.percent_held_by("Bob") == 80
+    while now(g) != "Bob":
+        g.apply(now(g), Pass())
+    with pytest.raises(GameError, match="20% at least"):
+        g.apply("Bob", SellShares("CBQ", 1))
+    play(g, ("Bob", SellShares("CBQ", 2)))
+    assert g.state.corporations["CBQ"].percent_held_by("Bob") == 60
