@@ -18,7 +18,7 @@ from engine.errors import GameError
 from engine.rules import Rules
 from engine.shares import money
 from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Private, Train
-from engine.title import MarketSpec, PhaseSpec, TileSpec
+from engine.title import MarketSpec, PhaseSpec, TileSpec, Title
 
 if TYPE_CHECKING:
     from engine.market import Position
@@ -63,6 +63,15 @@ OPTIONS = {
 
 class Rules1850(Rules):
     sell_in_first_stock_round = False  # 5.7: no sales in the initial stock round
+
+    def __init__(self, title: Title, options: frozenset[str] = frozenset()) -> None:
+        unknown = sorted(options - set(OPTIONS))
+        if unknown:
+            known = "; ".join(f"{name} ({what})" for name, what in OPTIONS.items())
+            raise GameError(f"1850 has no option {', '.join(unknown)}; its options are: "
+                            f"{known}. 16.2 (1830 diesels) and 16.4 (historical order "
+                            "start) are not available yet")
+        super().__init__(title, options)
     half_dividends = True  # 9.1.2
     yellow_lays_per_turn = 1  # 6: one yellow tile or one upgrade
 

@@ -322,3 +322,8 @@ def test_16_1_the_400_finish_ends_the_game_after_that_company_operates() -> None
         while g.turn() is not None and operating(g).company().sym == corp.sym:
             g.apply(g.turn().seat, Done())  # type: ignore[union-attr]
         assert g.state.game_over == ("finish_on_400" in options)
+
+
+def test_16_an_unknown_option_is_refused_with_the_list_of_options() -> None:
+    with pytest.raises(GameError, match="finish_on_400"):
+        new_game(options=frozenset({"diesels"}))
