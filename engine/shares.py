@@ -152,6 +152,8 @@ def check_sale(rules: Rules, state: GameState, seat: str, corp: Corporation,
                percent: int) -> None:
     """Everything 18TN 3.2(a) asks of a sale to the Open Market, checked without acting."""
     held = corp.percent_held_by(seat)
+    require(corp.sym in state.market.positions,
+            f"{corp.sym} has no share price yet: its shares cannot be sold before it starts")
     require(percent > 0 and percent % 10 == 0, "shares are sold in whole 10% shares")
     require(held >= percent, f"{seat} holds {held}% of {corp.sym}, not {percent}%")
     least = rules.least_sale_percent(state, seat, corp)

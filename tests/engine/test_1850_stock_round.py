@@ -423,3 +423,18 @@ def test_5_9_8_above_60_percent_by_protection_a_later_sale_goes_down_to_60() -> 
         g.apply("Bob", SellShares("CBQ", 1))
     play(g, ("Bob", SellShares("CBQ", 2)))
     assert g.state.corporations["CBQ"].percent_held_by("Bob") == 60
+
+
+def test_5_3_3_a_share_of_a_company_not_yet_started_cannot_be_sold() -> None:
+    """P7's share of the CRI&P has no market price until the CRI&P is started."""
+    g = new_game()
+    privates_sold(g)
+    companies_started(g)
+    pass_round(g)
+    finish_operating_round(g)
+    assert g.state.corporations["RI"].percent_held_by("Ann") == 10
+    assert not any(a.startswith("sell RI") for a in g.legal())
+    while now(g) != "Ann":
+        g.apply(now(g), Pass())
+    with pytest.raises(GameError, match="no share price yet"):
+        g.apply("Ann", SellShares("RI", 1))
