@@ -349,6 +349,11 @@ class Rules:
             withhold(state, corp, revenue)
             self.move_price(state, corp, "left")
 
+    def closes_on_withholding(self, state: GameState, corp: Corporation) -> bool:
+        """Whether withholding would close the company (1850's black area): its turn
+        then ends at the dividend."""
+        return False
+
     def why_not_train_price(self, state: GameState, buyer: Corporation, seller: Corporation,
                             train: Train, price: int) -> str | None:
         """Limits on the price of a train sold between companies (18TN: any, at least $1)."""

@@ -235,7 +235,11 @@ class OperatingRound(Round):
             out += ["pay", "withhold"] + (["half"] if self.rules.half_dividends else [])
         forced = self._forced(corp)
         reach = not forced or self._train_within_reach(corp)
-        if step <= train and self._may_pass_to(corp, train):
+        # A company whose withholding closes it (1850's black area) never reaches its
+        # train step.
+        closes = not t.dividend_done and not t.revenue and \
+            self.rules.closes_on_withholding(state, corp)
+        if step <= train and self._may_pass_to(corp, train) and not closes:
             if self._can_buy_train(corp):
                 out += self._train_options(corp, forced)
             if forced:
@@ -249,7 +253,7 @@ class OperatingRound(Round):
         out += self._private_options(corp)
         if step < train and self._may_pass_to(corp, step + 1):
             out.append(f"pass (skips the {self.steps[step]} step)")
-        if not forced and (step >= train or self._may_pass_to(corp, train)):
+        if (not forced or closes) and (step >= train or self._may_pass_to(corp, train)):
             out.append("done")
         elif forced and not reach:
             out.append(f"done ({corp.president} cannot raise the money for a train and "

@@ -371,6 +371,14 @@ class Rules1850(Rules):
         if choice == "payout":
             self.move_price(state, corp, "right")
 
+    def closes_on_withholding(self, state: GameState, corp: Corporation) -> bool:
+        """5.1.1: a left move into the black area closes the company."""
+        if corp.sym not in state.market.positions:
+            return False
+        spec = state.market.spec
+        cell = market.cell_at(spec, _left(spec, state.market.positions[corp.sym]))
+        return cell is not None and cell.zone == "black"
+
     # --- 6: track -----------------------------------------------------------------------
     def tile_lays(self, state: GameState, corp: Corporation) -> tuple[int, int]:
         """6.1.1: two yellow tiles (or one upgrade) the first time it operates; then one
@@ -390,6 +398,7 @@ class Rules1850(Rules):
         assert private is not None
         require(private.owner == corp.sym, f"{corp.sym} does not own {private.sym}")
         require(not private.closed, f"{private.sym} is closed")
+        require(not private.ability_used, f"{private.sym}'s lay has been used (15.2)")
         lay = action.then
         require(isinstance(lay, LayTile), f"{private.sym}'s ability is a tile lay")
         assert isinstance(lay, LayTile)

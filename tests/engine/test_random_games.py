@@ -32,14 +32,16 @@ def choose(rng: random.Random, options: list[Action]) -> Action:
 
 
 @pytest.mark.parametrize(("title", "seed", "moves"),
-                         [("18TN", 1, 220), ("18TN", 2, 220), ("1851", 1, 300), ("1851", 2, 220)])
+                         [("18TN", 1, 220), ("18TN", 2, 220), ("1851", 1, 300), ("1851", 2, 220),
+                          ("1850", 1, 200), ("1850", 4, 200)])
 def test_random_game_keeps_every_invariant(title: str, seed: int, moves: int) -> None:
     play_random(title, seed, moves)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("title", "seed", "players", "moves"),
-                         [("18TN", 3, 4, 800), ("1851", 31, 3, 600), ("1851", 5, 5, 1500)])
+                         [("18TN", 3, 4, 800), ("1851", 31, 3, 600), ("1851", 5, 5, 1500),
+                          ("1850", 7, 4, 1500), ("1850", 10, 3, 1500)])
 def test_random_long_game_keeps_every_invariant(title: str, seed: int, players: int,
                                                 moves: int) -> None:
     """Long games (1851 seed 5 to its end): auctions, forced purchases, sales over
