@@ -13,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+from collections.abc import Callable
+from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
@@ -42,6 +44,11 @@ def seed_for(order: list[str]) -> int:
     return next(s for s in range(1, 10_000)
                 if random.Random(s).sample(order, len(order)) == order
                 and random.Random(s).choice(tuple(order)) == order[0])
+
+
+def answers(message_id: str) -> Callable[[EmailMessage], bool]:
+    """Whether a mail is the moderator's answer to MESSAGE_ID."""
+    return lambda m: bool(m["In-Reply-To"] == message_id)
 
 
 def scripted_moves() -> tuple[list[Move], dict[str, int]]:
@@ -86,7 +93,7 @@ async def test_a_whole_1850_game_by_mail_ends_with_the_recorded_scores(
                               if m["X-Moderator-Game"])
                 sent = await reply_to(mail_servers, address, latest,
                                       "set reports none\nset format text\n")
-                await inboxes.wait(address, lambda m, s=sent: m["In-Reply-To"] == s)
+                await inboxes.wait(address, answers(sent))
             store = Store(config.moderator.database)
             try:
                 game = store.load(game_id)
@@ -114,8 +121,7 @@ async def test_a_whole_1850_game_by_mail_ends_with_the_recorded_scores(
                                   if m["X-Moderator-Game"] == game_id)
                     sent = await reply_to(mail_servers, address, latest,
                                           f"move {done}\n" + "\n".join(lines) + "\n")
-                    answer = await inboxes.wait(address, lambda m, s=sent: m["In-Reply-To"] == s,
-                                                timeout=30)
+                    answer = await inboxes.wait(address, answers(sent), timeout=30)
                     assert "Applied." in text_of(answer), (done, lines, text_of(answer))
                     mails += 1
                     game = store.load(game_id)
