@@ -147,6 +147,12 @@ class Rules:
         """Whether a player may buy this corporation's president's certificate now."""
         return True
 
+    def why_not_par(self, state: GameState, corp: Corporation) -> str | None:
+        """Why a player may not start this corporation now, or None."""
+        if self.may_par(state, corp):
+            return None
+        return f"{corp.sym}'s president's certificate is not for sale"
+
     def default_share_source(self, state: GameState, corp: Corporation) -> str:
         """Where `buy TC` takes a certificate from when no source is named: the Initial
         Offering, else the corporation's treasury, else the Open Market."""

@@ -550,8 +550,9 @@ class StockRound(Round):
             why = self._why_not_buy(seat, corp)
             if why:
                 raise GameError(why)
-            require(self.rules.may_par(state, corp),
-                    f"{corp.sym}'s president's certificate is not for sale")
+            why = self.rules.why_not_par(state, corp)
+            if why:
+                raise GameError(why)
         values = self.rules.par_values(corp)
         require(action.price in values,
                 f"par values are {', '.join(money(state, v) for v in values)}",

@@ -58,7 +58,11 @@ GANT_BROTHERS_FEE = 30  # its Initial Offering holds reissued shares, which pay 
 OPTIONS = {
     "finish_on_400": "16.1: the game ends when a share price reaches $400",
     "reduced_tokens": "16.3: the CB&Q and CRI&P have one $100 station fewer",
+    "historical_order": "16.4: companies start in the order they commenced construction",
 }
+# 16.4: the order of the historical start (the Missouri Pacific shares 1851 with the
+# Rock Island and follows it, as the rulebook lists them).
+HISTORICAL_ORDER = ("CBQ", "MILW", "RI", "MP", "GN", "NP", "KATY", "UP", "SOO")
 
 
 class Rules1850(Rules):
@@ -69,8 +73,7 @@ class Rules1850(Rules):
         if unknown:
             known = "; ".join(f"{name} ({what})" for name, what in OPTIONS.items())
             raise GameError(f"1850 has no option {', '.join(unknown)}; its options are: "
-                            f"{known}. 16.2 (1830 diesels) and 16.4 (historical order "
-                            "start) are not available yet")
+                            f"{known}. 16.2 (1830 diesels) is not available yet")
         super().__init__(title, options)
     half_dividends = True  # 9.1.2
     yellow_lays_per_turn = 1  # 6: one yellow tile or one upgrade
@@ -102,6 +105,24 @@ class Rules1850(Rules):
         return ROCK_ISLAND if private.sym == MISSISSIPPI_MISSOURI else None
 
     # --- 5.6: starting and floating a company ------------------------------------------
+    def may_par(self, state: GameState, corp: Corporation) -> bool:
+        """16.4 (option): a company may start once every company before it in the
+        historical order has sold six shares from its Initial Offering."""
+        if "historical_order" not in self.options or corp.sym not in HISTORICAL_ORDER:
+            return True
+        before = HISTORICAL_ORDER[:HISTORICAL_ORDER.index(corp.sym)]
+        return all(self.floats(state, state.corporations[sym]) for sym in before
+                   if not state.corporations[sym].closed)
+
+    def why_not_par(self, state: GameState, corp: Corporation) -> str | None:
+        if self.may_par(state, corp):
+            return None
+        waiting = [sym for sym in HISTORICAL_ORDER[:HISTORICAL_ORDER.index(corp.sym)]
+                   if not self.floats(state, state.corporations[sym])]
+        have = "has" if len(waiting) == 1 else "have"
+        return f"{corp.sym} starts after {', '.join(waiting)} {have} sold six shares " \
+               "(16.4, historical order start)"
+
     def floats(self, state: GameState, corp: Corporation) -> bool:
         """5.6.2: six shares sold from the Initial Offering (P7's share counts)."""
         return corp.par_price is not None and 100 - corp.ipo_percent >= 60

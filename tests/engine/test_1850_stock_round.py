@@ -438,3 +438,17 @@ def test_5_3_3_a_share_of_a_company_not_yet_started_cannot_be_sold() -> None:
         g.apply(now(g), Pass())
     with pytest.raises(GameError, match="no share price yet"):
         g.apply("Ann", SellShares("RI", 1))
+
+
+def test_16_4_historical_order_start_companies_start_in_their_order() -> None:
+    g = new_game(options=frozenset({"historical_order"}))
+    privates_sold(g)
+    assert [a for a in g.legal() if a.startswith("par")] == \
+        ["par CBQ at 68, 72, 76, 82, 90, 100"]
+    with pytest.raises(GameError, match="starts after CBQ"):
+        g.apply("Bob", Par("GN", 76))
+    play(g, ("Bob", Par("CBQ", 68)), ("Cy", BuyShares("CBQ")), ("Ann", BuyShares("CBQ")),
+         ("Bob", BuyShares("CBQ")), ("Cy", BuyShares("CBQ")))
+    assert g.state.corporations["CBQ"].floated
+    assert any(a.startswith("par MILW") for a in g.legal())
+    assert not any(a.startswith("par RI") for a in g.legal())
