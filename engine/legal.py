@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from engine import board, tiles, track, trains
+from engine import board, routes, tiles, track, trains
 from engine.actions import (
     Accept,
     Action,
@@ -44,29 +44,104 @@ from engine.title import TileSpec
 
 
 def legal_actions(game: Game) -> list[Action]:
-    """The actions the acting player may take now (each one tried on a copy; tile lays
-    as `_Lays` says; none of a step the company may no longer enter)."""
+    """The actions the acting player may take now (each one tried on a copy, but for
+    the shortcuts `_Judge` gives reasons for; tile lays as `_Lays` says; none of a step
+    the company may no longer enter)."""
     turn = game.turn()
     if turn is None:
         return []
-    lays: _Lays | None = None
-    steps: dict[str, bool] = {}
-    out: list[Action] = []
-    for action in _candidates(game):
+    judge = _Judge(game, turn.seat)
+    return [action for action in _candidates(game) if judge.accepts(action)]
+
+
+class _Judge:
+    """Decides each candidate as trying it on a copy of the game would.
+
+    A copy costs as much as a small action, and a position has dozens of candidates,
+    most of them refused. So a candidate is tried on a copy only when no shortcut
+    decides it; each shortcut answers only where the round's own checks make the
+    answer certain (see `_refused` and `accepts`). The tests compare the result with
+    trying every candidate on a copy, at every position of recorded and random games.
+    """
+
+    def __init__(self, game: Game, seat: str) -> None:
+        self.game = game
+        self.seat = seat
+        self.lays: _Lays | None = None
+        self.steps: dict[str, bool] = {}
+        self.tried: dict[Action, bool] = {}
+
+    def accepts(self, action: Action) -> bool:
+        game = self.game
         if isinstance(action, LayTile) and isinstance(game.round, OperatingRound):
-            lays = lays or _Lays(game, turn.seat)
-            if lays.accepts(action):
-                out.append(action)
-            continue
+            self.lays = self.lays or _Lays(game, self.seat)
+            return self.lays.accepts(action)
         step = _step_of(game, action)
         if step is not None:
-            if step not in steps:
-                steps[step] = _may_enter(game, step)
-            if not steps[step]:
-                continue
-        if game.clone().attempt(turn.seat, action):
-            out.append(action)
-    return out
+            if step not in self.steps:
+                self.steps[step] = _may_enter(game, step)
+            if not self.steps[step]:
+                return False
+        if _refused(game, action):
+            return False
+        # `run auto` is the best run found, declared. Declared routes a train can run
+        # pass `check_run`, and so does running none; past `check_run`, a run earning
+        # something goes on to the dividend step and nothing more can refuse it. So
+        # where running none is accepted, `run auto` is too: the search for the best
+        # run is spared (the tests try `run auto` itself on a copy).
+        if isinstance(action, RunRoutes) and action.auto and self.attempt(
+                RunRoutes(company=action.company)):
+            return True
+        return self.attempt(action)
+
+    def attempt(self, action: Action) -> bool:
+        found = self.tried.get(action)
+        if found is None:
+            found = self.tried[action] = self.game.clone().attempt(self.seat, action)
+        return found
+
+
+def _refused(game: Game, action: Action) -> bool:
+    """A refusal that the operating round's checks make certain without trying the
+    action: each test is a check the round makes, on what the action finds unchanged
+    when it gets there (False: try it)."""
+    rnd = game.round
+    if not isinstance(rnd, OperatingRound) or rnd.current is None or rnd.offer is not None \
+            or rnd.discards:
+        return False
+    state = game.state
+    corp = rnd.company()
+    if isinstance(action, SellShares):
+        # The first check of a sale in an operating round (4.2.5.2(d)).
+        return bool(corp.trains) or not routes.has_route(game.rules, state, corp)
+    if isinstance(action, BuyPrivate):
+        # Checked before anything changes (4.2.6); the step is not entered.
+        private = state.privates.get(action.private)
+        if private is None or private.closed or private.owner not in state.players:
+            return True
+        price = action.price if action.price is not None else private.spec.value
+        return corp.cash < price or game.rules.why_not_buy_private(
+            state, corp, private, price, rnd) is not None
+    if isinstance(action, PlaceToken) and _enters_quietly(rnd, "token"):
+        # `board.place_token`'s checks (4.2.2), on the state entering the step leaves.
+        if rnd.current.token_placed or not corp.token_costs or action.hex not in \
+                state.title.hexes or board.has_token_in(state, corp.sym, action.hex):
+            return True
+        if action.city is not None and 0 <= action.city < board.city_count(
+                state, action.hex):
+            return board.free_slots(state, action.hex, action.city) - board.reserved_slots(
+                state, action.hex, action.city, corp.sym) <= 0
+    return False
+
+
+def _enters_quietly(rnd: OperatingRound, step: str) -> bool:
+    """Whether entering `step` now changes nothing: it is the current step or only
+    steps that change nothing when passed lie before it (passing the run, dividend or
+    train step settles things, `OperatingRound._enter_step`)."""
+    t = rnd.current
+    assert t is not None
+    index = rnd.steps.index(step)
+    return index >= t.step and all(s == "track" for s in rnd.steps[t.step:index])
 
 
 def _step_of(game: Game, action: Action) -> str | None:
@@ -219,6 +294,7 @@ def _tile_lays(game: Game, corp: Corporation, hexes: set[str] | None = None,
                 hexes.add(neighbour(title.grid, hex_id, edge))
         reach = _reach(state, corp.sym) if prune else None
     colours = game.rules.phase(state).tiles
+    supply = state.board.supply
     for hex_id in sorted(h for h in hexes if h in title.hexes):
         if not title.hexes[hex_id].buildable and not any_hex:
             continue
@@ -226,35 +302,54 @@ def _tile_lays(game: Game, corp: Corporation, hexes: set[str] | None = None,
             reach.entries.get(hex_id, set())
         if edges is not None and not edges:
             continue  # no train of the company can enter this hex: no lay can connect
-        for name, tile in title.tiles.items():
-            if tile.color not in colours:
+        if not prune:
+            for name, tile in title.tiles.items():
+                left = supply.get(name, 0)
+                if tile.color in colours and (left is None or left > 0):
+                    for rotation in board.legal_rotations(game.rules, state, hex_id, name):
+                        yield LayTile(name, hex_id, rotation)
+            continue
+        for option in _hex_options(game, hex_id):
+            left = supply.get(option.tile, 0)
+            if option.color not in colours or (left is not None and left <= 0):
                 continue
-            left = state.board.supply.get(name, 0)
-            if left is not None and left <= 0:
-                continue
-            rotations = _rotations(game, hex_id, name) if prune else \
-                board.legal_rotations(game.rules, state, hex_id, name)
-            for rotation in rotations:
-                if edges is None or not edges.isdisjoint(tiles.exits(tile, rotation)):
-                    yield LayTile(name, hex_id, rotation)
+            for rotation, exits in option.rotations:
+                if edges is None or not edges.isdisjoint(exits):
+                    yield LayTile(option.tile, hex_id, rotation)
 
 
-_ROTATIONS: dict[tuple[int, str, str | None, int, str], tuple[object, list[int]]] = {}
+@dataclass(frozen=True, slots=True)
+class _Option:
+    """A tile that fits a hex as it stands, at `board.legal_rotations` (with the exits
+    at each)."""
+
+    tile: str
+    color: str
+    rotations: tuple[tuple[int, frozenset[int]], ...]
 
 
-def _rotations(game: Game, hex_id: str, name: str) -> list[int]:
-    """`board.legal_rotations`, kept by what lies on the hex (it depends on nothing else:
-    the tile, the hex, what it replaces, and the map around it)."""
-    title = game.state.title
-    placed = game.state.board.tiles.get(hex_id)
-    key = (id(title), hex_id, placed.name if placed else None,
-           placed.rotation if placed else 0, name)
-    found = _ROTATIONS.get(key)
+_OPTIONS: dict[tuple[int, str, str | None, int], tuple[object, tuple[_Option, ...]]] = {}
+
+
+def _hex_options(game: Game, hex_id: str) -> tuple[_Option, ...]:
+    """The tiles of the title that fit `hex_id` at some rotation, in the title's order,
+    kept by what lies on the hex (`board.legal_rotations` depends on nothing else: the
+    tile, the hex, what it replaces, and the printed map around it)."""
+    state = game.state
+    title = state.title
+    placed = state.board.tiles.get(hex_id)
+    key = (id(title), hex_id, placed.name if placed else None, placed.rotation if placed else 0)
+    found = _OPTIONS.get(key)
     if found is None or found[0] is not title:
-        if len(_ROTATIONS) >= 50_000:
-            _ROTATIONS.clear()
-        found = _ROTATIONS[key] = (title, board.legal_rotations(game.rules, game.state,
-                                                                 hex_id, name))
+        if len(_OPTIONS) >= 5_000:
+            _OPTIONS.clear()
+        options = []
+        for name, tile in title.tiles.items():
+            rotations = board.legal_rotations(game.rules, state, hex_id, name)
+            if rotations:
+                options.append(_Option(name, tile.color, tuple(
+                    (r, tiles.exits(tile, r)) for r in rotations)))
+        found = _OPTIONS[key] = (title, tuple(options))
     return found[1]
 
 
@@ -281,7 +376,17 @@ class _Reach:
 
 
 def _reach(state: GameState, corp: str) -> _Reach:
+    """The tracing of `corp`'s trains on the map as it stands, kept on the graph (as
+    `track.reachable` is) by the stations on the map; callers must not change it."""
     graph = track.build_track(state)
+    key = ("legal reach", corp, track.tokens_key(state))
+    found: _Reach | None = graph.traced.get(key)
+    if found is None:
+        found = graph.traced[key] = _trace_reach(state, graph, corp)
+    return found
+
+
+def _trace_reach(state: GameState, graph: track.Track, corp: str) -> _Reach:
     title = state.title
     starts = track.token_nodes(state, corp)
     seen: set[tuple[int, track.Point]] = set()
@@ -312,21 +417,55 @@ def _reach(state: GameState, corp: str) -> _Reach:
     return _Reach(entries, nodes, {n.hex for n in starts})
 
 
+@dataclass(frozen=True, slots=True)
+class _Change:
+    """What a tile at a rotation does to the track of a hex: whether it keeps every
+    old path, and its new paths."""
+
+    keeps: bool
+    added: tuple[frozenset[track.Point], ...]
+    exits: frozenset[int]
+
+
+_CHANGES: dict[tuple[int, str, str | None, int, str, int], tuple[object, _Change]] = {}
+
+
+def _change(state: GameState, hex_id: str, tile: TileSpec, rotation: int) -> _Change:
+    """`_Change` of a lay, kept by what lies on the hex."""
+    title = state.title
+    placed = state.board.tiles.get(hex_id)
+    key = (id(title), hex_id, placed.name if placed else None,
+           placed.rotation if placed else 0, tile.name, rotation)
+    found = _CHANGES.get(key)
+    if found is None or found[0] is not title:
+        if len(_CHANGES) >= 50_000:
+            _CHANGES.clear()
+        old_tile, old_rotation = track.tile_on(state, hex_id)
+        old = set() if old_tile is None else {
+            frozenset(p) for p in track.rotated_paths(old_tile, old_rotation, hex_id)}
+        new = {frozenset(p) for p in track.rotated_paths(tile, rotation, hex_id)}
+        added = tuple(p for p in (frozenset(p) for p in track.rotated_paths(
+            tile, rotation, hex_id)) if p not in old)
+        found = _CHANGES[key] = (title, _Change(old <= new, added,
+                                                tiles.exits(tile, rotation)))
+    return found[1]
+
+
 class _Lays:
     """Judges the tile lays of the operating company (see above)."""
 
     def __init__(self, game: Game, seat: str) -> None:
         self.game = game
         self.seat = seat
-        self.scratch = game.clone()  # check_lay lays the tile for a moment to trace it
-        self.reach: _Reach | None = None
+        self.scratch: Game | None = None  # connected_after lays the tile for a moment
         self.kinds: dict[str, bool] = {}  # lay kind -> whether its first lay was accepted
 
     def accepts(self, lay: LayTile) -> bool:
         if lay.company is not None:
             return self.game.clone().attempt(self.seat, lay)
-        rules, state = self.scratch.rules, self.scratch.state
-        rnd = self.scratch.round
+        game = self.game
+        rules, state = game.rules, game.state
+        rnd = game.round
         assert isinstance(rnd, OperatingRound)
         if rnd.current is None:
             return False
@@ -338,17 +477,20 @@ class _Lays:
         connected = self.connects(corp.sym, lay.hex, tile, lay.rotation)
         if connected is False:
             return False  # refused by check_lay, whatever else it finds
-        try:
+        try:  # without the connection, check_lay only reads the game
             board.check_lay(rules, state, corp, lay.hex, lay.tile, lay.rotation,
                             need_connection=False)
         except GameError:
             return False
         if connected is None:
-            connected = board.connected_after(state, corp, lay.hex, tile, lay.rotation)
+            self.scratch = self.scratch or game.clone()
+            scratch = self.scratch.state
+            connected = board.connected_after(scratch, scratch.corporation(corp.sym),
+                                              lay.hex, tile, lay.rotation)
         if not connected:
             return False
         if kind not in self.kinds:
-            self.kinds[kind] = self.game.clone().attempt(self.seat, lay)
+            self.kinds[kind] = game.clone().attempt(self.seat, lay)
         return self.kinds[kind]
 
     def connects(self, corp: str, hex_id: str, tile: TileSpec, rotation: int
@@ -362,21 +504,17 @@ class _Lays:
         in the hex: at an edge it crossed into, or at a node it reached. So the lay
         connects exactly when a train reaches a city of the hex now, or stands at an
         edge of the new tile or at a node of the hex where a new segment starts."""
-        state = self.scratch.state
-        reach = self.reach = self.reach or _reach(state, corp)
+        state = self.game.state
+        reach = _reach(state, corp)
         if hex_id in reach.stations:
             return True  # the station's city is reached
-        old_tile, old_rotation = track.tile_on(state, hex_id)
-        old = set() if old_tile is None else {
-            frozenset(p) for p in track.rotated_paths(old_tile, old_rotation, hex_id)}
-        new = {frozenset(p) for p in track.rotated_paths(tile, rotation, hex_id)}
-        if not old <= new:
+        change = _change(state, hex_id, tile, rotation)
+        if not change.keeps:
             return None
         reached = reach.nodes.get(hex_id, set())
         if any(n.kind == "c" for n in reached):
             return True
-        exits = tiles.exits(tile, rotation)
         starts: set[track.Point] = {track.Side(hex_id, e) for e in
-                                    reach.entries.get(hex_id, set()) & exits}
+                                    reach.entries.get(hex_id, set()) & change.exits}
         starts |= reached
-        return any(not starts.isdisjoint(path) for path in new - old)
+        return any(not starts.isdisjoint(path) for path in change.added)
