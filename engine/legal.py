@@ -9,7 +9,7 @@ tests that play games out.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from engine import board, routes, tiles, track, trains
@@ -39,6 +39,7 @@ from engine.game import Game
 from engine.geometry import neighbour, opposite
 from engine.rounds.operating import STEP_OF, STEPS, OperatingRound
 from engine.rounds.stock import StockRound
+from engine.shares import check_sale
 from engine.state import IPO, POOL, TREASURY, Corporation, GameState
 from engine.title import TileSpec
 
@@ -70,6 +71,7 @@ class _Judge:
         self.lays: _Lays | None = None
         self.steps: dict[str, bool] = {}
         self.tried: dict[Action, bool] = {}
+        self.reasons: dict[tuple[str, str], str | None] = {}
 
     def accepts(self, action: Action) -> bool:
         game = self.game
@@ -82,7 +84,7 @@ class _Judge:
                 self.steps[step] = _may_enter(game, step)
             if not self.steps[step]:
                 return False
-        if _refused(game, action):
+        if _refused(game, action) or self.refused_in_stock_round(action):
             return False
         # `run auto` is the best run found, declared. Declared routes a train can run
         # pass `check_run`, and so does running none; past `check_run`, a run earning
@@ -93,6 +95,41 @@ class _Judge:
                 RunRoutes(company=action.company)):
             return True
         return self.attempt(action)
+
+    def refused_in_stock_round(self, action: Action) -> bool:
+        """A refusal that the stock round's checks of a regular turn make certain
+        (3.2, 3.3): each is made before the action changes anything (False: try it)."""
+        rnd = self.game.round
+        if not isinstance(action, SellShares | BuyShares | Par) or not isinstance(
+                rnd, StockRound) or rnd.s.proposal is not None or rnd.s.par_pending \
+                is not None or rnd.s.auction is not None or rnd.cheapest() is not None:
+            return False
+        state = self.game.state
+        corp = state.corporations.get(action.corporation)
+        if corp is None:
+            return True
+        if isinstance(action, SellShares):
+            percent = action.percent if action.percent is not None else \
+                10 * (action.count or 1)
+            try:
+                check_sale(self.game.rules, state, self.seat, corp, percent)
+            except GameError:
+                return True
+            return self.why_not(rnd._why_not_sell, corp) is not None
+        if isinstance(action, Par) and (corp.par_price is not None
+                                        or not self.game.rules.may_par(state, corp)):
+            return True
+        if isinstance(action, BuyShares) and corp.par_price is None:
+            return True
+        return self.why_not(rnd._why_not_buy, corp) is not None
+
+    def why_not(self, check: Callable[[str, Corporation], str | None], corp: Corporation
+                ) -> str | None:
+        """`check(seat, corp)` of the stock round, asked once a position."""
+        key = (check.__name__, corp.sym)
+        if key not in self.reasons:
+            self.reasons[key] = check(self.seat, corp)
+        return self.reasons[key]
 
     def attempt(self, action: Action) -> bool:
         found = self.tried.get(action)
