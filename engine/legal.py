@@ -5,6 +5,13 @@ their rotations, token cities, purchases, bids, sales, ...) and keeps those the 
 accepts when tried on a copy, so the list is exactly as strict as the rules. Reports
 use the shorter `Game.legal()` texts; this list serves deadline defaults, tools and
 tests that play games out.
+
+Trying each candidate on its own copy is the definition, not the method: a copy costs
+as much as a small action and most candidates are refused, so the rounds' own checks
+that refuse on sight are asked first (`_Judge`), tile lays are judged as `_Lays` says,
+and only what is left is tried on a copy. The tests compare the list with trying every
+candidate on a copy, at every position of record 7818 and of random and driven games
+(tests/engine/test_legal_equivalence.py); `moderator bench legal` times it.
 """
 
 from __future__ import annotations
@@ -148,6 +155,9 @@ def _refused(game: Game, action: Action) -> bool:
         return False
     state = game.state
     corp = rnd.company()
+    if isinstance(action, Done):
+        # `done` passes every step before the train step, the run step among them.
+        return _must_run(game, rnd, rnd.steps.index("train"))
     if isinstance(action, SellShares):
         # The first check of a sale in an operating round (4.2.5.2(d)).
         return bool(corp.trains) or not routes.has_route(game.rules, state, corp)
@@ -161,6 +171,7 @@ def _refused(game: Game, action: Action) -> bool:
             state, corp, private, price, rnd) is not None
     if isinstance(action, PlaceToken) and _enters_quietly(rnd, "token"):
         # `board.place_token`'s checks (4.2.2), on the state entering the step leaves.
+        assert rnd.current is not None
         if rnd.current.token_placed or not corp.token_costs or action.hex not in \
                 state.title.hexes or board.has_token_in(state, corp.sym, action.hex):
             return True
@@ -172,13 +183,25 @@ def _refused(game: Game, action: Action) -> bool:
 
 
 def _enters_quietly(rnd: OperatingRound, step: str) -> bool:
-    """Whether entering `step` now changes nothing: it is the current step or only
-    steps that change nothing when passed lie before it (passing the run, dividend or
-    train step settles things, `OperatingRound._enter_step`)."""
+    """Whether entering `step` now changes nothing: `OperatingRound._enter_step` acts
+    only on passing the run and dividend steps (settling them) and on leaving the
+    train step; every other step passed is left as it is."""
     t = rnd.current
     assert t is not None
     index = rnd.steps.index(step)
-    return index >= t.step and all(s == "track" for s in rnd.steps[t.step:index])
+    return index >= t.step and not any(
+        s in ("route", "dividend", "train") for s in rnd.steps[t.step:index])
+
+
+def _must_run(game: Game, rnd: OperatingRound, until: int) -> bool:
+    """Whether passing the steps before `until` is refused at the run step, before
+    anything changes: the company has trains and a route and has not run (4.2(d));
+    only steps that change nothing when passed come before the run step."""
+    t = rnd.current
+    assert t is not None
+    corp = rnd.company()
+    return ("route" in rnd.steps[t.step:until] and t.revenue is None and bool(corp.trains)
+            and routes.has_route(game.rules, game.state, corp))
 
 
 def _step_of(game: Game, action: Action) -> str | None:
@@ -193,8 +216,16 @@ def _step_of(game: Game, action: Action) -> str | None:
 
 
 def _may_enter(game: Game, step: str) -> bool:
-    """Whether the operating company may still enter `step` (on a copy): where it may
-    not, every action of that step is refused, whatever it is (4.2(d), (e))."""
+    """Whether the operating company may still enter `step` (on a copy, where neither
+    `_enters_quietly` nor `_must_run` tells): where it may not, every action of that
+    step is refused, whatever it is (4.2(d), (e))."""
+    rnd = game.round
+    assert isinstance(rnd, OperatingRound) and rnd.current is not None
+    if _enters_quietly(rnd, step):
+        return True
+    index = rnd.steps.index(step)
+    if index < rnd.current.step or _must_run(game, rnd, index):
+        return False
     probe = game.clone()
     rnd = probe.round
     assert isinstance(rnd, OperatingRound)
@@ -380,8 +411,15 @@ def _hex_options(game: Game, hex_id: str) -> tuple[_Option, ...]:
     if found is None or found[0] is not title:
         if len(_OPTIONS) >= 5_000:
             _OPTIONS.clear()
+        # The colour of what lies there, as `tiles.upgrade_problems` reads it: its first
+        # check, one colour at a time, spares tracing the rest for most tiles.
+        spec = title.hexes[hex_id]
+        colour = title.tile(placed.name).color if placed else \
+            spec.tile.color if spec.tile is not None else spec.color
         options = []
         for name, tile in title.tiles.items():
+            if not tiles.color_step_ok(colour, tile.color):
+                continue
             rotations = board.legal_rotations(game.rules, state, hex_id, name)
             if rotations:
                 options.append(_Option(name, tile.color, tuple(
@@ -488,6 +526,28 @@ def _change(state: GameState, hex_id: str, tile: TileSpec, rotation: int) -> _Ch
     return found[1]
 
 
+def _lay_checks(game: Game, corp: Corporation, lay: LayTile, tile: TileSpec) -> bool:
+    """Whether `board.check_lay` accepts the lay, the connection aside. A lay that
+    `_tile_lays` makes (a buildable hex, a tile of the phase's colours left in the
+    supply, at a rotation `board.legal_rotations` gives, so no upgrade or exit problem)
+    has only the title's own restrictions and the terrain cost left to meet."""
+    rules, state = game.rules, game.state
+    left = state.board.supply.get(lay.tile, 0)
+    spec = state.title.hexes.get(lay.hex)
+    if spec is not None and spec.buildable and tile.color in rules.phase(state).tiles \
+            and (left is None or left > 0) and any(
+                option.tile == lay.tile and any(r == lay.rotation for r, _ in option.rotations)
+                for option in _hex_options(game, lay.hex)):
+        return rules.why_not_lay(state, corp, lay.hex, tile, lay.rotation) is None and \
+            corp.cash >= board.terrain_cost(rules, state, lay.hex)
+    try:  # without the connection, check_lay only reads the game
+        board.check_lay(rules, state, corp, lay.hex, lay.tile, lay.rotation,
+                        need_connection=False)
+    except GameError:
+        return False
+    return True
+
+
 class _Lays:
     """Judges the tile lays of the operating company (see above)."""
 
@@ -514,10 +574,7 @@ class _Lays:
         connected = self.connects(corp.sym, lay.hex, tile, lay.rotation)
         if connected is False:
             return False  # refused by check_lay, whatever else it finds
-        try:  # without the connection, check_lay only reads the game
-            board.check_lay(rules, state, corp, lay.hex, lay.tile, lay.rotation,
-                            need_connection=False)
-        except GameError:
+        if not _lay_checks(game, corp, lay, tile):
             return False
         if connected is None:
             self.scratch = self.scratch or game.clone()
