@@ -46,7 +46,7 @@ from engine.game import Game
 from engine.geometry import neighbour, opposite
 from engine.rounds.operating import STEP_OF, STEPS, OperatingRound
 from engine.rounds.stock import StockRound
-from engine.shares import check_sale
+from engine.shares import check_can_hold, check_sale, next_certificate, price_per_share
 from engine.state import IPO, POOL, TREASURY, Corporation, GameState
 from engine.title import TileSpec
 
@@ -123,12 +123,36 @@ class _Judge:
             except GameError:
                 return True
             return self.why_not(rnd._why_not_sell, corp) is not None
+        rules = self.game.rules
         if isinstance(action, Par) and (corp.par_price is not None
-                                        or not self.game.rules.may_par(state, corp)):
+                                        or not rules.may_par(state, corp)):
             return True
         if isinstance(action, BuyShares) and corp.par_price is None:
             return True
-        return self.why_not(rnd._why_not_buy, corp) is not None
+        if self.why_not(rnd._why_not_buy, corp) is not None:
+            return True
+        cash = state.player(self.seat).cash
+        if isinstance(action, Par):
+            # `StockRound._par`: the market's par space, the price, the holding limits.
+            percent = corp.certificates[0].percent
+            if state.market.par_cell(action.price) is None or \
+                    cash - rnd.reserved(self.seat) < action.price * percent // 10:
+                return True
+        elif action.count == 1 and action.source is not None:
+            # `shares.buy_certificate`: a certificate there, the price, the limits.
+            cert = next_certificate(corp, action.source)
+            if cert is None or cert.president:
+                return True
+            percent = cert.percent
+            if cash < price_per_share(rules, state, corp, action.source) * percent // 10:
+                return True
+        else:
+            return False
+        try:
+            check_can_hold(rules, state, self.seat, corp, percent)
+        except GameError:
+            return True
+        return False
 
     def why_not(self, check: Callable[[str, Corporation], str | None], corp: Corporation
                 ) -> str | None:
@@ -169,6 +193,22 @@ def _refused(game: Game, action: Action) -> bool:
         price = action.price if action.price is not None else private.spec.value
         return corp.cash < price or game.rules.why_not_buy_private(
             state, corp, private, price, rnd) is not None
+    if isinstance(action, BuyTrain) and _enters_quietly(rnd, "train"):
+        # `OperatingRound._buy_train`'s first checks (4.2.5), on the state entering the
+        # step leaves: the train limit, and for a train of another company, the train,
+        # the price and the money.
+        if len(corp.trains) >= trains.train_limit(game.rules, state, corp):
+            return True
+        seller = state.corporations.get(action.source)
+        if seller is None:
+            return False  # the bank or the pool: tried
+        train = next((t for t in seller.trains if t.name == action.train
+                      and not t.obsolete), None)
+        assert rnd.current is not None
+        return (seller.sym == corp.sym or train is None or action.price is None
+                or action.price < 1 or corp.cash < action.price or rnd.current.emergency
+                or game.rules.why_not_train_price(state, corp, seller, train, action.price)
+                is not None)
     if isinstance(action, PlaceToken) and _enters_quietly(rnd, "token"):
         # `board.place_token`'s checks (4.2.2), on the state entering the step leaves.
         assert rnd.current is not None
