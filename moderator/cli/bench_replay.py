@@ -1,4 +1,4 @@
-"""Measuring the engine's speed: `moderator bench replay`.
+"""Measuring the engine's speed: `moderator bench replay` and `moderator bench legal`.
 
 The engine is event-sourced, so replay speed is the service's speed. For every record
 this prints our replay time next to the 18xx.games engine's own (the "oracle", when its
@@ -11,6 +11,10 @@ the replay alone is timed, several times, and the fastest run is kept. Ours is
 `import_record` (the site's actions mapped onto ours, each one checked); the replay of
 our own log of the same game (`Game(setup, moves)`, what the service does after a
 restart) is shown beside it.
+
+`bench legal` times `legal_actions` alone at every position of one record, by round and
+step: the first call at each position (what the service pays), and with `--runs` the
+fastest of several (the machine's load left out).
 """
 
 from __future__ import annotations
