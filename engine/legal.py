@@ -79,6 +79,7 @@ class _Judge:
         self.steps: dict[str, bool] = {}
         self.tried: dict[Action, bool] = {}
         self.reasons: dict[tuple[str, str], str | None] = {}
+        self.families: dict[tuple[str, str], bool] = {}
 
     def accepts(self, action: Action) -> bool:
         game = self.game
@@ -101,15 +102,42 @@ class _Judge:
         if isinstance(action, RunRoutes) and action.auto and self.attempt(
                 RunRoutes(company=action.company)):
             return True
+        family = self.family(action)
+        if family is not None:
+            # Past the checks that refused on sight, what the round still checks of a
+            # sale, a share purchase, a par or a train bought from a company depends on
+            # the company alone, not on the count, source or price (their own checks
+            # are all among those): the first of each family is tried on a copy and its
+            # answer stands for the others, as one lay of each kind does for tile lays.
+            if family not in self.families:
+                self.families[family] = self.attempt(action)
+            return self.families[family]
         return self.attempt(action)
+
+    def family(self, action: Action) -> tuple[str, str] | None:
+        """The family of a candidate that `_refused` and `refused_in_stock_round`
+        checked in full (None: none)."""
+        rnd = self.game.round
+        if isinstance(rnd, StockRound):
+            whole = isinstance(action, SellShares | Par) or (isinstance(
+                action, BuyShares) and action.count == 1 and action.source is not None)
+            if whole and _regular_stock_turn(rnd):
+                assert isinstance(action, SellShares | BuyShares | Par)
+                return type(action).__name__, action.corporation
+            return None
+        if isinstance(action, BuyTrain) and isinstance(rnd, OperatingRound) and \
+                rnd.current is not None and rnd.offer is None and not rnd.discards and \
+                action.source in self.game.state.corporations and \
+                _enters_quietly(rnd, "train"):
+            return "BuyTrain", action.source
+        return None
 
     def refused_in_stock_round(self, action: Action) -> bool:
         """A refusal that the stock round's checks of a regular turn make certain
         (3.2, 3.3): each is made before the action changes anything (False: try it)."""
         rnd = self.game.round
         if not isinstance(action, SellShares | BuyShares | Par) or not isinstance(
-                rnd, StockRound) or rnd.s.proposal is not None or rnd.s.par_pending \
-                is not None or rnd.s.auction is not None or rnd.cheapest() is not None:
+                rnd, StockRound) or not _regular_stock_turn(rnd):
             return False
         state = self.game.state
         corp = state.corporations.get(action.corporation)
@@ -167,6 +195,13 @@ class _Judge:
         if found is None:
             found = self.tried[action] = self.game.clone().attempt(self.seat, action)
         return found
+
+
+def _regular_stock_turn(rnd: StockRound) -> bool:
+    """A player's turn of buying and selling (3.2, 3.3): no answer, par, auction or
+    private sale is pending."""
+    return rnd.s.proposal is None and rnd.s.par_pending is None and rnd.s.auction is None \
+        and rnd.cheapest() is None
 
 
 def _refused(game: Game, action: Action) -> bool:

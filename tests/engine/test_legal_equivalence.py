@@ -3,7 +3,8 @@
 `engine.legal.legal_actions` decides most candidates without trying them: tile lays by
 the checks of `board.check_lay` and one tracing of the map; sales, purchases, pars,
 private purchases, stations, `done` and whole steps the rounds refuse on sight; `run
-auto` from `run none`. Its definition is the plain way: every candidate, unpruned,
+auto` from `run none`; sales, share purchases, pars and trains bought from a company by
+one tried candidate of each family. Its definition is the plain way: every candidate, unpruned,
 applied to its own copy of the game (`try_every_candidate`). The two are compared at
 the positions of games played with random choices among the plain way's answers, in
 18TN and 1851 (so the games do not depend on the code under test), and of the driven
@@ -25,6 +26,7 @@ from engine.actions import (
     Action,
     BuyPrivate,
     BuyShares,
+    BuyTrain,
     Dividend,
     Done,
     LayTile,
@@ -60,7 +62,7 @@ def shortcut_kind(game: Game, action: Action) -> str | None:
         return None
     if isinstance(action, RunRoutes) and action.auto:
         return "run auto"
-    if isinstance(action, LayTile | SellShares | BuyPrivate | PlaceToken):
+    if isinstance(action, LayTile | SellShares | BuyPrivate | PlaceToken | BuyTrain | Done):
         return type(action).__name__
     return None
 
@@ -123,9 +125,10 @@ def test_legal_actions_equal_trying_every_candidate_in_random_games() -> None:
     for title, seed, players in (("18TN", 1, 4), ("1851", 3, 3), ("1851", 7, 5)):
         play_and_compare(title, seed, players, 200, 1, comparison)
     assert comparison.positions >= 500
-    for kind in ("LayTile", "BuyPrivate", "run auto", *STOCK):
+    for kind in ("LayTile", "BuyPrivate", "BuyTrain", "Done", "run auto", *STOCK):
         assert comparison.met[(kind, True)], (kind, comparison.met)
-    for kind in ("LayTile", "SellShares", "BuyPrivate", "PlaceToken", *STOCK):
+    for kind in ("LayTile", "SellShares", "BuyPrivate", "BuyTrain", "Done", "PlaceToken",
+                 *STOCK):
         assert comparison.met[(kind, False)], (kind, comparison.met)
 
 
@@ -187,7 +190,9 @@ def test_legal_actions_equal_trying_every_candidate_in_the_driven_1851_bank_game
             comparison.check(game, f"driven 1851 seed 5 move {number}")
         game.apply(move.seat, move.action)
     assert comparison.positions >= 300
-    for kind in ("LayTile", "SellShares", "PlaceToken", "run auto", *STOCK):
+    for kind in ("LayTile", "SellShares", "PlaceToken", "BuyTrain", "Done", "run auto",
+                 *STOCK):
         assert comparison.met[(kind, True)], (kind, comparison.met)
-    for kind in ("LayTile", "SellShares", "BuyPrivate", "PlaceToken", *STOCK):
+    for kind in ("LayTile", "SellShares", "BuyPrivate", "PlaceToken", "BuyTrain", "Done",
+                 *STOCK):
         assert comparison.met[(kind, False)], (kind, comparison.met)
