@@ -48,7 +48,7 @@ from engine.rounds.operating import STEP_OF, STEPS, OperatingRound
 from engine.rounds.stock import StockRound
 from engine.shares import check_can_hold, check_sale, next_certificate, price_per_share
 from engine.state import IPO, POOL, TREASURY, Corporation, GameState
-from engine.title import TileSpec
+from engine.title import HexSpec, TileSpec
 
 
 def legal_actions(game: Game) -> list[Action]:
@@ -107,8 +107,9 @@ class _Judge:
             # Past the checks that refused on sight, what the round still checks of a
             # sale, a share purchase, a par or a train bought from a company depends on
             # the company alone, not on the count, source or price (their own checks
-            # are all among those): the first of each family is tried on a copy and its
-            # answer stands for the others, as one lay of each kind does for tile lays.
+            # are all among those), and a stock round handles `done` as `pass`: the
+            # first of each family is tried on a copy and its answer stands for the
+            # others, as one lay of each kind does for tile lays.
             if family not in self.families:
                 self.families[family] = self.attempt(action)
             return self.families[family]
@@ -119,6 +120,8 @@ class _Judge:
         checked in full (None: none)."""
         rnd = self.game.round
         if isinstance(rnd, StockRound):
+            if isinstance(action, Pass | Done) and _regular_stock_turn(rnd):
+                return "pass", ""  # the stock round takes `done` as `pass` (3.2)
             whole = isinstance(action, SellShares | Par) or (isinstance(
                 action, BuyShares) and action.count == 1 and action.source is not None)
             if whole and _regular_stock_turn(rnd):
@@ -461,6 +464,26 @@ def _tile_lays(game: Game, corp: Corporation, hexes: set[str] | None = None,
                     yield LayTile(option.tile, hex_id, rotation)
 
 
+_TILE_ROTATIONS: dict[tuple[object, ...], tuple[int, ...]] = {}
+
+
+def _tile_rotations(old: TileSpec | HexSpec, old_rotation: int, tile: TileSpec,
+                    spec: HexSpec) -> tuple[int, ...]:
+    """`tiles.legal_rotations(old, old_rotation, tile, on_hex=spec)`, kept by all it
+    reads: what is replaced (a laid tile, or what the printed hex stands for), at which
+    rotation, the new tile, and the label the hex asks of the tile's colour. Hexes
+    holding the same tile share the answer."""
+    replaced, _ = tiles._resolve(old, spec)
+    key = (replaced, old_rotation, tile, spec.label_for(tile.color))
+    found = _TILE_ROTATIONS.get(key)
+    if found is None:
+        if len(_TILE_ROTATIONS) >= 50_000:
+            _TILE_ROTATIONS.clear()
+        found = _TILE_ROTATIONS[key] = tuple(
+            tiles.legal_rotations(old, old_rotation, tile, on_hex=spec))
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class _Option:
     """A tile that fits a hex as it stands, at `board.legal_rotations` (with the exits
@@ -491,11 +514,15 @@ def _hex_options(game: Game, hex_id: str) -> tuple[_Option, ...]:
         spec = title.hexes[hex_id]
         colour = title.tile(placed.name).color if placed else \
             spec.tile.color if spec.tile is not None else spec.color
+        old, old_rotation, _ = board.current(state, hex_id)
         options = []
         for name, tile in title.tiles.items():
             if not tiles.color_step_ok(colour, tile.color):
                 continue
-            rotations = board.legal_rotations(game.rules, state, hex_id, name)
+            # `board.legal_rotations`: the tile's own rotations, then the map's exits.
+            rotations = [r for r in _tile_rotations(old, old_rotation, tile, spec)
+                         if all(board.exit_problem(state, hex_id, e) is None
+                                for e in tiles.exits(tile, r))]
             if rotations:
                 options.append(_Option(name, tile.color, tuple(
                     (r, tiles.exits(tile, r)) for r in rotations)))
