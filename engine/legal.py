@@ -5,14 +5,21 @@ their rotations, token cities, purchases, bids, sales, ...) and keeps those the 
 accepts when tried on a copy, so the list is exactly as strict as the rules. Reports
 use the shorter `Game.legal()` texts; this list serves deadline defaults, tools and
 tests that play games out.
+
+Trying each candidate on its own copy is the definition, not the method: a copy costs
+as much as a small action and most candidates are refused, so the rounds' own checks
+that refuse on sight are asked first (`_Judge`), tile lays are judged as `_Lays` says,
+and only what is left is tried on a copy. The tests compare the list with trying every
+candidate on a copy, at every position of record 7818 and of random and driven games
+(tests/engine/test_legal_equivalence.py); `moderator bench legal` times it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from engine import board, tiles, track, trains
+from engine import board, routes, tiles, track, trains
 from engine.actions import (
     Accept,
     Action,
@@ -45,34 +52,240 @@ from engine.geometry import neighbour, opposite
 from engine.rounds.operating import STEP_OF, STEPS, OperatingRound
 from engine.rounds.stock import StockRound
 from engine.rules import Rules
+from engine.shares import check_can_hold, check_sale, next_certificate, price_per_share
 from engine.state import IPO, POOL, TREASURY, Corporation, GameState
-from engine.title import TileSpec
+from engine.title import HexSpec, TileSpec
 
 
 def legal_actions(game: Game) -> list[Action]:
-    """The actions the acting player may take now (each one tried on a copy; tile lays
-    as `_Lays` says; none of a step the company may no longer enter)."""
+    """The actions the acting player may take now (each one tried on a copy, but for
+    the shortcuts `_Judge` gives reasons for; tile lays as `_Lays` says; none of a step
+    the company may no longer enter)."""
     turn = game.turn()
     if turn is None:
         return []
-    lays: _Lays | None = None
-    steps: dict[str, bool] = {}
-    out: list[Action] = []
-    for action in _candidates(game):
+    judge = _Judge(game, turn.seat)
+    return [action for action in _candidates(game) if judge.accepts(action)]
+
+
+class _Judge:
+    """Decides each candidate as trying it on a copy of the game would.
+
+    A copy costs as much as a small action, and a position has dozens of candidates,
+    most of them refused. So a candidate is tried on a copy only when no shortcut
+    decides it; each shortcut answers only where the round's own checks make the
+    answer certain (see `_refused` and `accepts`). The tests compare the result with
+    trying every candidate on a copy, at every position of recorded and random games.
+    """
+
+    def __init__(self, game: Game, seat: str) -> None:
+        self.game = game
+        self.seat = seat
+        self.lays: _Lays | None = None
+        self.steps: dict[str, bool] = {}
+        self.tried: dict[Action, bool] = {}
+        self.reasons: dict[tuple[str, str], str | None] = {}
+        self.families: dict[tuple[str, str], bool] = {}
+
+    def accepts(self, action: Action) -> bool:
+        game = self.game
         if isinstance(action, LayTile) and isinstance(game.round, OperatingRound):
-            lays = lays or _Lays(game, turn.seat)
-            if lays.accepts(action):
-                out.append(action)
-            continue
+            self.lays = self.lays or _Lays(game, self.seat)
+            return self.lays.accepts(action)
         step = _step_of(game, action)
         if step is not None:
-            if step not in steps:
-                steps[step] = _may_enter(game, step)
-            if not steps[step]:
-                continue
-        if game.clone().attempt(turn.seat, action):
-            out.append(action)
-    return out
+            if step not in self.steps:
+                self.steps[step] = _may_enter(game, step)
+            if not self.steps[step]:
+                return False
+        if _refused(game, action) or self.refused_in_stock_round(action):
+            return False
+        # `run auto` is the best run found, declared. Declared routes a train can run
+        # pass `check_run`, and so does running none; past `check_run`, a run earning
+        # something goes on to the dividend step and nothing more can refuse it. So
+        # where running none is accepted, `run auto` is too: the search for the best
+        # run is spared (the tests try `run auto` itself on a copy).
+        if isinstance(action, RunRoutes) and action.auto and self.attempt(
+                RunRoutes(company=action.company)):
+            return True
+        family = self.family(action)
+        if family is not None:
+            # Past the checks that refused on sight, what the round still checks of a
+            # sale, a share purchase, a par or a train bought from a company depends on
+            # the company alone, not on the count, source or price (their own checks
+            # are all among those), and a stock round handles `done` as `pass`: the
+            # first of each family is tried on a copy and its answer stands for the
+            # others, as one lay of each kind does for tile lays.
+            if family not in self.families:
+                self.families[family] = self.attempt(action)
+            return self.families[family]
+        return self.attempt(action)
+
+    def family(self, action: Action) -> tuple[str, str] | None:
+        """The family of a candidate that `_refused` and `refused_in_stock_round`
+        checked in full (None: none)."""
+        rnd = self.game.round
+        if isinstance(rnd, StockRound):
+            if isinstance(action, Pass | Done) and _regular_stock_turn(rnd):
+                return "pass", ""  # the stock round takes `done` as `pass` (3.2)
+            whole = isinstance(action, SellShares | Par) or (isinstance(
+                action, BuyShares) and action.count == 1 and action.source is not None)
+            if whole and _regular_stock_turn(rnd):
+                assert isinstance(action, SellShares | BuyShares | Par)
+                return type(action).__name__, action.corporation
+            return None
+        if isinstance(action, BuyTrain) and isinstance(rnd, OperatingRound) and \
+                rnd.current is not None and rnd.offer is None and not rnd.discards and \
+                action.source in self.game.state.corporations and \
+                _enters_quietly(rnd, "train"):
+            return "BuyTrain", action.source
+        return None
+
+    def refused_in_stock_round(self, action: Action) -> bool:
+        """A refusal that the stock round's checks of a regular turn make certain
+        (3.2, 3.3): each is made before the action changes anything (False: try it)."""
+        rnd = self.game.round
+        if not isinstance(action, SellShares | BuyShares | Par) or not isinstance(
+                rnd, StockRound) or not _regular_stock_turn(rnd):
+            return False
+        state = self.game.state
+        corp = state.corporations.get(action.corporation)
+        if corp is None:
+            return True
+        if isinstance(action, SellShares):
+            percent = action.percent if action.percent is not None else \
+                10 * (action.count or 1)
+            try:
+                check_sale(self.game.rules, state, self.seat, corp, percent)
+            except GameError:
+                return True
+            return self.why_not(rnd._why_not_sell, corp) is not None
+        rules = self.game.rules
+        if isinstance(action, Par) and (corp.par_price is not None
+                                        or not rules.may_par(state, corp)):
+            return True
+        if isinstance(action, BuyShares) and corp.par_price is None:
+            return True
+        if self.why_not(rnd._why_not_buy, corp) is not None:
+            return True
+        cash = state.player(self.seat).cash
+        if isinstance(action, Par):
+            # `StockRound._par`: the market's par space, the price, the holding limits.
+            percent = corp.certificates[0].percent
+            if state.market.par_cell(action.price) is None or \
+                    cash - rnd.reserved(self.seat) < action.price * percent // 10:
+                return True
+        elif action.count == 1 and action.source is not None:
+            # `shares.buy_certificate`: a certificate there, the price, the limits.
+            cert = next_certificate(corp, action.source)
+            if cert is None or cert.president:
+                return True
+            percent = cert.percent
+            if cash < price_per_share(rules, state, corp, action.source) * percent // 10:
+                return True
+        else:
+            return False
+        try:
+            check_can_hold(rules, state, self.seat, corp, percent)
+        except GameError:
+            return True
+        return False
+
+    def why_not(self, check: Callable[[str, Corporation], str | None], corp: Corporation
+                ) -> str | None:
+        """`check(seat, corp)` of the stock round, asked once a position."""
+        key = (check.__name__, corp.sym)
+        if key not in self.reasons:
+            self.reasons[key] = check(self.seat, corp)
+        return self.reasons[key]
+
+    def attempt(self, action: Action) -> bool:
+        found = self.tried.get(action)
+        if found is None:
+            found = self.tried[action] = self.game.clone().attempt(self.seat, action)
+        return found
+
+
+def _regular_stock_turn(rnd: StockRound) -> bool:
+    """A player's turn of buying and selling (3.2, 3.3): no answer, par, auction or
+    private sale is pending."""
+    return rnd.s.proposal is None and rnd.s.par_pending is None and rnd.s.auction is None \
+        and rnd.cheapest() is None
+
+
+def _refused(game: Game, action: Action) -> bool:
+    """A refusal that the operating round's checks make certain without trying the
+    action: each test is a check the round makes, on what the action finds unchanged
+    when it gets there (False: try it)."""
+    rnd = game.round
+    if not isinstance(rnd, OperatingRound) or rnd.current is None or rnd.offer is not None \
+            or rnd.discards:
+        return False
+    state = game.state
+    corp = rnd.company()
+    if isinstance(action, Done):
+        # `done` passes every step before the train step, the run step among them.
+        return _must_run(game, rnd, rnd.steps.index("train"))
+    if isinstance(action, SellShares):
+        # The first check of a sale in an operating round (4.2.5.2(d)).
+        return bool(corp.trains) or not routes.has_route(game.rules, state, corp)
+    if isinstance(action, BuyPrivate):
+        # Checked before anything changes (4.2.6); the step is not entered.
+        private = state.privates.get(action.private)
+        if private is None or private.closed or private.owner not in state.players:
+            return True
+        price = action.price if action.price is not None else private.spec.value
+        return corp.cash < price or game.rules.why_not_buy_private(
+            state, corp, private, price, rnd) is not None
+    if isinstance(action, BuyTrain) and _enters_quietly(rnd, "train"):
+        # `OperatingRound._buy_train`'s first checks (4.2.5), on the state entering the
+        # step leaves: the train limit, and for a train of another company, the train,
+        # the price and the money.
+        if len(corp.trains) >= trains.train_limit(game.rules, state, corp):
+            return True
+        seller = state.corporations.get(action.source)
+        if seller is None:
+            return False  # the bank or the pool: tried
+        train = next((t for t in seller.trains if t.name == action.train
+                      and not t.obsolete), None)
+        assert rnd.current is not None
+        return (seller.sym == corp.sym or train is None or action.price is None
+                or action.price < 1 or corp.cash < action.price or rnd.current.emergency
+                or game.rules.why_not_train_price(state, corp, seller, train, action.price)
+                is not None)
+    if isinstance(action, PlaceToken) and _enters_quietly(rnd, "token"):
+        # `board.place_token`'s checks (4.2.2), on the state entering the step leaves.
+        assert rnd.current is not None
+        if rnd.current.token_placed or not corp.token_costs or action.hex not in \
+                state.title.hexes or board.has_token_in(state, corp.sym, action.hex):
+            return True
+        if action.city is not None and 0 <= action.city < board.city_count(
+                state, action.hex):
+            return board.free_slots(state, action.hex, action.city) - board.reserved_slots(
+                state, action.hex, action.city, corp.sym) <= 0
+    return False
+
+
+def _enters_quietly(rnd: OperatingRound, step: str) -> bool:
+    """Whether entering `step` now changes nothing: `OperatingRound._enter_step` acts
+    only on passing the run and dividend steps (settling them) and on leaving the
+    train step; every other step passed is left as it is."""
+    t = rnd.current
+    assert t is not None
+    index = rnd.steps.index(step)
+    return index >= t.step and not any(
+        s in ("route", "dividend", "train") for s in rnd.steps[t.step:index])
+
+
+def _must_run(game: Game, rnd: OperatingRound, until: int) -> bool:
+    """Whether passing the steps before `until` is refused at the run step, before
+    anything changes: the company has trains and a route and has not run (4.2(d));
+    only steps that change nothing when passed come before the run step."""
+    t = rnd.current
+    assert t is not None
+    corp = rnd.company()
+    return ("route" in rnd.steps[t.step:until] and t.revenue is None and bool(corp.trains)
+            and routes.has_route(game.rules, game.state, corp))
 
 
 def _step_of(game: Game, action: Action) -> str | None:
@@ -87,8 +300,16 @@ def _step_of(game: Game, action: Action) -> str | None:
 
 
 def _may_enter(game: Game, step: str) -> bool:
-    """Whether the operating company may still enter `step` (on a copy): where it may
-    not, every action of that step is refused, whatever it is (4.2(d), (e))."""
+    """Whether the operating company may still enter `step` (on a copy, where neither
+    `_enters_quietly` nor `_must_run` tells): where it may not, every action of that
+    step is refused, whatever it is (4.2(d), (e))."""
+    rnd = game.round
+    assert isinstance(rnd, OperatingRound) and rnd.current is not None
+    if _enters_quietly(rnd, step):
+        return True
+    index = rnd.steps.index(step)
+    if index < rnd.current.step or _must_run(game, rnd, index):
+        return False
     probe = game.clone()
     rnd = probe.round
     assert isinstance(rnd, OperatingRound)
@@ -248,6 +469,7 @@ def _tile_lays(game: Game, corp: Corporation, hexes: set[str] | None = None,
                 hexes.add(neighbour(title.grid, hex_id, edge))
         reach = _reach(state, corp.sym) if prune else None
     colours = game.rules.phase(state).tiles
+    supply = state.board.supply
     for hex_id in sorted(h for h in hexes if h in title.hexes):
         if not title.hexes[hex_id].buildable and not any_hex:
             continue
@@ -255,35 +477,85 @@ def _tile_lays(game: Game, corp: Corporation, hexes: set[str] | None = None,
             reach.entries.get(hex_id, set())
         if edges is not None and not edges:
             continue  # no train of the company can enter this hex: no lay can connect
-        for name, tile in title.tiles.items():
-            if tile.color not in colours:
+        if not prune:
+            for name, tile in title.tiles.items():
+                left = supply.get(name, 0)
+                if tile.color in colours and (left is None or left > 0):
+                    for rotation in board.legal_rotations(game.rules, state, hex_id, name):
+                        yield LayTile(name, hex_id, rotation)
+            continue
+        for option in _hex_options(game, hex_id):
+            left = supply.get(option.tile, 0)
+            if option.color not in colours or (left is not None and left <= 0):
                 continue
-            left = state.board.supply.get(name, 0)
-            if left is not None and left <= 0:
-                continue
-            rotations = _rotations(game, hex_id, name) if prune else \
-                board.legal_rotations(game.rules, state, hex_id, name)
-            for rotation in rotations:
-                if edges is None or not edges.isdisjoint(tiles.exits(tile, rotation)):
-                    yield LayTile(name, hex_id, rotation)
+            for rotation, exits in option.rotations:
+                if edges is None or not edges.isdisjoint(exits):
+                    yield LayTile(option.tile, hex_id, rotation)
 
 
-_ROTATIONS: dict[tuple[int, str, str | None, int, str], tuple[object, list[int]]] = {}
+_TILE_ROTATIONS: dict[tuple[object, ...], tuple[int, ...]] = {}
 
 
-def _rotations(game: Game, hex_id: str, name: str) -> list[int]:
-    """`board.legal_rotations`, kept by what lies on the hex (it depends on nothing else:
-    the tile, the hex, what it replaces, and the map around it)."""
-    title = game.state.title
-    placed = game.state.board.tiles.get(hex_id)
-    key = (id(title), hex_id, placed.name if placed else None,
-           placed.rotation if placed else 0, name)
-    found = _ROTATIONS.get(key)
+def _tile_rotations(old: TileSpec | HexSpec, old_rotation: int, tile: TileSpec,
+                    spec: HexSpec) -> tuple[int, ...]:
+    """`tiles.legal_rotations(old, old_rotation, tile, on_hex=spec)`, kept by all it
+    reads: what is replaced (a laid tile, or what the printed hex stands for), at which
+    rotation, the new tile, and the label the hex asks of the tile's colour. Hexes
+    holding the same tile share the answer."""
+    replaced, _ = tiles._resolve(old, spec)
+    key = (replaced, old_rotation, tile, spec.label_for(tile.color))
+    found = _TILE_ROTATIONS.get(key)
+    if found is None:
+        if len(_TILE_ROTATIONS) >= 50_000:
+            _TILE_ROTATIONS.clear()
+        found = _TILE_ROTATIONS[key] = tuple(
+            tiles.legal_rotations(old, old_rotation, tile, on_hex=spec))
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class _Option:
+    """A tile that fits a hex as it stands, at `board.legal_rotations` (with the exits
+    at each)."""
+
+    tile: str
+    color: str
+    rotations: tuple[tuple[int, frozenset[int]], ...]
+
+
+_OPTIONS: dict[tuple[int, str, str | None, int], tuple[object, tuple[_Option, ...]]] = {}
+
+
+def _hex_options(game: Game, hex_id: str) -> tuple[_Option, ...]:
+    """The tiles of the title that fit `hex_id` at some rotation, in the title's order,
+    kept by what lies on the hex (`board.legal_rotations` depends on nothing else: the
+    tile, the hex, what it replaces, and the printed map around it)."""
+    state = game.state
+    title = state.title
+    placed = state.board.tiles.get(hex_id)
+    key = (id(title), hex_id, placed.name if placed else None, placed.rotation if placed else 0)
+    found = _OPTIONS.get(key)
     if found is None or found[0] is not title:
-        if len(_ROTATIONS) >= 50_000:
-            _ROTATIONS.clear()
-        found = _ROTATIONS[key] = (title, board.legal_rotations(game.rules, game.state,
-                                                                 hex_id, name))
+        if len(_OPTIONS) >= 5_000:
+            _OPTIONS.clear()
+        # The colour of what lies there, as `tiles.upgrade_problems` reads it: its first
+        # check, one colour at a time, spares tracing the rest for most tiles.
+        spec = title.hexes[hex_id]
+        colour = title.tile(placed.name).color if placed else \
+            spec.tile.color if spec.tile is not None else spec.color
+        old, old_rotation, _ = board.current(state, hex_id)
+        options = []
+        for name, tile in title.tiles.items():
+            if not tiles.color_step_ok(colour, tile.color):
+                continue
+            # `board.legal_rotations`: the tile's own rotations, then the map's exits.
+            rotations = [r for r in _tile_rotations(old, old_rotation, tile, spec)
+                         if all(board.exit_problem(state, hex_id, e) is None
+                                for e in tiles.exits(tile, r))]
+            if rotations:
+                options.append(_Option(name, tile.color, tuple(
+                    (r, tiles.exits(tile, r)) for r in rotations)))
+        found = _OPTIONS[key] = (title, tuple(options))
     return found[1]
 
 
@@ -310,7 +582,17 @@ class _Reach:
 
 
 def _reach(state: GameState, corp: str) -> _Reach:
+    """The tracing of `corp`'s trains on the map as it stands, kept on the graph (as
+    `track.reachable` is) by the stations on the map; callers must not change it."""
     graph = track.build_track(state)
+    key = ("legal reach", corp, track.tokens_key(state))
+    found: _Reach | None = graph.traced.get(key)
+    if found is None:
+        found = graph.traced[key] = _trace_reach(state, graph, corp)
+    return found
+
+
+def _trace_reach(state: GameState, graph: track.Track, corp: str) -> _Reach:
     title = state.title
     starts = track.token_nodes(state, corp)
     seen: set[tuple[int, track.Point]] = set()
@@ -341,21 +623,77 @@ def _reach(state: GameState, corp: str) -> _Reach:
     return _Reach(entries, nodes, {n.hex for n in starts})
 
 
+@dataclass(frozen=True, slots=True)
+class _Change:
+    """What a tile at a rotation does to the track of a hex: whether it keeps every
+    old path, and its new paths."""
+
+    keeps: bool
+    added: tuple[frozenset[track.Point], ...]
+    exits: frozenset[int]
+
+
+_CHANGES: dict[tuple[int, str, str | None, int, str, int], tuple[object, _Change]] = {}
+
+
+def _change(state: GameState, hex_id: str, tile: TileSpec, rotation: int) -> _Change:
+    """`_Change` of a lay, kept by what lies on the hex."""
+    title = state.title
+    placed = state.board.tiles.get(hex_id)
+    key = (id(title), hex_id, placed.name if placed else None,
+           placed.rotation if placed else 0, tile.name, rotation)
+    found = _CHANGES.get(key)
+    if found is None or found[0] is not title:
+        if len(_CHANGES) >= 50_000:
+            _CHANGES.clear()
+        old_tile, old_rotation = track.tile_on(state, hex_id)
+        old = set() if old_tile is None else {
+            frozenset(p) for p in track.rotated_paths(old_tile, old_rotation, hex_id)}
+        new = {frozenset(p) for p in track.rotated_paths(tile, rotation, hex_id)}
+        added = tuple(p for p in (frozenset(p) for p in track.rotated_paths(
+            tile, rotation, hex_id)) if p not in old)
+        found = _CHANGES[key] = (title, _Change(old <= new, added,
+                                                tiles.exits(tile, rotation)))
+    return found[1]
+
+
+def _lay_checks(game: Game, corp: Corporation, lay: LayTile, tile: TileSpec) -> bool:
+    """Whether `board.check_lay` accepts the lay, the connection aside. A lay that
+    `_tile_lays` makes (a buildable hex, a tile of the phase's colours left in the
+    supply, at a rotation `board.legal_rotations` gives, so no upgrade or exit problem)
+    has only the title's own restrictions and the terrain cost left to meet."""
+    rules, state = game.rules, game.state
+    left = state.board.supply.get(lay.tile, 0)
+    spec = state.title.hexes.get(lay.hex)
+    if spec is not None and spec.buildable and tile.color in rules.phase(state).tiles \
+            and (left is None or left > 0) and any(
+                option.tile == lay.tile and any(r == lay.rotation for r, _ in option.rotations)
+                for option in _hex_options(game, lay.hex)):
+        return rules.why_not_lay(state, corp, lay.hex, tile, lay.rotation) is None and \
+            corp.cash >= board.terrain_cost(rules, state, lay.hex)
+    try:  # without the connection, check_lay only reads the game
+        board.check_lay(rules, state, corp, lay.hex, lay.tile, lay.rotation,
+                        need_connection=False)
+    except GameError:
+        return False
+    return True
+
+
 class _Lays:
     """Judges the tile lays of the operating company (see above)."""
 
     def __init__(self, game: Game, seat: str) -> None:
         self.game = game
         self.seat = seat
-        self.scratch = game.clone()  # check_lay lays the tile for a moment to trace it
-        self.reach: _Reach | None = None
+        self.scratch: Game | None = None  # connected_after lays the tile for a moment
         self.kinds: dict[str, bool] = {}  # lay kind -> whether its first lay was accepted
 
     def accepts(self, lay: LayTile) -> bool:
         if lay.company is not None:
             return self.game.clone().attempt(self.seat, lay)
-        rules, state = self.scratch.rules, self.scratch.state
-        rnd = self.scratch.round
+        game = self.game
+        rules, state = game.rules, game.state
+        rnd = game.round
         assert isinstance(rnd, OperatingRound)
         if rnd.current is None:
             return False
@@ -367,17 +705,17 @@ class _Lays:
         connected = self.connects(corp.sym, lay.hex, tile, lay.rotation)
         if connected is False:
             return False  # refused by check_lay, whatever else it finds
-        try:
-            board.check_lay(rules, state, corp, lay.hex, lay.tile, lay.rotation,
-                            need_connection=False)
-        except GameError:
+        if not _lay_checks(game, corp, lay, tile):
             return False
         if connected is None:
-            connected = board.connected_after(state, corp, lay.hex, tile, lay.rotation)
+            self.scratch = self.scratch or game.clone()
+            scratch = self.scratch.state
+            connected = board.connected_after(scratch, scratch.corporation(corp.sym),
+                                              lay.hex, tile, lay.rotation)
         if not connected:
             return False
         if kind not in self.kinds:
-            self.kinds[kind] = self.game.clone().attempt(self.seat, lay)
+            self.kinds[kind] = game.clone().attempt(self.seat, lay)
         return self.kinds[kind]
 
     def connects(self, corp: str, hex_id: str, tile: TileSpec, rotation: int
@@ -391,21 +729,17 @@ class _Lays:
         in the hex: at an edge it crossed into, or at a node it reached. So the lay
         connects exactly when a train reaches a city of the hex now, or stands at an
         edge of the new tile or at a node of the hex where a new segment starts."""
-        state = self.scratch.state
-        reach = self.reach = self.reach or _reach(state, corp)
+        state = self.game.state
+        reach = _reach(state, corp)
         if hex_id in reach.stations:
             return True  # the station's city is reached
-        old_tile, old_rotation = track.tile_on(state, hex_id)
-        old = set() if old_tile is None else {
-            frozenset(p) for p in track.rotated_paths(old_tile, old_rotation, hex_id)}
-        new = {frozenset(p) for p in track.rotated_paths(tile, rotation, hex_id)}
-        if not old <= new:
+        change = _change(state, hex_id, tile, rotation)
+        if not change.keeps:
             return None
         reached = reach.nodes.get(hex_id, set())
         if any(n.kind == "c" for n in reached):
             return True
-        exits = tiles.exits(tile, rotation)
         starts: set[track.Point] = {track.Side(hex_id, e) for e in
-                                    reach.entries.get(hex_id, set()) & exits}
+                                    reach.entries.get(hex_id, set()) & change.exits}
         starts |= reached
-        return any(not starts.isdisjoint(path) for path in new - old)
+        return any(not starts.isdisjoint(path) for path in change.added)

@@ -201,8 +201,20 @@ def has_route(rules: Rules, state: GameState, corp: Corporation) -> bool:
     key = ("has_route", corp.sym, tokens_key(state))  # kept on the graph (engine.track)
     found = graph.traced.get(key)
     if found is None:
-        found = graph.traced[key] = bool(all_walks(state, graph, corp.sym, 2))
+        found = graph.traced[key] = _any_walk(state, graph, corp.sym)
     return bool(found)
+
+
+def _any_walk(state: GameState, graph: Track, corp: str) -> bool:
+    """Whether `all_walks(state, graph, corp, 2)` finds a walk: the same walks, looked
+    for from the company's stations first and no further than the first one."""
+    from engine.track import token_nodes
+
+    tokens = set(token_nodes(state, corp))
+    starts = [n for n in graph.nodes() if n.is_stop]
+    starts.sort(key=lambda n: n not in tokens)  # stable: the stations, then the rest
+    return any(tokens.intersection(walk.stops)
+               for node in starts for walk in walks_from(state, graph, corp, node, 2))
 
 
 def matches(walk: Walk, hexes: tuple[str, ...]) -> bool:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import click
 
 from engine.optimizer import DEFAULT_BUDGET
-from moderator.cli.bench_replay import FIXTURES, percentile, replay_command
+from moderator.cli.bench_replay import FIXTURES, legal_command, percentile, replay_command
 
 if TYPE_CHECKING:
     from engine.actions import RunRoutes
@@ -202,6 +202,7 @@ def bench() -> None:
 
 
 bench.add_command(replay_command)
+bench.add_command(legal_command)
 
 
 @bench.command("routes")

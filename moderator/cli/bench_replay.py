@@ -1,4 +1,4 @@
-"""Measuring the engine's speed: `moderator bench replay`.
+"""Measuring the engine's speed: `moderator bench replay` and `moderator bench legal`.
 
 The engine is event-sourced, so replay speed is the service's speed. For every record
 this prints our replay time next to the 18xx.games engine's own (the "oracle", when its
@@ -11,6 +11,10 @@ the replay alone is timed, several times, and the fastest run is kept. Ours is
 `import_record` (the site's actions mapped onto ours, each one checked); the replay of
 our own log of the same game (`Game(setup, moves)`, what the service does after a
 restart) is shown beside it.
+
+`bench legal` times `legal_actions` alone at every position of one record, by round and
+step: the first call at each position (what the service pays), and with `--runs` the
+fastest of several (the machine's load left out).
 """
 
 from __future__ import annotations
@@ -138,13 +142,39 @@ def positions(record: dict[str, Any]) -> Iterator[tuple[Any, Any]]:
 
 def legal_times(record: dict[str, Any]) -> list[float]:
     """Seconds `legal_actions` takes at every position of the record."""
+    return [t.first for t in legal_timings(record)]
+
+
+@dataclass(frozen=True, slots=True)
+class LegalTiming:
+    """`legal_actions` at one position: where the game stands (the round and the
+    step), how many actions it lists, the first call's seconds and the fastest of the
+    calls made there."""
+
+    where: str
+    actions: int
+    first: float
+    fastest: float
+
+
+def legal_timings(record: dict[str, Any], runs: int = 1) -> list[LegalTiming]:
+    """`legal_actions` at every position of the record, called `runs` times there (the
+    first call is what the service pays; later calls find what the first one kept)."""
     from engine.legal import legal_actions
+    from engine.rounds.operating import OperatingRound
 
     out = []
     for game, _ in positions(record):
-        started = time.perf_counter()
-        legal_actions(game)
-        out.append(time.perf_counter() - started)
+        times = []
+        listed = 0
+        for _ in range(max(runs, 1)):
+            started = time.perf_counter()
+            listed = len(legal_actions(game))
+            times.append(time.perf_counter() - started)
+        turn = game.turn()
+        rnd = "operating" if isinstance(game.round, OperatingRound) else "stock"
+        step = turn.step if turn is not None and rnd == "operating" else "turn"
+        out.append(LegalTiming(f"{rnd}: {step}", listed, times[0], min(times)))
     return out
 
 
@@ -291,3 +321,38 @@ def replay_command(files: tuple[Path, ...], runs: int, driver: Path,
         for point in replay_curve(record):
             click.echo(f"  {point.moves:>5} {_ms(point.seconds):>10} {_ms(point.segment):>10}"
                        f" {_ms(point.segment_alone):>10}")
+
+
+def _spread(values: Sequence[float]) -> str:
+    return (f"median {_ms(statistics.median(values))}, p95 {_ms(percentile(values, 0.95))}, "
+            f"max {_ms(max(values))}")
+
+
+@click.command("legal")
+@click.argument("record", required=False,
+                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--runs", type=int, default=1, show_default=True,
+              help="Calls at each position; with more than one, the fastest is shown "
+              "beside the first (the machine's load left out).")
+def legal_command(record: Path | None, runs: int) -> None:
+    """Time `legal_actions` at every position of RECORD (default: 18TN 7818)."""
+    path = record or LEGAL_RECORD
+    if not path.is_file():
+        raise click.UsageError(f"no record at {path}")
+    timings = legal_timings(json.loads(path.read_text()), runs)
+    click.echo(f"legal_actions over the {len(timings)} positions of {path.name}, "
+               "the first call at each: " + _spread([t.first for t in timings]))
+    if runs > 1:
+        click.echo(f"the fastest of {runs} calls at each position: "
+                   + _spread([t.fastest for t in timings]))
+    click.echo(f"{'where':<28} {'positions':>9} {'actions':>8} {'median':>9} {'p95':>9} "
+               f"{'max':>9}")
+    groups: dict[str, list[LegalTiming]] = {}
+    for timing in timings:
+        groups.setdefault(timing.where, []).append(timing)
+    for where, group in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        first = [t.first for t in group]
+        click.echo(f"{where[:28]:<28} {len(group):>9} "
+                   f"{statistics.median(t.actions for t in group):>8.0f} "
+                   f"{_ms(statistics.median(first)):>9} {_ms(percentile(first, 0.95)):>9} "
+                   f"{_ms(max(first)):>9}")

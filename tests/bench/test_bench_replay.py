@@ -43,3 +43,27 @@ def test_the_curve_and_the_order_times_cover_the_whole_game() -> None:
     assert all(b.seconds > a.seconds for a, b in itertools.pairwise(curve))
     assert abs(sum(p.segment for p in curve) - curve[-1].seconds) < 1e-9
     assert len(order_times(record)) == 578
+
+
+def test_bench_legal_reports_every_position_by_step() -> None:
+    result = CliRunner().invoke(bench, ["legal", "--runs", "2", str(RECORD)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert re.match(r"legal_actions over the 578 positions of 7818.json, the first call at "
+                    r"each: median [\d.]+ ms, p95 [\d.]+ ms, max [\d.]+ ms$", lines[0])
+    assert lines[1].startswith("the fastest of 2 calls at each position: median")
+    rows = {line[:28].strip(): line[28:].split() for line in lines[3:]}
+    # Every position counted once, in the row of its round and step.
+    assert sum(int(row[0]) for row in rows.values()) == 578
+    assert {"stock: turn", "operating: track", "operating: train"} <= set(rows)
+
+
+def test_legal_timings_list_what_legal_actions_lists() -> None:
+    from engine.legal import legal_actions
+    from moderator.cli.bench_replay import legal_timings, positions
+
+    record = json.loads(RECORD.read_text())
+    timings = legal_timings(record)
+    counts = [len(legal_actions(game)) for game, _ in itertools.islice(positions(record), 40)]
+    assert [t.actions for t in timings[:40]] == counts
+    assert all(t.fastest <= t.first for t in timings)
