@@ -20,7 +20,9 @@ from engine.views import GameView, game_view
 from moderator.mail.compose import Picture
 
 if TYPE_CHECKING:
-    from moderator.reports.mapimage import BoardLike
+    from collections.abc import Collection
+
+    from moderator.reports.mapimage import BoardLike, MapPlate
 
 __all__ = [
     "HistoryEntry",
@@ -28,6 +30,7 @@ __all__ = [
     "Position",
     "Results",
     "Section",
+    "game_map_plate",
     "headline",
     "map_picture",
     "position",
@@ -101,6 +104,16 @@ def map_picture(game_id: str, game: Game, since: BoardLike | None) -> Picture:
     png = render_game_map(game, highlight=changed,
                           caption=f"{game_id} - next move {game.next_move}")
     return Picture(MAP_CID, f"{game_id}-move-{game.next_move}.png", png)
+
+
+def game_map_plate(game: Game, highlight: Collection[str]) -> MapPlate:
+    """GAME's board drawn once, HIGHLIGHT outlined, for captions to be added to
+    (`moderator.desk.games.PictureCache`)."""
+    from moderator.reports.mapimage import map_plate
+
+    state = game.state
+    return map_plate(state.title, state.board, phase=game.rules.phase(state).name,
+                     highlight=highlight)
 
 
 # -- the position ---------------------------------------------------------------------------
