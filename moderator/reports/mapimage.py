@@ -22,6 +22,8 @@ import functools
 import io
 import itertools
 import math
+import struct
+import zlib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -1161,17 +1163,25 @@ def _draw_board(title: Title, board: BoardLike, phase: str | None,
     return _Canvas(image, p, height, band_height, bool(marked))
 
 
-@dataclass(frozen=True, slots=True)
 class MapPlate:
     """A map drawn once for one board, phase and outline, its caption band blank and
     its colours reduced to a palette; `png` adds a caption. A report after a move that
-    changed no hex (a share bought, a train run) so draws only its caption anew."""
+    changed no hex (a share bought, a train run) so draws only its caption anew.
 
-    image: Image.Image  # "P": the palette picture, the caption band blank
-    geometry: MapGeometry  # the supersampled one the caption is laid out by
-    height: int  # of the map above the caption band, in output pixels
-    band: int
-    marked: bool
+    The caption band is the picture's last rows, so the PNG's compressed rows above it
+    are made once too: a copy of the compressor, stopped where the band begins,
+    compresses each caption's rows and ends the stream (`_PngStream`)."""
+
+    __slots__ = ("_stream", "band", "geometry", "height", "image", "marked")
+
+    def __init__(self, image: Image.Image, geometry: MapGeometry, height: int, band: int,
+                 marked: bool) -> None:
+        self.image = image  # "P": the palette picture, the caption band blank
+        self.geometry = geometry  # the supersampled one the caption is laid out by
+        self.height = height  # of the map above the caption band, in output pixels
+        self.band = band
+        self.marked = marked
+        self._stream = _PngStream(image, height)
 
     def png(self, caption: str) -> bytes:
         """The PNG with CAPTION under the map (and the key to the outline, if any)."""
@@ -1181,12 +1191,51 @@ class MapPlate:
         _caption(p, caption, self.marked, 0, self.band * SUPERSAMPLE)
         final = strip.reduce(SUPERSAMPLE)
         p.finish(final, SUPERSAMPLE)
-        picture = self.image.copy()
         # The caption's colours mapped to the map's palette (ink, paper, the outline's
         # red are all in it): the strip is not quantized on its own.
-        picture.paste(final.quantize(palette=self.image, dither=Image.Dither.NONE),
-                      (0, self.height))
-        return _png_bytes(picture)
+        return self._stream.png(final.quantize(palette=self.image,
+                                               dither=Image.Dither.NONE))
+
+
+class _PngStream:
+    """A palette picture's PNG, its rows from TOP on given anew for each picture.
+
+    Written here rather than by Pillow so the compressed rows above TOP are kept: a
+    zlib compressor can be copied mid-stream. Rows are unfiltered, as Pillow writes
+    palette pictures; the result is a plain PNG (8-bit palette, no interlace)."""
+
+    def __init__(self, image: Image.Image, top: int) -> None:
+        width, height = image.size
+        self.width, self.height, self.top = width, height, top
+        palette = bytes(image.getpalette() or ())
+        header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
+        self.head = PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"PLTE", palette)
+        self.compressor = zlib.compressobj(PNG_COMPRESS_LEVEL)
+        self.above = self.compressor.compress(_rows(image.crop((0, 0, width, top))))
+
+    def png(self, below: Image.Image) -> bytes:
+        """The PNG with BELOW (a palette picture of the same palette) as the rows from
+        TOP to the end."""
+        assert below.size == (self.width, self.height - self.top) and below.mode == "P"
+        compressor = self.compressor.copy()
+        data = self.above + compressor.compress(_rows(below)) + compressor.flush()
+        return self.head + _chunk(b"IDAT", data) + _chunk(b"IEND", b"")
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PNG_COMPRESS_LEVEL = 6  # as `encode_png`
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(
+        ">I", zlib.crc32(data, zlib.crc32(kind)))
+
+
+def _rows(image: Image.Image) -> bytes:
+    """The rows of a palette picture as PNG data: each after its filter byte (0)."""
+    width = image.size[0]
+    raw = image.tobytes()
+    return b"".join(b"\x00" + raw[i:i + width] for i in range(0, len(raw), width))
 
 
 def map_plate(title: Title, board: BoardLike = EMPTY_BOARD, *, phase: str | None = None,
@@ -1214,7 +1263,7 @@ def _quantized(image: Image.Image) -> Image.Image:
 
 def _png_bytes(image: Image.Image) -> bytes:
     out = io.BytesIO()
-    image.save(out, format="PNG", compress_level=6)
+    image.save(out, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
     return out.getvalue()
 
 
