@@ -35,7 +35,10 @@ class GameCache:
 
     def game(self, game_id: str) -> Game:
         """The stored game GAME_ID, from the cache when no move was appended since (by the
-        CLI, say). Callers must not change it: they work on a `clone`."""
+        CLI, say). Callers must not change it: they work on a `clone`.
+
+        The count of stored moves is enough to tell: the log is append-only (an `undo` is
+        a move; `Store.append` refuses a log that moved on and nothing deletes moves)."""
         count = self.store.execute("SELECT COUNT(*) FROM moves WHERE game_id = ?",
                                    [game_id])[0][0]
         cached = self._games.get(game_id)
