@@ -82,3 +82,28 @@ async def test_every_mail_of_a_burst_is_answered(mail_servers: LocalMail) -> Non
                 break
             await asyncio.sleep(0.2)
     assert answered == sent
+
+
+async def test_a_whole_search_now_and_then_finds_mail_below_the_floor(
+        mail_servers: LocalMail) -> None:
+    """Should a server show a mail late under a lower UID than one already flagged, the
+    periodic whole search still finds it."""
+    config = await daemon_settings(mail_servers)
+    first = await send_mail(mail_servers, "a@example.org", MODERATOR, "one", "help")
+    second = await send_mail(mail_servers, "b@example.org", MODERATOR, "two", "help")
+    session = ImapSession(config.imap)
+    await session.open()
+    try:
+        uids = await session.unprocessed()
+        assert len(uids) == 2
+        await session.mark_many(uids[1:])
+        session.processed_through(uids[1])  # as if the first had not been shown
+        assert await session.unprocessed() == []  # a search from the floor
+        session.searched_all = 0.0  # FULL_SEARCH_EVERY has passed
+        found = await session.unprocessed()
+        assert found == uids[:1]
+        [mail] = await session.fetch_many(found, max_bytes=100_000)
+        assert first.encode() in mail.raw and second.encode() not in mail.raw
+        await session.logout()
+    finally:
+        session.close()

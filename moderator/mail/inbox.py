@@ -27,6 +27,7 @@ import contextlib
 import logging
 import re
 import ssl
+import time
 from collections.abc import Awaitable, Sequence
 from typing import Any
 
@@ -41,6 +42,9 @@ log = logging.getLogger(__name__)
 PROCESSED_KEYWORD = "$ModeratorDone"
 _PERMANENT_RE = re.compile(rb"\[PERMANENTFLAGS \(([^)]*)\)\]")
 _SIZE_RE = re.compile(rb"RFC822\.SIZE (\d+)")
+#: Seconds between searches of the whole folder (the others start above what was
+#: flagged, `ImapSession.processed_through`).
+FULL_SEARCH_EVERY = 60.0
 #: What `fetch_many` holds in memory at most (but one mail, whatever its size).
 BATCH_BYTES = 16_000_000
 _UID_RE = re.compile(rb"\bUID (\d+)")
@@ -93,8 +97,11 @@ class ImapSession:
         self._watch_untagged()
         # Every mail below this UID was processed and flagged in this session: a search
         # looks from here on (`processed_through`). New mail always gets a higher UID,
-        # and some servers (pymap's maildir) read every message a search may match.
+        # and some servers (pymap's maildir) read every message a search may match. A
+        # whole search still comes every FULL_SEARCH_EVERY seconds, should a server
+        # show a mail late under a lower UID.
         self.floor = 1
+        self.searched_all = 0.0  # when the last whole search was (time.monotonic)
 
     def _watch_untagged(self) -> None:
         protocol = self.client.protocol
@@ -169,8 +176,12 @@ class ImapSession:
         await self.command(self.client.noop(), "NOOP")
         criteria = {"move": "UNDELETED", "keyword": f"UNKEYWORD {PROCESSED_KEYWORD}",
                     "unseen": "UNSEEN"}[self.mode]
-        if self.floor > 1:
-            criteria = f"UID {self.floor}:* {criteria}"
+        floor = self.floor
+        if time.monotonic() - self.searched_all > FULL_SEARCH_EVERY:
+            floor = 1
+            self.searched_all = time.monotonic()
+        if floor > 1:
+            criteria = f"UID {floor}:* {criteria}"
         response = await self.command(self.client.uid_search(criteria, charset=None),
                                       "UID SEARCH")
         uids: set[str] = set()
@@ -179,7 +190,7 @@ class ImapSession:
             if words and all(word.isdigit() for word in words):  # not "3 EXISTS"
                 uids.update(words)
         # "N:*" names the last mail even when it is below N: only what is above.
-        return sorted((uid for uid in uids if int(uid) >= self.floor), key=int)
+        return sorted((uid for uid in uids if int(uid) >= floor), key=int)
 
     def processed_through(self, uid: str) -> None:
         """Every mail up to UID that `unprocessed` found is flagged: later searches
