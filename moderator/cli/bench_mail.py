@@ -1,13 +1,13 @@
 """``moderator bench mail``: the service under a burst, measured end to end.
 
 A game in mid-game (a recorded game replayed to move AT) is seated by mail addresses
-in a fresh store; the embedded local mail servers and the daemon run in this process;
-then BURST mails go out at once through SMTP: every fourth the game's next recorded
-move (applied), the others orders from players whose turn it is not (refused with the
-position). Measured from each mail's hand-over to SMTP until the moderator handed its
-answer to SMTP (the outbox's `sent`): throughput of processed mails per second and
-the latency percentiles. The figures are the service's, not a test's: nothing here
-asserts a time.
+in a fresh store; the embedded local mail servers (the IMAP server a child process)
+and the daemon run in this process; then BURST mails go out at once through SMTP:
+every fourth (`--applied-every`) the game's next recorded move (applied), the others
+orders from players whose turn it is not (refused with the position). Measured from
+each mail's hand-over to SMTP until the moderator handed its answer to SMTP (the
+outbox's `sent`): throughput of processed mails per second and the latency
+percentiles. The figures are the service's, not a test's: nothing here asserts a time.
 
 The wall-clock figures depend on what else the machine runs (the load average is
 printed with them); the CPU figures much less: the processor's own CPU per mail (its
@@ -89,8 +89,10 @@ def seated_game(store: Store, record: Path, at: int) -> tuple[str, dict[str, str
     return game_id, addresses, whole
 
 
-def burst(game_id: str, whole: Game, at: int, count: int) -> list[BurstMail]:
-    """COUNT mails: every fourth the next recorded move, the rest refused orders."""
+def burst(game_id: str, whole: Game, at: int, count: int,
+          applied_every: int = APPLIED_EVERY) -> list[BurstMail]:
+    """COUNT mails: every APPLIED_EVERY-th the next recorded move (none if 0), the rest
+    refused orders."""
     names = names_for_title(load_title(whole.setup.title), whole.setup.seats)
     seats = whole.setup.seats
     mails: list[BurstMail] = []
@@ -98,7 +100,7 @@ def burst(game_id: str, whole: Game, at: int, count: int) -> list[BurstMail]:
     position = Game(whole.setup, whole.log[:at])
     for index in range(count):
         mid = f"<burst{index}.{time.time_ns()}@bench.test>"
-        if index % APPLIED_EVERY == 0 and move < len(whole.log):
+        if applied_every and index % applied_every == 0 and move < len(whole.log):
             next_move: Move = whole.log[move]
             text = format_line([next_move.action], names)
             mails.append(BurstMail(mid, next_move.seat, text, True))
@@ -111,7 +113,8 @@ def burst(game_id: str, whole: Game, at: int, count: int) -> list[BurstMail]:
     return mails
 
 
-async def run_burst(workdir: Path, record: Path, at: int, count: int) -> MailBench:
+async def run_burst(workdir: Path, record: Path, at: int, count: int,
+                    applied_every: int = APPLIED_EVERY) -> MailBench:
     local = local_mail_module()
     store_path = workdir / "moderator" / "moderator.sqlite"
     store_path.parent.mkdir(parents=True)
@@ -123,7 +126,7 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int) -> MailBen
         await servers.ensure_mailbox(config.moderator.address)
         store = Store(config.moderator.database)
         game_id, addresses, whole = seated_game(store, record, at)
-        mails = burst(game_id, whole, at, count)
+        mails = burst(game_id, whole, at, count, applied_every)
         stop = asyncio.Event()
         processors: list[Processor] = []
         daemon = asyncio.create_task(serve_forever(config, stop, started=processors.append))
@@ -228,12 +231,15 @@ def _load() -> float | None:
               help="The move the game is at when the burst comes.")
 @click.option("--mails", "count", type=int, default=200, show_default=True,
               help="How many mails the burst has.")
-def mail_command(record: Path | None, at: int, count: int) -> None:
+@click.option("--applied-every", type=click.IntRange(min=0), default=APPLIED_EVERY,
+              show_default=True,
+              help="Every this many mails is the game's next move (0: all are refused).")
+def mail_command(record: Path | None, at: int, count: int, applied_every: int) -> None:
     """Throughput and latency of the service under a burst of mail, over the real local
     servers (needs the `local` extra)."""
     path = record or FIXTURES / "18TN" / "7818.json"
     with tempfile.TemporaryDirectory(prefix="bench-mail-") as tmp:
-        result = asyncio.run(run_burst(Path(tmp), path, at, count))
+        result = asyncio.run(run_burst(Path(tmp), path, at, count, applied_every))
     if not result.latencies:
         raise click.ClickException("no answer arrived")
     lat = result.latencies

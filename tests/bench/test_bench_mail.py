@@ -28,3 +28,11 @@ def test_bench_mail_answers_the_burst_and_prints_its_figures() -> None:
     assert re.search(r"^processor CPU: [\d.]+ ms per mail \(one core: \d+ mails/s\)",
                      result.output, re.M)
     assert re.search(r"^CPU: \d+ ms per mail in this process", result.output, re.M)
+
+
+@pytest.mark.skipif(not (FIXTURES / "18TN" / "7818.json").exists(),
+                    reason="the recorded games are not here")
+def test_bench_mail_can_send_only_refused_orders() -> None:
+    result = CliRunner().invoke(bench, ["mail", "--mails", "5", "--applied-every", "0"])
+    assert result.exit_code == 0, result.output
+    assert "5 mails sent, 5 answered, 0 applied" in result.output.splitlines()[0]
