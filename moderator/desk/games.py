@@ -86,8 +86,10 @@ class PictureCache:
     no hex (a share bought, a train run) draws only the new caption, and the board at a
     reader's last report is replayed once, not for every mail."""
 
-    def __init__(self, size: int = 32) -> None:
+    def __init__(self, size: int = 32, plates: int = 8) -> None:
         self.size = size
+        # A plate holds its picture and a compressor's state (about 1.5 MB): fewer.
+        self.plate_size = plates
         self.drawn = 0  # pictures made so far (what the cache could not save)
         self.plates = 0  # of which whole maps drawn (the rest: only a new caption)
         self._plates: OrderedDict[PlateKey, MapPlate] = OrderedDict()
@@ -117,7 +119,7 @@ class PictureCache:
             if plate is None:
                 plate = game_map_plate(game, changed)
                 self.plates += 1
-            _put(self._plates, plate_key, plate, self.size)
+            _put(self._plates, plate_key, plate, self.plate_size)
             picture = Picture(MAP_CID, f"{game_id}-move-{game.next_move}.png",
                               plate.png(caption))
             self.drawn += 1
