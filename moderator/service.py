@@ -69,7 +69,7 @@ from moderator.mail.endpoints import (
     port_is_free,
     read_endpoints,
 )
-from moderator.mail.inbox import ImapError, ImapSession
+from moderator.mail.inbox import FetchedMail, ImapError, ImapSession
 from moderator.mail.outbox import Outbox
 from moderator.mail.parse import automatic_reason
 from moderator.store import Store
@@ -375,10 +375,12 @@ def banner(endpoints: EmbeddedEndpoints, workdir: Path) -> str:
 
 
 async def serve_forever(config: Config, stop_event: asyncio.Event,
-                        clock: Callable[[], float] = time.time) -> None:
+                        clock: Callable[[], float] = time.time,
+                        started: Callable[[Processor], None] | None = None) -> None:
     """Process the moderator's mail and send its answers until STOP_EVENT is set.
 
-    CLOCK is the time deadlines are measured by (tests pass one they advance)."""
+    CLOCK is the time deadlines are measured by (tests pass one they advance); STARTED
+    is shown the processor (`moderator bench mail` reads the CPU it spent)."""
     log.info("serving %s from imap://%s:%s/%s", config.moderator.address, config.imap.host,
              config.imap.port, config.imap.folder)
     database = config.moderator.database
@@ -389,6 +391,8 @@ async def serve_forever(config: Config, stop_event: asyncio.Event,
     mod = config.moderator
     processor = Processor(worker_store, ProcessorSettings.from_config(mod), clock=clock,
                           retry=RetryPolicy(mod.max_attempts, mod.retry_min, mod.retry_max))
+    if started is not None:
+        started(processor)
     wake_outbox = asyncio.Event()
     outbox = Outbox(outbox_store, config.smtp)
     outbox_task = asyncio.create_task(outbox.run(stop_event, wake_outbox))
@@ -488,31 +492,57 @@ async def _inbox_loop(config: Config, processor: Processor, wake_outbox: asyncio
             session.close()
 
 
+#: Mails fetched in one round trip (`ImapSession.fetch_many`) under a burst.
+FETCH_BATCH = 25
+
+
 async def process_inbox(session: ImapSession, processor: Processor,
                         wake_outbox: asyncio.Event, max_bytes: int) -> int:
-    """Fetch, record, process and flag every unprocessed mail; return how many."""
+    """Fetch, record, process and flag every unprocessed mail; return how many.
+
+    Mail is fetched FETCH_BATCH at once, the next batch while this one is processed,
+    and flagged a batch at once: the flag is only a hint (the database knows what was
+    done), so a crash before it only makes the next fetch find mail it ignores."""
     handled = 0
-    for uid in await session.unprocessed():
-        fetched = await session.fetch(uid, max_bytes)
-        if fetched is None:
-            continue  # expunged meanwhile
-        crash_point("fetched")
-        key, done = await asyncio.to_thread(processor.receive, fetched.raw, fetched.size)
-        crash_point("stored")
-        if done:
-            log.info("%s was processed before; flagging it again", key)
-        else:
-            outcome = await asyncio.to_thread(processor.process, key)
-            crash_point("committed")
-            wake_outbox.set()
-            if outcome.status == "deferred":
-                # Flagged all the same: the database has it, and the retry loop tries
-                # it again while the mail behind it goes on.
-                log.warning("%s: %s", key, outcome.summary)
-        await session.mark_processed(uid)
+    uids = await session.unprocessed()
+    batch = await session.fetch_many(uids[:FETCH_BATCH], max_bytes)
+    while batch:
+        uids = uids[uids.index(batch[-1].uid) + 1:]
+        following = (asyncio.ensure_future(session.fetch_many(uids[:FETCH_BATCH], max_bytes))
+                     if uids else None)
+        try:
+            for fetched in batch:
+                await _process_fetched(processor, wake_outbox, fetched)
+                handled += 1
+        except BaseException:
+            if following is not None:
+                following.cancel()
+                with contextlib.suppress(BaseException):
+                    await following
+            raise
+        next_batch = await following if following is not None else []
+        await session.mark_many([fetched.uid for fetched in batch])
         crash_point("flagged")
-        handled += 1
+        session.processed_through(batch[-1].uid)
+        batch = next_batch
     return handled
+
+
+async def _process_fetched(processor: Processor, wake_outbox: asyncio.Event,
+                           fetched: FetchedMail) -> None:
+    crash_point("fetched")
+    key, done = await asyncio.to_thread(processor.receive, fetched.raw, fetched.size)
+    crash_point("stored")
+    if done:
+        log.info("%s was processed before; flagging it again", key)
+        return
+    outcome = await asyncio.to_thread(processor.process, key)
+    crash_point("committed")
+    wake_outbox.set()
+    if outcome.status == "deferred":
+        # Flagged all the same: the database has it, and the retry loop tries it
+        # again while the mail behind it goes on.
+        log.warning("%s: %s", key, outcome.summary)
 
 
 async def _wait_event(event: asyncio.Event, timeout: float) -> None:

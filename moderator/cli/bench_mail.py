@@ -1,13 +1,19 @@
 """``moderator bench mail``: the service under a burst, measured end to end.
 
 A game in mid-game (a recorded game replayed to move AT) is seated by mail addresses
-in a fresh store; the embedded local mail servers and the daemon run in this process;
-then BURST mails go out at once through SMTP: every fourth the game's next recorded
-move (applied), the others orders from players whose turn it is not (refused with the
-position). Measured from each mail's hand-over to SMTP until the moderator handed its
-answer to SMTP (the outbox's `sent`): throughput of processed mails per second and
-the latency percentiles. The figures are the service's, not a test's: nothing here
-asserts a time.
+in a fresh store; the embedded local mail servers (the IMAP server a child process)
+and the daemon run in this process; then BURST mails go out at once through SMTP:
+every fourth (`--applied-every`) the game's next recorded move (applied), the others
+orders from players whose turn it is not (refused with the position). Measured from
+each mail's hand-over to SMTP until the moderator handed its answer to SMTP (the
+outbox's `sent`): throughput of processed mails per second and the latency
+percentiles. The figures are the service's, not a test's: nothing here asserts a time.
+
+The wall-clock figures depend on what else the machine runs (the load average is
+printed with them); the CPU figures much less: the processor's own CPU per mail (its
+thread's time in `Processor.receive` and `process`: what a mail costs the moderator
+on one core), this process's (the daemon with the outbox and IMAP client, the SMTP
+server and the bench), and the IMAP server's (pymap, a child process).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import tempfile
 import time
 from dataclasses import dataclass
@@ -31,6 +38,7 @@ from grammar.format import format_line
 from grammar.names import names_for_title
 from moderator.cli.bench_replay import FIXTURES, percentile
 from moderator.desk.auth import MASTER_KEY, make_token
+from moderator.desk.processor import Processor
 from moderator.service import embedded_config, local_mail_module, replace_config, serve_forever
 from moderator.store import Store
 
@@ -55,6 +63,9 @@ class MailBench:
     latencies: tuple[float, ...]
     cpu: float  # this process's CPU seconds during the burst (daemon and bench)
     applied: int
+    processor_cpu: float  # the processor's CPU seconds (receive and process)
+    imap_cpu: float | None  # the IMAP server's (child processes'), where /proc tells
+    load: tuple[float, float] | None  # the 1-minute load average before and after
 
 
 def seated_game(store: Store, record: Path, at: int) -> tuple[str, dict[str, str], Game]:
@@ -78,8 +89,10 @@ def seated_game(store: Store, record: Path, at: int) -> tuple[str, dict[str, str
     return game_id, addresses, whole
 
 
-def burst(game_id: str, whole: Game, at: int, count: int) -> list[BurstMail]:
-    """COUNT mails: every fourth the next recorded move, the rest refused orders."""
+def burst(game_id: str, whole: Game, at: int, count: int,
+          applied_every: int = APPLIED_EVERY) -> list[BurstMail]:
+    """COUNT mails: every APPLIED_EVERY-th the next recorded move (none if 0), the rest
+    refused orders."""
     names = names_for_title(load_title(whole.setup.title), whole.setup.seats)
     seats = whole.setup.seats
     mails: list[BurstMail] = []
@@ -87,7 +100,7 @@ def burst(game_id: str, whole: Game, at: int, count: int) -> list[BurstMail]:
     position = Game(whole.setup, whole.log[:at])
     for index in range(count):
         mid = f"<burst{index}.{time.time_ns()}@bench.test>"
-        if index % APPLIED_EVERY == 0 and move < len(whole.log):
+        if applied_every and index % applied_every == 0 and move < len(whole.log):
             next_move: Move = whole.log[move]
             text = format_line([next_move.action], names)
             mails.append(BurstMail(mid, next_move.seat, text, True))
@@ -100,7 +113,8 @@ def burst(game_id: str, whole: Game, at: int, count: int) -> list[BurstMail]:
     return mails
 
 
-async def run_burst(workdir: Path, record: Path, at: int, count: int) -> MailBench:
+async def run_burst(workdir: Path, record: Path, at: int, count: int,
+                    applied_every: int = APPLIED_EVERY) -> MailBench:
     local = local_mail_module()
     store_path = workdir / "moderator" / "moderator.sqlite"
     store_path.parent.mkdir(parents=True)
@@ -112,12 +126,15 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int) -> MailBen
         await servers.ensure_mailbox(config.moderator.address)
         store = Store(config.moderator.database)
         game_id, addresses, whole = seated_game(store, record, at)
-        mails = burst(game_id, whole, at, count)
+        mails = burst(game_id, whole, at, count, applied_every)
         stop = asyncio.Event()
-        daemon = asyncio.create_task(serve_forever(config, stop))
+        processors: list[Processor] = []
+        daemon = asyncio.create_task(serve_forever(config, stop, started=processors.append))
         secret = config.moderator.secret
         sent: dict[str, float] = {}
+        load = _load()
         cpu = time.process_time()
+        children = _children_cpu()
         import aiosmtplib
 
         smtp = aiosmtplib.SMTP(hostname=servers.host, port=servers.smtp_port, timeout=30)
@@ -140,28 +157,71 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int) -> MailBen
             await smtp.quit()
         answered = await _answers(store, sent, timeout=max(60.0, count * 2.0))
         cpu = time.process_time() - cpu
+        imap_cpu = (after - children if children is not None
+                    and (after := _children_cpu()) is not None else None)
+        processor_cpu = sum(p.cpu for p in processors)
+        load_after = _load()
         stop.set()
         await asyncio.wait_for(daemon, 30)
         applied = len(store.moves(game_id)) - at
         store.close()
     latencies = tuple(answered[mid] - sent[mid] for mid in sent if mid in answered)
     end = max(answered.values()) if answered else time.time()
-    return MailBench(len(latencies), end - start, latencies, cpu, applied)
+    return MailBench(len(latencies), end - start, latencies, cpu, applied, processor_cpu,
+                     imap_cpu, (load, load_after) if load is not None
+                     and load_after is not None else None)
 
 
 async def _answers(store: Store, sent: dict[str, float], timeout: float
                    ) -> dict[str, float]:
-    """When each sent mail's answer was handed to SMTP (by its Message-ID)."""
+    """When each sent mail's answer was handed to SMTP (by its Message-ID).
+
+    Each poll reads only the mails sent since the last (by the index on `sent`), and
+    what caused each once: the outbox's rows are large, and reading them again and
+    again would make the bench the busiest part of the process."""
     deadline = time.time() + timeout
     answered: dict[str, float] = {}
+    seen: set[int] = set()
+    since = 0.0
     while time.time() < deadline and len(answered) < len(sent):
-        rows = store.execute(
-            "SELECT m.message_id, MIN(o.sent) FROM outbox o JOIN messages m "
-            "ON o.cause = m.key WHERE o.kind = 'reply' AND o.sent IS NOT NULL "
-            "GROUP BY m.message_id")
-        answered = {str(mid): float(when) for mid, when in rows if mid in sent}
+        new = [(int(row), float(when)) for row, when in store.execute(
+            "SELECT id, sent FROM outbox WHERE sent >= ?", [since]) if row not in seen]
+        if new:
+            since = max(when for _, when in new)
+            seen.update(row for row, _ in new)
+            marks = ",".join("?" * len(new))
+            causes = store.execute(
+                "SELECT o.id, m.message_id FROM outbox o JOIN messages m ON o.cause = m.key "
+                f"WHERE o.kind = 'reply' AND o.id IN ({marks})", [row for row, _ in new])
+            when_sent = dict(new)
+            for row, mid in causes:
+                if mid in sent:
+                    answered[mid] = min(answered.get(mid, when_sent[row]), when_sent[row])
         await asyncio.sleep(0.2)
     return answered
+
+
+def _children_cpu() -> float | None:
+    """CPU seconds of this process's children (the IMAP server), where /proc says."""
+    try:
+        me = Path(f"/proc/{os.getpid()}/task")
+        pids = [pid for task in me.iterdir()
+                for pid in (task / "children").read_text().split()]
+        ticks = os.sysconf("SC_CLK_TCK")
+        total = 0.0
+        for pid in pids:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+            total += (int(fields[11]) + int(fields[12])) / ticks
+        return total
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _load() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
 
 
 @click.command("mail")
@@ -171,12 +231,15 @@ async def _answers(store: Store, sent: dict[str, float], timeout: float
               help="The move the game is at when the burst comes.")
 @click.option("--mails", "count", type=int, default=200, show_default=True,
               help="How many mails the burst has.")
-def mail_command(record: Path | None, at: int, count: int) -> None:
+@click.option("--applied-every", type=click.IntRange(min=0), default=APPLIED_EVERY,
+              show_default=True,
+              help="Every this many mails is the game's next move (0: all are refused).")
+def mail_command(record: Path | None, at: int, count: int, applied_every: int) -> None:
     """Throughput and latency of the service under a burst of mail, over the real local
     servers (needs the `local` extra)."""
     path = record or FIXTURES / "18TN" / "7818.json"
     with tempfile.TemporaryDirectory(prefix="bench-mail-") as tmp:
-        result = asyncio.run(run_burst(Path(tmp), path, at, count))
+        result = asyncio.run(run_burst(Path(tmp), path, at, count, applied_every))
     if not result.latencies:
         raise click.ClickException("no answer arrived")
     lat = result.latencies
@@ -187,5 +250,13 @@ def mail_command(record: Path | None, at: int, count: int) -> None:
     click.echo(f"latency (send to answer handed to SMTP): p50 {percentile(lat, 0.5):.2f} s, "
                f"p95 {percentile(lat, 0.95):.2f} s, p99 {percentile(lat, 0.99):.2f} s, "
                f"max {max(lat):.2f} s")
-    click.echo(f"CPU: {result.cpu / max(result.mails, 1) * 1000:.0f} ms per mail "
-               "(daemon and bench in one process)")
+    per_mail = 1000 / max(result.mails, 1)
+    click.echo(f"processor CPU: {result.processor_cpu * per_mail:.1f} ms per mail "
+               f"(one core: {result.mails / max(result.processor_cpu, 1e-9):.0f} mails/s)")
+    imap = ("" if result.imap_cpu is None
+            else f"; IMAP server (pymap): {result.imap_cpu * per_mail:.0f} ms per mail")
+    click.echo(f"CPU: {result.cpu * per_mail:.0f} ms per mail in this process (daemon, "
+               f"SMTP server and bench){imap}")
+    if result.load is not None:
+        click.echo(f"machine load (1-minute average): {result.load[0]:.1f} before, "
+                   f"{result.load[1]:.1f} after ({os.cpu_count()} cores)")

@@ -7,10 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-from engine.game import Game
+from engine.game import Game, Move
 from engine.state import PlacedTile
 from moderator.mail.compose import Picture
-from moderator.reports.report import map_picture
+from moderator.reports.mapimage import MapPlate, changed_hexes
+from moderator.reports.report import MAP_CID, game_map_plate
 from moderator.store import Store
 
 __all__ = ["GAME_CACHE_SIZE", "BoardSnapshot", "GameCache", "PictureCache"]
@@ -34,7 +35,10 @@ class GameCache:
 
     def game(self, game_id: str) -> Game:
         """The stored game GAME_ID, from the cache when no move was appended since (by the
-        CLI, say). Callers must not change it: they work on a `clone`."""
+        CLI, say). Callers must not change it: they work on a `clone`.
+
+        The count of stored moves is enough to tell: the log is append-only (an `undo` is
+        a move; `Store.append` refuses a log that moved on and nothing deletes moves)."""
         count = self.store.execute("SELECT COUNT(*) FROM moves WHERE game_id = ?",
                                    [game_id])[0][0]
         cached = self._games.get(game_id)
@@ -68,42 +72,77 @@ class BoardSnapshot:
                     for h, cities in board.tokens.items()})
 
 
-class PictureCache:
-    """Maps drawn once per position and reader's starting move, across mails: a mail
-    that does not change the position (a refusal, `status`) draws nothing new, and the
-    board at a reader's last report is replayed once, not for every mail."""
+#: What a map is drawn from besides its caption: the game (so its title), the phase,
+#: the laid tiles, the station tokens and the outlined hexes -- the values themselves,
+#: so a cached map is the one these would draw, whatever moves led there.
+PlateKey = tuple[str, str, tuple[tuple[str, PlacedTile], ...],
+                 tuple[tuple[str, tuple[tuple[int, tuple[str, ...]], ...]], ...],
+                 frozenset[str]]
 
-    def __init__(self, size: int = 32) -> None:
+
+class PictureCache:
+    """Maps drawn once per board and reader's outline, across mails: a mail that does
+    not change the position (a refusal, `status`) draws nothing new, a move that changed
+    no hex (a share bought, a train run) draws only the new caption, and the board at a
+    reader's last report is replayed once, not for every mail."""
+
+    def __init__(self, size: int = 32, plates: int = 8) -> None:
         self.size = size
-        self.drawn = 0  # maps drawn so far (what the cache could not save)
-        # Keyed by the moves themselves (their hash), not only their count: after an
-        # `undo`, the same move number can be another position.
-        self._maps: OrderedDict[tuple[str, int, int], Picture] = OrderedDict()
-        self._boards: OrderedDict[tuple[str, int], BoardSnapshot] = OrderedDict()
+        # A plate holds its picture and a compressor's state (about 1.5 MB): fewer.
+        self.plate_size = plates
+        self.drawn = 0  # pictures made so far (what the cache could not save)
+        self.plates = 0  # of which whole maps drawn (the rest: only a new caption)
+        self._plates: OrderedDict[PlateKey, MapPlate] = OrderedDict()
+        self._maps: OrderedDict[tuple[PlateKey, str], Picture] = OrderedDict()
+        # The board at a move, by game and move number, with the moves that led there:
+        # after an `undo` the same number can be another position, which the moves tell.
+        self._boards: OrderedDict[tuple[str, int], tuple[tuple[Move, ...], BoardSnapshot]] = \
+            OrderedDict()
 
     def map_for(self, game_id: str, game: Game, since: int) -> Picture:
         """GAME's map with what changed since move SINCE outlined (nothing if SINCE is
         0 or now)."""
-        moves = hash(tuple(game.log))
-        key = (game_id, moves, since)
+        board = game.state.board
+        changed = (changed_hexes(self._board(game_id, game, since), board)
+                   if 0 < since < game.next_move else frozenset())
+        plate_key: PlateKey = (game_id, game.rules.phase(game.state).name,
+                               tuple(sorted(board.tiles.items())),
+                               tuple(sorted((h, tuple(sorted((c, tuple(s))
+                                                             for c, s in cities.items())))
+                                            for h, cities in board.tokens.items())),
+                               frozenset(changed))
+        caption = f"{game_id} - next move {game.next_move}"
+        key = (plate_key, caption)
         picture = self._maps.get(key)
         if picture is None:
-            before = self._board(game_id, game, since) if 0 < since < game.next_move \
-                else None
-            picture = map_picture(game_id, game, before)
+            plate = self._plates.get(plate_key)
+            if plate is None:
+                plate = game_map_plate(game, changed)
+                self.plates += 1
+            _put(self._plates, plate_key, plate, self.plate_size)
+            picture = Picture(MAP_CID, f"{game_id}-move-{game.next_move}.png",
+                              plate.png(caption))
             self.drawn += 1
             _put(self._maps, key, picture, self.size)
             # The readers of this map will next be shown what changed since it.
-            _put(self._boards, (game_id, moves), BoardSnapshot.of(game), self.size)
+            self._remember_board(game_id, game)
         self._maps.move_to_end(key)
         return picture
 
+    def _remember_board(self, game_id: str, game: Game) -> None:
+        key = (game_id, game.next_move)
+        known = self._boards.get(key)
+        if known is None or known[0] != tuple(game.log):
+            _put(self._boards, key, (tuple(game.log), BoardSnapshot.of(game)), self.size)
+
     def _board(self, game_id: str, game: Game, since: int) -> BoardSnapshot:
-        key = (game_id, hash(tuple(game.log[:since])))
-        board = self._boards.get(key)
-        if board is None:
-            board = BoardSnapshot.of(Game(game.setup, game.log[:since]))
-            _put(self._boards, key, board, self.size)
+        """The board at move SINCE of GAME."""
+        moves = tuple(game.log[:since])
+        known = self._boards.get((game_id, since))
+        if known is not None and known[0] == moves:
+            return known[1]
+        board = BoardSnapshot.of(Game(game.setup, game.log[:since]))
+        _put(self._boards, (game_id, since), (moves, board), self.size)
         return board
 
 

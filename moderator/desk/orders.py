@@ -91,13 +91,16 @@ CommandNote = Callable[[cmd.Command], "str | CommandMoves | None"]
 
 
 def run_submission(game: Game, seat: str, body: str,
-                   on_command: CommandNote | None = None) -> SubmissionReport:
+                   on_command: CommandNote | None = None,
+                   submission: Submission | None = None) -> SubmissionReport:
     """Apply the orders of `body` to `game` (a copy the caller may throw away) as `seat`.
 
     ON_COMMAND, when given, is asked about every meta command line (the mail service
-    acts on `status`, `help`, `password` ...); its answer is that line's result."""
+    acts on `status`, `help`, `password` ...); its answer is that line's result.
+    SUBMISSION is BODY as `parse_body` read it against GAME, if the caller has it."""
     start = game.next_move
-    submission = parse_body(game, body)
+    if submission is None:
+        submission = parse_body(game, body)
     results: list[LineResult] = []
     said_per_move: list[tuple[str, ...]] = []
     last_entity: str | None = None  # whom the mail's last applied order acted for

@@ -56,7 +56,8 @@ def play(work: Work, game_id: str, auth: Auth) -> str:
         return hold(work, game_id, auth, game, seat, orders, submission.move)
 
     start = game.next_move
-    report = run_submission(game, seat or sender, work.incoming.text, commands.on_command)
+    report = run_submission(game, seat or sender, work.incoming.text, commands.on_command,
+                            submission)
     applied = report.ok and bool(report.moves)
     if applied:
         store.append(game_id, start, list(report.moves), list(report.said),

@@ -15,16 +15,19 @@ aiosmtplib asks for by itself when an envelope address is not ASCII.
 
 from __future__ import annotations
 
+import base64
 import email.charset
 import email.encoders
 import email.header
 import email.policy
 import hashlib
 import re
+import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from email.mime.image import MIMEImage
 from email.mime.multipart import MIMEMultipart
 from email.mime.nonmultipart import MIMENonMultipart
 from email.utils import format_datetime, formataddr
@@ -89,7 +92,23 @@ def message_id_for(cause: str, kind: str, recipient: str, domain: str, game_id: 
 
 _UTF8_QP = email.charset.Charset("utf-8")
 _UTF8_QP.body_encoding = email.charset.QP  # readable in any mail program's source view
-_WIRE = email.policy.compat32.clone(linesep="\r\n", max_line_length=78)
+_SIMPLE_VALUE = re.compile(r"[\x21-\x7e]+(?: [\x21-\x7e]+)*")
+
+
+class _Wire(email.policy.Compat32):
+    """compat32 on the wire, but a header that fits one line as it is (printable
+    ASCII, single spaces) is written as it is: what the `Header` folding would write
+    for it, without building one (most of composing's time went there)."""
+
+    def fold_binary(self, name: str, value: str) -> bytes:
+        max_length = self.max_line_length or 0
+        if isinstance(value, str) and len(name) + 2 + len(value) <= max_length \
+                and _SIMPLE_VALUE.fullmatch(value):
+            return f"{name}: {value}{self.linesep}".encode("ascii")
+        return super().fold_binary(name, value)
+
+
+_WIRE = _Wire(linesep="\r\n", max_line_length=78)
 #: For a mail to a non-ASCII address: the address stays UTF-8 (RFC 6532), where
 #: compat32 would wrap the whole header, address and all, in one encoded word.
 _WIRE_UTF8 = email.policy.SMTPUTF8.clone(linesep="\r\n", max_line_length=78)
@@ -124,7 +143,11 @@ def compose(mail: OutgoingMail, *, sender: str, sender_name: str, message_id: st
     attached, then any other attachments.
 
     Built with the classic (compat32) MIME classes: the modern `EmailMessage` parses
-    every header it is given, which made composing the slowest step of a mail."""
+    every header it is given, which made composing the slowest step of a mail. A
+    picture is base64-encoded once however many mails carry it (`_encoded_png`): the
+    message is generated with a marker in its place, which the encoded lines replace.
+    The boundaries are chosen here, not searched for by the generator: one that
+    begins with "=_" cannot begin a line of quoted-printable or base64 text."""
     plain = MIMENonMultipart("text", "plain")
     plain.set_payload(mail.text, _UTF8_QP)
     body: MIMEMultipart | MIMENonMultipart
@@ -133,10 +156,10 @@ def compose(mail: OutgoingMail, *, sender: str, sender_name: str, message_id: st
     else:
         html = MIMENonMultipart("text", "html")
         html.set_payload(mail.html, _UTF8_QP)
-        body = MIMEMultipart("alternative")
+        body = MIMEMultipart("alternative", boundary=_boundary())
         body.attach(plain)
         if mail.images:
-            related = MIMEMultipart("related")
+            related = MIMEMultipart("related", boundary=_boundary())
             related.attach(html)
             for picture in mail.images:
                 related.attach(_png(picture, inline=True))
@@ -146,7 +169,7 @@ def compose(mail: OutgoingMail, *, sender: str, sender_name: str, message_id: st
     message = body
     if mail.images or mail.attachments:
         # multipart/mixed[body, the pictures for plain-text readers, attachments]
-        message = MIMEMultipart("mixed")
+        message = MIMEMultipart("mixed", boundary=_boundary())
         message.attach(body)
         for picture in mail.images:
             message.attach(_png(picture, inline=False))
@@ -174,7 +197,10 @@ def compose(mail: OutgoingMail, *, sender: str, sender_name: str, message_id: st
     for name, value in (headers or {}).items():
         message[name] = _header(value)
     utf8 = not (mail.to.isascii() and sender.isascii())
-    return message.as_bytes(policy=_WIRE_UTF8 if utf8 else _WIRE)
+    raw = message.as_bytes(policy=_WIRE_UTF8 if utf8 else _WIRE)
+    for picture in dict.fromkeys(mail.images):
+        raw = raw.replace(_marker(picture), _encoded_png(picture.png))
+    return raw
 
 
 def _attachment(attachment: Attachment) -> MIMENonMultipart:
@@ -191,8 +217,46 @@ def _attachment(attachment: Attachment) -> MIMENonMultipart:
     return part
 
 
-def _png(picture: Picture, *, inline: bool) -> MIMEImage:
-    part = MIMEImage(picture.png, "png")
+def _boundary() -> str:
+    """A multipart boundary no part's encoded text can contain at a line's start."""
+    return f"=_{secrets.token_hex(16)}"
+
+
+#: Why a marker is unique: a random part no mail text can know, and the picture's digest.
+_MARKER_SALT = secrets.token_hex(8)
+
+
+def _marker(picture: Picture) -> bytes:
+    digest = hashlib.sha256(picture.png).hexdigest()[:32]
+    return f"=_png-{_MARKER_SALT}-{digest}".encode()
+
+
+_ENCODED: OrderedDict[bytes, bytes] = OrderedDict()
+_ENCODED_LOCK = threading.Lock()
+
+
+def _encoded_png(png: bytes, keep: int = 16) -> bytes:
+    """PNG's base64 lines as the wire carries them (each ending in CRLF, as the
+    generator writes an encoded payload): encoded once for all the mails of one
+    position (keyed by the bytes themselves)."""
+    with _ENCODED_LOCK:
+        lines = _ENCODED.get(png)
+        if lines is not None:
+            _ENCODED.move_to_end(png)
+            return lines
+    lines = base64.encodebytes(png).replace(b"\n", b"\r\n")
+    with _ENCODED_LOCK:
+        _ENCODED[png] = lines
+        while len(_ENCODED) > keep:
+            _ENCODED.popitem(last=False)
+    return lines
+
+
+def _png(picture: Picture, *, inline: bool) -> MIMENonMultipart:
+    # The same headers as MIMEImage's; the payload is a marker (see `compose`).
+    part = MIMENonMultipart("image", "png")
+    part.set_payload(_marker(picture).decode())
+    part["Content-Transfer-Encoding"] = "base64"
     if inline:
         part["Content-ID"] = f"<{picture.cid}>"
         part.add_header("Content-Disposition", "inline", filename=picture.filename)

@@ -22,6 +22,8 @@ import functools
 import io
 import itertools
 import math
+import struct
+import zlib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -1103,12 +1105,35 @@ def draw_map(title: Title, board: BoardLike = EMPTY_BOARD, *, phase: str | None 
              highlight: Collection[str] = frozenset(), caption: str | None = None,
              radius: float = DEFAULT_RADIUS) -> Image.Image:
     """``render_map``'s picture as a Pillow image (RGB), before encoding."""
+    canvas = _draw_board(title, board, phase, highlight, radius, band=bool(caption))
+    p, marked = canvas.painter, canvas.marked
+    if canvas.band:
+        _caption(p, caption, marked, canvas.height * SUPERSAMPLE, canvas.band * SUPERSAMPLE)
+    final = canvas.image.reduce(SUPERSAMPLE)
+    p.finish(final, SUPERSAMPLE)
+    return final
+
+
+@dataclass(slots=True)
+class _Canvas:
+    image: Image.Image  # supersampled
+    painter: _Painter
+    height: int  # of the map above the caption band, in output pixels
+    band: int  # the caption band's height (0: none)
+    marked: bool
+
+
+def _draw_board(title: Title, board: BoardLike, phase: str | None,
+                highlight: Collection[str], radius: float, *, band: bool) -> _Canvas:
+    """The map on the supersampled canvas, its texts kept for after the reduction; a
+    caption band left blank below it if BAND (or anything is outlined)."""
     geometry = map_geometry(title, radius)
     big = geometry.scaled(SUPERSAMPLE)
     width, height = geometry.size
     marked = {parse_hex_id(h) for h in highlight} & set(title.hexes)
-    band = round(0.6 * radius) if caption or marked else 0
-    image = Image.new("RGB", (width * SUPERSAMPLE, (height + band) * SUPERSAMPLE), BACKGROUND)
+    band_height = round(0.6 * radius) if band or marked else 0
+    image = Image.new("RGB", (width * SUPERSAMPLE, (height + band_height) * SUPERSAMPLE),
+                      BACKGROUND)
     p = _Painter(image, big)
     hexes = sorted(title.hexes, key=geometry.row_col)
     drawings = {h: hex_drawing(title, h, board.tiles.get(h)) for h in hexes}
@@ -1135,20 +1160,110 @@ def draw_map(title: Title, board: BoardLike = EMPTY_BOARD, *, phase: str | None 
     for h in hexes:
         _texts(p, title, drawings[h], texts[h], phase)
     _coordinates(p, title, big)
-    if band:
-        _caption(p, caption, bool(marked), height * SUPERSAMPLE, band * SUPERSAMPLE)
-    final = image.reduce(SUPERSAMPLE)
-    p.finish(final, SUPERSAMPLE)
-    return final
+    return _Canvas(image, p, height, band_height, bool(marked))
+
+
+class MapPlate:
+    """A map drawn once for one board, phase and outline, its caption band blank and
+    its colours reduced to a palette; `png` adds a caption. A report after a move that
+    changed no hex (a share bought, a train run) so draws only its caption anew.
+
+    The caption band is the picture's last rows, so the PNG's compressed rows above it
+    are made once too: a copy of the compressor, stopped where the band begins,
+    compresses each caption's rows and ends the stream (`_PngStream`)."""
+
+    __slots__ = ("_stream", "band", "geometry", "height", "image", "marked")
+
+    def __init__(self, image: Image.Image, geometry: MapGeometry, height: int, band: int,
+                 marked: bool) -> None:
+        self.image = image  # "P": the palette picture, the caption band blank
+        self.geometry = geometry  # the supersampled one the caption is laid out by
+        self.height = height  # of the map above the caption band, in output pixels
+        self.band = band
+        self.marked = marked
+        self._stream = _PngStream(image, height)
+
+    def png(self, caption: str) -> bytes:
+        """The PNG with CAPTION under the map (and the key to the outline, if any)."""
+        strip = Image.new("RGB", (self.image.width * SUPERSAMPLE, self.band * SUPERSAMPLE),
+                          BACKGROUND)
+        p = _Painter(strip, self.geometry)
+        _caption(p, caption, self.marked, 0, self.band * SUPERSAMPLE)
+        final = strip.reduce(SUPERSAMPLE)
+        p.finish(final, SUPERSAMPLE)
+        # The caption's colours mapped to the map's palette (ink, paper, the outline's
+        # red are all in it): the strip is not quantized on its own.
+        return self._stream.png(final.quantize(palette=self.image,
+                                               dither=Image.Dither.NONE))
+
+
+class _PngStream:
+    """A palette picture's PNG, its rows from TOP on given anew for each picture.
+
+    Written here rather than by Pillow so the compressed rows above TOP are kept: a
+    zlib compressor can be copied mid-stream. Rows are unfiltered, as Pillow writes
+    palette pictures; the result is a plain PNG (8-bit palette, no interlace)."""
+
+    def __init__(self, image: Image.Image, top: int) -> None:
+        width, height = image.size
+        self.width, self.height, self.top = width, height, top
+        palette = bytes(image.getpalette() or ())
+        header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
+        self.head = PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"PLTE", palette)
+        self.compressor = zlib.compressobj(PNG_COMPRESS_LEVEL)
+        self.above = self.compressor.compress(_rows(image.crop((0, 0, width, top))))
+
+    def png(self, below: Image.Image) -> bytes:
+        """The PNG with BELOW (a palette picture of the same palette) as the rows from
+        TOP to the end."""
+        assert below.size == (self.width, self.height - self.top) and below.mode == "P"
+        compressor = self.compressor.copy()
+        data = self.above + compressor.compress(_rows(below)) + compressor.flush()
+        return self.head + _chunk(b"IDAT", data) + _chunk(b"IEND", b"")
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PNG_COMPRESS_LEVEL = 6  # as `encode_png`
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(
+        ">I", zlib.crc32(data, zlib.crc32(kind)))
+
+
+def _rows(image: Image.Image) -> bytes:
+    """The rows of a palette picture as PNG data: each after its filter byte (0)."""
+    width = image.size[0]
+    raw = image.tobytes()
+    return b"".join(b"\x00" + raw[i:i + width] for i in range(0, len(raw), width))
+
+
+def map_plate(title: Title, board: BoardLike = EMPTY_BOARD, *, phase: str | None = None,
+              highlight: Collection[str] = frozenset(),
+              radius: float = DEFAULT_RADIUS) -> MapPlate:
+    """The map of ``title`` with ``board`` as `render_map` draws it, without a caption
+    yet (see `MapPlate.png`)."""
+    canvas = _draw_board(title, board, phase, highlight, radius, band=True)
+    final = canvas.image.reduce(SUPERSAMPLE)
+    canvas.painter.finish(final, SUPERSAMPLE)
+    return MapPlate(_quantized(final), canvas.painter.g, canvas.height, canvas.band,
+                    canvas.marked)
 
 
 def encode_png(image: Image.Image) -> bytes:
     """PNG bytes of a picture reduced to a 256-colour palette: the flat map colours and
     their anti-aliased edges survive it, and the file is half the size."""
-    quantized = image.quantize(colors=256, method=Image.Quantize.FASTOCTREE,
-                               dither=Image.Dither.NONE)
+    return _png_bytes(_quantized(image))
+
+
+def _quantized(image: Image.Image) -> Image.Image:
+    return image.quantize(colors=256, method=Image.Quantize.FASTOCTREE,
+                          dither=Image.Dither.NONE)
+
+
+def _png_bytes(image: Image.Image) -> bytes:
     out = io.BytesIO()
-    quantized.save(out, format="PNG", compress_level=6)
+    image.save(out, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
     return out.getvalue()
 
 

@@ -17,10 +17,11 @@ import jinja2
 
 from engine.game import Game
 from engine.views import GameView, game_view
-from moderator.mail.compose import Picture
 
 if TYPE_CHECKING:
-    from moderator.reports.mapimage import BoardLike
+    from collections.abc import Collection
+
+    from moderator.reports.mapimage import MapPlate
 
 __all__ = [
     "HistoryEntry",
@@ -28,8 +29,8 @@ __all__ = [
     "Position",
     "Results",
     "Section",
+    "game_map_plate",
     "headline",
-    "map_picture",
     "position",
     "render",
     "replay_history",
@@ -89,18 +90,19 @@ class Section:
     text: str
 
 
-MAP_CID = "map"
+MAP_CID = "map"  # what a report's HTML names its map by (cid:map)
 
 
-def map_picture(game_id: str, game: Game, since: BoardLike | None) -> Picture:
-    """The board as it stands, the hexes changed since `since` (the board at the
-    reader's last report) outlined."""
-    from moderator.reports.mapimage import changed_hexes, render_game_map
+def game_map_plate(game: Game, highlight: Collection[str]) -> MapPlate:
+    """GAME's board drawn once, HIGHLIGHT outlined (the hexes changed since the
+    reader's last report), for captions to be added to (`moderator.desk.games.
+    PictureCache` makes the reports' pictures: the board as `render_game_map` draws it,
+    captioned with the game and its next move)."""
+    from moderator.reports.mapimage import map_plate
 
-    changed = changed_hexes(since, game.state.board) if since else frozenset()
-    png = render_game_map(game, highlight=changed,
-                          caption=f"{game_id} - next move {game.next_move}")
-    return Picture(MAP_CID, f"{game_id}-move-{game.next_move}.png", png)
+    state = game.state
+    return map_plate(state.title, state.board, phase=game.rules.phase(state).name,
+                     highlight=highlight)
 
 
 # -- the position ---------------------------------------------------------------------------
