@@ -240,8 +240,10 @@ def status_text(game_id: str, view: GameView) -> str:
             f"  {c.sym:<7} price {c.price!s:>4} (par {c.par})  president {c.president}  "
             f"treasury {c.treasury}  trains {', '.join(c.trains) or '-'}  tokens left "
             f"{c.tokens_left}  IPO {c.ipo_percent}%  pool {c.pool_percent}%"
+            + (f"  treasury shares {c.treasury_percent}%" if c.treasury_percent else "")
             + ("" if c.floated else "  (not floated)")
-            + (f"  privates {', '.join(c.privates)}" if c.privates else ""))
+            + (f"  privates {', '.join(c.privates)}" if c.privates else "")
+            + (f"  ({', '.join(c.markers)})" if c.markers else ""))
     unsold = [c.sym for c in view.corporations if c.par is None]
     if unsold:
         lines.append(f"  not yet started: {', '.join(unsold)}")
