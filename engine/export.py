@@ -409,6 +409,17 @@ class _Renderer:
         was_turn = was.current if isinstance(was, OperatingRound) else None
         at_trains = isinstance(was, OperatingRound) and was_turn is not None and \
             "train" in was.steps and was_turn.step >= was.steps.index("train")
+        stays_open = False
+        if at_trains and was_turn is not None and isinstance(move.action, BuyTrain | Accept):
+            # Whether the site's train step stays open, judged on the position right
+            # after the purchase: where it ends the round, the next round's private
+            # income must not count as the company's cash.
+            probe = game.clone()
+            probe.round.process(move.seat, probe._resolve(move.action))
+            stays_open = _site_train_step_open(
+                probe, probe.state.corporation(was_turn.corporation),
+                from_depot=isinstance(move.action, BuyTrain)
+                and move.action.source in ("bank", POOL, None))
         if not game.attempt(move.seat, move.action):
             raise ValueError(f"move {index} ({move}) does not replay")
         said = game.state.log[start:]
@@ -424,10 +435,7 @@ class _Renderer:
         if at_trains and was_turn is not None and not isinstance(move.action, Pass | Done) \
                 and (now is not was or (isinstance(now, OperatingRound)
                                          and now.current is not was_turn)) \
-                and isinstance(move.action, BuyTrain | Accept) \
-                and _site_train_step_open(game, game.state.corporation(was_turn.corporation),
-                                          from_depot=isinstance(move.action, BuyTrain)
-                                          and move.action.source in ("bank", POOL, None)):
+                and isinstance(move.action, BuyTrain | Accept) and stays_open:
             # Our engine ended the company's turn by itself (nothing left it may buy);
             # the site still stops at its train step (e.g. a bank train it may not buy
             # this turn): the site's pass, standing for nothing of ours.
@@ -717,11 +725,15 @@ def idle_alike(a: Move, b: Move) -> bool:
 
 def _site_idle(game: Game, seat: str) -> bool:
     """Whether the site passes this player by itself in a stock round: he can do nothing
-    but pass, and cannot buy a private from another player either (the site offers that
-    on his stock turn to a player with any cash while another player owns one)."""
-    if game.legal() != ["pass"]:
+    but pass (or end a turn he has acted in), and cannot buy a private from another
+    player either (the site offers that on his stock turn to a player with any cash who
+    has not bought this turn, while another player owns one)."""
+    if game.legal() not in (["pass"], ["done"]):
         return False
     state = game.state
+    rnd = game.round
+    if isinstance(rnd, StockRound) and rnd.s.turn.bought:
+        return True
     return state.players[seat].cash <= 0 or not any(
         not p.closed and p.owner in state.players and p.owner != seat
         for p in state.privates.values())
@@ -909,8 +921,8 @@ def _read_back(record: dict[str, Any], moves: list[Move], pieces: list[_Piece],
         elif piece.move >= at:
             if piece.move != at:
                 raise RuntimeError(f"move {at} has no action in the record")
-            skipped = _leave_out(reader, moves, pieces, index, out) if piece.unrecorded \
-                else None
+            skipped = _leave_out(reader, moves, pieces, index, said, out) \
+                if piece.unrecorded else None
             if skipped is not None:
                 index, taken = skipped
             else:
@@ -924,7 +936,7 @@ def _read_back(record: dict[str, Any], moves: list[Move], pieces: list[_Piece],
 
 
 def _leave_out(reader: _Reader, moves: list[Move], pieces: list[_Piece], index: int,
-               out: list[dict[str, Any]]) -> tuple[int, int] | None:
+               said: list[str], out: list[dict[str, Any]]) -> tuple[int, int] | None:
     """Leave out the moves the site makes unrecorded, from pieces[index] on, when the
     importer makes them again before the next recorded action: returns the index of
     that action's piece and the moves covered, or None."""
@@ -935,9 +947,9 @@ def _leave_out(reader: _Reader, moves: list[Move], pieces: list[_Piece], index: 
         return None
     piece = pieces[carrier]
     at, upto = pieces[index].move, piece.move
-    if piece.site is None or at is None or upto is None:
+    if at is None or upto is None:
         return None
-    for raw in (piece.site, _extended(piece.site, moves[upto].action)):
+    for raw in _forms(reader, moves, piece, said):
         taken = reader.take(raw, moves[at:], upto - at + 1)
         if taken:
             out.extend(_extended(p.site, None) for p in pieces[index:carrier]
@@ -952,21 +964,24 @@ def _spell_out(reader: _Reader, moves: list[Move], piece: _Piece, said: list[str
     """A move in the site's form, extended with ours where the site's form reads back
     otherwise, or as a message carrying ours; returns the moves covered."""
     assert piece.move is not None
+    for raw in _forms(reader, moves, piece, said):
+        taken = reader.take(raw, moves[piece.move:], 1)
+        if taken:
+            out.append(raw)
+            return taken
+    raise RuntimeError(f"move {piece.move} ({moves[piece.move]}) does not read back")
+
+
+def _forms(reader: _Reader, moves: list[Move], piece: _Piece, said: list[str]
+           ) -> list[dict[str, Any]]:
+    """The forms a move may take in the record, in order of preference: the site's own,
+    the site's carrying ours, a message carrying ours (where the site has no form)."""
+    assert piece.move is not None
     move = moves[piece.move]
-    if piece.site is not None:
-        for raw in (piece.site, _extended(piece.site, move.action)):
-            taken = reader.take(raw, moves[piece.move:], 1)
-            if taken:
-                out.append(raw)
-                return taken
-    message = {"type": "message", "entity": _player_id(reader, move.seat),
-               "entity_type": "player", "message": said[piece.move],
-               OUR_ACTIONS: [to_json(move.action)]}
-    taken = reader.take(message, moves[piece.move:], 1)
-    if not taken:
-        raise RuntimeError(f"move {piece.move} ({move}) does not read back")
-    out.append(message)
-    return taken
+    forms = [] if piece.site is None else [piece.site, _extended(piece.site, move.action)]
+    return [*forms, {"type": "message", "entity": _player_id(reader, move.seat),
+                     "entity_type": "player", "message": said[piece.move],
+                     OUR_ACTIONS: [to_json(move.action)]}]
 
 
 def _player_id(reader: _Reader, seat: str) -> int:

@@ -44,7 +44,7 @@ from engine.actions import (
 from engine.errors import GameError
 from engine.game import Game, Setup
 from engine.rounds.operating import OperatingRound
-from engine.rounds.stock import StockRound
+from engine.rounds.stock import STOCK_ACTIONS, StockRound
 from engine.state import IPO, POOL, TREASURY
 
 # Extensions our export writes and the site ignores (see the module docstring).
@@ -148,7 +148,7 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
     except (KeyError, ValueError, IndexError) as exc:
         raise RecordError(index, raw, f"cannot map: {exc!r}") from exc
     for seat, action in mapped:
-        _bridge_implicit_passes(game, seat, raw, apply)
+        _bridge_implicit_passes(game, seat, raw, apply, action)
         try:
             apply(game, seat, action)
             _accept_offers(game, apply)
@@ -173,7 +173,7 @@ def _replay_own(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any
         with contextlib.suppress(KeyError, ValueError, IndexError):
             mapper.map(raw)
     for action in actions:
-        _bridge_implicit_passes(game, seat, raw, apply)
+        _bridge_implicit_passes(game, seat, raw, apply, action)
         try:
             apply(game, seat, action)
         except GameError as exc:
@@ -201,9 +201,14 @@ def _accept_offers(game: Game, apply: _Apply) -> None:
 
 
 def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
-                            apply: _Apply = _apply) -> None:
+                            apply: _Apply = _apply, action: Action | None = None) -> None:
     """Moves the site makes without recording them: it passes a player who can do
     nothing, and ends a company's turn once the next entity acts."""
+    # A company's action (or one of ours no stock round has) ends the stock round: its
+    # president, too, is passed where he can do nothing (the site passes him before the
+    # round ends).
+    operating = raw.get("entity_type") in ("corporation", "company") or (
+        action is not None and not isinstance(action, STOCK_ACTIONS))
     for _ in range(4 * len(game.setup.seats)):
         turn = game.turn()
         if turn is None:
@@ -217,9 +222,15 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
                 apply(game, turn.seat, Done())
                 continue
             return
-        if turn.seat == seat or game.legal() != ["pass"]:
+        if turn.seat == seat and not operating:
             return
-        apply(game, turn.seat, Pass())
+        # A player who can do nothing more: he passes, or ends the turn he acted in.
+        if game.legal() == ["pass"]:
+            apply(game, turn.seat, Pass())
+        elif game.legal() == ["done"]:
+            apply(game, turn.seat, Done())
+        else:
+            return
 
 
 class RecordMapper:

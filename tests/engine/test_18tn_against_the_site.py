@@ -115,3 +115,78 @@ def test_export_an_operating_round_ended_by_a_pass_the_site_makes_itself() -> No
     back = import_record(record)
     assert back.game.scores() == g.scores()
     assert len(back.game.log) == len(g.effective)
+
+
+# --- the record of a game of ours, as the site replays it --------------------------------
+# Random games of ours (tools/oracle/differential.py, seed 1), cut where the rule is
+# reached; the site refused the records written before the fix at the places named.
+
+
+def _our_game(name: str) -> Game:
+    import json
+    from pathlib import Path
+
+    log = Path(__file__).resolve().parents[1] / "fixtures" / "18TN" / f"our-log-{name}.json"
+    return Game.from_json(json.loads(log.read_text()))
+
+
+def _exported(g: Game) -> list[dict[str, object]]:
+    """The record's actions, after checking that the record reads back to our game."""
+    from engine.export import export_record
+    from engine.records import import_record
+
+    record = export_record(g)
+    back = import_record(record).game
+    assert back.round_name == g.round_name
+    assert {s: p.cash for s, p in back.state.players.items()} == \
+        {s: p.cash for s, p in g.state.players.items()}
+    assert {c.sym: (c.cash, [t.id for t in c.trains])
+            for c in back.state.corporations.values()} == \
+        {c.sym: (c.cash, [t.id for t in c.trains]) for c in g.state.corporations.values()}
+    actions: list[dict[str, object]] = record["actions"]
+    return actions
+
+
+def test_3_6_players_with_nothing_to_do_pass_unrecorded_before_the_round_ends() -> None:
+    """3.6: "The Stock Round continues until all players consecutively pass". In the
+    first stock round Bob passes and Cy and Ann, with no cash left, can do nothing: the
+    site passes them by itself and its stock round ends at Bob's pass; a pass of theirs
+    in the record is refused there (it is already the L&N's turn). Ann is the L&N's
+    president: her pass, too, is made by the importer before the L&N lays track."""
+    actions = _exported(_our_game("idle-players-end-a-stock-round"))
+    first_or = next(i for i, a in enumerate(actions) if a["entity_type"] == "corporation")
+    assert actions[first_or]["entity"] == "L&N"
+    assert (actions[first_or - 1]["entity"], actions[first_or - 1]["type"]) == (2, "pass")
+
+
+def test_3_2_a_turn_with_nothing_left_to_do_after_a_sale_ends_unrecorded() -> None:
+    """3.2: after selling GMO in stock round 4 Bob may not buy GMO again and can afford
+    nothing else, and no player owns a private he could buy: the site ends his turn by
+    itself, so the record has no `done` of his; Cy acts next."""
+    actions = _exported(_our_game("idle-players-end-a-stock-round"))
+    sale = next(i for i, a in enumerate(actions)
+                if a["type"] == "sell_shares" and a["shares"] == ["GMO_4"])
+    assert actions[sale]["entity"] == 2
+    assert actions[sale + 1]["entity"] == 3
+
+
+def test_3_6_the_stock_round_ends_unrecorded_before_a_run_the_site_has_no_form_for() -> None:
+    """3.6 with 4.2.4: stock round 5 ends with passes of players who can do nothing, and
+    the TC's first action in the operating round is an empty run (a message in the
+    record, the site skips the step): the passes are left out all the same."""
+    actions = _exported(_our_game("stock-round-ends-before-an-empty-run"))
+    last_sale = max(i for i, a in enumerate(actions) if a["type"] == "sell_shares")
+    assert (actions[last_sale]["entity"], actions[last_sale]["shares"]) == (1, ["IC_4"])
+    assert actions[last_sale + 1]["entity"] == "TC"
+
+
+def test_4_2_5_2_c_no_train_step_is_left_after_a_train_the_president_helped_pay() -> None:
+    """4.2.5.2(c): "after the purchase, the company cannot have any cash left". The L&N's
+    3-train, paid with $5 of its president's, is the last action of the operating round:
+    the site's train step ends with it (no cash, no other train to buy), and the record
+    has no pass of the L&N after it (the next round's private income does not count)."""
+    actions = _exported(_our_game("emergency-train-ends-the-round"))
+    buy = max(i for i, a in enumerate(actions)
+              if a["type"] == "buy_train" and a.get("entity") == "L&N")
+    assert actions[buy]["train"] == "3'-1"
+    assert actions[buy + 1]["entity"] != "L&N"

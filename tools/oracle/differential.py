@@ -47,6 +47,7 @@ from engine.records import (
     setup_of,
 )
 from engine.state import Corporation, GameState
+from engine.titles.t18tn import CIVIL_WAR
 
 SEATS = ("Ann", "Bob", "Cy", "Di", "Ed")
 MAX_MOVES = 5000
@@ -149,7 +150,8 @@ def our_summary(state: GameState, ids: dict[str, str]) -> dict[str, Any]:
         "corporations": {c.sym: {"cash": c.cash,
                                  "price": state.market.price(c.sym)
                                  if c.sym in state.market.positions else None,
-                                 "trains": sorted(t.name for t in c.trains)}
+                                 "trains": sorted(t.name for t in c.trains),
+                                 "civil_war": CIVIL_WAR in c.markers}
                          for c in state.corporations.values()},
     }
 
@@ -160,13 +162,28 @@ def site_summary(state: dict[str, Any]) -> dict[str, Any]:
                                    "shares": {k: v for k, v in p["shares"].items() if v}}
                     for p in state["players"]},
         "corporations": {c["id"]: {"cash": c["cash"], "price": c["price"],
-                                   "trains": sorted(_train_name(t) for t in c["trains"])}
+                                   "trains": sorted(_train_name(t) for t in c["trains"]),
+                                   "civil_war": "civil_war" in c.get("abilities", ())}
                          for c in state["corporations"]},
     }
 
 
+def war_apart(ours: dict[str, Any], site: dict[str, Any]) -> set[str]:
+    """Companies holding the site's Civil War token but not ours (docs/site-differences.md,
+    5.1: the site gives it to a company without a route)."""
+    return {sym for sym, mine in ours["corporations"].items()
+            if site["corporations"].get(sym, {}).get("civil_war") and not mine["civil_war"]}
+
+
+def companies_apart(ours: dict[str, Any], site: dict[str, Any]) -> set[str]:
+    return {sym for sym, mine in ours["corporations"].items()
+            if sym in site["corporations"] and any(
+                mine[key] is not None and mine[key] != site["corporations"][sym][key]
+                for key in ("cash", "price", "trains"))}
+
+
 def differences(ours: dict[str, Any], site: dict[str, Any]) -> list[str]:
-    """What differs, as short labels ("player cash", "ETWCR trains", ...)."""
+    """What differs, as short labels ("player cash", "company price", ...)."""
     out: list[str] = []
     for pid, mine in ours["players"].items():
         theirs = site["players"].get(pid)
@@ -225,11 +242,24 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
     site_states = answer.get("states") or []
     ours = _our_states(record)
     diffs: list[list[str]] = []
+    war: list[set[str]] = []  # companies with the site's Civil War token only
+    apart: list[set[str]] = []  # companies whose position differs
+    operating: list[set[str]] = []  # the site's acting entities
     for mine, theirs in zip(ours, site_states, strict=False):
         if isinstance(mine, str):
             return Outcome(index, f"our import fails: {_normalise(mine)}", mine, record,
                            features=features)
-        diffs.append(differences(mine, site_summary(theirs)))
+        theirs_now = site_summary(theirs)
+        if any(a.get("type") == "bankrupt" for a in record["actions"][:len(diffs) + 1]):
+            # docs/site-differences.md, bankrupt players' cash: the site gives it to
+            # the bank, ours keeps it on the bankrupt player (scored 0 either way).
+            for pid, player in theirs_now["players"].items():
+                if player["cash"] == 0 and pid in mine["players"]:
+                    player["cash"] = mine["players"][pid]["cash"]
+        diffs.append(differences(mine, theirs_now))
+        war.append(war_apart(mine, theirs_now))
+        apart.append(companies_apart(mine, theirs_now))
+        operating.append(set(theirs["acting"]))
     # The engines do some things at different moments of a turn (the site withholds
     # for a company without trains before it buys one): a difference counts where it
     # lasts PERSIST actions, or to the end of what both replayed.
@@ -237,6 +267,11 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
         lasting = at + PERSIST <= len(diffs) or answer["ok"]
         if diff and lasting and all(diffs[at:at + PERSIST]):
             action = record["actions"][at]
+            tokened = set().union(*war[:at + 1])
+            if tokened & (apart[at] | operating[at - 1 if at else 0] | operating[at]):
+                return Outcome(index, "site difference: 5.1 civil war token",
+                               f"action {at}: {', '.join(diff)} of {sorted(tokened)}",
+                               record, features=features)
             prev = record["actions"][at - 1] if at else {}
             return Outcome(index, f"differs: {', '.join(diff)} after {action['type']}",
                            f"action {at} ({json.dumps(action)[:200]}; before: "
