@@ -497,7 +497,11 @@ class _Renderer:
                 step = _SITE_STEP_OF.get(type(action))
                 if isinstance(action, Pass | Done):
                     if self._bankrupts(move):
-                        # The site's own action; its non-blocking step needs no passes.
+                        # The site's own action, taken at the train step (4.2.5.2): the
+                        # site passes the steps before it first (its dividend step moves
+                        # the price of a company that did not run, 4.2.4).
+                        if "train" in rnd.steps:
+                            self._catch_up(rnd.steps.index("train"), entity)
                         self._flush()
                         return {"type": "bankrupt"}
                     self._operating_pass(index, move, entity)
@@ -873,10 +877,13 @@ class _Reader:
         try:
             replay_action(self.game, self.mapper, len(self.taken), raw, throwaway=True)
             made = self.game.log[start:]
+            # A company's action read in a stock round ends it: the moves before it are
+            # the stock round's passes, it is no stock move itself.
+            last_in_stock = stock and raw.get("entity_type") not in ("corporation", "company")
             fits = len(made) >= at_least and all(
-                a == b or (stock and idle_alike(a, b))
-                for a, b in zip(made, expected[:len(made)], strict=False)) and \
-                len(made) <= len(expected)
+                a == b or (stock and (i < len(made) - 1 or last_in_stock) and idle_alike(a, b))
+                for i, (a, b) in enumerate(zip(made, expected[:len(made)], strict=False))) \
+                and len(made) <= len(expected)
         except RecordError:
             fits = False
         if not fits:

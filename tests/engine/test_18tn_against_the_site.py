@@ -190,3 +190,52 @@ def test_4_2_5_2_c_no_train_step_is_left_after_a_train_the_president_helped_pay(
               if a["type"] == "buy_train" and a.get("entity") == "L&N")
     assert actions[buy]["train"] == "3'-1"
     assert actions[buy + 1]["entity"] != "L&N"
+
+
+def test_4_2_5_2_a_bankruptcy_comes_at_the_train_step_after_the_dividend_step() -> None:
+    """4.2.5.2 with 4.2(f) and 4.2.4: a president goes bankrupt at the train step, after
+    his company's dividend step, where a company that ran no train moved its price left.
+    Bob ends TC's turn at its start ($1, a route, no train; he cannot pay): the record
+    passes the site's track step before its `bankrupt`, so that the site, too, reaches
+    the dividend step first (it refused nothing, but kept the old price and so another
+    final score)."""
+    import tn_scenarios as tn
+
+    from engine.actions import Accept, BuyShares, Done, Par, SellPrivate
+    from engine.actions import Pass as P
+    from engine.export import export_record
+
+    g = tn.new_game()
+    tn.play(g, ("Ann", BuyPrivate("TCC")), ("Bob", P()), ("Cy", BuyPrivate("ETWCR")),
+            ("Di", P()), ("Ann", P()), ("Bob", P()), ("Cy", BuyPrivate("MCR")),
+            ("Di", BuyPrivate("OWR")), ("Ann", BuyPrivate("LNR")), ("Ann", Par("L&N", 90)))
+    tn.play(g, ("Bob", Par("TC", 80)), ("Cy", Par("GMO", 65)),
+            ("Di", SellPrivate("OWR", "Bob", 210)), ("Bob", Accept()), ("Di", Done()),
+            ("Ann", BuyShares("TC")), ("Bob", BuyShares("TC")), ("Cy", P()),
+            ("Di", BuyShares("GMO")), ("Ann", BuyShares("TC")), ("Bob", P()), ("Cy", P()),
+            ("Di", BuyShares("GMO")), ("Ann", BuyShares("TC")), ("Bob", P()), ("Cy", P()),
+            ("Di", BuyShares("GMO")), ("Ann", P()), ("Bob", P()), ("Cy", P()),
+            ("Di", BuyShares("GMO")))
+    tn.pass_stock_round(g)
+    g = tn._tc_left_without_a_train(g, train_step=False)
+    price = g.state.market.price("TC")
+    g.apply("Bob", Done())
+    assert g.state.players["Bob"].bankrupt
+    assert g.state.market.price("TC") < price  # it ran no train (4.2.4)
+    actions = export_record(g)["actions"]
+    assert actions[-1]["type"] == "bankrupt"
+    assert (actions[-2]["entity"], actions[-2]["type"]) == ("TC", "pass")
+
+
+def test_4_2_a_done_for_the_first_company_after_a_stock_round_is_no_pass() -> None:
+    """4.2: Ann's `done` as TC's president ends TC's whole turn, the first of operating
+    round 3.1, right after players who can do nothing ended the stock round. The record's
+    TC pass (the site's first stop) reads back as a pass of one step, not as her `done`:
+    the export keeps her `done` on it and the import stays on our game (it read the SR
+    on as TC's next steps and could not export the game)."""
+    g = _our_game("done-ends-the-first-company-turn")
+    actions = _exported(g)
+    tc = next(i for i, a in enumerate(actions) if a.get("entity") == "TC" and
+              a["type"] == "pass")
+    assert actions[tc - 1]["entity_type"] == "player"  # the stock round's last action
+    assert actions[tc].get("moderator_actions") == [{"type": "done"}]

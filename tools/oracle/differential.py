@@ -78,7 +78,7 @@ def play(seed: int, index: int) -> Game:
     real_tile_lays = legal._tile_lays
 
     def sampled_tile_lays(game: Game, corp: Corporation, hexes: set[str] | None = None,
-                          any_hex: bool = False) -> Iterator[LayTile]:
+                          any_hex: bool = False, prune: bool = True) -> Iterator[LayTile]:
         # Lays in a few hexes near the network, not all of them: the candidates are
         # the slow part of a random game, and any legal lay will do.
         if hexes is None:
@@ -90,7 +90,7 @@ def play(seed: int, index: int) -> Game:
                 for edge in range(6):
                     around.add(neighbour(game.state.title.grid, hex_id, edge))
             hexes = set(rng.sample(sorted(around), min(HEXES_TRIED, len(around))))
-        return real_tile_lays(game, corp, hexes, any_hex)
+        return real_tile_lays(game, corp, hexes, any_hex, prune)
 
     legal._tile_lays = sampled_tile_lays
     try:
