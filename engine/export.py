@@ -523,7 +523,10 @@ class _Renderer:
             self.turn_of = None
         if isinstance(rnd, StockRound):
             if isinstance(action, Pass | Done):
-                return _StockPass(idle=_site_idle(game, move.seat))
+                # A bidder who passed in the auction under way is out of it on the site:
+                # his pass there again is one the site never asks for.
+                again = rnd.s.auction is not None and move.seat in rnd.s.auction.passed
+                return _StockPass(idle=again or _site_idle(game, move.seat))
             if isinstance(action, Bid):
                 target = action.target or (rnd.s.auction.private if rnd.s.auction else None)
                 return {"type": "bid", "company": target, "price": action.amount}

@@ -222,6 +222,13 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
                 apply(game, turn.seat, Done())
                 continue
             return
+        auction = game.round.s.auction if isinstance(game.round, StockRound) else None
+        if auction is not None and turn.seat in auction.passed and not (
+                turn.seat == seat and raw.get("type") in ("bid", "pass")):
+            # The site drops a bidder who passed from the auction (3.1.1 lets him bid
+            # again): his later turns in it are passes it never records.
+            apply(game, turn.seat, Pass())
+            continue
         if turn.seat == seat and not operating:
             return
         # A player who can do nothing more: he passes, or ends the turn he acted in.

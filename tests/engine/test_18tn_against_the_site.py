@@ -239,3 +239,18 @@ def test_4_2_a_done_for_the_first_company_after_a_stock_round_is_no_pass() -> No
               a["type"] == "pass")
     assert actions[tc - 1]["entity_type"] == "player"  # the stock round's last action
     assert actions[tc].get("moderator_actions") == [{"type": "done"}]
+
+
+def test_3_1_1_a_bidder_who_passed_and_passes_again_leaves_no_second_pass() -> None:
+    """3.1.1: "A player who has passed may bid later, if he gets another turn before the
+    auction ends." Our engine gives him that turn; the site drops him from the auction
+    (docs/site-differences.md). Where he only passes again, the game is the same on both:
+    the record leaves his second pass out and the importer makes it again. Di passes on
+    MCR at $180, Ed bids $185; Di's turn comes again and he passes: the record goes on
+    with Ann's pass, which ends the auction."""
+    actions = _exported(_our_game("a-bidder-passes-again"))
+    ed = next(i for i, a in enumerate(actions)
+              if a["type"] == "bid" and a["company"] == "MCR" and a["price"] == 185)
+    assert (actions[ed - 1]["entity"], actions[ed - 1]["type"]) == (4, "pass")
+    assert (actions[ed + 1]["entity"], actions[ed + 1]["type"]) == (1, "pass")
+    assert actions[ed + 2]["company"] == "OWR"

@@ -285,6 +285,13 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
             # orders the auction's turns otherwise.
             return Outcome(index, "site difference: 3.1.1 auction turns",
                            f"action {at}: {answer['error']}", record, features=features)
+        if action.get("type") == "lay_tile" and action.get("entity_type") == "company" and any(
+                a.get("type") == "buy_company" and a.get("company") == action.get("entity")
+                for a in record["actions"][max(0, at - 8):at]):
+            # docs/site-differences.md, 4.2(b) with 4.2(h): the private bought after the
+            # company's own lays keeps our track step open; the site's has ended.
+            return Outcome(index, "site difference: 4.2(b) private's lay after the lays",
+                           f"action {at}: {answer['error']}", record, features=features)
         return Outcome(index, f"refused: {action.get('type')}: {_normalise(answer['error'])}",
                        f"action {at} ({json.dumps(action)[:300]}): {answer['error']}",
                        record, features=features)
