@@ -507,7 +507,12 @@ class _Renderer:
                     self._operating_pass(index, move, entity)
                     return _CARRIED
                 if step in rnd.steps:
-                    self._catch_up(rnd.steps.index(step), entity)
+                    # The site's passes are the company's, also before its president's
+                    # sale of shares for a train (4.2.5.2(d)).
+                    assert rnd.current is not None
+                    self._catch_up(rnd.steps.index(step),
+                                   {"entity": rnd.current.corporation,
+                                    "entity_type": "corporation"})
                     if step in ("route", "dividend") and not _site_waits_at(game, step):
                         # An empty run or a dividend of nothing: the site skips the
                         # step by itself (no route, no revenue); ours travels in a
@@ -773,16 +778,19 @@ def _site_waits_at(game: Game, step: str) -> bool:
 def _site_train_step_open(game: Game, corp: Corporation | None = None,
                           from_depot: bool | None = None) -> bool:
     """Whether the site stops at (or, after a purchase, stays in) the company's train step:
-    it has room for a train and cash for the cheapest train anyone offers (the Initial
-    Offering's next train even when the one-train-per-turn limit, 4.2.5(f), bars buying
-    it; the Open Market's; another company's at $1). After a train bought from the bank
-    (`from_depot`) it stays only while another company's train could be bought."""
+    it has room for a train (obsolete trains do not count) and cash for the cheapest
+    train anyone offers (the Initial Offering's next train even when the one-train-per-
+    turn limit, 4.2.5(f), bars buying it; the Open Market's; another company's at $1).
+    After a train bought from the bank (`from_depot`) it stays only while another
+    company's train could be bought."""
     state = game.state
     if corp is None:
         rnd = game.round
         assert isinstance(rnd, OperatingRound)
         corp = rnd.company()
-    if len(corp.trains) >= trains.train_limit(game.rules, state, corp):
+    # The site does not count obsolete trains toward the limit (docs/site-differences.md,
+    # 4.2.5(g) with 4.2.5.1): its step stays open where ours is full.
+    if sum(not t.obsolete for t in corp.trains) >= trains.train_limit(game.rules, state, corp):
         return False
     others = corp.cash >= 1 and any(
         other.sym != corp.sym and any(not t.obsolete for t in other.trains)

@@ -254,3 +254,51 @@ def test_3_1_1_a_bidder_who_passed_and_passes_again_leaves_no_second_pass() -> N
     assert (actions[ed - 1]["entity"], actions[ed - 1]["type"]) == (4, "pass")
     assert (actions[ed + 1]["entity"], actions[ed + 1]["type"]) == (1, "pass")
     assert actions[ed + 2]["company"] == "OWR"
+
+
+def test_4_2_5_g_the_sites_train_step_stays_open_beside_an_obsolete_train() -> None:
+    """4.2.5(g) with 4.2.5.1: the L&N's 6-train makes its 4-train obsolete; with the two
+    it is at the limit of 2 and our engine ends its turn. The site does not count an
+    obsolete train toward the limit (docs/site-differences.md) and stays at its train
+    step: the record passes it there before the next company acts."""
+    actions = _exported(_our_game("obsolete-train-and-the-limit"))
+    buy = max(i for i, a in enumerate(actions)
+              if a["type"] == "buy_train" and a.get("entity") == "L&N")
+    assert actions[buy]["train"] == "6'-0"
+    assert actions[buy + 1] == {**actions[buy + 1], "entity": "L&N", "type": "pass",
+                                "moderator_actions": []}
+
+
+def test_4_2_5_2_d_the_sites_passes_before_a_presidents_sale_are_the_companys() -> None:
+    """4.2.5.2(d): Cy sells SR shares to help the NC&StL pay for a train. The site's
+    passes of the steps before (track) are the NC&StL's, not Cy's: the site refused a
+    pass of its president there."""
+    actions = _exported(_our_game("a-president-sells-for-a-train"))
+    sale = max(i for i, a in enumerate(actions) if a["type"] == "sell_shares")
+    assert (actions[sale]["entity"], actions[sale]["shares"]) == (3, ["SR_4"])
+    assert (actions[sale - 1]["entity"], actions[sale - 1]["type"]) == ("NC&StL", "pass")
+
+
+def test_3_6_a_stock_round_the_site_ended_ends_at_the_companys_first_pass() -> None:
+    """3.6 and 4.1: the site ends stock round 6 at Ann's pass (the others can do nothing)
+    and pays the privates' income to their companies at once. Reading the record, our
+    import ends the round at the GMO's first pass, one that stands for nothing of ours
+    (a step our engine skips), not only at the next action of ours: so the positions
+    after each action are the site's."""
+    from engine.export import export_record
+    from engine.records import RecordMapper, replay_action, setup_of
+
+    record = export_record(_our_game("a-president-sells-for-a-train"))
+    setup, names = setup_of(record)
+    game = Game(setup)
+    mapper = RecordMapper(game, names)
+    actions = record["actions"]
+    for index, raw in enumerate(actions):
+        was_stock = game.round_name.startswith("Stock Round 6")
+        replay_action(game, mapper, index, raw)
+        if was_stock and raw["entity_type"] == "corporation":
+            assert raw == {**raw, "entity": "GMO", "type": "pass", "moderator_actions": []}
+            assert game.round_name == "Operating Round 6.1"
+            break
+    else:
+        raise AssertionError("no company acts after stock round 6")

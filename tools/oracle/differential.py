@@ -283,7 +283,7 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
         if "Bid on Companies" in answer["error"] and action.get("type") in ("bid", "pass"):
             # docs/site-differences.md, 3.1.1: the site drops a bidder who passed and
             # orders the auction's turns otherwise.
-            return Outcome(index, "site difference: 3.1.1 auction turns",
+            return Outcome(index, f"site difference: 3.1.1 {auction_difference(record, at)}",
                            f"action {at}: {answer['error']}", record, features=features)
         if action.get("type") == "lay_tile" and action.get("entity_type") == "company" and any(
                 a.get("type") == "buy_company" and a.get("company") == action.get("entity")
@@ -291,6 +291,12 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
             # docs/site-differences.md, 4.2(b) with 4.2(h): the private bought after the
             # company's own lays keeps our track step open; the site's has ended.
             return Outcome(index, "site difference: 4.2(b) private's lay after the lays",
+                           f"action {at}: {answer['error']}", record, features=features)
+        if action.get("type") == "buy_train" and "may only spend between" in answer["error"] \
+                and any(a.get("type") == "sell_shares" for a in record["actions"][at - 6:at]):
+            # docs/site-differences.md, 4.2.5(d): after the president's sale the site
+            # takes only a price above what he could pay without his last sale.
+            return Outcome(index, "site difference: 4.2.5(d) price after a sale",
                            f"action {at}: {answer['error']}", record, features=features)
         return Outcome(index, f"refused: {action.get('type')}: {_normalise(answer['error'])}",
                        f"action {at} ({json.dumps(action)[:300]}): {answer['error']}",
@@ -303,6 +309,20 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
         return Outcome(index, "differs: final scores", f"ours {mine_result} site {result}",
                        record, result, features)
     return Outcome(index, "agree", "", record, result, features)
+
+
+def auction_difference(record: dict[str, Any], at: int) -> str:
+    """Which of the two 3.1.1 differences a refused auction action reaches: a bid by a
+    player who passed earlier in the same auction, or another order of turns."""
+    action = record["actions"][at]
+    if action.get("type") == "bid":
+        for earlier in reversed(record["actions"][:at]):
+            if earlier.get("type") == "pass" and earlier.get("entity") == action["entity"]:
+                return "bid after a pass"
+            if earlier.get("type") != "pass" and (earlier.get("type") != "bid" or
+                                                  earlier.get("company") != action["company"]):
+                break
+    return "who bids next"
 
 
 def _our_states(record: dict[str, Any]) -> list[dict[str, Any] | str]:
