@@ -162,11 +162,14 @@ def _replay_own(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any
     """An action our export extended: apply our own actions it names (an empty list: a
     site action that stands for nothing of ours, like a second pass of one `done`)."""
     if not own:
-        if isinstance(game.round, StockRound) and \
+        rnd = game.round
+        if isinstance(rnd, StockRound) and (rnd.s.last_actor or rnd.s.passes) and \
                 raw.get("entity_type") in ("corporation", "company"):
             # A company's pass that stands for nothing of ours (a step ours skips) comes
             # after the stock round the site ended by itself: end it here too, so that
             # the operating round's position (its privates' income) is reached with it.
+            # (In a stock round nobody has acted in yet, it is the site's last stop of
+            # the operating round before, which ours ended by itself.)
             while isinstance(game.round, StockRound) and game.turn() is not None:
                 before = len(game.log)
                 _bridge_implicit_passes(game, mapper.seat_of(raw), raw, apply)

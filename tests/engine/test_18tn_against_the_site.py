@@ -302,3 +302,17 @@ def test_3_6_a_stock_round_the_site_ended_ends_at_the_companys_first_pass() -> N
             break
     else:
         raise AssertionError("no company acts after stock round 6")
+
+
+def test_3_6_the_sites_last_stop_of_an_operating_round_does_not_end_the_next_stock_round(
+) -> None:
+    """The L&N's `done` ends an operating round in our engine; the site still stops at its
+    train step once more (a pass that stands for nothing of ours). Read at the start of
+    the next stock round, that pass must not pass the players there: Bob's own pass
+    follows (the import refused it, Bob having been passed already)."""
+    actions = _exported(_our_game("the-sites-last-stop-before-a-stock-round"))
+    done = next(i for i, a in enumerate(actions) if a.get("entity") == "L&N" and
+                a.get("moderator_actions") == [{"type": "done"}] and
+                actions[i + 1].get("moderator_actions") == [])
+    assert actions[done + 1]["entity"] == "L&N"
+    assert actions[done + 2]["entity"] == 2

@@ -264,8 +264,12 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
     # for a company without trains before it buys one): a difference counts where it
     # lasts PERSIST actions, or to the end of what both replayed.
     for at, diff in enumerate(diffs):
-        lasting = at + PERSIST <= len(diffs) or answer["ok"]
-        if diff and lasting and all(diffs[at:at + PERSIST]):
+        # Messages carry moves of ours the site makes by itself or not at all: the site
+        # does nothing at them, so they do not count toward a difference's length.
+        window = [j for j in range(at, len(diffs))
+                  if j == at or record["actions"][j]["type"] != "message"][:PERSIST]
+        lasting = len(window) == PERSIST or answer["ok"]
+        if diff and lasting and all(diffs[j] for j in window):
             action = record["actions"][at]
             tokened = set().union(*war[:at + 1])
             if tokened & (apart[at] | operating[at - 1 if at else 0] | operating[at]):
