@@ -441,6 +441,14 @@ class _Renderer:
             # this turn): the site's pass, standing for nothing of ours.
             self.turn_ended = _Piece({"entity": was_turn.corporation,
                                       "entity_type": "corporation", "type": "pass"}, None)
+        if isinstance(move.action, LayTile | UsePrivate) and was_turn is not None and \
+                self.turn_of is was_turn and isinstance(now, OperatingRound) and \
+                now.current is was_turn and "track" in now.steps:
+            track_step = now.steps.index("track")
+            if self.site_step <= track_step and not _site_waits_at(game, "track"):
+                # The lay used the site's last one: it leaves its track step at once
+                # (ours may stay there, for a private the company could still buy).
+                self.site_step = track_step + 1
         if ahead is _CARRIED:
             return
         if isinstance(ahead, _StockPass):
@@ -593,7 +601,7 @@ class _Renderer:
         stops = sum(_site_waits_at(game, rnd.steps[i]) for i in range(self.site_step, ours))
         self.waiting.append(index)
         if isinstance(move.action, Done):
-            stops += _site_stops_left(game, move.seat)
+            stops += _site_stops_left(game, move.seat, self.site_step)
             self._site_passes(stops, entity)
             if self.waiting and self.waiting[-1] == index:
                 # No stop left: the site ends the turn by itself, unrecorded.
@@ -602,7 +610,8 @@ class _Renderer:
                 self.pieces.append(_Piece(None, index, unrecorded=True))
             self._flush()  # our passes the site has no stop for
             return
-        stops += ours < len(rnd.steps) and _site_waits_at(game, rnd.steps[ours])
+        stops += self.site_step <= ours < len(rnd.steps) and \
+            _site_waits_at(game, rnd.steps[ours])
         self._site_passes(stops, entity)
         self.site_step = max(self.site_step, ours + 1)
 
@@ -841,7 +850,7 @@ def _may_place_token(game: Game) -> bool:
     return False
 
 
-def _site_stops_left(game: Game, seat: str) -> int:
+def _site_stops_left(game: Game, seat: str, site_step: int = 0) -> int:
     """How many times the site stops from our step to the end of the company's turn
     (what our `done` passes)."""
     probe = game.clone()
@@ -855,7 +864,7 @@ def _site_stops_left(game: Game, seat: str) -> int:
                 or now.current is not turn or now.discards or now.offer is not None
                 or turn is None or turn.step >= len(now.steps)):
             break
-        stops += _site_waits_at(probe, now.steps[turn.step])
+        stops += turn.step >= site_step and _site_waits_at(probe, now.steps[turn.step])
         if not probe.attempt(seat, Pass()):
             break
     return stops

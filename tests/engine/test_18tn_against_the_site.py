@@ -316,3 +316,17 @@ def test_3_6_the_sites_last_stop_of_an_operating_round_does_not_end_the_next_sto
                 actions[i + 1].get("moderator_actions") == [])
     assert actions[done + 1]["entity"] == "L&N"
     assert actions[done + 2]["entity"] == 2
+
+
+def test_4_2_b_the_sites_track_step_ends_with_the_companys_last_lay() -> None:
+    """4.2(b), 4.2.6: in the first operating round the L&N lays its two yellow tiles and
+    then buys TCC, whose free lay it does not use. Our engine keeps the track step open
+    after the lays (a private with a lay may still be bought, 4.2(h)); the site leaves
+    its track step with the second lay (it keeps it open only from phase 3 on): so the
+    L&N's pass at our track step is no pass of the site's (it refused one at its train
+    step, where the L&N must buy a train)."""
+    actions = _exported(_our_game("the-sites-track-step-ends-with-its-last-lay"))
+    buy = next(i for i, a in enumerate(actions) if a["type"] == "buy_company")
+    assert actions[buy]["company"] == "TCC"
+    assert actions[buy - 1]["type"] == "lay_tile"
+    assert actions[buy + 1]["type"] != "pass"
