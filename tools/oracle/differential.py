@@ -284,7 +284,9 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
     if not answer["ok"]:
         at = answer["error_action_index"]
         action = record["actions"][at] if at is not None else {}
-        if "Bid on Companies" in answer["error"] and action.get("type") in ("bid", "pass"):
+        if action.get("type") in ("bid", "pass") and (
+                "Bid on Companies" in answer["error"]
+                or auction_difference(record, at) == "bid after a pass"):
             # docs/site-differences.md, 3.1.1: the site drops a bidder who passed and
             # orders the auction's turns otherwise.
             return Outcome(index, f"site difference: 3.1.1 {auction_difference(record, at)}",
