@@ -409,6 +409,17 @@ class _Renderer:
         was_turn = was.current if isinstance(was, OperatingRound) else None
         at_trains = isinstance(was, OperatingRound) and was_turn is not None and \
             "train" in was.steps and was_turn.step >= was.steps.index("train")
+        stays_open = False
+        if at_trains and was_turn is not None and isinstance(move.action, BuyTrain | Accept):
+            # Whether the site's train step stays open, judged on the position right
+            # after the purchase: where it ends the round, the next round's private
+            # income must not count as the company's cash.
+            probe = game.clone()
+            probe.round.process(move.seat, probe._resolve(move.action))
+            stays_open = _site_train_step_open(
+                probe, probe.state.corporation(was_turn.corporation),
+                from_depot=isinstance(move.action, BuyTrain)
+                and move.action.source in ("bank", POOL, None))
         if not game.attempt(move.seat, move.action):
             raise ValueError(f"move {index} ({move}) does not replay")
         said = game.state.log[start:]
@@ -424,15 +435,20 @@ class _Renderer:
         if at_trains and was_turn is not None and not isinstance(move.action, Pass | Done) \
                 and (now is not was or (isinstance(now, OperatingRound)
                                          and now.current is not was_turn)) \
-                and isinstance(move.action, BuyTrain | Accept) \
-                and _site_train_step_open(game, game.state.corporation(was_turn.corporation),
-                                          from_depot=isinstance(move.action, BuyTrain)
-                                          and move.action.source in ("bank", POOL, None)):
+                and isinstance(move.action, BuyTrain | Accept) and stays_open:
             # Our engine ended the company's turn by itself (nothing left it may buy);
             # the site still stops at its train step (e.g. a bank train it may not buy
             # this turn): the site's pass, standing for nothing of ours.
             self.turn_ended = _Piece({"entity": was_turn.corporation,
                                       "entity_type": "corporation", "type": "pass"}, None)
+        if isinstance(move.action, LayTile | UsePrivate) and was_turn is not None and \
+                self.turn_of is was_turn and isinstance(now, OperatingRound) and \
+                now.current is was_turn and "track" in now.steps:
+            track_step = now.steps.index("track")
+            if self.site_step <= track_step and not _site_waits_at(game, "track"):
+                # The lay used the site's last one: it leaves its track step at once
+                # (ours may stay there, for a private the company could still buy).
+                self.site_step = track_step + 1
         if ahead is _CARRIED:
             return
         if isinstance(ahead, _StockPass):
@@ -489,13 +505,22 @@ class _Renderer:
                 step = _SITE_STEP_OF.get(type(action))
                 if isinstance(action, Pass | Done):
                     if self._bankrupts(move):
-                        # The site's own action; its non-blocking step needs no passes.
+                        # The site's own action, taken at the train step (4.2.5.2): the
+                        # site passes the steps before it first (its dividend step moves
+                        # the price of a company that did not run, 4.2.4).
+                        if "train" in rnd.steps:
+                            self._catch_up(rnd.steps.index("train"), entity)
                         self._flush()
                         return {"type": "bankrupt"}
                     self._operating_pass(index, move, entity)
                     return _CARRIED
                 if step in rnd.steps:
-                    self._catch_up(rnd.steps.index(step), entity)
+                    # The site's passes are the company's, also before its president's
+                    # sale of shares for a train (4.2.5.2(d)).
+                    assert rnd.current is not None
+                    self._catch_up(rnd.steps.index(step),
+                                   {"entity": rnd.current.corporation,
+                                    "entity_type": "corporation"})
                     if step in ("route", "dividend") and not _site_waits_at(game, step):
                         # An empty run or a dividend of nothing: the site skips the
                         # step by itself (no route, no revenue); ours travels in a
@@ -511,7 +536,10 @@ class _Renderer:
             self.turn_of = None
         if isinstance(rnd, StockRound):
             if isinstance(action, Pass | Done):
-                return _StockPass(idle=_site_idle(game, move.seat))
+                # A bidder who passed in the auction under way is out of it on the site:
+                # his pass there again is one the site never asks for.
+                again = rnd.s.auction is not None and move.seat in rnd.s.auction.passed
+                return _StockPass(idle=again or _site_idle(game, move.seat))
             if isinstance(action, Bid):
                 target = action.target or (rnd.s.auction.private if rnd.s.auction else None)
                 return {"type": "bid", "company": target, "price": action.amount}
@@ -573,7 +601,7 @@ class _Renderer:
         stops = sum(_site_waits_at(game, rnd.steps[i]) for i in range(self.site_step, ours))
         self.waiting.append(index)
         if isinstance(move.action, Done):
-            stops += _site_stops_left(game, move.seat)
+            stops += _site_stops_left(game, move.seat, self.site_step)
             self._site_passes(stops, entity)
             if self.waiting and self.waiting[-1] == index:
                 # No stop left: the site ends the turn by itself, unrecorded.
@@ -582,7 +610,8 @@ class _Renderer:
                 self.pieces.append(_Piece(None, index, unrecorded=True))
             self._flush()  # our passes the site has no stop for
             return
-        stops += ours < len(rnd.steps) and _site_waits_at(game, rnd.steps[ours])
+        stops += self.site_step <= ours < len(rnd.steps) and \
+            _site_waits_at(game, rnd.steps[ours])
         self._site_passes(stops, entity)
         self.site_step = max(self.site_step, ours + 1)
 
@@ -717,11 +746,15 @@ def idle_alike(a: Move, b: Move) -> bool:
 
 def _site_idle(game: Game, seat: str) -> bool:
     """Whether the site passes this player by itself in a stock round: he can do nothing
-    but pass, and cannot buy a private from another player either (the site offers that
-    on his stock turn to a player with any cash while another player owns one)."""
-    if game.legal() != ["pass"]:
+    but pass (or end a turn he has acted in), and cannot buy a private from another
+    player either (the site offers that on his stock turn to a player with any cash who
+    has not bought this turn, while another player owns one)."""
+    if game.legal() not in (["pass"], ["done"]):
         return False
     state = game.state
+    rnd = game.round
+    if isinstance(rnd, StockRound) and rnd.s.turn.bought:
+        return True
     return state.players[seat].cash <= 0 or not any(
         not p.closed and p.owner in state.players and p.owner != seat
         for p in state.privates.values())
@@ -754,16 +787,19 @@ def _site_waits_at(game: Game, step: str) -> bool:
 def _site_train_step_open(game: Game, corp: Corporation | None = None,
                           from_depot: bool | None = None) -> bool:
     """Whether the site stops at (or, after a purchase, stays in) the company's train step:
-    it has room for a train and cash for the cheapest train anyone offers (the Initial
-    Offering's next train even when the one-train-per-turn limit, 4.2.5(f), bars buying
-    it; the Open Market's; another company's at $1). After a train bought from the bank
-    (`from_depot`) it stays only while another company's train could be bought."""
+    it has room for a train (obsolete trains do not count) and cash for the cheapest
+    train anyone offers (the Initial Offering's next train even when the one-train-per-
+    turn limit, 4.2.5(f), bars buying it; the Open Market's; another company's at $1).
+    After a train bought from the bank (`from_depot`) it stays only while another
+    company's train could be bought."""
     state = game.state
     if corp is None:
         rnd = game.round
         assert isinstance(rnd, OperatingRound)
         corp = rnd.company()
-    if len(corp.trains) >= trains.train_limit(game.rules, state, corp):
+    # The site does not count obsolete trains toward the limit (docs/site-differences.md,
+    # 4.2.5(g) with 4.2.5.1): its step stays open where ours is full.
+    if sum(not t.obsolete for t in corp.trains) >= trains.train_limit(game.rules, state, corp):
         return False
     others = corp.cash >= 1 and any(
         other.sym != corp.sym and any(not t.obsolete for t in other.trains)
@@ -814,7 +850,7 @@ def _may_place_token(game: Game) -> bool:
     return False
 
 
-def _site_stops_left(game: Game, seat: str) -> int:
+def _site_stops_left(game: Game, seat: str, site_step: int = 0) -> int:
     """How many times the site stops from our step to the end of the company's turn
     (what our `done` passes)."""
     probe = game.clone()
@@ -828,7 +864,7 @@ def _site_stops_left(game: Game, seat: str) -> int:
                 or now.current is not turn or now.discards or now.offer is not None
                 or turn is None or turn.step >= len(now.steps)):
             break
-        stops += _site_waits_at(probe, now.steps[turn.step])
+        stops += turn.step >= site_step and _site_waits_at(probe, now.steps[turn.step])
         if not probe.attempt(seat, Pass()):
             break
     return stops
@@ -861,10 +897,13 @@ class _Reader:
         try:
             replay_action(self.game, self.mapper, len(self.taken), raw, throwaway=True)
             made = self.game.log[start:]
+            # A company's action read in a stock round ends it: the moves before it are
+            # the stock round's passes, it is no stock move itself.
+            last_in_stock = stock and raw.get("entity_type") not in ("corporation", "company")
             fits = len(made) >= at_least and all(
-                a == b or (stock and idle_alike(a, b))
-                for a, b in zip(made, expected[:len(made)], strict=False)) and \
-                len(made) <= len(expected)
+                a == b or (stock and (i < len(made) - 1 or last_in_stock) and idle_alike(a, b))
+                for i, (a, b) in enumerate(zip(made, expected[:len(made)], strict=False))) \
+                and len(made) <= len(expected)
         except RecordError:
             fits = False
         if not fits:
@@ -909,8 +948,8 @@ def _read_back(record: dict[str, Any], moves: list[Move], pieces: list[_Piece],
         elif piece.move >= at:
             if piece.move != at:
                 raise RuntimeError(f"move {at} has no action in the record")
-            skipped = _leave_out(reader, moves, pieces, index, out) if piece.unrecorded \
-                else None
+            skipped = _leave_out(reader, moves, pieces, index, said, out) \
+                if piece.unrecorded else None
             if skipped is not None:
                 index, taken = skipped
             else:
@@ -924,7 +963,7 @@ def _read_back(record: dict[str, Any], moves: list[Move], pieces: list[_Piece],
 
 
 def _leave_out(reader: _Reader, moves: list[Move], pieces: list[_Piece], index: int,
-               out: list[dict[str, Any]]) -> tuple[int, int] | None:
+               said: list[str], out: list[dict[str, Any]]) -> tuple[int, int] | None:
     """Leave out the moves the site makes unrecorded, from pieces[index] on, when the
     importer makes them again before the next recorded action: returns the index of
     that action's piece and the moves covered, or None."""
@@ -935,9 +974,9 @@ def _leave_out(reader: _Reader, moves: list[Move], pieces: list[_Piece], index: 
         return None
     piece = pieces[carrier]
     at, upto = pieces[index].move, piece.move
-    if piece.site is None or at is None or upto is None:
+    if at is None or upto is None:
         return None
-    for raw in (piece.site, _extended(piece.site, moves[upto].action)):
+    for raw in _forms(reader, moves, piece, said):
         taken = reader.take(raw, moves[at:], upto - at + 1)
         if taken:
             out.extend(_extended(p.site, None) for p in pieces[index:carrier]
@@ -952,21 +991,24 @@ def _spell_out(reader: _Reader, moves: list[Move], piece: _Piece, said: list[str
     """A move in the site's form, extended with ours where the site's form reads back
     otherwise, or as a message carrying ours; returns the moves covered."""
     assert piece.move is not None
+    for raw in _forms(reader, moves, piece, said):
+        taken = reader.take(raw, moves[piece.move:], 1)
+        if taken:
+            out.append(raw)
+            return taken
+    raise RuntimeError(f"move {piece.move} ({moves[piece.move]}) does not read back")
+
+
+def _forms(reader: _Reader, moves: list[Move], piece: _Piece, said: list[str]
+           ) -> list[dict[str, Any]]:
+    """The forms a move may take in the record, in order of preference: the site's own,
+    the site's carrying ours, a message carrying ours (where the site has no form)."""
+    assert piece.move is not None
     move = moves[piece.move]
-    if piece.site is not None:
-        for raw in (piece.site, _extended(piece.site, move.action)):
-            taken = reader.take(raw, moves[piece.move:], 1)
-            if taken:
-                out.append(raw)
-                return taken
-    message = {"type": "message", "entity": _player_id(reader, move.seat),
-               "entity_type": "player", "message": said[piece.move],
-               OUR_ACTIONS: [to_json(move.action)]}
-    taken = reader.take(message, moves[piece.move:], 1)
-    if not taken:
-        raise RuntimeError(f"move {piece.move} ({move}) does not read back")
-    out.append(message)
-    return taken
+    forms = [] if piece.site is None else [piece.site, _extended(piece.site, move.action)]
+    return [*forms, {"type": "message", "entity": _player_id(reader, move.seat),
+                     "entity_type": "player", "message": said[piece.move],
+                     OUR_ACTIONS: [to_json(move.action)]}]
 
 
 def _player_id(reader: _Reader, seat: str) -> int:

@@ -49,7 +49,7 @@ from engine.actions import (
 from engine.errors import GameError
 from engine.game import Game, Setup
 from engine.rounds.operating import OperatingRound
-from engine.rounds.stock import StockRound
+from engine.rounds.stock import STOCK_ACTIONS, StockRound
 from engine.state import IPO, POOL, TREASURY
 
 # Extensions our export writes and the site ignores (see the module docstring).
@@ -153,7 +153,7 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
     except (KeyError, ValueError, IndexError) as exc:
         raise RecordError(index, raw, f"cannot map: {exc!r}") from exc
     for seat, action in mapped:
-        _bridge_implicit_passes(game, seat, raw, apply)
+        _bridge_implicit_passes(game, seat, raw, apply, action)
         try:
             apply(game, seat, action)
             _accept_offers(game, apply)
@@ -167,6 +167,19 @@ def _replay_own(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any
     """An action our export extended: apply our own actions it names (an empty list: a
     site action that stands for nothing of ours, like a second pass of one `done`)."""
     if not own:
+        rnd = game.round
+        if isinstance(rnd, StockRound) and (rnd.s.last_actor or rnd.s.passes) and \
+                raw.get("entity_type") in ("corporation", "company"):
+            # A company's pass that stands for nothing of ours (a step ours skips) comes
+            # after the stock round the site ended by itself: end it here too, so that
+            # the operating round's position (its privates' income) is reached with it.
+            # (In a stock round nobody has acted in yet, it is the site's last stop of
+            # the operating round before, which ours ended by itself.)
+            while isinstance(game.round, StockRound) and game.turn() is not None:
+                before = len(game.log)
+                _bridge_implicit_passes(game, mapper.seat_of(raw), raw, apply)
+                if len(game.log) == before:
+                    break
         return 0
     try:
         actions = [from_json(a) for a in own]
@@ -178,7 +191,7 @@ def _replay_own(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any
         with contextlib.suppress(KeyError, ValueError, IndexError):
             mapper.map(raw)
     for action in actions:
-        _bridge_implicit_passes(game, seat, raw, apply)
+        _bridge_implicit_passes(game, seat, raw, apply, action)
         try:
             apply(game, seat, action)
         except GameError as exc:
@@ -206,9 +219,16 @@ def _accept_offers(game: Game, apply: _Apply) -> None:
 
 
 def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
-                            apply: _Apply = _apply) -> None:
+                            apply: _Apply = _apply, action: Action | None = None) -> None:
     """Moves the site makes without recording them: it passes a player who can do
     nothing, and ends a company's turn once the next entity acts."""
+    # A company's action (or one of ours no stock round has) ends the stock round: its
+    # president, too, is passed where he can do nothing (the site passes him before the
+    # round ends).
+    # (1850's redemptions are a company buying its own share in the stock round.)
+    operating = (raw.get("entity_type") in ("corporation", "company")
+                 and raw.get("type") not in ("buy_shares", "sell_shares")) or (
+        action is not None and not isinstance(action, STOCK_ACTIONS))
     for _ in range(4 * len(game.setup.seats)):
         turn = game.turn()
         if turn is None:
@@ -227,13 +247,22 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
                 apply(game, turn.seat, Done())
                 continue
             return
-        # A company's operating action ends a stock round whose players can only pass,
-        # its president's seat included.
-        company_acts = raw.get("entity_type") == "corporation" and \
-            raw.get("type") not in ("buy_shares", "sell_shares")
-        if (turn.seat == seat and not company_acts) or game.legal() != ["pass"]:
+        auction = game.round.s.auction if isinstance(game.round, StockRound) else None
+        if auction is not None and turn.seat in auction.passed and not (
+                turn.seat == seat and raw.get("type") in ("bid", "pass")):
+            # The site drops a bidder who passed from the auction (3.1.1 lets him bid
+            # again): his later turns in it are passes it never records.
+            apply(game, turn.seat, Pass())
+            continue
+        if turn.seat == seat and not operating:
             return
-        apply(game, turn.seat, Pass())
+        # A player who can do nothing more: he passes, or ends the turn he acted in.
+        if game.legal() == ["pass"]:
+            apply(game, turn.seat, Pass())
+        elif game.legal() == ["done"]:
+            apply(game, turn.seat, Done())
+        else:
+            return
 
 
 class RecordMapper:

@@ -71,6 +71,9 @@ class Auction:
     order: list[str]  # participants, clockwise
     current: str
     passes: int = 0
+    # Who passed since his last bid: 3.1.1 lets him bid again; the site (and so a
+    # record from it) never gives him another turn (docs/site-differences.md).
+    passed: set[str] = field(default_factory=set)
 
     @property
     def high_bidder(self) -> str:
@@ -424,6 +427,7 @@ class StockRound(Round):
         assert a is not None
         if isinstance(action, Pass):
             a.passes += 1
+            a.passed.add(seat)
             self.state.say(f"{seat} passes in the auction of {a.private}")
         elif isinstance(action, Bid):
             require(action.target in (None, a.private),
@@ -435,6 +439,7 @@ class StockRound(Round):
                     f"{seat} has {money(self.state, free)} free for this auction")
             a.bids[seat] = action.amount
             a.passes = 0
+            a.passed.discard(seat)
             self.state.say(f"{seat} bids {money(self.state, action.amount)} on {a.private}")
         else:
             raise GameError(f"the auction of {a.private} is under way: bid or pass",

@@ -47,6 +47,7 @@ from engine.records import (
     setup_of,
 )
 from engine.state import Corporation, GameState
+from engine.titles.t18tn import CIVIL_WAR
 
 SEATS = ("Ann", "Bob", "Cy", "Di", "Ed")
 MAX_MOVES = 5000
@@ -77,7 +78,7 @@ def play(seed: int, index: int) -> Game:
     real_tile_lays = legal._tile_lays
 
     def sampled_tile_lays(game: Game, corp: Corporation, hexes: set[str] | None = None,
-                          any_hex: bool = False) -> Iterator[LayTile]:
+                          any_hex: bool = False, prune: bool = True) -> Iterator[LayTile]:
         # Lays in a few hexes near the network, not all of them: the candidates are
         # the slow part of a random game, and any legal lay will do.
         if hexes is None:
@@ -89,7 +90,7 @@ def play(seed: int, index: int) -> Game:
                 for edge in range(6):
                     around.add(neighbour(game.state.title.grid, hex_id, edge))
             hexes = set(rng.sample(sorted(around), min(HEXES_TRIED, len(around))))
-        return real_tile_lays(game, corp, hexes, any_hex)
+        return real_tile_lays(game, corp, hexes, any_hex, prune)
 
     legal._tile_lays = sampled_tile_lays
     try:
@@ -149,7 +150,8 @@ def our_summary(state: GameState, ids: dict[str, str]) -> dict[str, Any]:
         "corporations": {c.sym: {"cash": c.cash,
                                  "price": state.market.price(c.sym)
                                  if c.sym in state.market.positions else None,
-                                 "trains": sorted(t.name for t in c.trains)}
+                                 "trains": sorted(t.name for t in c.trains),
+                                 "civil_war": CIVIL_WAR in c.markers}
                          for c in state.corporations.values()},
     }
 
@@ -160,13 +162,28 @@ def site_summary(state: dict[str, Any]) -> dict[str, Any]:
                                    "shares": {k: v for k, v in p["shares"].items() if v}}
                     for p in state["players"]},
         "corporations": {c["id"]: {"cash": c["cash"], "price": c["price"],
-                                   "trains": sorted(_train_name(t) for t in c["trains"])}
+                                   "trains": sorted(_train_name(t) for t in c["trains"]),
+                                   "civil_war": "civil_war" in c.get("abilities", ())}
                          for c in state["corporations"]},
     }
 
 
+def war_apart(ours: dict[str, Any], site: dict[str, Any]) -> set[str]:
+    """Companies holding the site's Civil War token but not ours (docs/site-differences.md,
+    5.1: the site gives it to a company without a route)."""
+    return {sym for sym, mine in ours["corporations"].items()
+            if site["corporations"].get(sym, {}).get("civil_war") and not mine["civil_war"]}
+
+
+def companies_apart(ours: dict[str, Any], site: dict[str, Any]) -> set[str]:
+    return {sym for sym, mine in ours["corporations"].items()
+            if sym in site["corporations"] and any(
+                mine[key] is not None and mine[key] != site["corporations"][sym][key]
+                for key in ("cash", "price", "trains"))}
+
+
 def differences(ours: dict[str, Any], site: dict[str, Any]) -> list[str]:
-    """What differs, as short labels ("player cash", "ETWCR trains", ...)."""
+    """What differs, as short labels ("player cash", "company price", ...)."""
     out: list[str] = []
     for pid, mine in ours["players"].items():
         theirs = site["players"].get(pid)
@@ -225,18 +242,40 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
     site_states = answer.get("states") or []
     ours = _our_states(record)
     diffs: list[list[str]] = []
+    war: list[set[str]] = []  # companies with the site's Civil War token only
+    apart: list[set[str]] = []  # companies whose position differs
+    operating: list[set[str]] = []  # the site's acting entities
     for mine, theirs in zip(ours, site_states, strict=False):
         if isinstance(mine, str):
             return Outcome(index, f"our import fails: {_normalise(mine)}", mine, record,
                            features=features)
-        diffs.append(differences(mine, site_summary(theirs)))
+        theirs_now = site_summary(theirs)
+        if any(a.get("type") == "bankrupt" for a in record["actions"][:len(diffs) + 1]):
+            # docs/site-differences.md, bankrupt players' cash: the site gives it to
+            # the bank, ours keeps it on the bankrupt player (scored 0 either way).
+            for pid, player in theirs_now["players"].items():
+                if player["cash"] == 0 and pid in mine["players"]:
+                    player["cash"] = mine["players"][pid]["cash"]
+        diffs.append(differences(mine, theirs_now))
+        war.append(war_apart(mine, theirs_now))
+        apart.append(companies_apart(mine, theirs_now))
+        operating.append(set(theirs["acting"]))
     # The engines do some things at different moments of a turn (the site withholds
     # for a company without trains before it buys one): a difference counts where it
     # lasts PERSIST actions, or to the end of what both replayed.
     for at, diff in enumerate(diffs):
-        lasting = at + PERSIST <= len(diffs) or answer["ok"]
-        if diff and lasting and all(diffs[at:at + PERSIST]):
+        # Messages carry moves of ours the site makes by itself or not at all: the site
+        # does nothing at them, so they do not count toward a difference's length.
+        window = [j for j in range(at, len(diffs))
+                  if j == at or record["actions"][j]["type"] != "message"][:PERSIST]
+        lasting = len(window) == PERSIST or answer["ok"]
+        if diff and lasting and all(diffs[j] for j in window):
             action = record["actions"][at]
+            tokened = set().union(*war[:at + 1])
+            if tokened & (apart[at] | operating[at - 1 if at else 0] | operating[at]):
+                return Outcome(index, "site difference: 5.1 civil war token",
+                               f"action {at}: {', '.join(diff)} of {sorted(tokened)}",
+                               record, features=features)
             prev = record["actions"][at - 1] if at else {}
             return Outcome(index, f"differs: {', '.join(diff)} after {action['type']}",
                            f"action {at} ({json.dumps(action)[:200]}; before: "
@@ -245,10 +284,25 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
     if not answer["ok"]:
         at = answer["error_action_index"]
         action = record["actions"][at] if at is not None else {}
-        if "Bid on Companies" in answer["error"] and action.get("type") in ("bid", "pass"):
+        if action.get("type") in ("bid", "pass") and (
+                "Bid on Companies" in answer["error"]
+                or auction_difference(record, at) == "bid after a pass"):
             # docs/site-differences.md, 3.1.1: the site drops a bidder who passed and
             # orders the auction's turns otherwise.
-            return Outcome(index, "site difference: 3.1.1 auction turns",
+            return Outcome(index, f"site difference: 3.1.1 {auction_difference(record, at)}",
+                           f"action {at}: {answer['error']}", record, features=features)
+        if action.get("type") == "lay_tile" and action.get("entity_type") == "company" and any(
+                a.get("type") == "buy_company" and a.get("company") == action.get("entity")
+                for a in record["actions"][max(0, at - 8):at]):
+            # docs/site-differences.md, 4.2(b) with 4.2(h): the private bought after the
+            # company's own lays keeps our track step open; the site's has ended.
+            return Outcome(index, "site difference: 4.2(b) private's lay after the lays",
+                           f"action {at}: {answer['error']}", record, features=features)
+        if action.get("type") == "buy_train" and "may only spend between" in answer["error"] \
+                and any(a.get("type") == "sell_shares" for a in record["actions"][at - 6:at]):
+            # docs/site-differences.md, 4.2.5(d): after the president's sale the site
+            # takes only a price above what he could pay without his last sale.
+            return Outcome(index, "site difference: 4.2.5(d) price after a sale",
                            f"action {at}: {answer['error']}", record, features=features)
         return Outcome(index, f"refused: {action.get('type')}: {_normalise(answer['error'])}",
                        f"action {at} ({json.dumps(action)[:300]}): {answer['error']}",
@@ -261,6 +315,20 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
         return Outcome(index, "differs: final scores", f"ours {mine_result} site {result}",
                        record, result, features)
     return Outcome(index, "agree", "", record, result, features)
+
+
+def auction_difference(record: dict[str, Any], at: int) -> str:
+    """Which of the two 3.1.1 differences a refused auction action reaches: a bid by a
+    player who passed earlier in the same auction, or another order of turns."""
+    action = record["actions"][at]
+    if action.get("type") == "bid":
+        for earlier in reversed(record["actions"][:at]):
+            if earlier.get("type") == "pass" and earlier.get("entity") == action["entity"]:
+                return "bid after a pass"
+            if earlier.get("type") != "pass" and (earlier.get("type") != "bid" or
+                                                  earlier.get("company") != action["company"]):
+                break
+    return "who bids next"
 
 
 def _our_states(record: dict[str, Any]) -> list[dict[str, Any] | str]:

@@ -3,7 +3,9 @@
     .venv/bin/python tools/oracle/keep_fixtures.py OUTCOMES.json RECORDS_DIR SEED \
         tests/fixtures/18TN --count 20
 
-Copies the exported records of the first COUNT games both engines agree on and writes
+Copies the exported records of the COUNT shortest games both engines agree on (the
+suite replays them all; a record that goes to a bankruptcy or other end is as good as
+a long one) and writes
 `site_results.json` beside them: the 18xx.games engine's final scores for each (a fact
 from an independent engine, the test's expectation), with the site's commit.
 """
@@ -29,7 +31,11 @@ def main(argv: list[str] | None = None) -> int:
     agreeing = []
     for path in args.outcomes:
         agreeing += json.loads(path.read_text()).get("agree", [])
-    agreeing.sort(key=lambda o: o["index"])
+    def length(outcome: dict[str, object]) -> int:
+        source = args.records / f"game-{args.seed}-{outcome['index']}.json"
+        return len(json.loads(source.read_text())["actions"])
+
+    agreeing.sort(key=length)
     try:
         commit = subprocess.run(["git", "-C", str(SITE_REPO), "rev-parse", "HEAD"],
                                 capture_output=True, text=True, check=True).stdout.strip()
@@ -43,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         "results": {},
     }
     results: dict[str, dict[str, int]] = {}
-    for outcome in agreeing[: args.count]:
+    for outcome in sorted(agreeing[: args.count], key=lambda o: int(str(o["index"]))):
         name = f"random-{args.seed}-{outcome['index']}.json"
         source = args.records / f"game-{args.seed}-{outcome['index']}.json"
         record = json.loads(source.read_text())
