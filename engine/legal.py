@@ -360,7 +360,7 @@ def _stock_candidates(game: Game, rnd: StockRound) -> Iterator[Action]:
     seat = s.current
     yield Done()
     for corp in state.corporations.values():
-        if corp.president == seat and rnd.rules.price_protection:  # 1850 5.10, 5.11
+        if corp.president == seat and rnd.rules.companies_act_in_stock_rounds:
             yield RedeemShares(company=corp.sym)
             for holder in state.seats:
                 yield RedeemShares(company=corp.sym, holder=holder)

@@ -200,6 +200,8 @@ class Rules:
 
     # 1850 5.9: a sale's price drop waits for the president's answer after the turn.
     price_protection = False
+    # 1850 5.3: a president may redeem or reissue for his company as his stock turn.
+    companies_act_in_stock_rounds = False
 
     def least_sale_percent(self, state: GameState, seat: str, corp: Corporation) -> int:
         """The smallest sale of `corp` `seat` may make (1850 5.9.8: down to 60%)."""
@@ -335,11 +337,13 @@ class Rules:
 
     def place_edge_token(self, state: GameState, corp: Corporation, hex_id: str) -> None:
         """An edge token on an off-board area (1850 7.4)."""
-        raise GameError("this title has no edge tokens")
+        raise GameError(f"`edge token` is not available in {state.title.name}: it has no "
+                        "edge tokens")
 
     def pay_mesabi(self, state: GameState, corp: Corporation) -> None:
         """Buy the rights to run to the Mesabi Range (1850 6.5.1)."""
-        raise GameError("this title has no Mesabi Range")
+        raise GameError(f"`pay mesabi` is not available in {state.title.name}: it has no "
+                        "Mesabi Range")
 
     half_dividends = False
 

@@ -288,7 +288,11 @@ class StockRound(Round):
         turn = self.turn()
         require(turn is not None, "the stock round is over")
         assert turn is not None
-        if not isinstance(action, STOCK_ACTIONS):
+        if not isinstance(action, STOCK_ACTIONS) or (
+                isinstance(action, Protect | DeclineProtection)
+                and not self.rules.price_protection) or (
+                isinstance(action, RedeemShares | ReissueShares)
+                and not self.rules.companies_act_in_stock_rounds):
             raise not_here(action, self.name, self.state.title.name, self.legal())
         s = self.s
         if s.proposal is not None:
