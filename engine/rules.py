@@ -11,7 +11,7 @@ import random
 from typing import TYPE_CHECKING
 
 from engine import market
-from engine.errors import GameError
+from engine.errors import GameError, require
 from engine.shares import money, move_token
 from engine.state import (
     BANK,
@@ -29,9 +29,27 @@ from engine.state import (
 from engine.title import PhaseSpec, TileSpec, Title
 
 if TYPE_CHECKING:
-    from engine.actions import Action, UsePrivate
+    from engine.actions import Action, LayTile, UsePrivate
     from engine.rounds.base import Round
     from engine.routes import TrainRun, Walk
+
+
+def private_tile_lay(state: GameState, corp: Corporation, action: UsePrivate
+                     ) -> tuple[Private, LayTile]:
+    """The private and the lay of a `use PRIVATE lay ...` order, after the checks every
+    title makes: the company owns the open private and its lay is unused."""
+    from engine.actions import LayTile
+
+    private = state.privates.get(action.private)
+    require(private is not None, f"there is no private {action.private}")
+    assert private is not None
+    require(private.owner == corp.sym, f"{corp.sym} does not own {private.sym}")
+    require(not private.closed, f"{private.sym} is closed")
+    require(not private.ability_used, f"{private.sym}'s tile lay has been used")
+    lay = action.then
+    require(isinstance(lay, LayTile), f"{private.sym}'s ability is a tile lay")
+    assert isinstance(lay, LayTile)
+    return private, lay
 
 
 class Rules:

@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from engine import board, market
-from engine.actions import LayTile, UsePrivate
+from engine.actions import UsePrivate
 from engine.errors import GameError
-from engine.rules import Rules
+from engine.rules import Rules, private_tile_lay
 from engine.shares import money
 from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Private, Train
 from engine.title import MarketSpec, PhaseSpec, TileSpec, Title
@@ -415,15 +415,7 @@ class Rules1850(Rules):
         from engine.rounds.operating import OperatingRound
 
         assert isinstance(round, OperatingRound)
-        private = state.privates.get(action.private)
-        require(private is not None, f"there is no private {action.private}")
-        assert private is not None
-        require(private.owner == corp.sym, f"{corp.sym} does not own {private.sym}")
-        require(not private.closed, f"{private.sym} is closed")
-        require(not private.ability_used, f"{private.sym}'s lay has been used (15.2)")
-        lay = action.then
-        require(isinstance(lay, LayTile), f"{private.sym}'s ability is a tile lay")
-        assert isinstance(lay, LayTile)
+        private, lay = private_tile_lay(state, corp, action)
         turn = round.current
         assert turn is not None
         require(private.last_used != round.label,

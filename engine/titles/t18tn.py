@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine import board, routes
-from engine.actions import LayTile, UsePrivate
+from engine.actions import UsePrivate
 from engine.errors import GameError, require
-from engine.rules import Rules
+from engine.rules import Rules, private_tile_lay
 from engine.shares import money, move_token
 from engine.state import BANK, Corporation, GameState, Private, Train
 from engine.title import PhaseSpec
@@ -72,15 +72,7 @@ class Rules18TN(Rules):
                     round: Round) -> None:
         """Table III #1-#4: a free yellow tile in the private's hex, outside the normal lays,
         with no connection needed; lost once another tile is laid there."""
-        private = state.privates.get(action.private)
-        require(private is not None, f"there is no private {action.private}")
-        assert private is not None
-        require(private.owner == corp.sym, f"{corp.sym} does not own {private.sym}")
-        require(not private.closed, f"{private.sym} is closed")
-        require(not private.ability_used, f"{private.sym}'s tile lay has been used")
-        lay = action.then
-        require(isinstance(lay, LayTile), f"{private.sym}'s ability is a tile lay")
-        assert isinstance(lay, LayTile)
+        private, lay = private_tile_lay(state, corp, action)
         hexes = private.spec.hexes
         require(lay.hex in hexes, f"{private.sym} lays its tile in {', '.join(hexes)}")
         require(lay.hex not in state.board.tiles,

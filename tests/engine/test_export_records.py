@@ -10,18 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from random_play import choose
 from tn_scenarios import bankruptcy_with_a_saleable_share, three_company_opening
 
 from engine.actions import (
     Accept,
-    Action,
     BuyTrain,
     Decline,
-    Dividend,
     Done,
     LayTile,
-    Pass,
-    RunRoutes,
     Undo,
 )
 from engine.export import connections, export_record, idle_alike, site_train_ids
@@ -158,18 +155,6 @@ def test_7818_sample_of_fields_named_by_the_site() -> None:
 # --- games played here ----------------------------------------------------------------
 
 
-def choose(rng: random.Random, options: list[Action]) -> Action:
-    """A random legal action, nudged to keep games moving (run, pay, seldom idle)."""
-    runs = [a for a in options if isinstance(a, RunRoutes) and a.auto]
-    if runs:
-        return runs[0]
-    pays = [a for a in options if isinstance(a, Dividend)]
-    if pays:
-        return rng.choice(pays)
-    busy = [a for a in options if not isinstance(a, Pass | Done)]
-    if busy and rng.random() < 0.8:
-        return rng.choice(busy)
-    return rng.choice(options)
 
 
 def random_game(title: str, seed: int, moves: int, undo_at: tuple[int, ...]) -> Game:

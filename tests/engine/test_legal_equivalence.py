@@ -20,6 +20,7 @@ import random
 from collections import Counter
 
 import pytest
+from random_play import choose
 
 from engine import legal
 from engine.actions import (
@@ -27,11 +28,9 @@ from engine.actions import (
     BuyPrivate,
     BuyShares,
     BuyTrain,
-    Dividend,
     Done,
     LayTile,
     Par,
-    Pass,
     PlaceToken,
     RunRoutes,
     SellShares,
@@ -86,18 +85,6 @@ class Comparison:
         return plain
 
 
-def choose(rng: random.Random, options: list[Action]) -> Action:
-    """A random accepted action, nudged to keep games moving (run, pay, seldom idle)."""
-    runs = [a for a in options if isinstance(a, RunRoutes) and a.auto]
-    if runs:
-        return runs[0]
-    pays = [a for a in options if isinstance(a, Dividend)]
-    if pays:
-        return rng.choice(pays)
-    busy = [a for a in options if not isinstance(a, Pass | Done)]
-    if busy and rng.random() < 0.8:
-        return rng.choice(busy)
-    return rng.choice(options)
 
 
 def play_and_compare(title: str, seed: int, players: int, moves: int, every: int,

@@ -10,25 +10,12 @@ import random
 
 import pytest
 from legal_check import disagreements, edges_crossed_twice
+from random_play import choose
 
-from engine.actions import Action, Dividend, Done, Pass, RunRoutes, from_json, to_json
+from engine.actions import RunRoutes, from_json, to_json
 from engine.game import Game, Move, Setup
 from engine.legal import legal_actions
 from engine.rounds.operating import OperatingRound
-
-
-def choose(rng: random.Random, options: list[Action]) -> Action:
-    """A random legal action, nudged to keep games moving (run, pay, seldom idle)."""
-    runs = [a for a in options if isinstance(a, RunRoutes) and a.auto]
-    if runs:
-        return runs[0]
-    pays = [a for a in options if isinstance(a, Dividend)]
-    if pays:
-        return rng.choice(pays)
-    busy = [a for a in options if not isinstance(a, Pass | Done)]
-    if busy and rng.random() < 0.8:
-        return rng.choice(busy)
-    return rng.choice(options)
 
 
 @pytest.mark.parametrize(("title", "seed", "moves"),
