@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.game import Game
-from engine.state import IPO, POOL, TREASURY, Train
+from engine.state import IPO, POOL, TREASURY, GameState
 from engine.trains import next_offered, train_limit
 
 
@@ -61,7 +61,8 @@ class GameView:
     phase: str
     train_limit: int
     next_train: str | None
-    trains_left: tuple[tuple[str, int], ...]  # the Initial Offering by type, in order
+    # The Initial Offering by type, in order; None: without limit (1850's 12-trains).
+    trains_left: tuple[tuple[str, int | None], ...]
     trains_in_pool: tuple[str, ...]
     market: tuple[tuple[int, tuple[str, ...]], ...]  # occupied spaces: price, top first
     bank: int
@@ -118,7 +119,7 @@ def game_view(game: Game) -> GameView:
         phase=rules.phase(state).name,
         train_limit=train_limit(rules, state, limit_corp),
         next_train=offer.name if offer else None,
-        trains_left=_trains_left(state.trains_offered),
+        trains_left=_trains_left(state),
         market=tuple(
             (state.market.price(stack[0]), tuple(stack))
             for _, stack in sorted(((pos, st) for pos, st in state.market.stacks.items() if st),
@@ -140,10 +141,11 @@ def game_view(game: Game) -> GameView:
     )
 
 
-def _trains_left(offered: list[Train]) -> tuple[tuple[str, int], ...]:
-    counts: dict[str, int] = {}
-    for train in offered:
-        counts[train.name] = counts.get(train.name, 0) + 1
+def _trains_left(state: GameState) -> tuple[tuple[str, int | None], ...]:
+    counts: dict[str, int | None] = {}
+    for train in state.trains_offered:
+        unlimited = state.title.train(train.name).count is None
+        counts[train.name] = None if unlimited else (counts.get(train.name) or 0) + 1
     return tuple(counts.items())
 
 
