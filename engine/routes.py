@@ -194,14 +194,17 @@ def _walks_along(state: GameState, graph: Track, corp: str, start: Node, max_sto
     crossing = graph.crossing
     across = graph.across
 
-    def extend(point: Point, came_by: int | None, stops: list[Node], used: list[int],
-               at: int) -> None:
+    used: set[int] = set()  # the pieces of track the walk has spent so far
+    stops: list[Node] = [start]
+
+    def extend(point: Point, came_by: int | None, at: int) -> None:
         # `at`: the index in `declared` of the hex the walk stands in.
+        edge = None
         if isinstance(point, Side):
             edge = crossing.get(point)
             if edge is None or edge in used:
                 return
-            used = [*used, edge]
+            used.add(edge)
         here = declared[at]
         for seg_id, nxt in next_steps(graph, point, came_by):
             if seg_id in used:
@@ -215,23 +218,29 @@ def _walks_along(state: GameState, graph: Track, corp: str, start: Node, max_sto
             if isinstance(nxt, Side):
                 # From a side a train crosses into the hex beyond: the next declared one.
                 beyond = across.get(nxt)
-                if beyond is not None and step < last and declared[step + 1] == beyond.hex:
-                    extend(nxt, seg_id, stops, [*used, seg_id], step)
-                continue
-            if nxt.is_stop:
+                if beyond is None or step >= last or declared[step + 1] != beyond.hex:
+                    continue
+            elif nxt.is_stop:
                 if nxt in stops:
                     continue
-                new_stops = [*stops, nxt]
                 if step == last:
-                    out.append(Walk(tuple(new_stops), frozenset([*used, seg_id]), declared))
-                if (len(new_stops) >= max_stops or nxt.kind == "o" or seg.terminal
+                    out.append(Walk((*stops, nxt), frozenset((*used, seg_id)), declared))
+                if (len(stops) + 1 >= max_stops or nxt.kind == "o" or seg.terminal
                         or blocked_for(state, nxt, corp)):
                     continue
-                extend(nxt, seg_id, new_stops, [*used, seg_id], step)
-            else:
-                extend(nxt, seg_id, stops, [*used, seg_id], step)
+                stops.append(nxt)
+                used.add(seg_id)
+                extend(nxt, seg_id, step)
+                used.discard(seg_id)
+                stops.pop()
+                continue
+            used.add(seg_id)
+            extend(nxt, seg_id, step)
+            used.discard(seg_id)
+        if edge is not None:
+            used.discard(edge)
 
-    extend(start, None, [start], [], 0)
+    extend(start, None, 0)
     return out
 
 
