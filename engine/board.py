@@ -125,14 +125,19 @@ def connected_after(state: GameState, corp: Corporation, hex_id: str, tile: Tile
     part of a route of it, so not through `closed` hexes, whose track no route may use
     yet (1851: "the track on the tile must extend a route of the Corporation")."""
     old_tile, old_rotation = track.tile_on(state, hex_id)
-    old_points = set()
+    old_points: set[frozenset[track.Point]] = set()
     if old_tile is not None:
         old_points = {frozenset(p) for p in track.rotated_paths(old_tile, old_rotation, hex_id)}
     saved = state.board.tiles.get(hex_id)
     state.board.tiles[hex_id] = PlacedTile(tile.name, rotation)
     try:
         graph = track.build_track(state, closed)
-        nodes, segments = track.reachable(state, graph, corp.sym)
+        kept = graph.traced.get(("reachable", corp.sym, track.tokens_key(state)))
+        if kept is None:
+            # Traced only as far as the answer: the first new segment or city of the
+            # hex a train reaches settles it (what the whole tracing below would say).
+            return track.reaches_hex(state, graph, corp.sym, hex_id, old_points)
+        nodes, segments = kept
     finally:
         if saved is None:
             del state.board.tiles[hex_id]

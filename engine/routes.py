@@ -155,12 +155,92 @@ def walks_matching(state: GameState, graph: Track, corp: str, hexes: tuple[str, 
     from engine.track import token_nodes
 
     tokens = set(token_nodes(state, corp))
+    stops_at = _stops_by_hex(graph)
     out: list[Walk] = []
     for declared in (hexes, tuple(reversed(hexes))):
+        # A walk's stops all lie in hexes with a stop, and its hex list starts where it
+        # starts: when a declared hex has no stop and the list ends elsewhere than it
+        # begins, only a walk passing exactly these hexes in this order can fit, so
+        # nothing else is followed (the same walks, in the same order, found sooner).
+        only_hexes = declared[0] != declared[-1] and \
+            any(h not in stops_at for h in declared)
+        for node in stops_at.get(declared[0], ()):
+            found = (_walks_along(state, graph, corp, node, max_stops, declared)
+                     if only_hexes else
+                     walks_from(state, graph, corp, node, max_stops, declared))
+            out += [w for w in found if matches(w, hexes) and tokens.intersection(w.stops)]
+    return out
+
+
+def _stops_by_hex(graph: Track) -> dict[str, list[Node]]:
+    """The stops of each hex, in the order of `graph.nodes()` (kept on the graph)."""
+    kept: dict[str, list[Node]] | None = graph.traced.get("stops by hex")
+    if kept is None:
+        kept = graph.traced["stops by hex"] = {}
         for node in graph.nodes():
-            if node.is_stop and node.hex == declared[0]:
-                out += [w for w in walks_from(state, graph, corp, node, max_stops, declared)
-                        if matches(w, hexes) and tokens.intersection(w.stops)]
+            if node.is_stop:
+                kept.setdefault(node.hex, []).append(node)
+    return kept
+
+
+def _walks_along(state: GameState, graph: Track, corp: str, start: Node, max_stops: int,
+                 declared: tuple[str, ...]) -> list[Walk]:
+    """The walks of `walks_from(..., declared)` whose hexes are exactly `declared`:
+    the same search, in the same order, following only track that stays on the
+    declared hexes in order."""
+    out: list[Walk] = []
+    last = len(declared) - 1
+    segments = graph.segments
+    crossing = graph.crossing
+    across = graph.across
+
+    used: set[int] = set()  # the pieces of track the walk has spent so far
+    stops: list[Node] = [start]
+
+    def extend(point: Point, came_by: int | None, at: int) -> None:
+        # `at`: the index in `declared` of the hex the walk stands in.
+        edge = None
+        if isinstance(point, Side):
+            edge = crossing.get(point)
+            if edge is None or edge in used:
+                return
+            used.add(edge)
+        here = declared[at]
+        for seg_id, nxt in next_steps(graph, point, came_by):
+            if seg_id in used:
+                continue
+            seg = segments[seg_id]
+            step = at
+            if seg.hex != here:
+                step = at + 1
+                if step > last or declared[step] != seg.hex:
+                    continue  # off the declared hexes: no walk beyond fits
+            if isinstance(nxt, Side):
+                # From a side a train crosses into the hex beyond: the next declared one.
+                beyond = across.get(nxt)
+                if beyond is None or step >= last or declared[step + 1] != beyond.hex:
+                    continue
+            elif nxt.is_stop:
+                if nxt in stops:
+                    continue
+                if step == last:
+                    out.append(Walk((*stops, nxt), frozenset((*used, seg_id)), declared))
+                if (len(stops) + 1 >= max_stops or nxt.kind == "o" or seg.terminal
+                        or blocked_for(state, nxt, corp)):
+                    continue
+                stops.append(nxt)
+                used.add(seg_id)
+                extend(nxt, seg_id, step)
+                used.discard(seg_id)
+                stops.pop()
+                continue
+            used.add(seg_id)
+            extend(nxt, seg_id, step)
+            used.discard(seg_id)
+        if edge is not None:
+            used.discard(edge)
+
+    extend(start, None, 0)
     return out
 
 

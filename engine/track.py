@@ -291,6 +291,39 @@ def reachable(state: GameState, track: Track, corporation: str
     return set(found[0]), set(found[1])
 
 
+def reaches_hex(state: GameState, track: Track, corporation: str, hex_id: str,
+                old_paths: set[frozenset[Point]]) -> bool:
+    """Whether a train of `corporation` reaches a segment of `hex_id` other than
+    `old_paths`, or a city of the hex: what `reachable` would say, from the tracing
+    of `trace_reach` stopped at the first such segment or city."""
+    segments = track.segments
+    starts = token_nodes(state, corporation)
+    if any(n.hex == hex_id for n in starts):
+        return True  # a station is in a city of the hex
+    visited: set[tuple[int, Point]] = set()
+    stack: list[tuple[Point, int | None]] = [(n, None) for n in starts]
+    while stack:
+        point, came_by = stack.pop()
+        if isinstance(point, Node) and came_by is not None:
+            if point.hex == hex_id and point.kind == "c":
+                return True
+            if point.kind == "o" or blocked_for(state, point, corporation):
+                continue
+        for seg, nxt in next_steps(track, point, came_by):
+            if (seg, nxt) in visited:
+                continue
+            visited.add((seg, nxt))
+            segment = segments[seg]
+            if segment.hex == hex_id and frozenset((segment.a, segment.b)) not in old_paths:
+                return True
+            if segment.terminal and isinstance(nxt, Node):
+                if nxt.hex == hex_id and nxt.kind == "c":
+                    return True
+                continue
+            stack.append((nxt, seg))
+    return False
+
+
 def trace_reach(state: GameState, track: Track, corporation: str
                 ) -> tuple[set[Node], set[int]]:
     """`reachable` without the cache."""
