@@ -225,10 +225,17 @@ def move_token(state: GameState, corp: Corporation, direction: str, times: int =
     """Move a share price token up/down/left/right `times` spaces, reporting the result."""
     moves = {"up": market.up, "down": market.down, "left": market.left, "right": market.right}
     pos = state.market.positions[corp.sym]
-    before = state.market.price(corp.sym)
     for _ in range(times):
         pos = moves[direction](state.market.spec, pos)
-    if state.market.move(corp.sym, pos):
-        after = state.market.price(corp.sym)
-        state.say(f"{corp.sym} share price moves from {money(state, before)} "
-                  f"to {money(state, after)}")
+    place_token(state, corp, pos)
+
+
+def place_token(state: GameState, corp: Corporation, pos: market.Position) -> bool:
+    """Put the share price token on `pos`, reporting the move; whether it moved."""
+    before = state.market.price(corp.sym)
+    if not state.market.move(corp.sym, pos):
+        return False
+    after = state.market.price(corp.sym)
+    state.say(f"{corp.sym} share price moves from {money(state, before)} "
+              f"to {money(state, after)}")
+    return True

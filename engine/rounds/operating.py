@@ -19,7 +19,6 @@ from engine.actions import (
     BuyPrivate,
     BuyTrain,
     Decline,
-    DeclineProtection,
     DiscardTrain,
     Dividend,
     Done,
@@ -29,7 +28,6 @@ from engine.actions import (
     PayMesabi,
     PlaceEdgeToken,
     PlaceToken,
-    Protect,
     RedeemShares,
     RunRoutes,
     SellShares,
@@ -39,7 +37,7 @@ from engine.errors import GameError, require
 from engine.rounds import protection
 from engine.rounds.base import Round, Turn, not_here
 from engine.shares import check_sale, money, move_token, sell_shares
-from engine.state import BANK, POOL, TREASURY, Corporation, GameState, Train
+from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Train
 
 if TYPE_CHECKING:
     from engine.rules import Rules
@@ -153,23 +151,7 @@ class OperatingRound(Round):
             self._next_company()
 
     def _protection_action(self, seat: str, action: Action) -> None:
-        sale = self.state.pending_sales[0]
-        president = protection.protector(self.state, sale)
-        require(seat == president, f"{president} must first decide whether to protect "
-                f"{sale.corporation}'s price (5.9)")
-        if isinstance(action, Protect):
-            require(action.corporation == sale.corporation,
-                    f"the sale waiting for an answer is of {sale.corporation}")
-            why = protection.why_not_protect(self.rules, self.state, sale)
-            if why:
-                raise GameError(why, ("decline protection",))
-            protection.protect(self.rules, self.state)
-        elif isinstance(action, DeclineProtection | Pass):
-            protection.let_stand(self.rules, self.state)
-        else:
-            raise GameError(f"{president} must first decide whether to protect "
-                            f"{sale.corporation}'s price (5.9)",
-                            tuple(protection.options(self.state, sale)))
+        protection.answer(self.rules, self.state, seat, action)
         self._settle_protection()
 
     def company(self) -> Corporation:
@@ -945,14 +927,17 @@ class OperatingRound(Round):
 
 
 def pay_out(state: GameState, corp: Corporation, revenue: int,
-            pool_pays_company: bool = True) -> None:
+            pool_pays_company: bool = True, ipo_pays_company: bool = False) -> None:
     """4.2.4(a): each 10% share earns a tenth of `revenue`. Shares in the treasury pay the
-    company; shares in the pool pay the company (18TN) or nobody (1851)."""
+    company; shares in the pool pay the company (18TN) or nobody (1851, 1850); shares in
+    the Initial Offering pay the company in 1850, else nobody."""
     for seat in state.seats:
         pct = corp.percent_held_by(seat)
         if pct:
             state.transfer_cash(BANK, seat, revenue * pct // 100)
     to_company = corp.percent_held_by(TREASURY)
+    if ipo_pays_company:  # 1850 9.1.1
+        to_company += corp.percent_held_by(IPO)
     if pool_pays_company:
         to_company += corp.pool_percent
     if to_company:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.errors import GameError, require
 from engine.shares import certificate_count, money, resolve_presidency
 from engine.state import BANK, POOL, GameState, PendingSale
 
 if TYPE_CHECKING:
+    from engine.actions import Action
     from engine.rules import Rules
 
 
@@ -75,6 +77,29 @@ def let_stand(rules: Rules, state: GameState) -> None:
     state.say(f"{sale.president} lets {sale.seller}'s sale of {sale.percent}% of "
               f"{corp.sym} stand")
     rules.move_price_after_sale(state, corp, sale.percent // 10)
+
+
+def answer(rules: Rules, state: GameState, seat: str, action: Action) -> str | None:
+    """The president's answer to the first waiting sale: `protect`, or `decline
+    protection` (a `pass` lets it stand too). Returns who protected, or None."""
+    from engine.actions import DeclineProtection, Pass, Protect
+
+    sale = state.pending_sales[0]
+    president = protector(state, sale)
+    require(seat == president, f"{president} must first decide whether to protect "
+            f"{sale.corporation}'s price (5.9)")
+    if isinstance(action, Protect):
+        require(action.corporation == sale.corporation,
+                f"the sale waiting for an answer is of {sale.corporation}")
+        why = why_not_protect(rules, state, sale)
+        if why:
+            raise GameError(why, ("decline protection",))
+        return protect(rules, state)
+    if isinstance(action, DeclineProtection | Pass):
+        let_stand(rules, state)
+        return None
+    raise GameError(f"{president} must first decide whether to protect "
+                    f"{sale.corporation}'s price (5.9)", tuple(options(state, sale)))
 
 
 def settle_impossible(rules: Rules, state: GameState) -> None:

@@ -709,23 +709,11 @@ class StockRound(Round):
 
     # --- share price protection (1850 5.9) ----------------------------------------------
     def _protection_action(self, seat: str, action: Action) -> None:
-        state = self.state
-        sale = state.pending_sales[0]
-        if isinstance(action, Protect):
-            require(action.corporation == sale.corporation,
-                    f"the sale waiting for an answer is of {sale.corporation}")
-            why = protection.why_not_protect(self.rules, state, sale)
-            if why:
-                raise GameError(why, ("decline protection",))
-            president = protection.protect(self.rules, state)
+        protector = protection.answer(self.rules, self.state, seat, action)
+        if protector is not None:
             # 5.9.9: an action for the Priority Deal; 5.9.6: play resumes to his left.
-            self.s.last_protector = president
-            self.s.last_actor = president
-        elif isinstance(action, DeclineProtection | Pass):
-            protection.let_stand(self.rules, state)
-        else:
-            raise GameError(f"{seat} must first decide whether to protect "
-                            f"{sale.corporation}'s price (5.9)", tuple(self.legal()))
+            self.s.last_protector = protector
+            self.s.last_actor = protector
         self._settle_protection()
 
     def _settle_protection(self) -> None:

@@ -16,7 +16,7 @@ from engine import board, market
 from engine.actions import UsePrivate
 from engine.errors import GameError
 from engine.rules import Rules, private_tile_lay
-from engine.shares import money
+from engine.shares import money, place_token
 from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Private, Train
 from engine.title import MarketSpec, PhaseSpec, TileSpec, Title
 
@@ -283,12 +283,8 @@ class Rules1850(Rules):
         self._place(state, corp, pos)
 
     def _place(self, state: GameState, corp: Corporation, pos: Position) -> None:
-        before = state.market.price(corp.sym)
-        if state.market.move(corp.sym, pos):
-            state.say(f"{corp.sym} share price moves from {money(state, before)} to "
-                      f"{money(state, state.market.price(corp.sym))}")
-            if state.market.cell(corp.sym).zone == "black":
-                close_company(state, corp)
+        if place_token(state, corp, pos) and state.market.cell(corp.sym).zone == "black":
+            close_company(state, corp)
 
     def certificate_limit(self, state: GameState) -> int:
         """5.1.1, 21: the lower limits once a company has closed."""
@@ -373,23 +369,15 @@ class Rules1850(Rules):
         """9.1: full (right), half (no move; each share's half rounded up for the
         holders) or none (left). Shares in the Initial Offering and redeemed shares pay
         the company, shares in the Open Market the bank."""
+        from engine.rounds.operating import pay_out, withhold
+
         if choice == "withhold" or revenue <= 0:
-            if revenue:
-                state.transfer_cash(BANK, corp.sym, revenue)
-                state.say(f"{corp.sym} withholds {money(state, revenue)}")
+            withhold(state, corp, revenue)
             self.move_price(state, corp, "left")
             return
         per_share = revenue // 10 if choice == "payout" else -(-revenue // 20)
-        kept = revenue - per_share * 10
-        for seat in state.seats:
-            shares = corp.percent_held_by(seat) // 10
-            if shares:
-                state.transfer_cash(BANK, seat, per_share * shares)
-        own = (corp.percent_held_by(IPO) + corp.percent_held_by(TREASURY)) // 10
-        if own or kept:
-            state.transfer_cash(BANK, corp.sym, per_share * own + kept)
-        state.say(f"{corp.sym} pays {money(state, per_share)} per share"
-                  + (f" and keeps {money(state, kept)}" if kept else ""))
+        pay_out(state, corp, per_share * 10, pool_pays_company=False, ipo_pays_company=True)
+        withhold(state, corp, revenue - per_share * 10)  # half: what the company keeps
         if choice == "payout":
             self.move_price(state, corp, "right")
 
