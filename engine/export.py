@@ -37,6 +37,7 @@ from engine.actions import (
     BuyShares,
     BuyTrain,
     Decline,
+    DeclineProtection,
     DiscardTrain,
     Dividend,
     Done,
@@ -44,7 +45,10 @@ from engine.actions import (
     LayTile,
     Par,
     Pass,
+    PayMesabi,
+    PlaceEdgeToken,
     PlaceToken,
+    Protect,
     RedeemShares,
     RunRoutes,
     SellPrivate,
@@ -276,9 +280,10 @@ class _ShareLedger:
                 self.held.setdefault(corp.sym, {}).setdefault(cert.owner, []).append(cert.index)
 
     def update(self, before: _Holdings, after: _Holdings,
-               first: tuple[str, str, str] | None) -> list[str]:
+               first: tuple[str, str, str] | None, newest: bool = False) -> list[str]:
         """Follow one move; `first` (corporation, from, to) is the move's own transfer,
-        made first; returns the site's ids of the shares it moved."""
+        made first (`newest`: of the shares last come to its source, as a protected sale
+        is bought back); returns the site's ids of the shares it moved."""
         moved: list[str] = []
         if first is not None:
             sym, source, target = first
@@ -286,7 +291,8 @@ class _ShareLedger:
             amount = min(was.get(source, 0) - now.get(source, 0),
                          now.get(target, 0) - was.get(target, 0))
             if amount > 0:
-                moved = [f"{sym}_{i}" for i in self._move(sym, source, target, amount)]
+                moved = [f"{sym}_{i}"
+                         for i in self._move(sym, source, target, amount, newest)]
         for sym in sorted(self.held):
             self._swap_president(sym, after)
             self._settle(sym, after)
@@ -320,9 +326,20 @@ class _ShareLedger:
                 return
             self._move(sym, surplus[0], short[0], min(-delta[surplus[0]], delta[short[0]]))
 
-    def _move(self, sym: str, source: str, target: str, amount: int) -> list[int]:
+    def peek(self, sym: str, source: str, target: str, amount: int) -> list[str]:
+        """The site's ids of the shares a transfer would move, moving nothing."""
+        kept = {holder: list(indexes) for holder, indexes in self.held[sym].items()}
+        try:
+            return [f"{sym}_{i}" for i in self._move(sym, source, target, amount)]
+        finally:
+            self.held[sym] = kept
+
+    def _move(self, sym: str, source: str, target: str, amount: int,
+              newest: bool = False) -> list[int]:
         held = self.held[sym]
         order = held.get(source, [])
+        if newest:
+            order = order[::-1]
         if source in (IPO, TREASURY):
             order = sorted(order)
         # The president's certificate last, then the bigger ones (a stable sort keeps
@@ -338,6 +355,9 @@ class _ShareLedger:
                 break
             taken.append(index)
             total += self.percent[(sym, index)]
+        if newest:  # named in the order they came, as the site lists a sale bought back
+            came = held.get(source, [])
+            taken.sort(key=came.index)
         for index in taken:
             held[source].remove(index)
             held.setdefault(target, []).append(index)
@@ -430,7 +450,8 @@ class _Renderer:
             if before.tiles.get(hex_id) != placed:
                 self.tiles.lay(hex_id, placed.name)
         self.slots.update(after.tokens)
-        shares = self.shares.update(before, after, transfer)
+        shares = self.shares.update(before, after, transfer,
+                                    newest=isinstance(move.action, Protect))
         now = game.round
         if at_trains and was_turn is not None and not isinstance(move.action, Pass | Done) \
                 and (now is not was or (isinstance(now, OperatingRound)
@@ -469,8 +490,11 @@ class _Renderer:
         action = move.action
         if isinstance(action, UsePrivate):
             return {"entity": action.private, "entity_type": "company"}
+        if isinstance(action, RedeemShares) and action.company is not None:
+            # The site's company buys its own share, in its president's stock turn.
+            return {"entity": action.company, "entity_type": "corporation"}
         if (isinstance(self.game.round, OperatingRound) and turn.entity != turn.seat
-                and not isinstance(action, SellShares)):
+                and not isinstance(action, SellShares | Protect | DeclineProtection)):
             return {"entity": turn.entity, "entity_type": "corporation"}
         return {"entity": self.ids[move.seat], "entity_type": "player"}
 
@@ -479,6 +503,8 @@ class _Renderer:
         action, state = move.action, self.game.state
         operating = self.game.turn()
         company = operating.entity if operating is not None else ""
+        if isinstance(action, Protect):
+            return action.corporation, POOL, move.seat
         if isinstance(action, BuyShares):
             source = action.source or self.game.rules.default_share_source(
                 state, state.corporation(action.corporation))
@@ -490,7 +516,14 @@ class _Renderer:
         if isinstance(action, IssueShares):
             return company, TREASURY, POOL
         if isinstance(action, RedeemShares):
-            return company, POOL, TREASURY
+            holder = action.holder or POOL
+            if holder not in (POOL, move.seat):
+                return None  # asked of another player: it moves when he accepts
+            return action.company or company, holder, TREASURY
+        rnd = self.game.round
+        if isinstance(action, Accept) and isinstance(rnd, StockRound) and \
+                rnd.s.redemption is not None:
+            return rnd.s.redemption.corporation, rnd.s.redemption.holder, TREASURY
         return None
 
     # --- what needs the position before the move -----------------------------------------
@@ -535,6 +568,18 @@ class _Renderer:
             self._flush()
             self.turn_of = None
         if isinstance(rnd, StockRound):
+            if rnd.s.redemption is not None and isinstance(action, Accept | Decline):
+                # The site's company buys the share without asking (5.10.4): an
+                # acceptance is made by the importer, a refusal has no form there.
+                return _CARRIED if isinstance(action, Accept) else _NO_FORM
+            if isinstance(action, RedeemShares) and action.holder not in (
+                    None, POOL, move.seat):
+                if following is None or not isinstance(following.action, Accept):
+                    return _NO_FORM
+                sym = str(action.company)
+                return {"type": "buy_shares",
+                        "shares": self.shares.peek(sym, action.holder, TREASURY,
+                                                   self.shares.percent[(sym, 1)])}
             if isinstance(action, Pass | Done):
                 # A bidder who passed in the auction under way is out of it on the site:
                 # his pass there again is one the site never asks for.
@@ -668,8 +713,14 @@ class _Renderer:
                     "slot": self.slots.slots[(hex_id, corp)]}
         if isinstance(action, Dividend):
             return {"type": "dividend", "kind": action.choice}
-        if isinstance(action, BuyShares | RedeemShares):
+        if isinstance(action, PlaceEdgeToken):
+            return {"type": "choose", "choice": "Place Edge Token"}
+        if isinstance(action, PayMesabi):
+            return {"type": "choose", "choice": "Buy Mesabi Token"}
+        if isinstance(action, BuyShares | RedeemShares | Protect):
             return {"type": "buy_shares", "shares": shares}
+        if isinstance(action, DeclineProtection):
+            return {"type": "pass"}  # the site's protection step, passed
         if isinstance(action, SellShares | IssueShares):
             # The percent sold, not the certificates' face: a president who sells part of
             # his certificate names it with the part sold (the site swaps it for shares).
@@ -716,6 +767,7 @@ _NO_FORM = object()
 _SITE_STEP_OF: dict[type[Action], str] = {
     LayTile: "track", PlaceToken: "token", RunRoutes: "route", Dividend: "dividend",
     BuyTrain: "train", SellShares: "train", IssueShares: "issue", RedeemShares: "issue",
+    PlaceEdgeToken: "token", PayMesabi: "track",
 }
 
 
@@ -748,12 +800,16 @@ def _site_idle(game: Game, seat: str) -> bool:
     """Whether the site passes this player by itself in a stock round: he can do nothing
     but pass (or end a turn he has acted in), and cannot buy a private from another
     player either (the site offers that on his stock turn to a player with any cash who
-    has not bought this turn, while another player owns one)."""
+    has not bought this turn, while another player owns one; its 1850 never does:
+    title_specific.site_differences.interplayer_privates)."""
     if game.legal() not in (["pass"], ["done"]):
         return False
     state = game.state
     rnd = game.round
     if isinstance(rnd, StockRound) and rnd.s.turn.bought:
+        return True
+    differences = game.rules.title.title_specific.get("site_differences")
+    if isinstance(differences, Mapping) and differences.get("interplayer_privates") is False:
         return True
     return state.players[seat].cash <= 0 or not any(
         not p.closed and p.owner in state.players and p.owner != seat
@@ -817,11 +873,21 @@ def _tile_lay_at_hand(game: Game) -> bool:
     rnd = game.round
     assert isinstance(rnd, OperatingRound)
     corp, state = rnd.company(), game.state
+    differences = game.rules.title.title_specific.get("site_differences")
+    first = differences.get("track_step_waits_for_private_purchase_from_phase") \
+        if isinstance(differences, Mapping) else None
+    # 1850's site offers a purchase in its track step only once every private may be
+    # bought (phase 3), not for the bridge company buyable in phase 2.
+    purchases = first is None or state.phase_index >= game.rules.title.phase_index(first)
     for private in state.privates.values():
-        if private.closed or private.ability_used or not private.spec.tiles:
+        if private.closed or not game.rules.private_lays_tiles(state, private):
             continue
         if private.owner == corp.sym:
-            return True
+            if private.last_used != rnd.label:  # a lay a round (1850's P4) is spent
+                return True
+            continue
+        if not purchases:
+            continue
         lowest = (private.spec.value + 1) // 2
         if private.owner in state.players and corp.cash >= lowest and \
                 game.rules.why_not_buy_private(state, corp, private, lowest, rnd) is None:

@@ -447,6 +447,10 @@ class Rules:
         the privates' lays, the edge token)."""
         return []
 
+    def private_lays_tiles(self, state: GameState, private: Private) -> bool:
+        """Whether a private still gives its owning company a tile lay."""
+        return bool(private.spec.tiles) and not private.ability_used
+
     def private_lay_hexes(self, state: GameState, private: Private) -> frozenset[str] | None:
         """Where a private's tile lay may go: its own hexes (18TN), or None for any hex
         the company reaches (1850's Gant Brothers)."""

@@ -481,6 +481,11 @@ class Rules1850(Rules):
                        f"({PRIVATE_LAYS[private.sym]})")
         return out
 
+    def private_lays_tiles(self, state: GameState, private: Private) -> bool:
+        """15.2: P2, P3, P4 and P6 lay extra yellow tiles (P4 for as long as it lives)."""
+        return private.sym in (CREDIT_MOBILIER, RIVER_BRIDGE, GANT_BROTHERS, LAND_GRANT) \
+            and not private.ability_used and not private.closed
+
     def private_lay_hexes(self, state: GameState, private: Private) -> frozenset[str] | None:
         if private.sym == RIVER_BRIDGE:
             return frozenset({ST_LOUIS})
