@@ -62,8 +62,10 @@ from engine.records import (
     OUR_SETUP,
     RecordError,
     RecordMapper,
+    pass_idle_players,
     replay_action,
     setup_of,
+    site_idle,
 )
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
@@ -584,7 +586,7 @@ class _Renderer:
                 # A bidder who passed in the auction under way is out of it on the site:
                 # his pass there again is one the site never asks for.
                 again = rnd.s.auction is not None and move.seat in rnd.s.auction.passed
-                return _StockPass(idle=again or _site_idle(game, move.seat))
+                return _StockPass(idle=again or site_idle(game, move.seat))
             if isinstance(action, Bid):
                 target = action.target or (rnd.s.auction.private if rnd.s.auction else None)
                 return {"type": "bid", "company": target, "price": action.amount}
@@ -796,26 +798,6 @@ def idle_alike(a: Move, b: Move) -> bool:
     return a.seat == b.seat and {type(a.action), type(b.action)} <= {Pass, Done}
 
 
-def _site_idle(game: Game, seat: str) -> bool:
-    """Whether the site passes this player by itself in a stock round: he can do nothing
-    but pass (or end a turn he has acted in), and cannot buy a private from another
-    player either (the site offers that on his stock turn to a player with any cash who
-    has not bought this turn, while another player owns one; its 1850 never does:
-    title_specific.site_differences.interplayer_privates)."""
-    if game.legal() not in (["pass"], ["done"]):
-        return False
-    state = game.state
-    rnd = game.round
-    if isinstance(rnd, StockRound) and rnd.s.turn.bought:
-        return True
-    differences = game.rules.title.title_specific.get("site_differences")
-    if isinstance(differences, Mapping) and differences.get("interplayer_privates") is False:
-        return True
-    return state.players[seat].cash <= 0 or not any(
-        not p.closed and p.owner in state.players and p.owner != seat
-        for p in state.privates.values())
-
-
 # --- where the site stops in a company's turn -------------------------------------------
 
 
@@ -1014,6 +996,8 @@ def _read_back(record: dict[str, Any], moves: list[Move], pieces: list[_Piece],
         elif piece.move >= at:
             if piece.move != at:
                 raise RuntimeError(f"move {at} has no action in the record")
+            if all(p.unrecorded for p in pieces[index:] if p.move is not None):
+                break  # the site's own passes to the end (made below)
             skipped = _leave_out(reader, moves, pieces, index, said, out) \
                 if piece.unrecorded else None
             if skipped is not None:
@@ -1023,6 +1007,12 @@ def _read_back(record: dict[str, Any], moves: list[Move], pieces: list[_Piece],
             at += taken
         # else: made already, as the importer's own move (a train sale it accepts)
         index += 1
+    if at != len(moves) and all(p.unrecorded for p in pieces if p.move is not None
+                                and p.move >= at):
+        # The game's last moves are passes the site makes by itself, at once: so does
+        # the importer at the record's end.
+        # (It may pass more of them than ours did: the position it reaches is the site's.)
+        at = min(len(moves), at + pass_idle_players(reader.game))
     if at != len(moves):
         raise RuntimeError(f"moves from {at} on have no action in the record")
     return out

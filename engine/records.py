@@ -16,7 +16,7 @@ convention, the first player holds it, does not give ours).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -136,7 +136,22 @@ def import_record(record: dict[str, Any]) -> Replay:
     with replay.game.reading_log():  # no copy before each action (engine.game)
         for index, raw in enumerate(expanded(folded_actions(record["actions"]))):
             replay.applied += replay_action(replay.game, mapper, index, raw)
+        pass_idle_players(replay.game)
     return replay
+
+
+def pass_idle_players(game: Game, apply: _Apply | None = None) -> int:
+    """After the record's last action: the players the site passes by itself at once
+    (nothing left to do in a stock turn) pass; returns how many passes were made."""
+    made = 0
+    for _ in range(2 * len(game.setup.seats)):
+        turn, rnd = game.turn(), game.round
+        if turn is None or not isinstance(rnd, StockRound) or rnd.s.auction is not None \
+                or game.legal() != ["pass"] or not site_idle(game, turn.seat):
+            break
+        (apply or _apply)(game, turn.seat, Pass())
+        made += 1
+    return made
 
 
 def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any],
@@ -218,6 +233,26 @@ def _accept_offers(game: Game, apply: _Apply) -> None:
         apply(game, turn.seat, Accept())
 
 
+def site_idle(game: Game, seat: str) -> bool:
+    """Whether the site passes this player by itself in a stock round: he can do nothing
+    but pass (or end a turn he has acted in), and cannot buy a private from another
+    player either (the site offers that on his stock turn to a player with any cash who
+    has not bought this turn, while another player owns one; its 1850 never does:
+    title_specific.site_differences.interplayer_privates)."""
+    if game.legal() not in (["pass"], ["done"]):
+        return False
+    state = game.state
+    rnd = game.round
+    if isinstance(rnd, StockRound) and rnd.s.turn.bought:
+        return True
+    differences = game.rules.title.title_specific.get("site_differences")
+    if isinstance(differences, Mapping) and differences.get("interplayer_privates") is False:
+        return True
+    return state.players[seat].cash <= 0 or not any(
+        not p.closed and p.owner in state.players and p.owner != seat
+        for p in state.privates.values())
+
+
 def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
                             apply: _Apply = _apply, action: Action | None = None) -> None:
     """Moves the site makes without recording them: it passes a player who can do
@@ -254,7 +289,10 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
             # again): his later turns in it are passes it never records.
             apply(game, turn.seat, Pass())
             continue
-        if turn.seat == seat and not operating:
+        if turn.seat == seat and not operating and not (
+                auction is None and game.legal() == ["pass"]
+                and (raw.get("type") != "pass" or site_idle(game, seat))):
+            # (A player the site passes by itself acts in a later turn: he passes now.)
             return
         # A player who can do nothing more: he passes, or ends the turn he acted in.
         if game.legal() == ["pass"]:

@@ -1,7 +1,7 @@
 """Keep agreeing games of a differential run as test fixtures.
 
     .venv/bin/python tools/oracle/keep_fixtures.py OUTCOMES.json RECORDS_DIR SEED \
-        tests/fixtures/18TN --count 20
+        tests/fixtures/18TN --count 20 [--title 1850]
 
 Copies the exported records of the COUNT shortest games both engines agree on (the
 suite replays them all; a record that goes to a bankruptcy or other end is as good as
@@ -17,6 +17,8 @@ import json
 import subprocess
 from pathlib import Path
 
+from differential import record_name
+
 SITE_REPO = Path("/work/.mirror/tobymao+18xx/repo")
 
 
@@ -27,12 +29,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--to", type=Path, required=True)
     parser.add_argument("--count", type=int, default=20)
+    parser.add_argument("--title", default="18TN")
     args = parser.parse_args(argv)
     agreeing = []
     for path in args.outcomes:
         agreeing += json.loads(path.read_text()).get("agree", [])
     def length(outcome: dict[str, object]) -> int:
-        source = args.records / f"game-{args.seed}-{outcome['index']}.json"
+        source = args.records / record_name(args.title, args.seed, int(str(outcome["index"])))
         return len(json.loads(source.read_text())["actions"])
 
     agreeing.sort(key=length)
@@ -51,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, dict[str, int]] = {}
     for outcome in sorted(agreeing[: args.count], key=lambda o: int(str(o["index"]))):
         name = f"random-{args.seed}-{outcome['index']}.json"
-        source = args.records / f"game-{args.seed}-{outcome['index']}.json"
+        source = args.records / record_name(args.title, args.seed, int(str(outcome["index"])))
         record = json.loads(source.read_text())
         (args.to / name).write_text(json.dumps(record, separators=(",", ":")) + "\n")
         results[name] = outcome["site_result"]
