@@ -332,6 +332,8 @@ class Rules1850(Rules):
         assert edge is not None
         require(hex_id in (edge.hex, ""), f"{corp.sym}'s edge token goes on {edge.hex} (7.4)")
         require(EDGE_TOKEN not in corp.markers, f"{corp.sym} has placed its edge token")
+        require(reaches_edge(state, corp), f"{corp.sym} has no route to {edge.hex}: the "
+                "edge token counts as a token placement, which needs one (7.3.1, 7.4)")
         require(corp.cash >= edge.cost, f"{corp.sym} has {money(state, corp.cash)}; its "
                 f"edge token costs {money(state, edge.cost)}")
         state.transfer_cash(corp.sym, BANK, edge.cost)
@@ -461,7 +463,8 @@ class Rules1850(Rules):
         out: list[str] = []
         if step == "token":
             edge = corp.spec.edge_token
-            if edge is not None and EDGE_TOKEN not in corp.markers and corp.cash >= edge.cost:
+            if edge is not None and EDGE_TOKEN not in corp.markers and \
+                    corp.cash >= edge.cost and reaches_edge(state, corp):
                 out.append(f"edge token {edge.hex} ({money(state, edge.cost)})")
             return out
         yellow, _ = self.tile_lays(state, corp)
@@ -629,6 +632,17 @@ def west_of_mississippi(state: GameState) -> frozenset[str]:
     """The hexes west of the Mississippi (the title's region), for P2's and P6's lays."""
     regions = cast("Mapping[str, Any]", state.title.title_specific.get("regions", {}))
     return frozenset(regions.get("west_of_mississippi", ()))
+
+
+def reaches_edge(state: GameState, corp: Corporation) -> bool:
+    """7.4 with 7.3.1: the company traces a route to its edge area (any connection)."""
+    from engine import track
+
+    edge = corp.spec.edge_token
+    if edge is None:
+        return False
+    nodes, _ = track.reachable(state, track.build_track(state), corp.sym)
+    return any(node.hex == edge.hex for node in nodes)
 
 
 def mesabi_tokens_left(state: GameState) -> int:

@@ -226,6 +226,35 @@ def test_7_4_an_edge_token_goes_only_on_its_own_red_area() -> None:
         g.apply(move(n).seat, PlaceEdgeToken("F1"))
 
 
+def test_7_4_an_edge_token_needs_a_route_to_its_area() -> None:
+    """7.4: the edge token "counts as a token placement", and a placement needs a route
+    to the place (7.3.1): a company that does not reach its red area is refused, and
+    `legal` does not offer it; the recorded placements all had one."""
+    from engine.titles.t1850 import reaches_edge
+
+    _, moves = _log()
+    for n in range(len(moves)):
+        g = before(n)
+        rnd = g.round
+        if not isinstance(rnd, OperatingRound) or rnd.current is None or \
+                rnd.current.token_placed:
+            continue
+        corp = rnd.company()
+        edge = corp.spec.edge_token
+        if edge is None or "edge token" in corp.markers or corp.cash < edge.cost or \
+                reaches_edge(g.state, corp) or move(n).seat != g.turn().seat:  # type: ignore[union-attr]
+            continue
+        assert not any(option.startswith("edge token") for option in g.legal())
+        with pytest.raises(GameError, match="no route to"):
+            g.apply(move(n).seat, PlaceEdgeToken(edge.hex))
+        break
+    else:
+        pytest.fail("no operating turn without a route to the company's edge area")
+    placed = [i for i in range(len(moves)) if is_(PlaceEdgeToken)(move(i))]
+    assert placed and all(
+        reaches_edge(before(i).state, operating(before(i)).company()) for i in placed)
+
+
 # --- 6.5.1: the Mesabi Range ----------------------------------------------------------------
 
 def test_6_5_1_mesabi_rights_cost_80_half_to_the_company_owning_p5() -> None:
