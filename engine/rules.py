@@ -171,10 +171,14 @@ class Rules:
             return None
         return f"{corp.sym}'s president's certificate is not for sale"
 
+    #: Whether players buy certificates from a corporation's treasury (1851's unsold
+    #: shares); 1850's redeemed shares wait there for a reissue.
+    treasury_shares_for_sale = True
+
     def default_share_source(self, state: GameState, corp: Corporation) -> str:
         """Where `buy TC` takes a certificate from when no source is named: the Initial
         Offering, else the corporation's treasury, else the Open Market."""
-        for source in (IPO, TREASURY):
+        for source in (IPO, TREASURY) if self.treasury_shares_for_sale else (IPO,):
             if corp.certificates_of(source):
                 return source
         return POOL

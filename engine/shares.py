@@ -123,6 +123,9 @@ def buy_certificate(rules: Rules, state: GameState, seat: str, corp: Corporation
     Payment goes to the bank from the IPO and the pool, to the corporation from its
     treasury. Checks everything first: availability, cash, holding limits.
     """
+    require(source != TREASURY or rules.treasury_shares_for_sale,
+            f"{corp.sym}'s redeemed shares are not for sale until it reissues them "
+            "(5.10.9, 5.11)")
     certs = sorted((c for c in corp.certificates_of(source) if not c.president),
                    key=lambda c: c.index)
     require(corp.par_price is not None or source != IPO,

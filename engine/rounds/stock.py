@@ -257,6 +257,8 @@ class StockRound(Round):
             if not self._may_hold(seat, corp, 10):
                 continue
             for source in (IPO, POOL, TREASURY):
+                if source == TREASURY and not rules.treasury_shares_for_sale:
+                    continue
                 if corp.certificates_of(source) and self._can_afford(seat, corp, source):
                     suffix = "" if source == IPO else f" from {source}"
                     out.append(f"buy {corp.sym}{suffix}")

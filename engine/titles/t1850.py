@@ -158,6 +158,7 @@ class Rules1850(Rules):
     # --- 5.3.3, 5.9: sales and share price protection ----------------------------------
     price_protection = True
     sell_in_blocks = True
+    treasury_shares_for_sale = False  # 5.10.9: redeemed shares wait for a reissue (5.11)
     companies_act_in_stock_rounds = True  # 5.3, 5.10, 5.11
 
     def may_buy_several(self, state: GameState, corp: Corporation, source: str) -> bool:

@@ -319,6 +319,25 @@ def test_5_10_3_a_share_in_the_open_market_is_redeemed_first() -> None:
     assert gn.percent_held_by(TREASURY) == 10 and gn.pool_percent == 0
 
 
+def test_5_10_9_redeemed_shares_are_not_for_sale_until_reissued() -> None:
+    """5.10.9 and 5.11: a redeemed share lies on the company's charter; players buy it
+    only once the company reissues it to the Initial Offering (found by the differential
+    check: ours sold it from the treasury, the site refused)."""
+    g = operated_position()
+    gn = g.state.corporations["GN"]
+    for cert in gn.certificates[5:9]:
+        cert.owner = "Bob"
+    gn.certificates[8].owner = POOL
+    while now(g) != "Cy":
+        g.apply(now(g), Pass())
+    play(g, ("Cy", RedeemShares(company="GN")))
+    assert gn.percent_held_by(TREASURY) == 10
+    buyer = now(g)
+    assert not any("from treasury" in option for option in g.legal())
+    with pytest.raises(GameError, match="not for sale until it reissues"):
+        g.apply(buyer, BuyShares("GN", 1, "treasury"))
+
+
 def test_5_11_reissue_price_is_75_percent_of_market_to_the_nearest_par_box() -> None:
     g = operated_position()
     gn = g.state.corporations["GN"]
