@@ -177,6 +177,8 @@ class _Judge:
                 return True
         elif action.count == 1 and action.source is not None:
             # `shares.buy_certificate`: a certificate there, the price, the limits.
+            if action.source == TREASURY and not rules.treasury_shares_for_sale:
+                return True
             cert = next_certificate(corp, action.source)
             if cert is None or cert.president:
                 return True
@@ -374,6 +376,8 @@ def _stock_candidates(game: Game, rnd: StockRound) -> Iterator[Action]:
                 yield Par(corp.sym, value)
         else:
             for source in (IPO, POOL, TREASURY):
+                if source == TREASURY and not game.rules.treasury_shares_for_sale:
+                    continue
                 if corp.certificates_of(source):
                     yield BuyShares(corp.sym, 1, source)  # type: ignore[arg-type]
 

@@ -698,6 +698,10 @@ class OperatingRound(Round):
         require(not corp.trains and routes.has_route(self.rules, state, corp),
                 "shares may be sold in an operating round only to raise money for a "
                 "forced train purchase")
+        require(t.dividend_done or bool(t.revenue)
+                or not self.rules.closes_on_withholding(state, corp),
+                f"{corp.sym} closes when it withholds (1850 5.1.1): it never reaches its "
+                "train step, so no train is forced on it")
         # The sale belongs to the train purchase: move to that step (passing the others).
         self._enter_step(corp, self.steps.index("train"))
         cheapest = trains.cheapest_available(state)
