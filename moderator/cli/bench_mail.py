@@ -208,7 +208,7 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
         raws = [burst_message(mail, game_id, addresses, config.address,
                               config.secret).as_bytes() for mail in mails]
         processor = Processor(store, ProcessorSettings.from_config(config))
-        profiler = cProfile.Profile() if profile is not None else None
+        profiler = cProfile.Profile(time.thread_time) if profile is not None else None
         applied_cpu: list[float] = []
         refused_cpu: list[float] = []
         queued = 0
