@@ -243,13 +243,13 @@ async def _answers(store: Store, sent: dict[str, float], timeout: float
     since = 0.0
     while time.time() < deadline and len(answered) < len(sent):
         new = [(int(row), float(when)) for row, when in store.execute(
-            "SELECT id, sent FROM outbox WHERE sent >= ?", [since]) if row not in seen]
+            "SELECT id, sent FROM outbox_queue WHERE sent >= ?", [since]) if row not in seen]
         if new:
             since = max(when for _, when in new)
             seen.update(row for row, _ in new)
             marks = ",".join("?" * len(new))
             causes = store.execute(
-                "SELECT o.id, m.message_id FROM outbox o JOIN messages m ON o.cause = m.key "
+                "SELECT o.id, m.message_id FROM outbox_queue o JOIN messages m ON o.cause = m.key "
                 f"WHERE o.kind = 'reply' AND o.id IN ({marks})", [row for row, _ in new])
             when_sent = dict(new)
             for row, mid in causes:
