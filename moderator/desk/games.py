@@ -88,7 +88,8 @@ class PictureCache:
 
     def __init__(self, size: int = 32, plates: int = 8) -> None:
         self.size = size
-        # A plate holds its picture and a compressor's state (about 1.5 MB): fewer.
+        # A plate holds its picture twice (before and after the palette) and its
+        # compressed rows, about 5 MB: fewer.
         self.plate_size = plates
         self.drawn = 0  # pictures made so far (what the cache could not save)
         self.plates = 0  # of which boards drawn (the rest: only a new caption)
