@@ -40,7 +40,14 @@ from moderator.cli.bench_replay import FIXTURES, percentile
 from moderator.config import ModeratorConfig
 from moderator.desk.auth import MASTER_KEY, make_token
 from moderator.desk.processor import Processor, ProcessorSettings
-from moderator.service import embedded_config, local_mail_module, replace_config, serve_forever
+from moderator.mail.endpoints import mailbox_address
+from moderator.service import (
+    MODERATOR_ADDRESS,
+    embedded_config,
+    local_mail_module,
+    replace_config,
+    serve_forever,
+)
 from moderator.store import Store
 
 __all__ = ["mail_command"]
@@ -131,11 +138,17 @@ def burst_message(mail: BurstMail, game_id: str, addresses: dict[str, str], to: 
 
 
 async def run_burst(workdir: Path, record: Path, at: int, count: int,
-                    applied_every: int = APPLIED_EVERY) -> MailBench:
+                    applied_every: int = APPLIED_EVERY,
+                    deliver_answers: bool = True) -> MailBench:
+    """The burst through the real local servers. DELIVER_ANSWERS: the players' mail is
+    put into their mailboxes on the IMAP server too (else only the moderator's is, as
+    when the players' mail leaves for other servers)."""
     local = local_mail_module()
     store_path = workdir / "moderator" / "moderator.sqlite"
     store_path.parent.mkdir(parents=True)
-    async with local.LocalMail(workdir / "mail") as servers:
+    moderator = mailbox_address(MODERATOR_ADDRESS)
+    keeps = None if deliver_answers else (lambda rcpt: mailbox_address(rcpt) == moderator)
+    async with local.LocalMail(workdir / "mail", keeps=keeps) as servers:
         config = embedded_config(servers.endpoints, store_path.parent)
         config = replace_config(config, imap={"idle": False, "poll_interval": 0.05,
                                               "reconnect_min": 0.1, "reconnect_max": 0.5},
@@ -292,13 +305,17 @@ def _load() -> float | None:
 @click.option("--applied-every", type=click.IntRange(min=0), default=APPLIED_EVERY,
               show_default=True,
               help="Every this many mails is the game's next move (0: all are refused).")
+@click.option("--deliver-answers/--drop-answers", default=True, show_default=True,
+              help="Whether the players' mail goes into their mailboxes on the local IMAP "
+                   "server (pymap) as well, or only the moderator's (as in production, "
+                   "where the players' mail leaves for other servers).")
 @click.option("--processing-only", is_flag=True,
               help="Only the processing: the same mails through the processor on a "
                    "fresh store, without the mail servers (CPU per mail).")
 @click.option("--profile", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="With --processing-only: write cProfile's statistics to this file.")
 def mail_command(record: Path | None, at: int, count: int, applied_every: int,
-                 processing_only: bool, profile: Path | None) -> None:
+                 deliver_answers: bool, processing_only: bool, profile: Path | None) -> None:
     """Throughput and latency of the service under a burst of mail, over the real local
     servers (needs the `local` extra); or, with --processing-only, what the processing
     alone costs."""
@@ -309,12 +326,14 @@ def mail_command(record: Path | None, at: int, count: int, applied_every: int,
         _print_processing(path, at, count, alone)
         return
     with tempfile.TemporaryDirectory(prefix="bench-mail-") as tmp:
-        result = asyncio.run(run_burst(Path(tmp), path, at, count, applied_every))
+        result = asyncio.run(run_burst(Path(tmp), path, at, count, applied_every,
+                                       deliver_answers))
     if not result.latencies:
         raise click.ClickException("no answer arrived")
     lat = result.latencies
     click.echo(f"record {path.name} at move {at}: {count} mails sent, "
-               f"{result.mails} answered, {result.applied} applied")
+               f"{result.mails} answered, {result.applied} applied"
+               + ("" if deliver_answers else " (answers not put into the players' mailboxes)"))
     click.echo(f"throughput: {result.mails / result.seconds:.1f} mails/s "
                f"({result.seconds:.1f} s from the first send to the last answer)")
     click.echo(f"latency (send to answer handed to SMTP): p50 {percentile(lat, 0.5):.2f} s, "
