@@ -33,6 +33,12 @@ new mail), ``failures``, ``last_error`` and ``retry_at`` (a failed try, and when
 next one is due), and ``quarantined`` (given up: kept for the operator, who can
 release it to be tried again; see `moderator quarantine`).
 
+Schema version 5 keeps the outbox's mails apart from their delivery state:
+``outbox_queue`` (who, what kind, tries, sent) and ``outbox_raw`` (the bytes, written
+once), so that marking a mail sent rewrites a short row, not the mail; ``outbox`` is a
+view of the two as the one table it was before. A database of an older schema is
+migrated when it is opened.
+
 Every method that writes expects to run inside `transaction()` unless it says it
 opens its own; transactions nest (savepoints), so a method may be called from inside
 the service's one transaction per message.
@@ -54,7 +60,7 @@ import sqlite_utils
 
 from engine.game import Game, Move, Setup
 
-SCHEMA_VERSION = 4  # 4: the limits of a public address; messages' digest, retries, quarantine
+SCHEMA_VERSION = 5  # 5: the outbox's mails in a table of their own (`outbox_raw`)
 
 Role = Literal["master", "player", "observer"]
 MemberStatus = Literal["invited", "active"]
@@ -77,14 +83,13 @@ CREATE TABLE IF NOT EXISTS messages (
 );
 CREATE INDEX IF NOT EXISTS messages_status ON messages (status, received);
 
-CREATE TABLE IF NOT EXISTS outbox (
+CREATE TABLE IF NOT EXISTS outbox_queue (  -- schema 5: the outbox without the mails
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     message_id TEXT NOT NULL UNIQUE,
     kind TEXT NOT NULL,            -- reply, report, invitation, notice
     game_id TEXT,
     recipient TEXT NOT NULL,
     sender TEXT NOT NULL,          -- the envelope sender (bounces go there)
-    raw BLOB NOT NULL,
     cause TEXT,                    -- messages.key of the mail that caused it
     created REAL NOT NULL,
     attempts INTEGER NOT NULL DEFAULT 0,
@@ -93,8 +98,21 @@ CREATE TABLE IF NOT EXISTS outbox (
     failed REAL,                   -- given up: a permanent refusal
     last_error TEXT
 );
-CREATE INDEX IF NOT EXISTS outbox_due ON outbox (sent, failed, next_attempt);
-CREATE INDEX IF NOT EXISTS outbox_recipient ON outbox (recipient, kind, created);
+CREATE INDEX IF NOT EXISTS outbox_due ON outbox_queue (sent, failed, next_attempt);
+CREATE INDEX IF NOT EXISTS outbox_recipient ON outbox_queue (recipient, kind, created);
+
+-- The mails themselves, written once: marking one sent or retried changes a short row
+-- of outbox_queue, not a mail of a hundred kilobytes and more (a map is in each report).
+CREATE TABLE IF NOT EXISTS outbox_raw (
+    id INTEGER PRIMARY KEY REFERENCES outbox_queue (id),
+    raw BLOB NOT NULL
+);
+
+-- The outbox as it was before schema 5, for reading (the operator, tests).
+CREATE VIEW IF NOT EXISTS outbox AS
+    SELECT q.id, q.message_id, q.kind, q.game_id, q.recipient, q.sender, r.raw, q.cause,
+           q.created, q.attempts, q.next_attempt, q.sent, q.failed, q.last_error
+    FROM outbox_queue q JOIN outbox_raw r ON r.id = q.id;
 
 CREATE TABLE IF NOT EXISTS mail_games (
     game_id TEXT PRIMARY KEY COLLATE NOCASE,
@@ -441,6 +459,7 @@ class Store:
                 db.execute("ALTER TABLE moves ADD COLUMN actor TEXT")
             if "meta" not in db.table_names():
                 db.table("meta").create({"key": str, "value": str}, pk="key")
+            self._split_outbox()
             for statement in _MAIL_SCHEMA.split(";\n"):
                 if statement.strip():
                     db.execute(statement)
@@ -455,6 +474,33 @@ class Store:
                     db.execute(f"ALTER TABLE messages ADD COLUMN {column}")
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                        [str(SCHEMA_VERSION)])
+
+    _QUEUE_COLUMNS = ("id, message_id, kind, game_id, recipient, sender, cause, created, "
+                      "attempts, next_attempt, sent, failed, last_error")
+
+    def _split_outbox(self) -> None:
+        """Schema 5: an outbox table of an older schema (the mails in its rows) becomes
+        `outbox_queue` and `outbox_raw`, ids, counter and all (in `_migrate`'s
+        transaction)."""
+        db = self.db
+        found = db.execute("SELECT type FROM sqlite_master WHERE name = 'outbox'").fetchone()
+        if found is None or found[0] != "table":
+            return
+        for statement in _MAIL_SCHEMA.split(";\n"):
+            if "CREATE TABLE IF NOT EXISTS outbox_" in statement:
+                db.execute(statement)
+        db.execute(f"INSERT INTO outbox_queue ({self._QUEUE_COLUMNS}) "
+                   f"SELECT {self._QUEUE_COLUMNS} FROM outbox")
+        db.execute("INSERT INTO outbox_raw (id, raw) SELECT id, raw FROM outbox")
+        # AUTOINCREMENT: a new mail's id stays above every id the old table gave out.
+        given = db.execute("SELECT MAX(seq) FROM sqlite_sequence WHERE name = 'outbox'"
+                           ).fetchone()[0]
+        if given is not None:
+            db.execute("DELETE FROM sqlite_sequence WHERE name = 'outbox_queue'")
+            db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('outbox_queue', ?)",
+                       [max(given, db.execute("SELECT COALESCE(MAX(id), 0) FROM "
+                                              "outbox_queue").fetchone()[0])])
+        db.execute("DROP TABLE outbox")  # its indexes go with it; the schema makes them
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -714,45 +760,51 @@ class Store:
 
         A new mail is due at once (next_attempt 0): NOW is the game clock, which need
         not be the outbox's (tests run games on a clock of their own)."""
-        cursor = self.db.execute(
-            "INSERT OR IGNORE INTO outbox (message_id, kind, game_id, recipient, sender, "
-            "raw, cause, created, next_attempt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)",
-            [message_id, kind, game_id, recipient, sender, raw, cause, now])
-        return bool(cursor.rowcount)
+        with self.transaction():
+            cursor = self.db.execute(
+                "INSERT OR IGNORE INTO outbox_queue (message_id, kind, game_id, recipient, "
+                "sender, cause, created, next_attempt) VALUES (?, ?, ?, ?, ?, ?, ?, 0)",
+                [message_id, kind, game_id, recipient, sender, cause, now])
+            if not cursor.rowcount:
+                return False
+            self.db.execute("INSERT INTO outbox_raw (id, raw) VALUES (?, ?)",
+                            [cursor.lastrowid, raw])
+        return True
 
     def due_mail(self, now: float, limit: int = 50) -> list[OutboxRow]:
         rows = self.db.execute(
-            "SELECT id, message_id, kind, recipient, sender, raw, attempts FROM outbox "
-            "WHERE sent IS NULL AND failed IS NULL AND next_attempt <= ? "
-            "ORDER BY next_attempt, id LIMIT ?", [now, limit]).fetchall()
+            "SELECT q.id, q.message_id, q.kind, q.recipient, q.sender, r.raw, q.attempts "
+            "FROM outbox_queue q JOIN outbox_raw r ON r.id = q.id "
+            "WHERE q.sent IS NULL AND q.failed IS NULL AND q.next_attempt <= ? "
+            "ORDER BY q.next_attempt, q.id LIMIT ?", [now, limit]).fetchall()
         return [OutboxRow(r[0], r[1], r[2], r[3], r[4], bytes(r[5]), r[6]) for r in rows]
 
     def next_mail_due(self) -> float | None:
         """When the earliest unsent mail is due (None: nothing waits)."""
-        row = self.db.execute("SELECT MIN(next_attempt) FROM outbox WHERE sent IS NULL "
+        row = self.db.execute("SELECT MIN(next_attempt) FROM outbox_queue WHERE sent IS NULL "
                               "AND failed IS NULL").fetchone()
         return None if row is None or row[0] is None else float(row[0])
 
     def mark_sent(self, mail_id: int, now: float) -> None:
         with self.transaction():
-            self.db.execute("UPDATE outbox SET sent = ?, attempts = attempts + 1, "
+            self.db.execute("UPDATE outbox_queue SET sent = ?, attempts = attempts + 1, "
                             "last_error = NULL WHERE id = ?", [now, mail_id])
 
     def mark_retry(self, mail_id: int, error: str, next_attempt: float) -> None:
         with self.transaction():
-            self.db.execute("UPDATE outbox SET attempts = attempts + 1, last_error = ?, "
+            self.db.execute("UPDATE outbox_queue SET attempts = attempts + 1, last_error = ?, "
                             "next_attempt = ? WHERE id = ?", [error, next_attempt, mail_id])
 
     def mark_failed(self, mail_id: int, error: str, now: float) -> None:
         with self.transaction():
-            self.db.execute("UPDATE outbox SET attempts = attempts + 1, last_error = ?, "
+            self.db.execute("UPDATE outbox_queue SET attempts = attempts + 1, last_error = ?, "
                             "failed = ? WHERE id = ?", [error, now, mail_id])
 
     def sent_since(self, recipient: str, kinds: Sequence[str], since: float) -> int:
         """How many mails of KINDS were queued for RECIPIENT since SINCE."""
         marks = ", ".join("?" for _ in kinds)
         row = self.db.execute(
-            f"SELECT COUNT(*) FROM outbox WHERE recipient = ? COLLATE NOCASE AND kind IN "
+            f"SELECT COUNT(*) FROM outbox_queue WHERE recipient = ? COLLATE NOCASE AND kind IN "
             f"({marks}) AND created >= ?", [recipient, *kinds, since]).fetchone()
         return int(row[0])
 
@@ -760,7 +812,7 @@ class Store:
         """Queued, sent and failed mail: for the operator's log."""
         row = self.db.execute(
             "SELECT SUM(sent IS NULL AND failed IS NULL), SUM(sent IS NOT NULL), "
-            "SUM(failed IS NOT NULL) FROM outbox").fetchone()
+            "SUM(failed IS NOT NULL) FROM outbox_queue").fetchone()
         return {"queued": row[0] or 0, "sent": row[1] or 0, "failed": row[2] or 0}
 
     # --- mail games and their members -------------------------------------------------

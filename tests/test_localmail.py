@@ -127,3 +127,20 @@ def test_mailbox_address(address: str, mailbox_name: str) -> None:
 def test_undeliverable_addresses(address: str) -> None:
     with pytest.raises(ValueError):
         mailbox_address(address)
+
+
+async def test_mail_for_recipients_it_does_not_keep_is_accepted_and_only_counted(
+        tmp_path: Path) -> None:
+    """`keeps`: the bench's players' mail is accepted as if it left for other servers,
+    and never put into a mailbox; the kept recipient's mail is delivered as usual."""
+    async with LocalMail(tmp_path / "mail",
+                         keeps=lambda rcpt: mailbox_address(rcpt) == "bob@localhost") as servers:
+        message = b"From: ann@localhost\r\nSubject: to both\r\n\r\nhi\r\n"
+        errors, _ = await aiosmtplib.send(
+            message, sender="ann@localhost", recipients=["bob+t@localhost", "cy@localhost"],
+            hostname=servers.host, port=servers.smtp_port, local_hostname="localhost")
+        assert errors == {}
+        got = await wait_for_mail(servers, "bob@localhost")
+        assert got["Delivered-To"] == "bob+t@localhost"
+        assert [rcpt for _, rcpt, _ in servers.accepted] == ["bob+t@localhost", "cy@localhost"]
+        assert await mailbox(servers, "cy@localhost") == []

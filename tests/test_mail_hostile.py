@@ -277,7 +277,7 @@ async def test_a_failing_mail_is_retried_then_quarantined_answered_once_and_rele
 async def test_when_not_even_the_notice_can_go_the_mail_is_quarantined_silently(
         mail_servers: LocalMail, daemon: Config) -> None:
     add_trigger(daemon, """
-        CREATE TRIGGER mute BEFORE INSERT ON outbox WHEN NEW.recipient = 'mute@example.org'
+        CREATE TRIGGER mute BEFORE INSERT ON outbox_queue WHEN NEW.recipient = 'mute@example.org'
         BEGIN SELECT RAISE(ABORT, 'no mail to mute'); END""")
     await send_mail(mail_servers, "mute@example.org", MODERATOR, "help", "help\n")
     await help_is_answered(mail_servers)

@@ -37,9 +37,17 @@ from engine.title import load_title
 from grammar.format import format_line
 from grammar.names import names_for_title
 from moderator.cli.bench_replay import FIXTURES, percentile
+from moderator.config import ModeratorConfig
 from moderator.desk.auth import MASTER_KEY, make_token
-from moderator.desk.processor import Processor
-from moderator.service import embedded_config, local_mail_module, replace_config, serve_forever
+from moderator.desk.processor import Processor, ProcessorSettings
+from moderator.mail.endpoints import mailbox_address
+from moderator.service import (
+    MODERATOR_ADDRESS,
+    embedded_config,
+    local_mail_module,
+    replace_config,
+    serve_forever,
+)
 from moderator.store import Store
 
 __all__ = ["mail_command"]
@@ -113,12 +121,34 @@ def burst(game_id: str, whole: Game, at: int, count: int,
     return mails
 
 
+def burst_message(mail: BurstMail, game_id: str, addresses: dict[str, str], to: str,
+                  secret: str) -> EmailMessage:
+    """MAIL as its player sends it."""
+    message = EmailMessage()
+    message["From"] = addresses[mail.seat]
+    # Recorded seats are named like "Player 1": no address can carry that tag, so the
+    # password rides in the mail (as for a player whose program drops it).
+    message["To"] = to
+    message["Subject"] = f"[{game_id}] orders"
+    message["Date"] = formatdate()
+    message["Message-ID"] = mail.message_id
+    token = make_token(secret, game_id, mail.seat)
+    message.set_content(f"password {token}\n{mail.body}\n")
+    return message
+
+
 async def run_burst(workdir: Path, record: Path, at: int, count: int,
-                    applied_every: int = APPLIED_EVERY) -> MailBench:
+                    applied_every: int = APPLIED_EVERY,
+                    deliver_answers: bool = True) -> MailBench:
+    """The burst through the real local servers. DELIVER_ANSWERS: the players' mail is
+    put into their mailboxes on the IMAP server too (else only the moderator's is, as
+    when the players' mail leaves for other servers)."""
     local = local_mail_module()
     store_path = workdir / "moderator" / "moderator.sqlite"
     store_path.parent.mkdir(parents=True)
-    async with local.LocalMail(workdir / "mail") as servers:
+    moderator = mailbox_address(MODERATOR_ADDRESS)
+    keeps = None if deliver_answers else (lambda rcpt: mailbox_address(rcpt) == moderator)
+    async with local.LocalMail(workdir / "mail", keeps=keeps) as servers:
         config = embedded_config(servers.endpoints, store_path.parent)
         config = replace_config(config, imap={"idle": False, "poll_interval": 0.05,
                                               "reconnect_min": 0.1, "reconnect_max": 0.5},
@@ -141,17 +171,8 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int,
         await smtp.connect()
         start = time.time()
         for mail in mails:
-            message = EmailMessage()
-            message["From"] = addresses[mail.seat]
-            # Recorded seats are named like "Player 1": no address can carry that tag,
-            # so the password rides in the mail (as for a player whose program drops it).
-            message["To"] = config.moderator.address
-            message["Subject"] = f"[{game_id}] orders"
-            message["Date"] = formatdate()
-            message["Message-ID"] = mail.message_id
-            token = make_token(secret, game_id, mail.seat)
-            message.set_content(f"password {token}\n{mail.body}\n")
-            await smtp.send_message(message)
+            await smtp.send_message(burst_message(mail, game_id, addresses,
+                                                  config.moderator.address, secret))
             sent[mail.message_id] = time.time()
         with contextlib.suppress(Exception):
             await smtp.quit()
@@ -172,6 +193,56 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int,
                      and load_after is not None else None)
 
 
+@dataclass(frozen=True)
+class ProcessingBench:
+    """The burst through the processor alone (no servers): CPU seconds per mail."""
+
+    applied_cpu: tuple[float, ...]  # of each mail meant to apply
+    refused_cpu: tuple[float, ...]  # of each other
+    seconds: float  # wall-clock, all of them
+    applied: int  # moves the game gained
+    queued: int  # mails the burst queued
+
+
+def run_processing(workdir: Path, record: Path, at: int, count: int,
+                   applied_every: int = APPLIED_EVERY,
+                   profile: Path | None = None) -> ProcessingBench:
+    """The burst's mails recorded and processed one after another by a `Processor` on
+    a fresh store, as the daemon's worker does, without the mail servers: what the
+    processing itself achieves. PROFILE: write cProfile's statistics there."""
+    import cProfile
+
+    config = ModeratorConfig(address="moderator@bench.test", secret="bench-secret",
+                             database=workdir / "moderator.sqlite")
+    store = Store(config.database)
+    try:
+        game_id, addresses, whole = seated_game(store, record, at)
+        mails = burst(game_id, whole, at, count, applied_every)
+        raws = [burst_message(mail, game_id, addresses, config.address,
+                              config.secret).as_bytes() for mail in mails]
+        processor = Processor(store, ProcessorSettings.from_config(config))
+        profiler = cProfile.Profile(time.thread_time) if profile is not None else None
+        applied_cpu: list[float] = []
+        refused_cpu: list[float] = []
+        queued = 0
+        start = time.time()
+        if profiler is not None:
+            profiler.enable()
+        for mail, raw in zip(mails, raws, strict=True):
+            cpu = time.thread_time()
+            key, _ = processor.receive(raw)
+            queued += processor.process(key).queued
+            (applied_cpu if mail.applied else refused_cpu).append(time.thread_time() - cpu)
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(str(profile))
+        seconds = time.time() - start
+        applied = len(store.moves(game_id)) - at
+    finally:
+        store.close()
+    return ProcessingBench(tuple(applied_cpu), tuple(refused_cpu), seconds, applied, queued)
+
+
 async def _answers(store: Store, sent: dict[str, float], timeout: float
                    ) -> dict[str, float]:
     """When each sent mail's answer was handed to SMTP (by its Message-ID).
@@ -185,13 +256,13 @@ async def _answers(store: Store, sent: dict[str, float], timeout: float
     since = 0.0
     while time.time() < deadline and len(answered) < len(sent):
         new = [(int(row), float(when)) for row, when in store.execute(
-            "SELECT id, sent FROM outbox WHERE sent >= ?", [since]) if row not in seen]
+            "SELECT id, sent FROM outbox_queue WHERE sent >= ?", [since]) if row not in seen]
         if new:
             since = max(when for _, when in new)
             seen.update(row for row, _ in new)
             marks = ",".join("?" * len(new))
             causes = store.execute(
-                "SELECT o.id, m.message_id FROM outbox o JOIN messages m ON o.cause = m.key "
+                "SELECT o.id, m.message_id FROM outbox_queue o JOIN messages m ON o.cause = m.key "
                 f"WHERE o.kind = 'reply' AND o.id IN ({marks})", [row for row, _ in new])
             when_sent = dict(new)
             for row, mid in causes:
@@ -234,17 +305,35 @@ def _load() -> float | None:
 @click.option("--applied-every", type=click.IntRange(min=0), default=APPLIED_EVERY,
               show_default=True,
               help="Every this many mails is the game's next move (0: all are refused).")
-def mail_command(record: Path | None, at: int, count: int, applied_every: int) -> None:
+@click.option("--deliver-answers/--drop-answers", default=True, show_default=True,
+              help="Whether the players' mail goes into their mailboxes on the local IMAP "
+                   "server (pymap) as well, or only the moderator's (as in production, "
+                   "where the players' mail leaves for other servers).")
+@click.option("--processing-only", is_flag=True,
+              help="Only the processing: the same mails through the processor on a "
+                   "fresh store, without the mail servers (CPU per mail).")
+@click.option("--profile", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="With --processing-only: write cProfile's statistics to this file.")
+def mail_command(record: Path | None, at: int, count: int, applied_every: int,
+                 deliver_answers: bool, processing_only: bool, profile: Path | None) -> None:
     """Throughput and latency of the service under a burst of mail, over the real local
-    servers (needs the `local` extra)."""
+    servers (needs the `local` extra); or, with --processing-only, what the processing
+    alone costs."""
     path = record or FIXTURES / "18TN" / "7818.json"
+    if processing_only:
+        with tempfile.TemporaryDirectory(prefix="bench-process-") as tmp:
+            alone = run_processing(Path(tmp), path, at, count, applied_every, profile)
+        _print_processing(path, at, count, alone)
+        return
     with tempfile.TemporaryDirectory(prefix="bench-mail-") as tmp:
-        result = asyncio.run(run_burst(Path(tmp), path, at, count, applied_every))
+        result = asyncio.run(run_burst(Path(tmp), path, at, count, applied_every,
+                                       deliver_answers))
     if not result.latencies:
         raise click.ClickException("no answer arrived")
     lat = result.latencies
     click.echo(f"record {path.name} at move {at}: {count} mails sent, "
-               f"{result.mails} answered, {result.applied} applied")
+               f"{result.mails} answered, {result.applied} applied"
+               + ("" if deliver_answers else " (answers not put into the players' mailboxes)"))
     click.echo(f"throughput: {result.mails / result.seconds:.1f} mails/s "
                f"({result.seconds:.1f} s from the first send to the last answer)")
     click.echo(f"latency (send to answer handed to SMTP): p50 {percentile(lat, 0.5):.2f} s, "
@@ -260,3 +349,23 @@ def mail_command(record: Path | None, at: int, count: int, applied_every: int) -
     if result.load is not None:
         click.echo(f"machine load (1-minute average): {result.load[0]:.1f} before, "
                    f"{result.load[1]:.1f} after ({os.cpu_count()} cores)")
+
+
+def _print_processing(path: Path, at: int, count: int, result: ProcessingBench) -> None:
+    everything = result.applied_cpu + result.refused_cpu
+    total = sum(everything)
+    click.echo(f"record {path.name} at move {at}: {count} mails processed (no servers), "
+               f"{result.applied} applied, {result.queued} mails queued")
+    click.echo(f"processor CPU: {1000 * total / max(len(everything), 1):.1f} ms per mail "
+               f"(one core: {len(everything) / max(total, 1e-9):.0f} mails/s); "
+               f"wall-clock {result.seconds:.1f} s")
+    for name, cpus in (("meant to apply", result.applied_cpu),
+                       ("refused", result.refused_cpu)):
+        if cpus:
+            click.echo(f"  {name}: {len(cpus)} mails, CPU per mail p50 "
+                       f"{1000 * percentile(cpus, 0.5):.1f} ms, p95 "
+                       f"{1000 * percentile(cpus, 0.95):.1f} ms, mean "
+                       f"{1000 * sum(cpus) / len(cpus):.1f} ms")
+    load = _load()
+    if load is not None:
+        click.echo(f"machine load (1-minute average): {load:.1f} ({os.cpu_count()} cores)")

@@ -10,8 +10,8 @@ from typing import TypeVar
 from engine.game import Game, Move
 from engine.state import PlacedTile
 from moderator.mail.compose import Picture
-from moderator.reports.mapimage import MapPlate, changed_hexes
-from moderator.reports.report import MAP_CID, game_map_plate
+from moderator.reports.mapimage import MapPlate, changed_hexes, map_plate
+from moderator.reports.report import MAP_CID
 from moderator.store import Store
 
 __all__ = ["GAME_CACHE_SIZE", "BoardSnapshot", "GameCache", "PictureCache"]
@@ -88,10 +88,14 @@ class PictureCache:
 
     def __init__(self, size: int = 32, plates: int = 8) -> None:
         self.size = size
-        # A plate holds its picture and a compressor's state (about 1.5 MB): fewer.
+        # A plate holds its picture twice (before and after the palette) and its
+        # compressed rows, about 5 MB: fewer.
         self.plate_size = plates
         self.drawn = 0  # pictures made so far (what the cache could not save)
-        self.plates = 0  # of which whole maps drawn (the rest: only a new caption)
+        self.plates = 0  # of which boards drawn (the rest: only a new caption)
+        self.repainted = 0  # of which drawn again only round what changed
+        # Each game's latest board: the next one is drawn from it where it differs.
+        self._latest: OrderedDict[str, MapPlate] = OrderedDict()
         self._plates: OrderedDict[PlateKey, MapPlate] = OrderedDict()
         self._maps: OrderedDict[tuple[PlateKey, str], Picture] = OrderedDict()
         # The board at a move, by game and move number, with the moves that led there:
@@ -117,8 +121,13 @@ class PictureCache:
         if picture is None:
             plate = self._plates.get(plate_key)
             if plate is None:
-                plate = game_map_plate(game, changed)
+                state = game.state
+                base = self._latest.get(game_id)
+                plate = map_plate(state.title, board, phase=game.rules.phase(state).name,
+                                  highlight=changed, base=base)
                 self.plates += 1
+                self.repainted += plate.repainted
+                _put(self._latest, game_id, plate, self.plate_size)
             _put(self._plates, plate_key, plate, self.plate_size)
             picture = Picture(MAP_CID, f"{game_id}-move-{game.next_move}.png",
                               plate.png(caption))

@@ -44,7 +44,7 @@ import subprocess
 import sys
 import time
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -207,9 +207,11 @@ class _SmtpHandler:
         self, server: SMTP, session: Session, envelope: Envelope,
     ) -> str:
         content = envelope.original_content or b""
+        keeps = self._mail.keeps
         try:
             for rcpt in envelope.rcpt_tos:
-                await self._mail.deliver(envelope.mail_from or "", rcpt, content)
+                if keeps is None or keeps(rcpt):
+                    await self._mail.deliver(envelope.mail_from or "", rcpt, content)
                 self._mail.accepted.append((envelope.mail_from or "", rcpt, content))
         except Exception:
             log.exception("local delivery failed")
@@ -229,6 +231,9 @@ class LocalMail:
         require_auth: Whether SMTP clients must AUTH before sending.
         starttls: A server TLS context: SMTP then offers (and requires) STARTTLS.
         startup_timeout: Seconds to wait for pymap's IMAP greeting.
+        keeps: Which recipients' mail is put into their mailbox (None: everyone's);
+            the rest is accepted and only counted in `accepted`, as mail leaving for
+            other servers would be (`moderator bench mail` keeps only the moderator's).
     """
 
     def __init__(
@@ -242,8 +247,10 @@ class LocalMail:
         require_auth: bool = False,
         starttls: ssl.SSLContext | None = None,
         startup_timeout: float = 15.0,
+        keeps: Callable[[str], bool] | None = None,
     ) -> None:
         self.directory = Path(directory)
+        self.keeps = keeps
         self.host = host
         self.password = password
         self.require_auth = require_auth

@@ -27,6 +27,8 @@ import email.policy
 import hashlib
 import logging
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from email.message import EmailMessage, Message
@@ -155,6 +157,33 @@ def read_key(raw: bytes) -> tuple[str, str | None]:
     return message_key(raw, message_id), message_id
 
 
+class _ParsedOnce(email.policy.EmailPolicy):
+    """The default policy, but a header value is parsed into its header object once:
+    the default parses it again at every read (a mail's Content-Type is read some
+    twenty times while its body is looked for). Header objects are immutable and made
+    from the name and value alone, so a kept one is the one a new parse would give."""
+
+    def header_fetch_parse(self, name: str, value: str) -> str:
+        if hasattr(value, "name"):
+            return value
+        key = (name, value)
+        with _PARSED_LOCK:
+            found = _PARSED.get(key)
+        if found is None:
+            found = super().header_fetch_parse(name, value)
+            with _PARSED_LOCK:
+                _PARSED[key] = found
+                while len(_PARSED) > _PARSED_KEEP:
+                    _PARSED.popitem(last=False)
+        return found
+
+
+_PARSED: OrderedDict[tuple[str, str], str] = OrderedDict()
+_PARSED_LOCK = threading.Lock()
+_PARSED_KEEP = 512  # header values: those of a few mails, and the common ones
+_POLICY = _ParsedOnce()  # email.policy.default's settings
+
+
 def parse_incoming(raw: bytes, moderator: str, key: str | None = None) -> Incoming:
     """RAW (as fetched) read for the moderator at address MODERATOR; KEY is the key it
     was recorded under (by default `read_key`'s). Never raises."""
@@ -167,7 +196,7 @@ def parse_incoming(raw: bytes, moderator: str, key: str | None = None) -> Incomi
     try:
         if raw.lower().count(b"multipart/") > MAX_MULTIPARTS:
             raise ValueError(f"more than {MAX_MULTIPARTS} multipart parts")
-        message = email.message_from_bytes(raw, policy=email.policy.default)
+        message = email.message_from_bytes(raw, policy=_POLICY)
     except Exception as exc:  # the parser itself gave up (MIME nested too deep, ...)
         log.warning("mail %s: the parser gave up (%s: %s); reading its header only",
                     key, type(exc).__name__, exc)
@@ -214,7 +243,7 @@ def _header_only(raw: bytes) -> Message | None:
     try:
         found = _HEADER_END_RE.search(raw)
         head = raw[:found.end()] if found else raw
-        return email.message_from_bytes(head, policy=email.policy.default)
+        return email.message_from_bytes(head, policy=_POLICY)
     except Exception:
         return None
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Protocol
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 from engine.geometry import parse_hex_id
 from engine.state import PlacedTile
@@ -1128,14 +1128,23 @@ def _draw_board(title: Title, board: BoardLike, phase: str | None,
     """The map on the supersampled canvas, its texts kept for after the reduction; a
     caption band left blank below it if BAND (or anything is outlined)."""
     geometry = map_geometry(title, radius)
-    big = geometry.scaled(SUPERSAMPLE)
     width, height = geometry.size
     marked = {parse_hex_id(h) for h in highlight} & set(title.hexes)
     band_height = round(0.6 * radius) if band or marked else 0
     image = Image.new("RGB", (width * SUPERSAMPLE, (height + band_height) * SUPERSAMPLE),
                       BACKGROUND)
-    p = _Painter(image, big)
-    hexes = sorted(title.hexes, key=geometry.row_col)
+    p = _Painter(image, geometry.scaled(SUPERSAMPLE))
+    _paint(p, title, board, phase, title.hexes, marked)
+    return _Canvas(image, p, height, band_height, bool(marked))
+
+
+def _paint(p: _Painter, title: Title, board: BoardLike, phase: str | None,
+           among: Collection[str], marked: Collection[str]) -> None:
+    """The hexes AMONG (all of them, or those round a change) and the coordinates, layer
+    by layer, in the same order whichever hexes are drawn: a part of the map drawn
+    again with every hex that reaches into it is the same as drawn the first time."""
+    big = p.g
+    hexes = sorted(among, key=big.row_col)
     drawings = {h: hex_drawing(title, h, board.tiles.get(h)) for h in hexes}
     texts = {h: text_layout(title, h, board.tiles.get(h)) for h in hexes}
 
@@ -1149,7 +1158,7 @@ def _draw_board(title: Title, board: BoardLike, phase: str | None,
         _outline(p, big.corners(h), OUTLINE, p.width(0.025))
     for h in hexes:
         _borders(p, title.hexes[h], title.layout)
-    for h in sorted(marked, key=geometry.row_col):
+    for h in sorted(set(marked) & set(hexes), key=big.row_col):
         _outline(p, big.corners(h, inset=0.07), HIGHLIGHT, p.width(0.075, 2))
     for h in hexes:
         # Names go under cities and tokens: where one cannot avoid a city, the city
@@ -1160,7 +1169,36 @@ def _draw_board(title: Title, board: BoardLike, phase: str | None,
     for h in hexes:
         _texts(p, title, drawings[h], texts[h], phase)
     _coordinates(p, title, big)
-    return _Canvas(image, p, height, band_height, bool(marked))
+
+
+#: How far beyond its own hexagon's bounding box anything of a hex may be drawn, in hex
+#: radii (a halo, a wide line's end, a row of phase values). `test_map_repaint` checks
+#: every hex of the recorded games' boards against it.
+REACH = 0.25
+
+
+def hex_box(geometry: MapGeometry, hex_id: str, reach: float = REACH
+            ) -> tuple[float, float, float, float]:
+    """The box (left, top, right, bottom, in pixels of GEOMETRY) holding everything
+    drawn for HEX_ID."""
+    x, y = geometry.centre(hex_id)
+    w = geometry.half_width + reach * geometry.radius
+    h = geometry.half_height + reach * geometry.radius
+    return (x - w, y - h, x + w, y + h)
+
+
+def _meets(a: tuple[float, float, float, float], b: tuple[float, float, float, float]
+           ) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _words_box(w: _Words, factor: int) -> tuple[float, float, float, float]:
+    """Where `_draw_words` paints W, on the picture reduced by FACTOR (a pixel over)."""
+    stroke = round(w.halo_width / factor) if w.halo is not None else 0
+    x, y = w.at[0] / factor, w.at[1] / factor
+    left, top, right, bottom = font(round(w.size / factor), w.bold).getbbox(
+        w.text, anchor=w.anchor, stroke_width=stroke)
+    return (x + left - 2, y + top - 2, x + right + 2, y + bottom + 2)
 
 
 class MapPlate:
@@ -1169,19 +1207,33 @@ class MapPlate:
     changed no hex (a share bought, a train run) so draws only its caption anew.
 
     The caption band is the picture's last rows, so the PNG's compressed rows above it
-    are made once too: a copy of the compressor, stopped where the band begins,
-    compresses each caption's rows and ends the stream (`_PngStream`)."""
+    are made once too (`_PngStream`), and each caption only compresses its own rows.
 
-    __slots__ = ("_stream", "band", "geometry", "height", "image", "marked")
+    It keeps what it was drawn from and its picture before the palette (`rgb`), so the
+    next board's plate can be drawn from it (`map_plate`'s BASE): drawn again only round
+    the hexes that changed, that part given the same palette where the palette holds
+    its colours, and only the PNG rows that part covers compressed again."""
+
+    __slots__ = ("_stream", "band", "board", "geometry", "height", "image", "marked",
+                 "outlined", "phase", "repainted", "rgb", "title")
 
     def __init__(self, image: Image.Image, geometry: MapGeometry, height: int, band: int,
-                 marked: bool) -> None:
+                 marked: bool, *, rgb: Image.Image | None = None, title: Title | None = None,
+                 board: BoardView | None = None, phase: str | None = None,
+                 outlined: frozenset[str] = frozenset(), repainted: bool = False,
+                 stream: _PngStream | None = None) -> None:
         self.image = image  # "P": the palette picture, the caption band blank
         self.geometry = geometry  # the supersampled one the caption is laid out by
         self.height = height  # of the map above the caption band, in output pixels
         self.band = band
         self.marked = marked
-        self._stream = _PngStream(image, height)
+        self.rgb = rgb  # the picture before the palette (None: not kept)
+        self.title = title
+        self.board = board
+        self.phase = phase
+        self.outlined = outlined  # the hexes outlined
+        self.repainted = repainted  # drawn from another plate, only round what changed
+        self._stream = stream if stream is not None else _PngStream(image, height)
 
     def png(self, caption: str) -> bytes:
         """The PNG with CAPTION under the map (and the key to the outline, if any)."""
@@ -1197,33 +1249,61 @@ class MapPlate:
                                                dither=Image.Dither.NONE))
 
 
+#: Rows of a plate compressed together (`_PngStream`): few enough that a change in one
+#: hex compresses a sixth of the picture again, many enough to cost the PNG little.
+SEGMENT_ROWS = 32
+
+
 class _PngStream:
     """A palette picture's PNG, its rows from TOP on given anew for each picture.
 
-    Written here rather than by Pillow so the compressed rows above TOP are kept: a
-    zlib compressor can be copied mid-stream. Rows are unfiltered, as Pillow writes
-    palette pictures; the result is a plain PNG (8-bit palette, no interlace)."""
+    Written here rather than by Pillow so the compressed rows are kept. The rows above
+    TOP are compressed in segments of SEGMENT_ROWS rows, each on its own (raw deflate
+    ended by a full flush, which a decoder reads as one stream): a picture with the same
+    palette that differs from another only in some rows (SAME: the other's stream and
+    the rows that differ) compresses only the segments those rows fall in. Rows are
+    unfiltered, as Pillow writes palette pictures; the result is a plain PNG (8-bit
+    palette, no interlace)."""
 
-    def __init__(self, image: Image.Image, top: int) -> None:
+    def __init__(self, image: Image.Image, top: int,
+                 same: tuple[_PngStream, int, int] | None = None) -> None:
         width, height = image.size
         self.width, self.height, self.top = width, height, top
-        palette = bytes(image.getpalette() or ())
+        self.palette = bytes(image.getpalette() or ())
         header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
-        self.head = PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"PLTE", palette)
-        self.compressor = zlib.compressobj(PNG_COMPRESS_LEVEL)
-        self.above = self.compressor.compress(_rows(image.crop((0, 0, width, top))))
+        self.head = PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"PLTE", self.palette)
+        data = _rows(image.crop((0, 0, width, top)))
+        self.adler = zlib.adler32(data)
+        other, first, stop = same if same is not None else (None, 0, 0)
+        if other is not None and (other.palette, other.width, other.top) != (
+                self.palette, width, top):
+            other = None
+        line = width + 1
+        self.segments: list[bytes] = []
+        for index, row in enumerate(range(0, top, SEGMENT_ROWS)):
+            end = min(top, row + SEGMENT_ROWS)
+            if other is not None and (end <= first or row >= stop):
+                self.segments.append(other.segments[index])
+                continue
+            compressor = zlib.compressobj(PNG_COMPRESS_LEVEL, zlib.DEFLATED, -15)
+            self.segments.append(compressor.compress(data[row * line:end * line])
+                                 + compressor.flush(zlib.Z_FULL_FLUSH))
+        self.above = b"".join(self.segments)
 
     def png(self, below: Image.Image) -> bytes:
         """The PNG with BELOW (a palette picture of the same palette) as the rows from
         TOP to the end."""
         assert below.size == (self.width, self.height - self.top) and below.mode == "P"
-        compressor = self.compressor.copy()
-        data = self.above + compressor.compress(_rows(below)) + compressor.flush()
+        rows = _rows(below)
+        compressor = zlib.compressobj(PNG_COMPRESS_LEVEL, zlib.DEFLATED, -15)
+        data = (ZLIB_HEADER + self.above + compressor.compress(rows) + compressor.flush()
+                + struct.pack(">I", zlib.adler32(rows, self.adler)))
         return self.head + _chunk(b"IDAT", data) + _chunk(b"IEND", b"")
 
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PNG_COMPRESS_LEVEL = 6  # as `encode_png`
+ZLIB_HEADER = b"\x78\x9c"  # deflate, 32 KB window, default level
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
@@ -1240,14 +1320,122 @@ def _rows(image: Image.Image) -> bytes:
 
 def map_plate(title: Title, board: BoardLike = EMPTY_BOARD, *, phase: str | None = None,
               highlight: Collection[str] = frozenset(),
-              radius: float = DEFAULT_RADIUS) -> MapPlate:
+              radius: float = DEFAULT_RADIUS, base: MapPlate | None = None) -> MapPlate:
     """The map of ``title`` with ``board`` as `render_map` draws it, without a caption
-    yet (see `MapPlate.png`)."""
+    yet (see `MapPlate.png`).
+
+    BASE, a plate of another board of the same title (the position a move or two
+    before): only the part of the map round the hexes whose tile, tokens or outline
+    differ is drawn again, onto a copy of BASE's picture; the picture (before the
+    palette) is the same, pixel for pixel, as one drawn whole. That part takes BASE's
+    palette when it holds each of its colours within PALETTE_TOLERANCE (as close as a
+    palette made anew comes); otherwise the whole picture gets a new palette."""
+    marked = frozenset(parse_hex_id(h) for h in highlight) & frozenset(title.hexes)
+    snapshot = _snapshot(board)
+    geometry = map_geometry(title, radius)
+    if base is not None and base.title is title and base.rgb is not None \
+            and base.board is not None and base.phase == phase \
+            and base.geometry == geometry.scaled(SUPERSAMPLE):
+        dirty = changed_hexes(base.board, snapshot) | (marked ^ base.outlined)
+        repainted = _repainted(base, title, snapshot, phase, marked, dirty)
+        if repainted is not None:
+            final, part = repainted
+            image, stream = _palette_of(base, final, part)
+            return MapPlate(image, base.geometry, base.height, base.band, bool(marked),
+                            rgb=final, title=title, board=snapshot, phase=phase,
+                            outlined=marked, repainted=True, stream=stream)
     canvas = _draw_board(title, board, phase, highlight, radius, band=True)
     final = canvas.image.reduce(SUPERSAMPLE)
     canvas.painter.finish(final, SUPERSAMPLE)
     return MapPlate(_quantized(final), canvas.painter.g, canvas.height, canvas.band,
-                    canvas.marked)
+                    canvas.marked, rgb=final, title=title, board=snapshot, phase=phase,
+                    outlined=marked)
+
+
+#: Beyond this share of the map's hexes changed, a plate is drawn whole.
+REPAINT_SHARE = 0.3
+
+#: How far (in any of red, green, blue) a colour of a part drawn again may be from
+#: the nearest colour of the palette it is given: about what a palette made anew for
+#: the whole picture allows itself for its rarest colours.
+PALETTE_TOLERANCE = 48
+
+Box = tuple[int, int, int, int]
+
+
+def _palette_of(base: MapPlate, final: Image.Image, part: Box | None
+                ) -> tuple[Image.Image, _PngStream | None]:
+    """FINAL (BASE's picture with PART drawn again; None: nothing) as a palette
+    picture, and its PNG stream where it shares BASE's."""
+    if part is None:
+        return base.image, base._stream
+    patch = final.crop(part)
+    mapped = patch.quantize(palette=base.image, dither=Image.Dither.NONE)
+    extrema = ImageChops.difference(mapped.convert("RGB"), patch).getextrema()
+    worst = max(int(band[1]) for band in extrema if isinstance(band, tuple))
+    if worst > PALETTE_TOLERANCE:
+        # A colour the palette lacks (a company's first token, a new tile colour).
+        return _quantized(final), None
+    image = base.image.copy()
+    image.paste(mapped, part[:2])
+    return image, _PngStream(image, base.height, (base._stream, part[1], part[3]))
+
+
+def _repainted(base: MapPlate, title: Title, board: BoardView, phase: str | None,
+               marked: frozenset[str], dirty: frozenset[str]
+               ) -> tuple[Image.Image, Box | None] | None:
+    """BASE's picture (before the palette) with the part round DIRTY drawn again for
+    BOARD and MARKED, and that part (in output pixels; None: nothing changed); None
+    when so much changed that a whole drawing is as quick."""
+    assert base.rgb is not None
+    if not dirty:
+        return base.rgb, None
+    if len(dirty) > REPAINT_SHARE * len(title.hexes):
+        return None
+    big = base.geometry
+    full = (base.rgb.width * SUPERSAMPLE, base.rgb.height * SUPERSAMPLE)
+    boxes = [hex_box(big, h) for h in dirty]
+    # The part drawn again, on whole blocks of the reduction (even pixels) and with
+    # everything that reaches into it: each hex whose own box meets it.
+    left = max(0, 2 * math.floor(min(b[0] for b in boxes) / 2))
+    top = max(0, 2 * math.floor(min(b[1] for b in boxes) / 2))
+    right = min(full[0], 2 * math.ceil(max(b[2] for b in boxes) / 2))
+    bottom = min(full[1], 2 * math.ceil(max(b[3] for b in boxes) / 2))
+    if right <= left or bottom <= top:
+        return base.rgb, None
+    area = (left, top, right, bottom)
+    among = [h for h in title.hexes if _meets(hex_box(big, h), area)]
+    # Drawn on a canvas of the whole map's size, so every shape falls on the pixels it
+    # falls on in a whole drawing; only the part is kept.
+    canvas = Image.new("RGB", full, BACKGROUND)
+    p = _Painter(canvas, big)
+    _paint(p, title, board, phase, among, marked)
+    small = (left // SUPERSAMPLE, top // SUPERSAMPLE, right // SUPERSAMPLE,
+             bottom // SUPERSAMPLE)
+    scratch = base.rgb.copy()
+    scratch.paste(canvas.crop(area).reduce(SUPERSAMPLE), small[:2])
+    draw = ImageDraw.Draw(scratch)
+    for words in p.later:
+        if _near(words, small) and _meets(_words_box(words, SUPERSAMPLE), small):
+            _draw_words(draw, words, SUPERSAMPLE)
+    final = base.rgb.copy()
+    final.paste(scratch.crop(small), small[:2])
+    return final, small
+
+
+def _near(w: _Words, box: Box) -> bool:
+    """Whether W (drawn after the reduction) can reach BOX at all: a bound without
+    laying the text out (no glyph is wider than its size, nor the halo more)."""
+    x, y = w.at[0] / SUPERSAMPLE, w.at[1] / SUPERSAMPLE
+    reach = (w.size * (len(w.text) + 1) + 2 * w.halo_width) / SUPERSAMPLE + 2
+    return box[0] - reach < x < box[2] + reach and box[1] - reach < y < box[3] + reach
+
+
+def _snapshot(board: BoardLike) -> BoardView:
+    """BOARD's tiles and tokens as they are now (a game's board changes in place)."""
+    return BoardView(FrozenDict(board.tiles),
+                     FrozenDict({h: FrozenDict({c: tuple(s) for c, s in cities.items()})
+                                 for h, cities in board.tokens.items()}))
 
 
 def encode_png(image: Image.Image) -> bytes:

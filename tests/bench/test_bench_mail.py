@@ -36,3 +36,28 @@ def test_bench_mail_can_send_only_refused_orders() -> None:
     result = CliRunner().invoke(bench, ["mail", "--mails", "5", "--applied-every", "0"])
     assert result.exit_code == 0, result.output
     assert "5 mails sent, 5 answered, 0 applied" in result.output.splitlines()[0]
+
+
+@pytest.mark.skipif(not (FIXTURES / "18TN" / "7818.json").exists(),
+                    reason="the recorded games are not here")
+def test_bench_mail_can_leave_the_answers_out_of_the_players_mailboxes() -> None:
+    result = CliRunner().invoke(bench, ["mail", "--mails", "4", "--drop-answers"])
+    assert result.exit_code == 0, result.output
+    first = result.output.splitlines()[0]
+    assert "4 mails sent, 4 answered, 1 applied" in first
+    assert "(answers not put into the players' mailboxes)" in first
+
+
+@pytest.mark.skipif(not (FIXTURES / "18TN" / "7818.json").exists(),
+                    reason="the recorded games are not here")
+def test_bench_mail_processing_only_processes_the_burst_without_servers() -> None:
+    result = CliRunner().invoke(bench, ["mail", "--mails", "8", "--processing-only"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    # Two of eight are the game's next moves; each mail is answered (one reply each)
+    # and each applied move reports to the four players.
+    assert "8 mails processed (no servers), 2 applied, 16 mails queued" in lines[0]
+    assert re.search(r"^processor CPU: [\d.]+ ms per mail \(one core: \d+ mails/s\)",
+                     result.output, re.M)
+    assert re.search(r"meant to apply: 2 mails, CPU per mail p50 [\d.]+ ms", result.output)
+    assert re.search(r"refused: 6 mails, CPU per mail p50 [\d.]+ ms", result.output)
