@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine.game import Game
+from engine.rounds.operating import OperatingRound
 from moderator.desk.auth import stop_address, stop_token, tag_address
 from moderator.desk.deadlines import format_deadline, policy_text
 from moderator.desk.games import PictureCache
@@ -28,6 +29,7 @@ from moderator.mail.compose import (
 )
 from moderator.mail.parse import Incoming
 from moderator.reports.calendar import deadline_event
+from moderator.reports.crop import crop_map
 from moderator.reports.report import (
     HistoryEntry,
     Position,
@@ -139,7 +141,7 @@ class Answers:
             since = min((m.reported_move for m in member_rows), default=game.next_move)
             history = self.history(game_id, game, since)
         self.mail(sender, template, "reply", game_id=game_id, key=key, game=game,
-                  subject_text=subject_text,
+                  subject_text=subject_text, whole_map=full_report,
                   you=self.seat_of(game_id, sender, game) if game else None,
                   results=results, sections=tuple(sections), lobby=lobby,
                   history=history or (), intro=intro)
@@ -266,8 +268,9 @@ class Answers:
         context.setdefault("intro", None)
         images: tuple[Picture, ...] = ()
         attachments: tuple[Attachment, ...] = ()
+        whole_map = bool(context.pop("whole_map", False))
         if game is not None and game_id and template == "report":
-            images = (self.map_for(game_id, game, to),)
+            images, context["map_note"] = self.map_choice(game_id, game, to, whole_map)
             context["deadline"], attachments = self.deadline_for(game_id, game, to)
             attachments += self.final.get(game_id, ())
         text, html = render(template, subject=subject, footer=footer, pos=pos,
@@ -339,6 +342,34 @@ class Answers:
             description="Your turn has passed: this deadline no longer runs.",
             organizer=self.settings.address, cancel=True)
         return (Attachment(f"{game_id}-deadline.ics", "text/calendar", event),)
+
+    def map_choice(self, game_id: str, game: Game, to: str, whole: bool
+                   ) -> tuple[tuple[Picture, ...], str | None]:
+        """The map a report to TO carries, and what the report says of it. The whole map
+        when asked for (`status`, `map`), in TO's first report, at the end, and to the
+        player who is to move in an operating round; else the part of it that changed
+        since TO's last report at a scale a phone can read, or no picture when nothing
+        changed (a share bought, a refused mail)."""
+        rows = [m for m in self.store.members(game_id) if m.address == to]
+        since = min((m.reported_move for m in rows), default=game.next_move)
+        turn = game.turn()
+        laying = (turn is not None and turn.seat == self.seat_of(game_id, to, game)
+                  and isinstance(game.round, OperatingRound))
+        if whole or since == 0 or turn is None or laying or game_id in self.final:
+            return (self.map_for(game_id, game, to),), None
+        changed = self.pictures.changed(game_id, game, since)
+        if not changed:
+            return (), (f"The map has not changed since your report of move {since}; "
+                        "mail `map` for it.")
+        whole_map = self.map_for(game_id, game, to)
+        part = crop_map(whole_map.png, game.state.title, changed)
+        if part is None:
+            return (whole_map,), None
+        picture = Picture(whole_map.cid, whole_map.filename.replace(".png", "-part.png"),
+                          part)
+        return (picture,), (f"The part of the map that changed since your report of move "
+                            f"{since} (outlined: {', '.join(sorted(changed))}); mail "
+                            "`map` for the whole map.")
 
     def map_for(self, game_id: str, game: Game, to: str) -> Picture:
         """The map for TO's report, outlining what changed since their last report;

@@ -17,6 +17,7 @@ import jinja2
 
 from engine.game import Game
 from engine.views import GameView, game_view
+from moderator.reports.sheet import Sheet, sheet
 
 if TYPE_CHECKING:
     from collections.abc import Collection
@@ -70,6 +71,7 @@ class Position:
     view: GameView
     headline: str  # "OR 3.1: TC to move"
     round_short: str  # "OR 3.1"
+    sheet: Sheet  # shares, certificates, bids, trains to come
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +130,7 @@ def headline(view: GameView) -> str:
 def position(game_id: str, game: Game) -> Position:
     """The report's view of GAME (engine state read here, so templates see plain data)."""
     view = game_view(game)  # the market and the trains left come with the view
-    return Position(game_id, view, headline(view), short_round(view.round))
+    return Position(game_id, view, headline(view), short_round(view.round), sheet(game))
 
 
 def replay_history(game: Game, start: int, end: int) -> tuple[HistoryEntry, ...]:
@@ -168,6 +170,7 @@ def _paragraphs(text: str) -> list[str]:
 def render(template: str, **context: Any) -> tuple[str, str]:
     """TEMPLATE's text and HTML versions (`TEMPLATE.txt.j2`, `TEMPLATE.html.j2`)."""
     env = _environment()
+    context.setdefault("map_note", None)  # why the map is left out, or what it shows
     text = env.get_template(f"{template}.txt.j2").render(**context)
     html = env.get_template(f"{template}.html.j2").render(plain=text, **context)
     return _tidy(text), html
