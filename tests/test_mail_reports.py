@@ -196,3 +196,49 @@ async def test_bids_on_privates_and_the_cash_they_tie_up(
     assert mine[1] == f"{cash}45 bid"  # the cash in hand, of which $45 is bid
     assert f"{first.seat:<16} cash {cash:>5}" in text_of(report)
     assert "bids 45" in text_of(report)
+
+
+async def test_legal_lists_the_lays_and_show_draws_them(
+        mail_servers: LocalMail, inboxes: Inboxes) -> None:
+    """In a track step `legal` lists each hex's legal tiles and rotations, and `show HEX`
+    draws them; every listed lay is one the game takes, and every other rotation of a
+    listed tile there is refused -- or lays the same track as a listed one (a
+    symmetrical tile's rotations are listed once)."""
+    from engine.actions import LayTile
+    from engine.errors import GameError
+    from engine.tiles import placement_key
+
+    config = await daemon_settings(mail_servers, **limits())
+    table = Table(config, record_game(), 300)  # TC (Player 1) to lay track
+    game = table.store.load(table.game_id)
+    async with running_daemon(config):
+        await table.send(mail_servers, "Player 1", "legal\nshow E10\n")
+        reply = await inboxes.wait(table.seats["Player 1"], lambda m: "show E10" in text_of(m))
+    text = text_of(reply)
+    listing = text.split("(mail `show HEX` to see them)", 1)[1].split("\n\n", 1)[0]
+    lines = [line.strip() for line in listing.strip().splitlines()]
+    assert "E10 (Clarksville): 141 rot 2; 143 rot 3; 144 rot 1" in lines
+    for line in lines:
+        hex_id = line.split()[0].rstrip(":")
+        for option in line.split(": ", 1)[1].split("; "):
+            tile, _, rotations = option.partition(" rot ")
+            listed = {int(r) for r in rotations.split(" or ")}
+            for rotation in range(6):
+                trial = game.clone()
+                try:
+                    trial.apply("Player 1", LayTile(tile, hex_id, rotation))
+                    taken = True
+                except GameError:
+                    taken = False
+                spec = game.state.title.tiles[tile]
+                same = {placement_key(spec, r) for r in listed}
+                assert taken == (rotation in listed or placement_key(spec, rotation) in same), \
+                    (tile, hex_id, rotation)
+    # `show E10`: one picture of the three lays, and no map (the position is the one the
+    # player's last report showed).
+    assert "The tiles TC may lay at E10" in text
+    html = html_of(reply)
+    assert 'src="cid:section3"' in html and 'src="cid:map"' not in html
+    [picture] = pngs(reply)
+    with Image.open(io.BytesIO(picture)) as image:
+        image.verify()

@@ -31,6 +31,7 @@ from moderator.mail.parse import Incoming
 from moderator.reports.calendar import deadline_event
 from moderator.reports.crop import crop_map
 from moderator.reports.report import (
+    MAP_CID,
     HistoryEntry,
     Position,
     Results,
@@ -38,6 +39,7 @@ from moderator.reports.report import (
     position,
     render,
     replay_history,
+    section_cid,
 )
 from moderator.store import Member, Store
 
@@ -273,8 +275,13 @@ class Answers:
             images, context["map_note"] = self.map_choice(game_id, game, to, whole_map)
             context["deadline"], attachments = self.deadline_for(game_id, game, to)
             attachments += self.final.get(game_id, ())
+            images += tuple(
+                Picture(section_cid(n), f"{game_id}-section-{n}.png", section.picture)
+                for n, section in enumerate(context.get("sections", ()), 1)
+                if section.picture is not None)
         text, html = render(template, subject=subject, footer=footer, pos=pos,
-                            game_id=game_id, map_cid=images[0].cid if images else None,
+                            game_id=game_id,
+                            map_cid=MAP_CID if any(i.cid == MAP_CID for i in images) else None,
                             **context)
         # Every mail of a game refers to one (never sent) root id, so mail programs
         # keep the game in one thread; an answer is threaded under the mail it answers.
@@ -347,15 +354,20 @@ class Answers:
                    ) -> tuple[tuple[Picture, ...], str | None]:
         """The map a report to TO carries, and what the report says of it. The whole map
         when asked for (`status`, `map`), in TO's first report, at the end, and to the
-        player who is to move in an operating round; else the part of it that changed
-        since TO's last report at a scale a phone can read, or no picture when nothing
-        changed (a share bought, a refused mail)."""
+        player who is to move in an operating round (unless their last report showed this
+        very position: a refusal, `legal`); else the part of it that changed since TO's
+        last report at a scale a phone can read, or no picture when nothing changed (a
+        share bought)."""
         rows = [m for m in self.store.members(game_id) if m.address == to]
         since = min((m.reported_move for m in rows), default=game.next_move)
         turn = game.turn()
         laying = (turn is not None and turn.seat == self.seat_of(game_id, to, game)
                   and isinstance(game.round, OperatingRound))
-        if whole or since == 0 or turn is None or laying or game_id in self.final:
+        if whole or since == 0 or turn is None or game_id in self.final:
+            return (self.map_for(game_id, game, to),), None
+        if since >= game.next_move:  # TO's last report showed this very position
+            return (), "The map is as in your last report; mail `map` for it again."
+        if laying:
             return (self.map_for(game_id, game, to),), None
         changed = self.pictures.changed(game_id, game, since)
         if not changed:

@@ -35,6 +35,7 @@ __all__ = [
     "position",
     "render",
     "replay_history",
+    "section_cid",
 ]
 
 
@@ -90,9 +91,15 @@ class Section:
 
     title: str
     text: str
+    picture: bytes | None = None  # a PNG shown under the text (`show HEX`)
 
 
 MAP_CID = "map"  # what a report's HTML names its map by (cid:map)
+
+
+def section_cid(number: int) -> str:
+    """What a report's HTML names the picture of its NUMBERth section (from 1) by."""
+    return f"section{number}"
 
 
 def game_map_plate(game: Game, highlight: Collection[str]) -> MapPlate:
