@@ -152,15 +152,18 @@ async def test_the_report_puts_the_move_first_and_shows_the_players_sheet(
 
 async def test_the_map_goes_where_it_tells_the_reader_something(
         mail_servers: LocalMail, inboxes: Inboxes) -> None:
-    """A lay: the player laying gets the whole map, the others the part that changed
-    (smaller, with the hex outlined and named); a run changes no hex: no picture."""
+    """`status` carries the whole map; after a lay the others get the part that changed
+    (smaller, the hex outlined and named); a run changes no hex: no picture."""
     config = await daemon_settings(mail_servers, **limits())
     table = Table(config, record_game(), 300)
     async with running_daemon(config):
+        await table.send(mail_servers, "Player 2", "status\n")
+        status = await inboxes.wait(table.seats["Player 2"],
+                                    lambda m: "the full report follows" in text_of(m))
         await table.send(mail_servers, "Player 1", "lay 141 at E10 rot 2\n")
-        mine = await inboxes.wait(table.seats["Player 1"], lambda m: "Applied" in text_of(m))
-        other = await inboxes.wait(table.seats["Player 2"], lambda m: "E10" in text_of(m))
-        [whole] = pngs(mine)
+        other = await inboxes.wait(table.seats["Player 2"],
+                                   lambda m: "outlined: E10" in text_of(m))
+        [whole] = pngs(status)
         [part] = pngs(other)
         with Image.open(io.BytesIO(whole)) as w, Image.open(io.BytesIO(part)) as p:
             assert p.width < w.width / 2 and p.height < w.height / 2

@@ -30,6 +30,7 @@ from moderator.mail.compose import (
 from moderator.mail.parse import Incoming
 from moderator.reports.calendar import deadline_event
 from moderator.reports.crop import crop_map
+from moderator.reports.lays import legal_lays
 from moderator.reports.report import (
     MAP_CID,
     HistoryEntry,
@@ -126,6 +127,8 @@ class Answers:
         self._positions: dict[tuple[str, int], Position] = {}
         # Games that ended with this work: the attachments everyone's last report carries.
         self.final: dict[str, tuple[Attachment, ...]] = {}
+        # Who asked for the whole map (`status`, `map`): their answer carries it.
+        self.whole_map: set[str] = set()
 
     # -- to the sender ---------------------------------------------------------------------
     def reply(self, game_id: str, key: str | None, template: str, *, results: Results,
@@ -143,7 +146,7 @@ class Answers:
             since = min((m.reported_move for m in member_rows), default=game.next_move)
             history = self.history(game_id, game, since)
         self.mail(sender, template, "reply", game_id=game_id, key=key, game=game,
-                  subject_text=subject_text, whole_map=full_report,
+                  subject_text=subject_text,
                   you=self.seat_of(game_id, sender, game) if game else None,
                   results=results, sections=tuple(sections), lobby=lobby,
                   history=history or (), intro=intro)
@@ -270,7 +273,7 @@ class Answers:
         context.setdefault("intro", None)
         images: tuple[Picture, ...] = ()
         attachments: tuple[Attachment, ...] = ()
-        whole_map = bool(context.pop("whole_map", False))
+        whole_map = to in self.whole_map
         if game is not None and game_id and template == "report":
             images, context["map_note"] = self.map_choice(game_id, game, to, whole_map)
             context["deadline"], attachments = self.deadline_for(game_id, game, to)
@@ -352,36 +355,44 @@ class Answers:
 
     def map_choice(self, game_id: str, game: Game, to: str, whole: bool
                    ) -> tuple[tuple[Picture, ...], str | None]:
-        """The map a report to TO carries, and what the report says of it. The whole map
-        when asked for (`status`, `map`), in TO's first report, at the end, and to the
-        player who is to move in an operating round (unless their last report showed this
-        very position: a refusal, `legal`); else the part of it that changed since TO's
-        last report at a scale a phone can read, or no picture when nothing changed (a
-        share bought)."""
+        """The map a report to TO carries, and what the report says of it: the whole map
+        when asked for (`status`, `map`), in TO's first report and at the end; nothing
+        when TO's last report showed this very position (a refusal, `legal`); to the
+        player whose company is to lay track, the part of the map where it may lay (its
+        stations, its legal lays, what changed); to others the part that changed since
+        their last report, or nothing when no hex changed (a share bought, a run). A part
+        is at full scale, so a phone shows its names and revenues."""
         rows = [m for m in self.store.members(game_id) if m.address == to]
         since = min((m.reported_move for m in rows), default=game.next_move)
         turn = game.turn()
-        laying = (turn is not None and turn.seat == self.seat_of(game_id, to, game)
-                  and isinstance(game.round, OperatingRound))
         if whole or since == 0 or turn is None or game_id in self.final:
             return (self.map_for(game_id, game, to),), None
         if since >= game.next_move:  # TO's last report showed this very position
             return (), "The map is as in your last report; mail `map` for it again."
-        if laying:
-            return (self.map_for(game_id, game, to),), None
         changed = self.pictures.changed(game_id, game, since)
-        if not changed:
+        laying = (turn.step == "track" and turn.seat == self.seat_of(game_id, to, game)
+                  and isinstance(game.round, OperatingRound))
+        if laying:
+            stations = {hex_id for hex_id, cities in game.state.board.tokens.items()
+                        if any(turn.entity in tokens for tokens in cities.values())}
+            where = set(changed) | stations | set(legal_lays(game))
+            note = (f"The part of the map where {turn.entity} may lay track (its "
+                    "stations and legal lays; mail `legal` for them, `map` for the whole "
+                    "map).")
+        elif changed:
+            where = set(changed)
+            note = (f"The part of the map that changed since your report of move {since} "
+                    f"(outlined: {', '.join(sorted(changed))}); mail `map` for the whole "
+                    "map.")
+        else:
             return (), (f"The map has not changed since your report of move {since}; "
                         "mail `map` for it.")
         whole_map = self.map_for(game_id, game, to)
-        part = crop_map(whole_map.png, game.state.title, changed)
+        part = crop_map(whole_map.png, game.state.title, where)
         if part is None:
             return (whole_map,), None
-        picture = Picture(whole_map.cid, whole_map.filename.replace(".png", "-part.png"),
-                          part)
-        return (picture,), (f"The part of the map that changed since your report of move "
-                            f"{since} (outlined: {', '.join(sorted(changed))}); mail "
-                            "`map` for the whole map.")
+        return (Picture(whole_map.cid, whole_map.filename.replace(".png", "-part.png"),
+                        part),), note
 
     def map_for(self, game_id: str, game: Game, to: str) -> Picture:
         """The map for TO's report, outlining what changed since their last report;

@@ -90,12 +90,17 @@ class GameCommands:
 
     # -- reading ---------------------------------------------------------------------------
     def _status(self, _: cmd.Status) -> str:
-        self.wants_report = True
+        self._whole_map()
         return "the full report follows"
 
     def _map(self, _: cmd.ShowMap) -> str:
-        self.wants_report = True
+        self._whole_map()
         return "the map is in the report that follows"
+
+    def _whole_map(self) -> None:
+        self.wants_report = True
+        if self.work.incoming.sender is not None:
+            self.work.answers.whole_map.add(self.work.incoming.sender)
 
     def _password(self, _: cmd.Password) -> str:
         return "password accepted"
