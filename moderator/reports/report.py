@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import jinja2
+import markupsafe
 
 from engine.game import Game
 from engine.views import GameView, game_view
@@ -167,7 +168,36 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["money"] = lambda amount: f"${amount}"
     env.filters["paragraphs"] = _paragraphs
+    env.filters["prose"] = _prose
     return env
+
+
+_LIST_LINE = re.compile(r"^\s*(?:[-*]|\d+[.)])\s")
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def _prose(paragraph: str) -> markupsafe.Markup:
+    """A paragraph of a plain-text mail as an HTML block: its lines flowed together
+    (the text's line breaks are for 80 columns, not a phone's), a list's items one a
+    line, an indented block kept as it is, a `# heading` as a heading; `code` set in
+    code."""
+    lines = paragraph.splitlines()
+    if any(line.startswith("  ") for line in lines):
+        return markupsafe.Markup("<pre>{}</pre>").format(paragraph)
+    if len(lines) == 1 and lines[0].startswith("#"):
+        return markupsafe.Markup("<h3>{}</h3>").format(lines[0].lstrip("# "))
+    items: list[str] = []
+    for line in lines:
+        if _LIST_LINE.match(line) or not items:
+            items.append(line.strip())
+        else:
+            items[-1] += " " + line.strip()
+    listed = any(_LIST_LINE.match(item) for item in items)
+    if not listed:
+        items = [" ".join(items)]
+    body = markupsafe.Markup("<br>\n").join(markupsafe.escape(item) for item in items)
+    return markupsafe.Markup("<p>{}</p>").format(markupsafe.Markup(
+        _CODE.sub(lambda m: f"<code>{m.group(1)}</code>", str(body))))
 
 
 def _paragraphs(text: str) -> list[str]:
