@@ -245,3 +245,56 @@ async def test_legal_lists_the_lays_and_show_draws_them(
     [picture] = pngs(reply)
     with Image.open(io.BytesIO(picture)) as image:
         image.verify()
+
+
+def order_text(game: Game, move: int) -> tuple[str, str]:
+    """Move MOVE of GAME's log as its seat's order."""
+    from engine.title import load_title
+    from grammar.format import format_line
+    from grammar.names import names_for_title
+
+    names = names_for_title(load_title(game.setup.title), list(game.setup.seats))
+    logged = game.log[move]
+    return logged.seat, format_line([logged.action], names)
+
+
+def charts(message: EmailMessage) -> list[bytes]:
+    return [bytes(p.get_content()) for p in message.walk()
+            if p.get_content_type() == "image/png" and p.get("Content-ID") == "<charts>"]
+
+
+async def test_charts_after_each_stock_round_and_at_the_end(
+        mail_servers: LocalMail, inboxes: Inboxes) -> None:
+    """The first report after a stock round charts each player's net worth and each
+    company's share price at the end of every stock round so far; the next report of
+    the round does not. At the end, the last net worths are the scores 18xx.games gave
+    the recorded game."""
+    config = await daemon_settings(mail_servers, **limits())
+    record = import_record(json.loads(RECORD.read_text()))
+    game = record.game
+    table = Table(config, game, 74)  # the last move of stock round 3 is move 74
+    async with running_daemon(config):
+        seat, order = order_text(game, 74)
+        await table.send(mail_servers, seat, order + "\n")
+        other = next(s for s in table.seats if s != seat)
+        first = await inboxes.wait(table.seats[other], lambda m: "OR 3.1" in str(m["Subject"]))
+        assert len(charts(first)) == 1
+        assert "Net worth after each stock round (SR 1, SR 2, SR 3;" in text_of(first)
+        assert 'src="cid:charts"' in html_of(first)
+        seat, order = order_text(game, 75)  # `pass` again: `move 75` says it is meant
+        await table.send(mail_servers, seat, f"move 75\n{order}\n")
+        second = await inboxes.wait(table.seats[other], lambda m: "next move 76" in text_of(m))
+        assert charts(second) == [] and "Net worth after" not in text_of(second)
+
+    ended = Table(await daemon_settings(mail_servers, **limits()), game, len(game.log))
+    async with running_daemon(ended.config):
+        await ended.send(mail_servers, "Player 1", "status\n")
+        last = await inboxes.wait(ended.seats["Player 1"], lambda m: "game is over" in text_of(m)
+                                  and "Net worth after" in text_of(m))
+    assert len(charts(last)) == 1
+    text = text_of(last)
+    assert "(SR 1, SR 2, SR 3, SR 4, SR 5, SR 6, SR 7, SR 8, end;" in text
+    for seat, score in record.result.items():
+        row = next(line for line in text.splitlines()
+                   if line.startswith(f"  {seat:<16} ") and line.count(" ") > 10)
+        assert row.split()[-1] == str(score)

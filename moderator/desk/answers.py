@@ -29,6 +29,7 @@ from moderator.mail.compose import (
 )
 from moderator.mail.parse import Incoming
 from moderator.reports.calendar import deadline_event
+from moderator.reports.charts import CHARTS_CID, Progress, chart_png, progress
 from moderator.reports.crop import crop_map
 from moderator.reports.lays import legal_lays
 from moderator.reports.report import (
@@ -127,6 +128,7 @@ class Answers:
         self._positions: dict[tuple[str, int], Position] = {}
         # Games that ended with this work: the attachments everyone's last report carries.
         self.final: dict[str, tuple[Attachment, ...]] = {}
+        self._charts: dict[tuple[str, int], tuple[Progress, Picture]] = {}
         # Who asked for the whole map (`status`, `map`): their answer carries it.
         self.whole_map: set[str] = set()
 
@@ -278,6 +280,8 @@ class Answers:
             images, context["map_note"] = self.map_choice(game_id, game, to, whole_map)
             context["deadline"], attachments = self.deadline_for(game_id, game, to)
             attachments += self.final.get(game_id, ())
+            context["progress"], charts = self.charts_for(game_id, game, to)
+            images += charts
             images += tuple(
                 Picture(section_cid(n), f"{game_id}-section-{n}.png", section.picture)
                 for n, section in enumerate(context.get("sections", ()), 1)
@@ -393,6 +397,25 @@ class Answers:
             return (whole_map,), None
         return (Picture(whole_map.cid, whole_map.filename.replace(".png", "-part.png"),
                         part),), note
+
+    def charts_for(self, game_id: str, game: Game, to: str
+                   ) -> tuple[Progress | None, tuple[Picture, ...]]:
+        """How the game is going (net worths, share prices after each stock round), for
+        TO's first report after a stock round and the last report: made once per mail,
+        by replaying the log."""
+        after_stock_round = (isinstance(game.round, OperatingRound)
+                             and game.round_name.endswith(".1")
+                             and self.store.reported_round(game_id, to) != game.round_name)
+        if not (after_stock_round or game.turn() is None or game_id in self.final):
+            return None, ()
+        key = (game_id, game.next_move)
+        if key not in self._charts:
+            data = progress(game)
+            self._charts[key] = (data, Picture(
+                CHARTS_CID, f"{game_id}-progress-move-{game.next_move}.png",
+                chart_png(game, data)))
+        data, picture = self._charts[key]
+        return data, (picture,)
 
     def map_for(self, game_id: str, game: Game, to: str) -> Picture:
         """The map for TO's report, outlining what changed since their last report;

@@ -208,6 +208,7 @@ def render(template: str, **context: Any) -> tuple[str, str]:
     """TEMPLATE's text and HTML versions (`TEMPLATE.txt.j2`, `TEMPLATE.html.j2`)."""
     env = _environment()
     context.setdefault("map_note", None)  # why the map is left out, or what it shows
+    context.setdefault("progress", None)  # `moderator.reports.charts.Progress`
     text = env.get_template(f"{template}.txt.j2").render(**context)
     html = env.get_template(f"{template}.html.j2").render(plain=text, **context)
     return _tidy(text), html
