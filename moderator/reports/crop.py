@@ -22,6 +22,9 @@ __all__ = ["crop_box", "crop_map"]
 RING = 1.5
 #: A part at least this wide (in hexes): a lone changed hex shows its neighbourhood.
 LEAST = 5.0
+#: Colours of a part's palette: the map's flat colours and enough of their edges to
+#: keep text and track smooth (a sixth smaller than 256).
+PART_COLOURS = 48
 
 
 def crop_box(title: Title, hexes: Collection[str], size: tuple[int, int]
@@ -90,6 +93,6 @@ def crop_map(png: bytes, title: Title, hexes: Collection[str]) -> bytes | None:
             return None
         part = _with_rulers(image.crop(box).convert("RGB"), title, box)
     out = io.BytesIO()
-    part.quantize(colors=256, method=Image.Quantize.FASTOCTREE,
+    part.quantize(colors=PART_COLOURS, method=Image.Quantize.FASTOCTREE,
                   dither=Image.Dither.NONE).save(out, "PNG", optimize=True)
     return out.getvalue()
