@@ -199,6 +199,12 @@ async def test_bids_on_privates_and_the_cash_they_tie_up(
     assert mine[1] == f"{cash}45 bid"  # the cash in hand, of which $45 is bid
     assert f"{first.seat:<16} cash {cash:>5}" in text_of(report)
     assert "bids 45" in text_of(report)
+    # The tiles left and each private's ability, in the rulebook's words.
+    state = table.store.load(table.game_id).state
+    supply = state.board.supply
+    assert f"yellow 3 x{supply['3']}, 4 x{supply['4']}," in text_of(report)
+    ability = " ".join(state.privates["ETWCR"].spec.ability.split())
+    assert ability in " ".join(text_of(report).split())
 
 
 async def test_legal_lists_the_lays_and_show_draws_them(

@@ -70,6 +70,8 @@ class Sheet:
     bids: tuple[Bid, ...]
     trains: tuple[TrainRow, ...]
     operating_order: tuple[str, ...]  # floated companies in the order they operate now
+    tiles_left: tuple[tuple[str, tuple[tuple[str, int | None], ...]], ...]  # by colour
+    abilities: dict[str, str]  # private -> its special ability, in the rulebook's words
 
     def player(self, name: str) -> PlayerSheet:
         return next(p for p in self.players if p.name == name)
@@ -107,7 +109,31 @@ def sheet(game: Game) -> Sheet:
     while (nxt := rules.operating_order(state, set(order))) is not None:
         order.append(nxt)
     return Sheet(seats, tuple(holders), players, rules.certificate_limit(state), tuple(bids),
-                 _trains(game), tuple(order))
+                 _trains(game), tuple(order), _tiles_left(game),
+                 {p.sym: p.spec.ability for p in state.privates.values()})
+
+
+COLOUR_ORDER = ("yellow", "green", "brown", "gray")
+
+
+def _tiles_left(game: Game) -> tuple[tuple[str, tuple[tuple[str, int | None], ...]], ...]:
+    """The tiles still in the supply, by colour (yellow first), in number order."""
+    state = game.state
+    by_colour: dict[str, list[tuple[str, int | None]]] = {}
+    for name, left in state.board.supply.items():
+        spec = state.title.tiles.get(name)
+        if spec is None or left == 0:
+            continue
+        by_colour.setdefault(spec.color, []).append((name, left))
+    ordered = sorted(by_colour, key=lambda c: (COLOUR_ORDER.index(c)
+                                               if c in COLOUR_ORDER else len(COLOUR_ORDER), c))
+    return tuple((colour, tuple(sorted(by_colour[colour], key=lambda t: _number(t[0]))))
+                 for colour in ordered)
+
+
+def _number(tile: str) -> tuple[int, str]:
+    digits = "".join(c for c in tile if c.isdigit())
+    return (int(digits) if digits else 0, tile)
 
 
 def _trains(game: Game) -> tuple[TrainRow, ...]:
