@@ -243,6 +243,9 @@ async def test_legal_lists_the_lays_and_show_draws_them(
                 same = {placement_key(spec, r) for r in listed}
                 assert taken == (rotation in listed or placement_key(spec, rotation) in same), \
                     (tile, hex_id, rotation)
+    # The report to the player laying track lists the lays too, under what they may do.
+    box = text.split("The tiles TC may lay (hex: tile and rotations", 1)[1]
+    assert "E10 (Clarksville): 141 rot 2; 143 rot 3; 144 rot 1" in box.split("\n\n")[0]
     # `show E10`: one picture of the three lays, and no map (the position is the one the
     # player's last report showed).
     assert "The tiles TC may lay at E10" in text

@@ -31,7 +31,7 @@ from moderator.mail.parse import Incoming
 from moderator.reports.calendar import deadline_event
 from moderator.reports.charts import CHARTS_CID, Progress, chart_png, progress
 from moderator.reports.crop import crop_map
-from moderator.reports.lays import legal_lays
+from moderator.reports.lays import Lays, lays_text, legal_lays
 from moderator.reports.report import (
     MAP_CID,
     HistoryEntry,
@@ -129,6 +129,7 @@ class Answers:
         # Games that ended with this work: the attachments everyone's last report carries.
         self.final: dict[str, tuple[Attachment, ...]] = {}
         self._charts: dict[tuple[str, int], tuple[Progress, Picture]] = {}
+        self._lays: dict[tuple[str, int], Lays] = {}
         # Who asked for the whole map (`status`, `map`): their answer carries it.
         self.whole_map: set[str] = set()
 
@@ -280,6 +281,11 @@ class Answers:
             images, context["map_note"] = self.map_choice(game_id, game, to, whole_map)
             context["deadline"], attachments = self.deadline_for(game_id, game, to)
             attachments += self.final.get(game_id, ())
+            turn = game.turn()
+            if turn is not None and turn.step == "track" \
+                    and turn.seat == context.get("you") and isinstance(game.round, OperatingRound):
+                # The player to lay track sees every legal lay: no guessing by mail.
+                context["lays"] = lays_text(game.state.title, self.lays(game_id, game))
             context["progress"], charts = self.charts_for(game_id, game, to)
             images += charts
             images += tuple(
@@ -379,10 +385,10 @@ class Answers:
         if laying:
             stations = {hex_id for hex_id, cities in game.state.board.tokens.items()
                         if any(turn.entity in tokens for tokens in cities.values())}
-            where = set(changed) | stations | set(legal_lays(game))
-            note = (f"The part of the map where {turn.entity} may lay track (its "
-                    "stations and legal lays; mail `legal` for them, `map` for the whole "
-                    "map).")
+            where = set(changed) | stations | set(self.lays(game_id, game))
+            note = (f"The part of the map where {turn.entity} may lay track: its "
+                    "stations and the hexes of its legal lays; mail `map` for the whole "
+                    "map.")
         elif changed:
             where = set(changed)
             note = (f"The part of the map that changed since your report of move {since} "
@@ -397,6 +403,13 @@ class Answers:
             return (whole_map,), None
         return (Picture(whole_map.cid, whole_map.filename.replace(".png", "-part.png"),
                         part),), note
+
+    def lays(self, game_id: str, game: Game) -> Lays:
+        """The legal tile lays of the company to move, found once per mail."""
+        key = (game_id, game.next_move)
+        if key not in self._lays:
+            self._lays[key] = legal_lays(game)
+        return self._lays[key]
 
     def charts_for(self, game_id: str, game: Game, to: str
                    ) -> tuple[Progress | None, tuple[Picture, ...]]:

@@ -209,6 +209,7 @@ def render(template: str, **context: Any) -> tuple[str, str]:
     env = _environment()
     context.setdefault("map_note", None)  # why the map is left out, or what it shows
     context.setdefault("progress", None)  # `moderator.reports.charts.Progress`
+    context.setdefault("lays", None)  # the legal tile lays, for the player laying track
     text = env.get_template(f"{template}.txt.j2").render(**context)
     html = env.get_template(f"{template}.html.j2").render(plain=text, **context)
     return _tidy(text), html
