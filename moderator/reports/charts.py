@@ -21,7 +21,7 @@ CHARTS_CID = "charts"  # what a report's HTML names the charts by
 
 PLAYER_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
                   "#17becf")
-WIDTH, PANEL = 760, 300  # pixels: two panels, one above the other
+WIDTH, PANEL = 520, 260  # pixels: two panels, one above the other (a phone shows it whole)
 INK, GRID = "#222222", "#dddddd"
 
 
@@ -92,8 +92,8 @@ def chart_png(game: Game, data: Progress) -> bytes:
 
 def _panel(draw: ImageDraw.ImageDraw, top: int, heading: str, labels: tuple[str, ...],
            series: Sequence[tuple[str, str, tuple[int | None, ...]]]) -> None:
-    small, big = font(12), font(15, bold=True)
-    left, right, legend = 48, WIDTH - 120, WIDTH - 112
+    small, big = font(13), font(15, bold=True)
+    left, right, legend = 44, WIDTH - 104, WIDTH - 96
     upper, lower = top + 28, top + PANEL - 30
     numbers = [v for _, _, values in series for v in values if v is not None]
     high = _nice(max(numbers, default=0) or 1)
@@ -102,7 +102,7 @@ def _panel(draw: ImageDraw.ImageDraw, top: int, heading: str, labels: tuple[str,
         value = high * i // 4
         y = lower - (lower - upper) * i / 4
         draw.line((left, y, right, y), fill=GRID)
-        draw.text((left - 6, y), str(value), fill=INK, font=small, anchor="rm")
+        draw.text((left - 6, y), _label(value), fill=INK, font=small, anchor="rm")
     step = (right - left) / max(1, len(labels) - 1)
     for i, label in enumerate(labels):
         draw.text((left + i * step, lower + 6), label, fill=INK, font=small, anchor="ma")
@@ -122,8 +122,15 @@ def _panel(draw: ImageDraw.ImageDraw, top: int, heading: str, labels: tuple[str,
 
 
 def _nice(value: int) -> int:
-    """VALUE rounded up to a round number for the top of a scale."""
-    for unit in (10, 20, 50, 100, 200, 500, 1000, 2000, 5000):
-        if value <= unit * 4:
-            return -(-value // unit) * unit if value % unit else value
+    """The top of a scale of four round steps (1, 2, 2.5, 3 or 5 times a power of ten)
+    that holds VALUE."""
+    for power in range(7):
+        for unit in (10, 20, 25, 30, 50):
+            step = unit * 10**power // 10
+            if step and 4 * step >= value:
+                return 4 * step
     return value
+
+
+def _label(value: int) -> str:
+    return f"{value // 1000}k" if value >= 10_000 and value % 1000 == 0 else str(value)
