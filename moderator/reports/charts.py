@@ -126,7 +126,7 @@ def _nice(value: int) -> int:
     that holds VALUE."""
     for power in range(7):
         for unit in (10, 20, 25, 30, 50):
-            step = unit * 10**power // 10
+            step: int = unit * int(10**power) // 10
             if step and 4 * step >= value:
                 return 4 * step
     return value
