@@ -120,7 +120,9 @@ async def test_the_report_puts_the_move_first_and_shows_the_players_sheet(
     # Initial Offering and the pool. Each row accounts for the whole company (100%), and
     # each cell is what the engine says the holder has.
     shares = rows(html, "Shares (%)")
-    assert shares[0] == ["Co.", *game.setup.seats, "IPO", "Pool"]
+    # Long seat names head their columns short, with a key ("Player 1": "P1").
+    assert shares[0] == ["Co.", "P1", "P2", "P3", "P4", "IPO", "Pool"]
+    assert "P1 Player 1, P2 Player 2, P3 Player 3, P4 Player 4." in html
     state = game.state
     started = [c for c in state.corporations.values() if c.par_price is not None]
     assert [r[0] for r in shares[1:]] == [c.sym for c in started]

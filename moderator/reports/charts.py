@@ -93,7 +93,9 @@ def chart_png(game: Game, data: Progress) -> bytes:
 def _panel(draw: ImageDraw.ImageDraw, top: int, heading: str, labels: tuple[str, ...],
            series: Sequence[tuple[str, str, tuple[int | None, ...]]]) -> None:
     small, big = font(13), font(15, bold=True)
-    left, right, legend = 44, WIDTH - 104, WIDTH - 96
+    key = max((small.getlength(name) for name, _, _ in series), default=0) + 30
+    left, legend = 44, WIDTH - key
+    right = legend - 10
     upper, lower = top + 28, top + PANEL - 30
     numbers = [v for _, _, values in series for v in values if v is not None]
     high = _nice(max(numbers, default=0) or 1)

@@ -15,7 +15,7 @@ from engine.rounds.stock import StockRound
 from engine.shares import certificate_count
 from engine.state import IPO, POOL, TREASURY
 
-__all__ = ["Bid", "HolderRow", "Sheet", "TrainRow", "sheet"]
+__all__ = ["Bid", "HolderRow", "Sheet", "TrainRow", "sheet", "short_names"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +64,7 @@ class TrainRow:
 @dataclass(frozen=True, slots=True)
 class Sheet:
     seats: tuple[str, ...]
+    short: tuple[str, ...]  # the seats as the share table's narrow columns name them
     holders: tuple[HolderRow, ...]
     players: tuple[PlayerSheet, ...]
     certificate_limit: int
@@ -108,9 +109,34 @@ def sheet(game: Game) -> Sheet:
     order: list[str] = []  # the rules' own choice of the next company, asked in turn
     while (nxt := rules.operating_order(state, set(order))) is not None:
         order.append(nxt)
-    return Sheet(seats, tuple(holders), players, rules.certificate_limit(state), tuple(bids),
-                 _trains(game), tuple(order), _tiles_left(game),
+    return Sheet(seats, short_names(seats), tuple(holders), players,
+                 rules.certificate_limit(state), tuple(bids), _trains(game), tuple(order),
+                 _tiles_left(game),
                  {p.sym: p.spec.ability for p in state.privates.values()})
+
+
+#: A seat name up to this long heads a column of the share table as it is.
+SHORT = 6
+
+
+def short_names(seats: tuple[str, ...]) -> tuple[str, ...]:
+    """Seat names for narrow columns: as they are when short, else each shortened the
+    same way -- initials and a short last word ("Player 1": "P1"), or the shortest
+    prefix of three letters or more that no other seat shares ("Alexandra": "Ale")."""
+    if all(len(seat) <= SHORT for seat in seats):
+        return seats
+
+    def initials(seat: str) -> str:
+        words = seat.split()
+        if len(words) > 1 and len(words[-1]) <= 2:
+            return "".join(w[0] for w in words[:-1]) + words[-1]
+        return "".join(w[0] for w in words) if len(words) > 1 else seat
+
+    for shorten in (initials, *(lambda seat, n=n: seat[:n] for n in range(3, SHORT + 1))):
+        names = tuple(seat if len(seat) <= SHORT else shorten(seat) for seat in seats)
+        if len(set(names)) == len(names) and all(len(n) <= SHORT for n in names):
+            return names
+    return seats
 
 
 COLOUR_ORDER = ("yellow", "green", "brown", "gray")
