@@ -86,8 +86,9 @@ class Table:
             self.store.create_game(game.setup, self.game_id)
             self.store.mark_started(self.game_id, now)
             self.store.append(self.game_id, 0, list(game.log[:moves]))
+            round_name = Game(game.setup, game.log[:moves]).round_name
             for address in [GM, *self.seats.values()]:  # each has had the report of now
-                self.store.set_reported(self.game_id, address, moves)
+                self.store.set_reported(self.game_id, address, moves, round_name)
 
     def address(self, seat: str) -> str:
         key = self.keys[seat]

@@ -375,7 +375,8 @@ class Answers:
         rows = [m for m in self.store.members(game_id) if m.address == to]
         since = min((m.reported_move for m in rows), default=game.next_move)
         turn = game.turn()
-        if whole or since == 0 or turn is None or game_id in self.final:
+        first = self.store.reported_round(game_id, to) is None  # never had a report
+        if whole or first or turn is None or game_id in self.final:
             return (self.map_for(game_id, game, to),), None
         if since >= game.next_move:  # TO's last report showed this very position
             return (), "The map is as in your last report; mail `map` for it again."
