@@ -61,6 +61,14 @@ class Legal(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class ShowHex(Command):
+    """Mail me the tiles I may lay on `hex` now, drawn in each legal rotation."""
+
+    kind: ClassVar[str] = "show_hex"
+    hex: str
+
+
+@dataclass(frozen=True, slots=True)
 class Help(Command):
     """The order reference, or its section on `topic` (grammar.help.help_text)."""
 
@@ -281,7 +289,7 @@ class EndGame(Command):
 COMMAND_TYPES: dict[str, type[Command]] = {
     cls.kind: cls
     for cls in (
-        Status, ShowMap, History, Legal, Help, UndoLast, Resign, SetFormat, SetReports,
+        Status, ShowMap, History, Legal, ShowHex, Help, UndoLast, Resign, SetFormat, SetReports,
         SetTimezone, Away, MoveNumber, GameId, Password, AutoPass, CreateGame, Invite, Join,
         Start, Observe, Stop, SetDeadline, SetTimeout, Pause, Resume, Replace, Force, UndoTo,
         EndGame,

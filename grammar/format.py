@@ -340,6 +340,8 @@ def _command(c: cmd.Command, names: Names) -> str:
             return f"force {seat}: {format_line(acts, names)}"
         case cmd.UndoTo(move=n):
             return f"undo to move {n}"
+        case cmd.ShowHex(hex=h):
+            return f"show {h}"
     simple = {
         cmd.Status: "status", cmd.ShowMap: "map", cmd.Legal: "legal", cmd.UndoLast: "undo",
         cmd.Resign: "resign", cmd.Join: "join", cmd.Start: "start", cmd.Pause: "pause",

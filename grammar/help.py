@@ -88,6 +88,8 @@ def help_text(topic: str | None) -> str:
     if topic is None or not _key(topic):
         return _index(ref)
     key = _key(topic)
+    if key in ("options", "option"):
+        return _options()
     for section in ref.sections:
         if key in section.topics:
             return section.text
@@ -118,3 +120,17 @@ def _index(ref: Reference) -> str:
             rows.append(f"  {' / '.join(section.topics)}{mark}")
     listing = "\n".join(rows)
     return f"{ref.intro}\n\nTopics (mail `help TOPIC`):\n\n{listing}"
+
+
+def _options() -> str:
+    """`help options`: each title's game options, read from the titles' rules."""
+    from engine.title import available_titles
+    from engine.titles import title_options
+
+    rows = ["Game options are chosen when a game is created, after its title:",
+            "", "  create game 1850 finish_on_400 historical_order", ""]
+    for title in available_titles():
+        options = title_options(title)
+        rows.append(f"{title}:" if options else f"{title}: no options")
+        rows += [f"  {name}: {what}" for name, what in options.items()]
+    return "\n".join(rows)

@@ -621,6 +621,9 @@ class _Build(Transformer[Token, Any]):
     def legal(self) -> cmd.Command:
         return cmd.Legal()
 
+    def show_hex(self, hex_: Token) -> cmd.Command:
+        return cmd.ShowHex(self._hex(hex_))
+
     def help(self, *topic: Token) -> cmd.Command:
         return cmd.Help(" ".join(str(t) for t in topic).casefold() or None)
 

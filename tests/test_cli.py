@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -11,9 +12,16 @@ from mailservers import moderator_script
 FIXTURE = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "18TN" / "7818.json"
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
 def moderator(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    # The checkout's code, not only the installed one's (a worktree of an editable
+    # install would run the other tree's).
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     return subprocess.run([moderator_script(), *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=60, check=False)
+                          text=True, timeout=60, check=False, env=env)
 
 
 def test_new_order_status_round_trip(tmp_path: Path) -> None:
@@ -58,3 +66,34 @@ def test_new_refuses_a_wrong_player_count(tmp_path: Path) -> None:
     out = moderator("new", "18TN", "--players", "Ann,Bob", "--db", str(tmp_path / "g"),
                     cwd=tmp_path)
     assert out.returncode == 2 and "18TN takes 3 to 5 players, not 2" in out.stderr
+
+
+def test_new_refuses_an_unknown_option_and_lists_each_titles_options(tmp_path: Path) -> None:
+    """Issue 19, defect 6: `--option foo` is refused (with the title's options), not
+    stored; a known option is stored with the game."""
+    db = tmp_path / "g.sqlite"
+    out = moderator("new", "18TN", "--players", "Ann,Bob,Cy", "--option", "foo",
+                    "--db", str(db), cwd=tmp_path)
+    assert out.returncode == 2 and "18TN has no option foo" in out.stderr
+    assert "salvage_3_trains (8(c)" in out.stderr
+    assert not db.exists()
+    ok = moderator("new", "1850", "--players", "Ann,Bob,Cy", "--option", "finish_on_400",
+                   "--db", str(db), cwd=tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    from moderator.store import Store
+
+    assert Store(db).load("1850-1").setup.options == frozenset({"finish_on_400"})
+    usage = " ".join(moderator("new", "--help", cwd=tmp_path).stdout.split())
+    for listed in ("1850: finish_on_400 (16.1:", "reduced_tokens (16.3:",
+                   "historical_order (16.4:", "18TN: three_yellow_first_turn (8(a):",
+                   "phase2_private_sales (8(b):", "1851: none"):
+        assert listed in usage
+
+
+def test_reading_commands_create_no_database(tmp_path: Path) -> None:
+    """Issue 19, defect 6: `moderator games` where there is no database says so."""
+    for args in (("games",), ("status", "18TN-1"), ("order", "18TN-1", "--as", "Ann",
+                                                     "pass")):
+        out = moderator(*args, cwd=tmp_path)
+        assert out.returncode == 2 and "there is no database at" in out.stderr, args
+    assert list(tmp_path.iterdir()) == []

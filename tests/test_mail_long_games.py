@@ -537,12 +537,18 @@ async def test_preferences_text_mail_digest_reports_and_time_zone(table: Table) 
     text = text_of(answer)
     assert "format set to text" in text and "reports set to digest" in text
     assert "timezone set to America/New_York" in text
-    # Text only: no HTML part, the map attached.
+    # Text only: no HTML part; no picture either, the position being the one the
+    # reader's last report showed ...
+    assert not [p for p in answer.walk() if p.get_content_type() == "text/html"]
+    assert "The map is as in your last report" in text
+    # The deadline in the reader's zone.
+    assert f"{first} must move by Thu 26 Nov 2026 07:00 EST" in text
+    # ... and the map asked for comes attached.
+    sent = await table.send(third, "map\n")
+    answer = await table.answer_to(third, sent)
     assert answer.get_content_type() == "multipart/mixed"
     assert not [p for p in answer.walk() if p.get_content_type() == "text/html"]
     assert any(k.endswith(".png") for k in attachments(answer))
-    # The deadline in the reader's zone.
-    assert f"{first} must move by Thu 26 Nov 2026 07:00 EST" in text
     # Digest: no report for the first player's move (same round, not their turn) ...
     await table.checkpoint()
     await table.move(first)

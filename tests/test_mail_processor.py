@@ -402,8 +402,14 @@ def test_a_mail_that_changes_nothing_draws_no_new_map(harness: Harness) -> None:
         assert "refused" in str(h.last_to(PLAYERS[turn.seat])["Subject"])
     h.reply(PLAYERS[turn.seat], h.last_to(PLAYERS[turn.seat]), "status")
     assert pictures.drawn == drawn
-    # A move changes the position: its reports need a new map.
+    # A share bought changes no hex: its reports carry no map and none is drawn ...
     h.reply(PLAYERS[turn.seat], h.last_to(PLAYERS[turn.seat]), "buy TCC")
+    assert pictures.drawn == drawn
+    assert not [p for p in h.last_to(PLAYERS[turn.seat]).walk()
+                if p.get_content_type() == "image/png"]
+    # ... but the position has changed: the map asked for now is a new picture (its
+    # caption names the new move).
+    h.reply(PLAYERS[turn.seat], h.last_to(PLAYERS[turn.seat]), "map")
     assert pictures.drawn > drawn
 
 

@@ -407,3 +407,38 @@ async def test_a_late_copy_is_not_applied_or_held_again(mail_servers: LocalMail,
         await still_answered(mail_servers, inboxes, PLAYERS[first])
     assert len(store.moves(table.game_id)) == moves
     assert store.execute("SELECT COUNT(*) FROM held_orders") == [(0,)]
+
+
+async def test_a_bid_in_an_auction_one_is_not_in_is_refused_at_once(
+        mail_servers: LocalMail, inboxes: Inboxes) -> None:
+    """Issue 19, defect 3: 18TN 3.1.1 -- an auction of a private is among those who bid
+    on it; a bid sent ahead by anyone else, or on a private sold already, is refused
+    with the reason. A bidder's own bid sent ahead is held."""
+    from moderator.desk.orders import apply_submission
+
+    config = await daemon_settings(mail_servers, **limits())
+    game_id = seat_game(config, PLAYERS)
+    store = Store(config.moderator.database)
+    # Cy and Ann bid on the second private; Bob's purchase of the first puts it up for
+    # auction between them, Cy to bid.
+    for seat, order in (("Cy", "bid 45 on ETWCR"), ("Ann", "bid 50 on ETWCR"),
+                        ("Bob", "buy TCC")):
+        assert store.load(game_id).turn().seat == seat  # type: ignore[union-attr]
+        assert apply_submission(store, game_id, seat, [order]).ok
+    turn = store.load(game_id).turn()
+    assert turn is not None and turn.seat == "Cy" and "auction" in turn.step
+    async with running_daemon(config):
+        await send_mail(mail_servers, PLAYERS["Bob"], seat_address(config, game_id, "Bob"),
+                        f"[{game_id}]", "bid 60\n")
+        refused = await inboxes.wait(PLAYERS["Bob"], body_has("takes no part"))
+        assert "refused" in str(refused["Subject"])
+        assert "among Ann, Cy only" in text_of(refused)
+        await send_mail(mail_servers, PLAYERS["Bob"], seat_address(config, game_id, "Bob"),
+                        f"[{game_id}]", "bid 30 on TCC\n")
+        refused = await inboxes.wait(PLAYERS["Bob"], body_has("sold already (to Bob)"))
+        assert "refused" in str(refused["Subject"])
+        assert store.execute("SELECT COUNT(*) FROM held_orders") == [(0,)]
+        await send_mail(mail_servers, PLAYERS["Ann"], seat_address(config, game_id, "Ann"),
+                        f"[{game_id}]", "bid 60\n")
+        await inboxes.wait(PLAYERS["Ann"], body_has("held: it is Cy's turn"))
+    assert store.execute("SELECT seat FROM held_orders") == [("Ann",)]

@@ -27,3 +27,31 @@ def rules_for(title: str, options: frozenset[str] = frozenset()) -> Rules:
 
         return Rules1850(spec, options)
     raise GameError(f"{spec.name} cannot be played yet: its rules are not implemented")
+
+
+def title_options(title: str) -> dict[str, str]:
+    """The game options of TITLE (`OPTIONS` of its module): name -> the rule it changes.
+    A title with no module, or none, has none."""
+    import importlib
+
+    spec = load_title(title)
+    try:
+        module = importlib.import_module(f"engine.titles.t{spec.name.lower()}")
+    except ModuleNotFoundError:
+        return {}
+    options: dict[str, str] = getattr(module, "OPTIONS", {})
+    return dict(options)
+
+
+def unknown_options(title: str, options: frozenset[str] | set[str]) -> str | None:
+    """Why OPTIONS cannot be TITLE's (an option it does not have, with those it has),
+    or None. For games set up here; a record from elsewhere may name options of its
+    site that change nothing here."""
+    known = title_options(title)
+    unknown = sorted(o for o in options if o not in known)
+    if not unknown:
+        return None
+    name = load_title(title).name
+    listing = ("; its options are: " + "; ".join(f"{o} ({what})" for o, what in known.items())
+               if known else " (it has none)")
+    return f"{name} has no option {', '.join(unknown)}{listing}"

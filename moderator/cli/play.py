@@ -49,11 +49,50 @@ def _store(db_path: Path) -> Store:
     return Store(db_path)
 
 
-@click.command("new")
+def _existing_store(db_path: Path) -> Store:
+    """The store at DB_PATH, which must exist: reading commands create no database."""
+    if not db_path.exists():
+        raise click.UsageError(f"there is no database at {db_path} (no games here yet); "
+                               "give the right one with --db, or start a game with "
+                               "`moderator new`")
+    return _store(db_path)
+
+
+def options_listing() -> str:
+    """Each playable title's options, as `moderator new --help` and `help options` list
+    them."""
+    from engine.title import available_titles
+    from engine.titles import title_options
+
+    lines = []
+    for title in available_titles():
+        options = title_options(title)
+        if options:
+            lines.append(f"{title}: " + "; ".join(f"{name} ({what})"
+                                                   for name, what in options.items()))
+        else:
+            lines.append(f"{title}: none")
+    return "\n".join(lines)
+
+
+class _NewCommand(click.Command):
+    """`new`, whose help ends with every title's options (read when asked for)."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_paragraph()
+        formatter.write_text("Options by title (--option NAME):")
+        with formatter.indentation():
+            for line in options_listing().splitlines():
+                formatter.write_paragraph()
+                formatter.write_text(line)
+
+
+@click.command("new", cls=_NewCommand)
 @click.argument("title")
 @click.option("--players", required=True, help="Seat names in seating order: Ann,Bob,Cy")
 @click.option("--seed", type=int, default=None, help="Seed for the random draws.")
-@click.option("--option", "options", multiple=True, help="A title option (repeatable).")
+@click.option("--option", "options", multiple=True,
+              help="A title option (repeatable); the titles' options are listed below.")
 @db_option
 def new_command(title: str, players: str, seed: int | None, options: tuple[str, ...],
                 db_path: Path) -> None:
@@ -63,11 +102,15 @@ def new_command(title: str, players: str, seed: int | None, options: tuple[str, 
     from engine.errors import GameError
     from engine.game import Setup
     from engine.title import load_title
+    from engine.titles import unknown_options
 
     try:
         spec = load_title(title)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    why = unknown_options(spec.name, set(options))
+    if why is not None:
+        raise click.UsageError(why)
     seats = tuple(s.strip() for s in players.split(",") if s.strip())
     if not spec.players_min <= len(seats) <= spec.players_max:
         raise click.UsageError(f"{spec.name} takes {spec.players_min} to {spec.players_max} "
@@ -94,7 +137,7 @@ def order_command(game_id: str, seat: str, lines: tuple[str, ...], db_path: Path
     """
     from moderator.desk.orders import apply_submission
 
-    store = _store(db_path)
+    store = _existing_store(db_path)
     report = apply_submission(store, game_id, seat, list(lines))
     click.echo(report.text)
     if not report.ok:
@@ -115,7 +158,7 @@ def status_command(game_id: str, as_json: bool, db_path: Path) -> None:
     from moderator.store import StoreError
 
     try:
-        game = _store(db_path).load(game_id)
+        game = _existing_store(db_path).load(game_id)
     except StoreError as exc:
         raise click.UsageError(str(exc)) from None
     view = game_view(game)
@@ -129,7 +172,7 @@ def status_command(game_id: str, as_json: bool, db_path: Path) -> None:
 @db_option
 def games_command(db_path: Path) -> None:
     """List the games in the store."""
-    for row in _store(db_path).games():
+    for row in _existing_store(db_path).games():
         click.echo(f"{row.id}\t{row.title}\t{', '.join(row.setup.seats)}")
 
 

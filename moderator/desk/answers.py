@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine.game import Game
+from engine.rounds.operating import OperatingRound
 from moderator.desk.auth import stop_address, stop_token, tag_address
 from moderator.desk.deadlines import format_deadline, policy_text
 from moderator.desk.games import PictureCache
@@ -28,7 +29,11 @@ from moderator.mail.compose import (
 )
 from moderator.mail.parse import Incoming
 from moderator.reports.calendar import deadline_event
+from moderator.reports.charts import CHARTS_CID, Progress, chart_png, progress
+from moderator.reports.crop import crop_map
+from moderator.reports.lays import Lays, lays_text, legal_lays
 from moderator.reports.report import (
+    MAP_CID,
     HistoryEntry,
     Position,
     Results,
@@ -36,6 +41,7 @@ from moderator.reports.report import (
     position,
     render,
     replay_history,
+    section_cid,
 )
 from moderator.store import Member, Store
 
@@ -122,6 +128,10 @@ class Answers:
         self._positions: dict[tuple[str, int], Position] = {}
         # Games that ended with this work: the attachments everyone's last report carries.
         self.final: dict[str, tuple[Attachment, ...]] = {}
+        self._charts: dict[tuple[str, int], tuple[Progress, Picture]] = {}
+        self._lays: dict[tuple[str, int], Lays] = {}
+        # Who asked for the whole map (`status`, `map`): their answer carries it.
+        self.whole_map: set[str] = set()
 
     # -- to the sender ---------------------------------------------------------------------
     def reply(self, game_id: str, key: str | None, template: str, *, results: Results,
@@ -266,12 +276,25 @@ class Answers:
         context.setdefault("intro", None)
         images: tuple[Picture, ...] = ()
         attachments: tuple[Attachment, ...] = ()
+        whole_map = to in self.whole_map
         if game is not None and game_id and template == "report":
-            images = (self.map_for(game_id, game, to),)
+            images, context["map_note"] = self.map_choice(game_id, game, to, whole_map)
             context["deadline"], attachments = self.deadline_for(game_id, game, to)
             attachments += self.final.get(game_id, ())
+            turn = game.turn()
+            if turn is not None and turn.step == "track" \
+                    and turn.seat == context.get("you") and isinstance(game.round, OperatingRound):
+                # The player to lay track sees every legal lay: no guessing by mail.
+                context["lays"] = lays_text(game.state.title, self.lays(game_id, game))
+            context["progress"], charts = self.charts_for(game_id, game, to)
+            images += charts
+            images += tuple(
+                Picture(section_cid(n), f"{game_id}-section-{n}.png", section.picture)
+                for n, section in enumerate(context.get("sections", ()), 1)
+                if section.picture is not None)
         text, html = render(template, subject=subject, footer=footer, pos=pos,
-                            game_id=game_id, map_cid=images[0].cid if images else None,
+                            game_id=game_id,
+                            map_cid=MAP_CID if any(i.cid == MAP_CID for i in images) else None,
                             **context)
         # Every mail of a game refers to one (never sent) root id, so mail programs
         # keep the game in one thread; an answer is threaded under the mail it answers.
@@ -339,6 +362,74 @@ class Answers:
             description="Your turn has passed: this deadline no longer runs.",
             organizer=self.settings.address, cancel=True)
         return (Attachment(f"{game_id}-deadline.ics", "text/calendar", event),)
+
+    def map_choice(self, game_id: str, game: Game, to: str, whole: bool
+                   ) -> tuple[tuple[Picture, ...], str | None]:
+        """The map a report to TO carries, and what the report says of it: the whole map
+        when asked for (`status`, `map`), in TO's first report and at the end; nothing
+        when TO's last report showed this very position (a refusal, `legal`); to the
+        player whose company is to lay track, the part of the map where it may lay (its
+        stations, its legal lays, what changed); to others the part that changed since
+        their last report, or nothing when no hex changed (a share bought, a run). A part
+        is at full scale, so a phone shows its names and revenues."""
+        rows = [m for m in self.store.members(game_id) if m.address == to]
+        since = min((m.reported_move for m in rows), default=game.next_move)
+        turn = game.turn()
+        first = self.store.reported_round(game_id, to) is None  # never had a report
+        if whole or first or turn is None or game_id in self.final:
+            return (self.map_for(game_id, game, to),), None
+        if since >= game.next_move:  # TO's last report showed this very position
+            return (), "The map is as in your last report; mail `map` for it again."
+        changed = self.pictures.changed(game_id, game, since)
+        laying = (turn.step == "track" and turn.seat == self.seat_of(game_id, to, game)
+                  and isinstance(game.round, OperatingRound))
+        if laying:
+            stations = {hex_id for hex_id, cities in game.state.board.tokens.items()
+                        if any(turn.entity in tokens for tokens in cities.values())}
+            where = set(changed) | stations | set(self.lays(game_id, game))
+            note = (f"The part of the map where {turn.entity} may lay track: its "
+                    "stations and the hexes of its legal lays; mail `map` for the whole "
+                    "map.")
+        elif changed:
+            where = set(changed)
+            note = (f"The part of the map that changed since your report of move {since} "
+                    f"(outlined: {', '.join(sorted(changed))}); mail `map` for the whole "
+                    "map.")
+        else:
+            return (), (f"The map has not changed since your report of move {since}; "
+                        "mail `map` for it.")
+        whole_map = self.map_for(game_id, game, to)
+        part = crop_map(whole_map.png, game.state.title, where)
+        if part is None:
+            return (whole_map,), None
+        return (Picture(whole_map.cid, whole_map.filename.replace(".png", "-part.png"),
+                        part),), note
+
+    def lays(self, game_id: str, game: Game) -> Lays:
+        """The legal tile lays of the company to move, found once per mail."""
+        key = (game_id, game.next_move)
+        if key not in self._lays:
+            self._lays[key] = legal_lays(game)
+        return self._lays[key]
+
+    def charts_for(self, game_id: str, game: Game, to: str
+                   ) -> tuple[Progress | None, tuple[Picture, ...]]:
+        """How the game is going (net worths, share prices after each stock round), for
+        TO's first report after a stock round and the last report: made once per mail,
+        by replaying the log."""
+        after_stock_round = (isinstance(game.round, OperatingRound)
+                             and game.round_name.endswith(".1")
+                             and self.store.reported_round(game_id, to) != game.round_name)
+        if not (after_stock_round or game.turn() is None or game_id in self.final):
+            return None, ()
+        key = (game_id, game.next_move)
+        if key not in self._charts:
+            data = progress(game)
+            self._charts[key] = (data, Picture(
+                CHARTS_CID, f"{game_id}-progress-move-{game.next_move}.png",
+                chart_png(game, data)))
+        data, picture = self._charts[key]
+        return data, (picture,)
 
     def map_for(self, game_id: str, game: Game, to: str) -> Picture:
         """The map for TO's report, outlining what changed since their last report;

@@ -28,6 +28,7 @@ from moderator.desk.orders import CommandMoves, CommandRefused
 from moderator.desk.sender import Auth
 from moderator.desk.turns import MODERATOR, deadline_for
 from moderator.desk.work import Refused, Work
+from moderator.reports.lays import hex_pictures, lays_text, legal_lays
 from moderator.reports.report import Section
 from moderator.store import Store
 
@@ -89,12 +90,17 @@ class GameCommands:
 
     # -- reading ---------------------------------------------------------------------------
     def _status(self, _: cmd.Status) -> str:
-        self.wants_report = True
+        self._whole_map()
         return "the full report follows"
 
     def _map(self, _: cmd.ShowMap) -> str:
-        self.wants_report = True
+        self._whole_map()
         return "the map is in the report that follows"
+
+    def _whole_map(self) -> None:
+        self.wants_report = True
+        if self.work.incoming.sender is not None:
+            self.work.answers.whole_map.add(self.work.incoming.sender)
 
     def _password(self, _: cmd.Password) -> str:
         return "password accepted"
@@ -110,6 +116,33 @@ class GameCommands:
             else (turn.seat if turn else "nobody")
         self.sections.append(Section(f"What {who} may do now",
                                      "\n".join(self.game.legal()) or "nothing"))
+        if turn is not None and turn.step == "track":
+            lays = legal_lays(self.game)
+            self.sections.append(Section(
+                f"The tiles {turn.entity} may lay now (mail `show HEX` to see them)",
+                lays_text(self.game.state.title, lays) if lays else "none"))
+        return "see below"
+
+    def _show_hex(self, command: cmd.ShowHex) -> str:
+        """The legal lays on one hex, drawn: the hex and its neighbours with each tile
+        in each legal rotation, captioned with the order that lays it."""
+        turn = self.game.turn()
+        hex_id = command.hex
+        if turn is None or turn.step != "track":
+            step = f"{turn.entity} is at the {turn.step} step" if turn else "the game is over"
+            self.sections.append(Section(f"Tiles at {hex_id}",
+                                         f"no tile may be laid now: {step}"))
+            return "see below"
+        tiles = legal_lays(self.game).get(hex_id, {})
+        if not tiles:
+            self.sections.append(Section(
+                f"Tiles at {hex_id}", f"{turn.entity} may lay no tile at {hex_id} now; "
+                "mail `legal` for the hexes it may lay on"))
+            return "see below"
+        self.sections.append(Section(
+            f"The tiles {turn.entity} may lay at {hex_id}",
+            lays_text(self.game.state.title, {hex_id: tiles}),
+            hex_pictures(self.game, hex_id, tiles)))
         return "see below"
 
     def _history(self, command: cmd.History) -> str:

@@ -103,12 +103,18 @@ class PictureCache:
         self._boards: OrderedDict[tuple[str, int], tuple[tuple[Move, ...], BoardSnapshot]] = \
             OrderedDict()
 
+    def changed(self, game_id: str, game: Game, since: int) -> frozenset[str]:
+        """The hexes whose tile or tokens changed since move SINCE (none if SINCE is 0
+        or now)."""
+        if not 0 < since < game.next_move:
+            return frozenset()
+        return changed_hexes(self._board(game_id, game, since), game.state.board)
+
     def map_for(self, game_id: str, game: Game, since: int) -> Picture:
         """GAME's map with what changed since move SINCE outlined (nothing if SINCE is
         0 or now)."""
         board = game.state.board
-        changed = (changed_hexes(self._board(game_id, game, since), board)
-                   if 0 < since < game.next_move else frozenset())
+        changed = self.changed(game_id, game, since)
         plate_key: PlateKey = (game_id, game.rules.phase(game.state).name,
                                tuple(sorted(board.tiles.items())),
                                tuple(sorted((h, tuple(sorted((c, tuple(s))

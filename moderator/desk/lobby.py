@@ -13,6 +13,7 @@ import secrets
 from engine.errors import GameError
 from engine.game import Setup
 from engine.title import available_titles, load_title
+from engine.titles import unknown_options
 from grammar import commands as cmd
 from grammar.help import help_text
 from grammar.names import Names, names_for_title
@@ -125,6 +126,10 @@ def create_game(work: Work, sender: str, command: cmd.CreateGame) -> str:
             seed = int(value)
         else:
             options.append(option)
+    why = unknown_options(spec.name, set(options))
+    if why is not None:
+        work.answers.notice(sender, "not_allowed", reason=f"{why}.")
+        return f"refused: create game {command.title} (unknown options)"
     game_id = work.store.create_mail_game(spec.name, sender, options, seed, work.now)
     work.store.add_member(game_id, sender, "master", MASTER_KEY, status="active",
                           now=work.now)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 
+from engine.actions import Bid
 from engine.game import Game
 from engine.rounds.stock import STOCK_ACTIONS, StockRound
 from grammar import commands as cmd
@@ -116,6 +117,11 @@ def hold(work: Work, game_id: str, auth: Auth, game: Game, seat: str,
                 f"`{line.text.strip()}` is not a stock-round order, so it cannot be held "
                 f"for your turn in {game.round_name}; send it when the operating round "
                 "asks for it"))
+        for order in line.orders:
+            why = never_legal(game, seat, order)
+            if why is not None:
+                return refuse_play(work, game_id, auth, game,
+                                   f"`{line.text.strip()}` cannot be held: {why}")
     if written_for is not None and written_for != game.next_move:
         # `move N` holds for orders sent ahead too: they were written against a
         # position that has changed since.
@@ -137,6 +143,28 @@ def hold(work: Work, game_id: str, auth: Auth, game: Game, seat: str,
     work.answers.reply(game_id, auth.key, "report", results=results, sections=[],
                        game=game, history=())
     return f"{game_id}: orders held for {seat}"
+
+
+def never_legal(game: Game, seat: str, order: object) -> str | None:
+    """Why ORDER, held for SEAT's turn in this stock round, can never become legal,
+    if it cannot: a bid in an auction SEAT takes no part in, or on a private that is
+    sold or closed. (Whether it is legal when the turn comes is the engine's answer
+    then.)"""
+    if not isinstance(order, Bid) or not isinstance(game.round, StockRound):
+        return None
+    auction = game.round.s.auction
+    if auction is not None and order.target in (None, auction.private) \
+            and seat not in auction.order:
+        # Only those who bid on the private before take part in its auction (18TN 3.1.1).
+        return (f"the auction of {auction.private} is among {', '.join(auction.order)} "
+                f"only, who bid on it before; {seat} takes no part in it")
+    if order.target is not None:
+        private = game.state.privates.get(order.target)
+        if private is not None and private.closed:
+            return f"{private.sym} is closed"
+        if private is not None and private.owner is not None:
+            return f"{private.sym} is sold already (to {private.owner})"
+    return None
 
 
 def repeated_submission(work: Work, game_id: str, game: Game, written_for: int | None

@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import jinja2
+import markupsafe
 
 from engine.game import Game
 from engine.views import GameView, game_view
+from moderator.reports.sheet import Sheet, sheet
 
 if TYPE_CHECKING:
     from collections.abc import Collection
@@ -34,6 +36,7 @@ __all__ = [
     "position",
     "render",
     "replay_history",
+    "section_cid",
 ]
 
 
@@ -70,6 +73,7 @@ class Position:
     view: GameView
     headline: str  # "OR 3.1: TC to move"
     round_short: str  # "OR 3.1"
+    sheet: Sheet  # shares, certificates, bids, trains to come
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,9 +92,15 @@ class Section:
 
     title: str
     text: str
+    picture: bytes | None = None  # a PNG shown under the text (`show HEX`)
 
 
 MAP_CID = "map"  # what a report's HTML names its map by (cid:map)
+
+
+def section_cid(number: int) -> str:
+    """What a report's HTML names the picture of its NUMBERth section (from 1) by."""
+    return f"section{number}"
 
 
 def game_map_plate(game: Game, highlight: Collection[str]) -> MapPlate:
@@ -128,7 +138,7 @@ def headline(view: GameView) -> str:
 def position(game_id: str, game: Game) -> Position:
     """The report's view of GAME (engine state read here, so templates see plain data)."""
     view = game_view(game)  # the market and the trains left come with the view
-    return Position(game_id, view, headline(view), short_round(view.round))
+    return Position(game_id, view, headline(view), short_round(view.round), sheet(game))
 
 
 def replay_history(game: Game, start: int, end: int) -> tuple[HistoryEntry, ...]:
@@ -158,7 +168,36 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["money"] = lambda amount: f"${amount}"
     env.filters["paragraphs"] = _paragraphs
+    env.filters["prose"] = _prose
     return env
+
+
+_LIST_LINE = re.compile(r"^\s*(?:[-*]|\d+[.)])\s")
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def _prose(paragraph: str) -> markupsafe.Markup:
+    """A paragraph of a plain-text mail as an HTML block: its lines flowed together
+    (the text's line breaks are for 80 columns, not a phone's), a list's items one a
+    line, an indented block kept as it is, a `# heading` as a heading; `code` set in
+    code."""
+    lines = paragraph.splitlines()
+    if any(line.startswith("  ") for line in lines):
+        return markupsafe.Markup("<pre>{}</pre>").format(paragraph)
+    if len(lines) == 1 and lines[0].startswith("#"):
+        return markupsafe.Markup("<h3>{}</h3>").format(lines[0].lstrip("# "))
+    items: list[str] = []
+    for line in lines:
+        if _LIST_LINE.match(line) or not items:
+            items.append(line.strip())
+        else:
+            items[-1] += " " + line.strip()
+    listed = any(_LIST_LINE.match(item) for item in items)
+    if not listed:
+        items = [" ".join(items)]
+    body = markupsafe.Markup("<br>\n").join(markupsafe.escape(item) for item in items)
+    return markupsafe.Markup("<p>{}</p>").format(markupsafe.Markup(
+        _CODE.sub(lambda m: f"<code>{m.group(1)}</code>", str(body))))
 
 
 def _paragraphs(text: str) -> list[str]:
@@ -168,6 +207,9 @@ def _paragraphs(text: str) -> list[str]:
 def render(template: str, **context: Any) -> tuple[str, str]:
     """TEMPLATE's text and HTML versions (`TEMPLATE.txt.j2`, `TEMPLATE.html.j2`)."""
     env = _environment()
+    context.setdefault("map_note", None)  # why the map is left out, or what it shows
+    context.setdefault("progress", None)  # `moderator.reports.charts.Progress`
+    context.setdefault("lays", None)  # the legal tile lays, for the player laying track
     text = env.get_template(f"{template}.txt.j2").render(**context)
     html = env.get_template(f"{template}.html.j2").render(plain=text, **context)
     return _tidy(text), html

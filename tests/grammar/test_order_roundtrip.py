@@ -215,6 +215,7 @@ def _command() -> st.SearchStrategy[c.Command]:
         st.builds(c.Replace, seat, address),
         st.builds(c.Force, seat, action_in(n).map(lambda x: (x,))),
         st.builds(c.UndoTo, st.integers(0, 10**6)),
+        st.builds(c.ShowHex, st.sampled_from(n.hexes)),
     ]
     return st.one_of(options)
 

@@ -1,0 +1,98 @@
+"""A part of the map at full scale: the hexes that changed since a reader's last report
+and a ring of their neighbours, so a phone shows city names and revenues at a size one
+can read, in a fraction of the whole map's bytes.
+
+The map's picture is cut, not drawn again: `moderator.reports.mapimage` draws the board
+(and outlines the changed hexes) once for every reader.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Collection
+
+from PIL import Image, ImageDraw
+
+from engine.title import Title
+from moderator.reports.mapimage import BACKGROUND, COORDINATE_INK, font, map_geometry
+
+__all__ = ["crop_box", "crop_map"]
+
+#: Hexes of the map's picture around the changed ones that a part shows.
+RING = 1.5
+#: A part at least this wide (in hexes): a lone changed hex shows its neighbourhood.
+LEAST = 5.0
+#: Colours of a part's palette: the map's flat colours and enough of their edges to
+#: keep text and track smooth (a sixth smaller than 256).
+PART_COLOURS = 48
+
+
+def crop_box(title: Title, hexes: Collection[str], size: tuple[int, int]
+             ) -> tuple[int, int, int, int] | None:
+    """The box (left, top, right, bottom) of the map's picture of SIZE that holds HEXES
+    and a ring round them; None when it would be most of the map anyway."""
+    geometry = map_geometry(title)
+    centres = [geometry.centre(h) for h in hexes if h in title.hexes]
+    if not centres:
+        return None
+    pad_x = geometry.half_width * (1 + 2 * RING)
+    pad_y = geometry.half_height * (1 + 2 * RING)
+    left = min(x for x, _ in centres) - pad_x
+    right = max(x for x, _ in centres) + pad_x
+    top = min(y for _, y in centres) - pad_y
+    bottom = max(y for _, y in centres) + pad_y
+    least = geometry.half_width * 2 * LEAST
+    if right - left < least:
+        middle = (left + right) / 2
+        left, right = middle - least / 2, middle + least / 2
+    width, height = size
+    box = (max(0, round(left)), max(0, round(top)), min(width, round(right)),
+           min(height, round(bottom)))
+    if (box[2] - box[0]) * (box[3] - box[1]) > 0.6 * width * height:
+        return None
+    return box
+
+
+def _with_rulers(part: Image.Image, title: Title, box: tuple[int, int, int, int]
+                 ) -> Image.Image:
+    """PART with the map's coordinates along its top and left, as the whole map has
+    them in its margin: an order names the hex."""
+    geometry = map_geometry(title)
+    size = max(10, round(geometry.radius * 0.24))
+    face = font(size)
+    band = size + 6
+    out = Image.new("RGB", (part.width + band, part.height + band), BACKGROUND)
+    out.paste(part, (band, band))
+    draw = ImageDraw.Draw(out)
+    across: dict[str, float] = {}  # label -> x in PART
+    down: dict[str, float] = {}  # label -> y in PART
+    for hex_id in title.hexes:
+        letters = hex_id.rstrip("0123456789")
+        number = hex_id[len(letters):]
+        x, y = geometry.centre(hex_id)
+        row_label, col_label = (letters, number) if geometry.letters == "rows" \
+            else (number, letters)
+        across[col_label] = x - box[0]
+        down[row_label] = y - box[1]
+    for label, x in across.items():
+        if 0 <= x < part.width:
+            draw.text((band + x, band / 2), label, fill=COORDINATE_INK, font=face, anchor="mm")
+    for label, y in down.items():
+        if 0 <= y < part.height:
+            draw.text((band / 2, band + y), label, fill=COORDINATE_INK, font=face, anchor="mm")
+    return out
+
+
+def crop_map(png: bytes, title: Title, hexes: Collection[str]) -> bytes | None:
+    """The part of the map's PNG (as `mapimage` draws it, at its default scale) that
+    shows HEXES; None when that is most of the map (then the whole map serves)."""
+    with Image.open(io.BytesIO(png)) as image:
+        image.load()
+        box = crop_box(title, hexes, image.size)
+        if box is None:
+            return None
+        part = _with_rulers(image.crop(box).convert("RGB"), title, box)
+    out = io.BytesIO()
+    part.quantize(colors=PART_COLOURS, method=Image.Quantize.FASTOCTREE,
+                  dither=Image.Dither.NONE).save(out, "PNG", optimize=True)
+    return out.getvalue()

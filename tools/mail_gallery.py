@@ -1,0 +1,235 @@
+"""Every kind of mail the moderator sends, made offline (the real processor on a real
+store, no servers) and written out to be looked at, with their sizes.
+
+    python tools/mail_gallery.py OUT            # .eml, .html (pictures beside) per mail
+    python tools/mail_gallery.py OUT --shots    # and headless Chromium screenshots at
+                                                # 390 and 1280 px (OUT/NAME-390.png)
+    python tools/mail_gallery.py OUT --sizes    # the sizes of every mail while 40 moves
+                                                # of 18TN 7818 and 1850 115810 are played
+
+Run from the repository root (its packages first: PYTHONPATH=.). The positions are
+the recorded games in /work/shared/fixtures (or $FIXTURES).
+"""
+
+from __future__ import annotations
+
+import argparse
+import email
+import email.policy
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import time
+from email.message import EmailMessage
+from pathlib import Path
+
+from engine.game import Game
+from engine.records import import_record
+from engine.title import load_title
+from grammar.format import format_line
+from grammar.names import names_for_title
+from moderator.desk.auth import MASTER_KEY, make_token, tag_address
+from moderator.desk.processor import Processor, ProcessorSettings
+from moderator.store import Store
+
+MODERATOR = "moderator@example.org"
+SECRET = "gallery-secret-0123456789abcdef"
+GM = "gm@example.org"
+FIXTURES = Path(os.environ.get("FIXTURES", "/work/shared/fixtures"))
+TN = FIXTURES / "18TN" / "7818.json"
+MIDWEST = FIXTURES / "1850" / "115810.json"
+
+
+class Desk:
+    """A store and a processor; the mail sent since the last look."""
+
+    def __init__(self, db: Path) -> None:
+        db.unlink(missing_ok=True)
+        self.store = Store(db)
+        self.processor = Processor(self.store, ProcessorSettings(address=MODERATOR,
+                                                                 secret=SECRET))
+        self.count = 0
+        self.seen = 0
+        self.records: dict[str, Game] = {}
+
+    def send(self, sender: str, body: str, to: str = MODERATOR, subject: str = "orders"
+             ) -> list[tuple[str, bytes]]:
+        self.count += 1
+        message = EmailMessage()
+        message["From"], message["To"], message["Subject"] = sender, to, subject
+        message["Message-ID"] = f"<gallery{self.count}@example.org>"
+        message.set_content(body)
+        key, done = self.processor.receive(message.as_bytes())
+        if not done:
+            self.processor.process(key)
+        rows = self.store.execute("SELECT recipient, raw FROM outbox WHERE id > ? "
+                                  "ORDER BY id", [self.seen])
+        self.seen = self.store.execute("SELECT COALESCE(MAX(id), 0) FROM outbox")[0][0]
+        return [(str(to), bytes(raw)) for to, raw in rows]
+
+    def seat_game(self, record: Path, moves: int) -> tuple[str, dict[str, str]]:
+        """A mail game at move MOVES of RECORD, each seat's address known and each
+        member's last report at that move."""
+        game = import_record(json.loads(record.read_text())).game
+        seats = {seat: f"p{i + 1}@example.org" for i, seat in enumerate(game.setup.seats)}
+        now = time.time()
+        store = self.store
+        with store.transaction():
+            game_id = store.create_mail_game(game.setup.title, GM, list(game.setup.options),
+                                             game.setup.seed, now)
+            store.add_member(game_id, GM, "master", MASTER_KEY, status="active", now=now)
+            for i, (seat, address) in enumerate(seats.items()):
+                store.add_member(game_id, address, "player", f"p{i + 1}", seat=seat,
+                                 status="active", now=now)
+            store.create_game(game.setup, game_id)
+            store.mark_started(game_id, now)
+            store.append(game_id, 0, list(game.log[:moves]))
+            at = Game(game.setup, game.log[:moves])
+            for address in [GM, *seats.values()]:
+                store.set_reported(game_id, address, at.next_move, at.round_name)
+        self.records[game_id] = game
+        return game_id, seats
+
+    def as_seat(self, game_id: str, seats: dict[str, str], seat: str, body: str
+                ) -> list[tuple[str, bytes]]:
+        key = f"p{list(seats).index(seat) + 1}"
+        to = tag_address(MODERATOR, game_id, key, make_token(SECRET, game_id, key))
+        return self.send(seats[seat], body, to=to, subject=f"[{game_id}]")
+
+    def next_order(self, game_id: str) -> tuple[str, str]:
+        """The recorded game's next move, as its seat's order."""
+        record = self.records[game_id]
+        move = record.log[self.store.load(game_id).next_move]
+        names = names_for_title(load_title(record.setup.title), list(record.setup.seats))
+        return move.seat, format_line([move.action], names)
+
+
+def write(out: Path, name: str, raw: bytes) -> int:
+    """RAW as OUT/NAME.eml, its HTML as OUT/NAME.html with the pictures beside it."""
+    (out / f"{name}.eml").write_bytes(raw)
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    html: str | None = None
+    for part in message.walk():
+        cid = part.get("Content-ID")
+        if cid and part.get_content_maintype() == "image":
+            payload = part.get_payload(decode=True)
+            assert isinstance(payload, bytes)
+            (out / f"{name}-{cid.strip('<>')}.png").write_bytes(payload)
+        if part.get_content_type() == "text/html" and html is None:
+            html = str(part.get_content())
+    if html is not None:
+        html = re.sub(r'src="cid:([^"]+)"', lambda m: f'src="{name}-{m.group(1)}.png"', html)
+        (out / f"{name}.html").write_text(html)
+    print(f"{name:36s} {len(raw) / 1000:7.1f} KB")
+    return len(raw)
+
+
+def gallery(out: Path) -> list[str]:
+    """Every mail kind; the names written."""
+    desk = Desk(out / "gallery.sqlite")
+    names: list[str] = []
+
+    def keep(prefix: str, mails: list[tuple[str, bytes]]) -> None:
+        for to, raw in mails:
+            name = f"{prefix}-{to.split('@')[0]}"
+            write(out, name, raw)
+            names.append(name)
+
+    # Set-up: created, invitations, joined, the first report; help; a forged mail.
+    keep("created", desk.send(GM, "create game 18TN seed=11\n", subject="new game"))
+    master = tag_address(MODERATOR, "18TN-1", "gm", make_token(SECRET, "18TN-1", "gm"))
+    keep("invite", desk.send(GM, "invite ann@example.org as Ann\ninvite bob@example.org as "
+                                 "Bob\ninvite cy@example.org as Cy\n", to=master,
+                             subject="[18TN-1]"))
+    for seat in ("Ann", "Bob", "Cy"):
+        to = tag_address(MODERATOR, "18TN-1", seat, make_token(SECRET, "18TN-1", seat))
+        keep(f"join-{seat}", desk.send(f"{seat.lower()}@example.org", "join\n", to=to,
+                                       subject="[18TN-1]"))
+    keep("start", desk.send(GM, "start\n", to=master, subject="[18TN-1]"))
+    keep("help", desk.send("someone@example.org", "help\n", subject="a question"))
+    keep("forged", desk.send("ann@example.org", "pass\n", subject="[18TN-1]"))
+    # Orders sent ahead in a stock round: held.
+    turn = desk.store.load("18TN-1").turn()
+    assert turn is not None
+    waiting = next(s for s in ("Ann", "Bob", "Cy") if s != turn.seat)
+    to = tag_address(MODERATOR, "18TN-1", waiting, make_token(SECRET, "18TN-1", waiting))
+    keep("held", desk.send(f"{waiting.lower()}@example.org", "buy TCC\n", to=to,
+                           subject="[18TN-1]"))
+    # 18TN in operating round 5.2, TC to lay track: status, legal and show, a refusal,
+    # then the record's next three moves (a lay, a run, a dividend) to everyone.
+    game_id, seats = desk.seat_game(TN, 300)
+    keep("tn-status", desk.as_seat(game_id, seats, "Player 1", "status\n"))
+    keep("tn-legal-show", desk.as_seat(game_id, seats, "Player 1", "legal\nshow E10\n"))
+    keep("tn-refused", desk.as_seat(game_id, seats, "Player 1", "buy train 2\n"))
+    for n in range(3):
+        seat, order = desk.next_order(game_id)
+        keep(f"tn-move{n}", desk.as_seat(game_id, seats, seat, order + "\n"))
+    # 1850 in operating round 6.1, and a finished 18TN.
+    game_id, seats = desk.seat_game(MIDWEST, 400)
+    keep("midwest-status", desk.as_seat(game_id, seats, "Player 2", "status\n"))
+    game_id, seats = desk.seat_game(TN, 10**6)
+    keep("tn-over", desk.as_seat(game_id, seats, "Player 1", "status\n"))
+    return names
+
+
+def sizes(out: Path) -> None:
+    """The sizes of every mail while 40 recorded moves of each game are played by mail."""
+    for record, start in ((TN, 280), (MIDWEST, 380)):
+        desk = Desk(out / f"sizes-{record.stem}.sqlite")
+        game_id, seats = desk.seat_game(record, start)
+        found: list[int] = []
+        for n in range(40):
+            seat, order = desk.next_order(game_id)
+            move = desk.store.load(game_id).next_move
+            found += [len(raw) for _, raw in
+                      desk.as_seat(game_id, seats, seat, f"move {move}\n{order}\n")]
+            assert desk.store.load(game_id).next_move == move + 1, (n, order)
+        found.sort()
+        print(f"{record.parent.name} {record.stem} moves {start}-{start + 39}: "
+              f"{len(found)} mails, median {statistics.median(found) / 1000:.1f} KB, "
+              f"mean {statistics.mean(found) / 1000:.1f} KB, "
+              f"p90 {found[len(found) * 9 // 10] / 1000:.1f} KB, max {found[-1] / 1000:.1f} "
+              f"KB, under 60 KB: {sum(size < 60_000 for size in found)}/{len(found)}")
+
+
+def screenshots(out: Path, names: list[str]) -> None:
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        print("no chromium: no screenshots")
+        return
+    for name in names:
+        if not (out / f"{name}.html").exists():
+            continue
+        for width in (390, 1280):
+            subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                            "--disable-quic", "--no-first-run",
+                            "--disable-background-networking",
+                            "--disable-component-update", "--disable-sync",
+                            f"--user-data-dir={out / 'chromium'}",
+                            f"--window-size={width},2400",
+                            f"--screenshot={out / f'{name}-{width}.png'}",
+                            (out / f"{name}.html").resolve().as_uri()],
+                           capture_output=True, timeout=120, check=False)
+    print(f"screenshots of {len(names)} mails in {out}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--shots", action="store_true", help="screenshots with Chromium")
+    parser.add_argument("--sizes", action="store_true", help="sizes over 40 moves a game")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.sizes:
+        sizes(args.out)
+        return
+    names = gallery(args.out)
+    if args.shots:
+        screenshots(args.out, names)
+
+
+if __name__ == "__main__":
+    main()
