@@ -55,6 +55,8 @@ from engine.state import IPO, POOL, TREASURY
 # Extensions our export writes and the site ignores (see the module docstring).
 OUR_ACTIONS = "moderator_actions"
 OUR_SETUP = "moderator_setup"
+# Marks an action the site made by itself (one of another action's auto_actions).
+AUTO = "moderator_auto"
 
 
 class RecordError(Exception):
@@ -108,7 +110,8 @@ def expanded(actions: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     """Each action followed by its auto_actions, in order."""
     for action in actions:
         yield action
-        yield from action.get("auto_actions") or []
+        for auto in action.get("auto_actions") or []:
+            yield {**auto, AUTO: True}
 
 
 def setup_of(record: dict[str, Any]) -> tuple[Setup, dict[str, str]]:
@@ -145,6 +148,7 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
     it; returns how many of our actions it stood for. Raises RecordError. `throwaway`:
     the caller discards `game` after a refusal, so no safety copy is kept (faster)."""
     apply = _attempt if throwaway else _apply
+    raw = mapper.normalised(raw)
     own = raw.get(OUR_ACTIONS)
     if own is not None:
         return _replay_own(game, mapper, index, raw, own, apply)
@@ -247,11 +251,17 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
                 apply(game, turn.seat, Done())
                 continue
             return
+        if game.round.name.startswith("Merger Round"):
+            return  # 1861: the record names every minor's answer (or the site's pass)
         auction = game.round.s.auction if isinstance(game.round, StockRound) else None
         if auction is not None and turn.seat in auction.passed and not (
                 turn.seat == seat and raw.get("type") in ("bid", "pass")):
             # The site drops a bidder who passed from the auction (3.1.1 lets him bid
             # again): his later turns in it are passes it never records.
+            apply(game, turn.seat, Pass())
+            continue
+        if getattr(game.round, "lot", None) is not None and game.legal() == ["pass"]:
+            # 1861 9.2: the site drops a bidder who cannot raise from the auction.
             apply(game, turn.seat, Pass())
             continue
         if turn.seat == seat and not operating:
@@ -286,6 +296,37 @@ class RecordMapper:
         other.share_owners = dict(self.share_owners)
         return other
 
+    def normalised(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """The record action with the site's company symbols as ours (1861's minors:
+        the site's "MNN" is the rulebook's M-NN), in its entity, target and share ids."""
+        state = self.game.state
+        changed: dict[str, Any] = {}
+        for key in ("entity", "corporation", "minor"):
+            value = raw.get(key)
+            if isinstance(value, str) and value not in state.corporations and \
+                    value not in state.privates and not value.isdigit():
+                ours = self._our_sym(value)
+                if ours != value:
+                    changed[key] = ours
+        shares = raw.get("shares")
+        if isinstance(shares, list) and shares:
+            renamed = []
+            for share in shares:
+                corp, _, index = str(share).rpartition("_")
+                renamed.append(f"{self._our_sym(corp)}_{index}" if corp else share)
+            if renamed != shares:
+                changed["shares"] = renamed
+        return {**raw, **changed} if changed else raw
+
+    def _our_sym(self, sym: str) -> str:
+        state = self.game.state
+        if sym in state.corporations:
+            return sym
+        try:
+            return state.title.corporation(sym).sym
+        except (KeyError, LookupError):
+            return sym
+
     def seat_of(self, raw: dict[str, Any]) -> str:
         if raw.get("entity_type") == "player":
             return self.names[str(raw["entity"])]
@@ -318,7 +359,32 @@ class RecordMapper:
     def _pass(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
         if self._protection_asked():
             return [(seat, DeclineProtection())]
+        if self._finished_pass(raw):
+            return []
+        if raw.get(AUTO) and self.game.state.title.name == "1861" and \
+                isinstance(self.game.round, OperatingRound):
+            # 1861: the site passes steps ours does not have (a token step of a company
+            # without tokens, the private purchase before its loans) by itself; ours
+            # moves on by the next action (or ends the turn when another entity acts).
+            return []
         return [(seat, Pass())]
+
+    def _finished_pass(self, raw: dict[str, Any]) -> bool:
+        """1861: the site's pass ending a company turn ours ended by itself (nothing
+        left to do) stands for nothing, in the operating round or just after it."""
+        from engine.rounds.merger import MergerRound
+
+        if self.game.state.title.name != "1861" or raw.get("entity_type") != "corporation":
+            return False
+        entity = str(raw.get("entity"))
+        rnd = self.game.round
+        turn = self.game.turn()
+        if isinstance(rnd, OperatingRound):
+            return entity in rnd.done
+        if isinstance(rnd, MergerRound):
+            return turn is not None and turn.entity != entity and entity not in \
+                self.game.rules.merger_candidates(self.game.state)[:1]
+        return False
 
     def _protection_asked(self) -> bool:
         """1850 5.9: the round waits for a president to protect a sale or let it stand."""

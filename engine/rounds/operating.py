@@ -77,6 +77,7 @@ class CompanyTurn:
     step: int = 0
     yellow_lays: int = 0
     upgrades: int = 0
+    lay_hexes: tuple[str, ...] = ()  # hexes laid on this turn, in order
     token_placed: bool = False
     revenue: int | None = None  # set once trains have run
     run: routes.Run | None = None
@@ -335,10 +336,9 @@ class OperatingRound(Round):
     def _lays_left(self, corp: Corporation) -> bool:
         t = self.current
         assert t is not None
-        yellow, upgrades = self.rules.tile_lays(self.state, corp)
-        may_upgrade = t.yellow_lays == 0 and t.upgrades < upgrades
-        may_lay_yellow = t.upgrades == 0 and t.yellow_lays < yellow
-        return may_upgrade or may_lay_yellow
+        return any(self.rules.why_not_lay_count(self.state, corp, kind, "", t.yellow_lays,
+                                                t.upgrades, t.lay_hexes) is None
+                   for kind in ("yellow", "upgrade"))
 
     def _token_cost(self, corp: Corporation) -> int:
         return corp.token_costs[0] if corp.token_costs else 0
@@ -472,16 +472,20 @@ class OperatingRound(Round):
             self.rules.use_private(self.state, corp, action, self)
             return
         kind = board.lay_kind(self.rules, self.state, action.hex, action.tile)
-        yellow, upgrades = self.rules.tile_lays(self.state, corp)
-        if kind == "yellow":
-            require(t.upgrades == 0 and t.yellow_lays < yellow,
-                    f"{corp.sym} may lay {yellow} yellow tile(s) or {upgrades} upgrade per turn; "
-                    f"it has used its tile lays")
-        else:
-            require(t.yellow_lays == 0 and t.upgrades < upgrades,
-                    f"{corp.sym} may lay {yellow} yellow tile(s) or {upgrades} upgrade per turn; "
-                    f"it has used its tile lays")
+        why = self.rules.why_not_lay_count(self.state, corp, kind, action.hex, t.yellow_lays,
+                                           t.upgrades, t.lay_hexes)
+        if why:
+            raise GameError(why)
+        fee = self.rules.lay_fee(self.state, corp, len(t.lay_hexes))
+        self.rules.afford(self.state, corp,
+                          fee + board.terrain_cost(self.rules, self.state, action.hex), "track")
+        require(corp.cash >= fee, f"{corp.sym} has {money(self.state, corp.cash)}; this "
+                f"lay costs {money(self.state, fee)} more")
         board.lay_tile(self.rules, self.state, corp, action.hex, action.tile, action.rotation)
+        if fee:
+            self.state.transfer_cash(corp.sym, BANK, fee)
+            self.state.say(f"{corp.sym} pays {money(self.state, fee)} for its extra tile lay")
+        t.lay_hexes += (action.hex,)
         if kind == "yellow":
             t.yellow_lays += 1
         else:
@@ -518,8 +522,9 @@ class OperatingRound(Round):
         t.revenue = run.revenue
         t.step = self.steps.index("dividend")
         self.state.say(f"{corp.sym} runs for {money(self.state, run.revenue)}: {run.describe()}")
-        if run.revenue == 0:
-            self._settle_dividend(corp, "withhold")
+        auto = self.rules.automatic_dividend(self.state, corp)
+        if run.revenue == 0 or auto is not None:
+            self._settle_dividend(corp, auto or "withhold")
 
     def _dividend(self, corp: Corporation, action: Dividend) -> None:
         t = self.current
@@ -537,6 +542,7 @@ class OperatingRound(Round):
         revenue = t.revenue or 0
         self.rules.pay_dividend(self.state, corp, revenue, choice, self)
         t.dividend_done = True
+        self.rules.after_dividend(self.state, corp, self)
         t.step = self.steps.index("train")
         trains.remove_obsolete(self.state, corp)
 
@@ -570,6 +576,7 @@ class OperatingRound(Round):
         require(action.price in (None, price),
                 f"a {offer.name}-train from the bank costs {money(state, price)}")
         self._check_bank_limit(corp)
+        self.rules.afford(state, corp, price, "train")
         self._pay_for_train(corp, price, offer.name)
         trains.take_from_offering(self.rules, state, corp, price)
         t.bank_trains_bought += 1
@@ -593,6 +600,7 @@ class OperatingRound(Round):
                 f"a {train.name}-train from the Open Market costs {money(state, price)}")
         if self.rules.pool_trains_count_as_new:
             self._check_bank_limit(corp)
+        self.rules.afford(state, corp, price, "train")
         self._pay_for_train(corp, price, train.name)
         state.trains_pool.remove(train)
         state.transfer_cash(corp.sym, BANK, price)
