@@ -27,11 +27,13 @@ from engine.actions import (
     BuyPrivate,
     BuyShares,
     BuyTrain,
+    Convert,
     DeclineProtection,
     DiscardTrain,
     Dividend,
     Done,
     LayTile,
+    Merge,
     Par,
     Pass,
     PayMesabi,
@@ -149,6 +151,7 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
     the caller discards `game` after a refusal, so no safety copy is kept (faster)."""
     apply = _attempt if throwaway else _apply
     raw = mapper.normalised(raw)
+    _end_national_turn(game, raw, _attempt if throwaway else _apply)
     own = raw.get(OUR_ACTIONS)
     if own is not None:
         return _replay_own(game, mapper, index, raw, own, apply)
@@ -164,6 +167,21 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
         except GameError as exc:
             raise RecordError(index, raw, f"{seat} {action}: {exc.message}") from exc
     return len(mapped)
+
+
+def _end_national_turn(game: Game, raw: dict[str, Any], apply: _Apply) -> None:
+    """1861: the site records only the national's run; its turn (the trains it buys by
+    itself) ends when another entity acts."""
+    rnd = game.round
+    if not isinstance(rnd, OperatingRound) or rnd.current is None or \
+            raw.get("entity") == rnd.current.corporation:
+        return
+    corp = game.state.corporations[rnd.current.corporation]
+    if corp.trains and rnd.current.revenue is None and raw.get("entity") in rnd.done:
+        return  # its run is still to come: this is another company's closing pass
+    turn = game.turn()
+    if corp.spec.kind == "national" and turn is not None and turn.entity == corp.sym:
+        apply(game, turn.seat, Done())
 
 
 def _replay_own(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any],
@@ -286,6 +304,9 @@ class RecordMapper:
         self.pool_shares: set[str] = set()  # site share ids now in the Open Market
         self.tile_hexes: dict[str, str] = {}  # site tile id ("57-0") -> hex it lies on
         self.share_owners: dict[str, str] = {}  # site share id -> seat, once a player's
+        # 1861: a conversion or merger the site builds over several actions: the kind,
+        # the minor asked, the partners named so far.
+        self.forming: tuple[str, str, tuple[str, ...]] | None = None
 
     def fork(self, game: Game) -> RecordMapper:
         """A copy of this bookkeeping that follows `game` (this game or a clone of it)."""
@@ -294,6 +315,7 @@ class RecordMapper:
         other.pool_shares = set(self.pool_shares)
         other.tile_hexes = dict(self.tile_hexes)
         other.share_owners = dict(self.share_owners)
+        other.forming = self.forming
         return other
 
     def normalised(self, raw: dict[str, Any]) -> dict[str, Any]:
@@ -361,6 +383,8 @@ class RecordMapper:
             return [(seat, DeclineProtection())]
         if self._finished_pass(raw):
             return []
+        if self.forming is not None and self.forming[0] == "merge":
+            return []  # the site's "done adding minors": the merger order follows
         if raw.get(AUTO) and self.game.state.title.name == "1861" and \
                 isinstance(self.game.round, OperatingRound):
             # 1861: the site passes steps ours does not have (a token step of a company
@@ -461,6 +485,30 @@ class RecordMapper:
         if percent is None:
             percent = sum(corp.certificates[i].percent for i in indexes)
         return [(seat, SellShares(corp_sym, None, int(percent)))]
+
+    # --- 1861 merger round ----------------------------------------------------------------
+    def _convert(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        """The site converts in two actions: `convert`, then `merge` naming the public."""
+        self.forming = ("convert", str(raw["entity"]), ())
+        return []
+
+    def _merge(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        """The site merges by naming each partner minor (`merge`), passing, then naming
+        the public (`merge`); ours is one `merge` order."""
+        target = str(raw["corporation"])
+        entity = str(raw["entity"])
+        kind = self.game.state.corporations[target].spec.kind
+        forming = self.forming
+        if forming is not None and forming[0] == "convert":
+            self.forming = None
+            return [(seat, Convert(forming[1], target))]
+        if kind == "minor":
+            partners = forming[2] if forming is not None else ()
+            self.forming = ("merge", entity, (*partners, target))
+            return []
+        minors = (entity, *(forming[2] if forming is not None else ()))
+        self.forming = None
+        return [(seat, Merge(minors, target))]
 
     # --- operating round -----------------------------------------------------------------
     def _choose(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:

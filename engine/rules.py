@@ -331,11 +331,17 @@ class Rules:
         """The symbol of a company named in a merger order."""
         return name
 
-    def convert(self, state: GameState, sym: str, round: Round) -> None:
-        raise GameError(f"{sym} cannot convert in {state.title.name}")
+    def convert(self, state: GameState, minor: str, into: str | None, round: Round) -> str:
+        """Convert `minor` into the company `into`; returns the company formed."""
+        raise GameError(f"{minor} cannot convert in {state.title.name}")
 
-    def merge(self, state: GameState, sym: str, action: Action, round: Round) -> None:
-        raise GameError(f"{sym} cannot merge in {state.title.name}")
+    def merge(self, state: GameState, minors: tuple[str, ...], into: str, round: Round
+              ) -> str:
+        """Merge `minors` to form `into`; returns the company formed."""
+        raise GameError(f"{', '.join(minors)} cannot merge in {state.title.name}")
+
+    def after_formation(self, state: GameState, corp: Corporation, round: Round) -> None:
+        """Once the shares of a company just formed have been dealt."""
 
     # --- operating rounds ---------------------------------------------------------------
     def operating_rounds_after_stock_round(self, state: GameState) -> int:
@@ -403,6 +409,11 @@ class Rules:
         """A title's own restrictions on a tile lay (reserved hexes, special tiles)."""
         return None
 
+    def upgrade_cost(self, state: GameState, hex_id: str, tile: TileSpec) -> int:
+        """What laying `tile` on `hex_id` costs beyond the terrain paid on its first
+        tile (1861 10.4: Kiev's upgrade to brown)."""
+        return 0
+
     def token_cost(self, state: GameState, corp: Corporation, hex_id: str) -> int:
         """What the next station token costs (the charter prints it)."""
         return corp.token_costs[0] if corp.token_costs else 0
@@ -456,6 +467,21 @@ class Rules:
     def afford(self, state: GameState, corp: Corporation, amount: int, purpose: str) -> None:
         """Before `corp` pays `amount` for `purpose` ("track", "train"): a title may
         raise the money first (1861 10.2 takes loans)."""
+
+    def must_buy_train(self, state: GameState, corp: Corporation) -> bool | None:
+        """Whether `corp` must buy a train before its turn ends; None: the 1830 rule (a
+        route, no train, a train left; the president helps pay)."""
+        return None
+
+    def train_budget(self, state: GameState, corp: Corporation) -> int:
+        """What `corp` may spend on a train from the bank (1861: with loans)."""
+        return corp.cash
+
+    president_contributes = True  # 18TN 4.2.5.2; 1861 10.10: loans instead
+
+    def nationalised_shares(self, state: GameState, corp: Corporation, seat: str) -> int:
+        """How many shares `seat` is paid for when `corp` is nationalised."""
+        return corp.percent_held_by(seat) // 10
 
     def after_dividend(self, state: GameState, corp: Corporation, round: Round) -> None:
         """Once a company's revenue is settled (1861 10.8, 10.9: loan interest and

@@ -268,19 +268,20 @@ class OperatingRound(Round):
         cheapest = trains.cheapest_available(state)
         president = state.player(corp.president or "")
         may_buy_new = self.rules.may_buy_another_bank_train(state, t.bank_trains_bought)
+        purse = self.rules.train_budget(state, corp)
         if may_buy_new:
             offer = trains.next_offered(state)
             if offer is not None:
                 price = state.title.train(offer.name).price
                 helped = forced and cheapest is not None and cheapest[0] is offer
-                if corp.cash >= price or (helped and corp.cash + president.cash >= price):
+                if purse >= price or (helped and corp.cash + president.cash >= price):
                     out.append(f"buy train {offer.name} ({money(state, price)})")
         if may_buy_new or not self.rules.pool_trains_count_as_new:
             for name in sorted({tr.name for tr in state.trains_pool}):
                 price = state.title.train(name).price
                 helped = forced and cheapest is not None and cheapest[0].name == name \
                     and cheapest[2] == POOL
-                if corp.cash >= price or (helped and corp.cash + president.cash >= price):
+                if purse >= price or (helped and corp.cash + president.cash >= price):
                     out.append(f"buy train {name} from pool ({money(state, price)})")
         if t.emergency or corp.cash < 1:
             return out
@@ -477,8 +478,10 @@ class OperatingRound(Round):
         if why:
             raise GameError(why)
         fee = self.rules.lay_fee(self.state, corp, len(t.lay_hexes))
-        self.rules.afford(self.state, corp,
-                          fee + board.terrain_cost(self.rules, self.state, action.hex), "track")
+        tile = self.state.title.tiles.get(action.tile)
+        extra = self.rules.upgrade_cost(self.state, action.hex, tile) if tile else 0
+        self.rules.afford(self.state, corp, fee + extra +
+                          board.terrain_cost(self.rules, self.state, action.hex), "track")
         require(corp.cash >= fee, f"{corp.sym} has {money(self.state, corp.cash)}; this "
                 f"lay costs {money(self.state, fee)} more")
         board.lay_tile(self.rules, self.state, corp, action.hex, action.tile, action.rotation)
@@ -680,7 +683,8 @@ class OperatingRound(Round):
             return
         t = self.current
         assert t is not None
-        require(not corp.trains and routes.has_route(self.rules, state, corp),
+        require(self.rules.president_contributes and not corp.trains
+                and routes.has_route(self.rules, state, corp),
                 f"{corp.sym} has {money(state, corp.cash)}; the {name}-train costs "
                 f"{money(state, price)}")
         cheapest = trains.cheapest_available(state)
@@ -837,7 +841,10 @@ class OperatingRound(Round):
 
     def _forced(self, corp: Corporation) -> bool:
         """A route, no train and a train left in the bank: the company must buy one
-        (4.2.5.2; 1851 PURCHASE TRAINS)."""
+        (4.2.5.2; 1851 PURCHASE TRAINS), unless the title says otherwise."""
+        own = self.rules.must_buy_train(self.state, corp)
+        if own is not None:
+            return own
         return (not corp.trains and trains.cheapest_available(self.state) is not None
                 and routes.has_route(self.rules, self.state, corp))
 

@@ -16,19 +16,25 @@ from typing import TYPE_CHECKING, Any, cast
 from engine.errors import GameError
 from engine.rules import Rules
 from engine.shares import money, move_token
-from engine.state import BANK, Corporation, GameState
+from engine.state import BANK, TREASURY, Corporation, GameState
 from engine.title import MarketCell, PhaseSpec, TileSpec
 
 if TYPE_CHECKING:
+    from engine.actions import Action
     from engine.rounds.base import Round
     from engine.routes import Walk
     from engine.state import Train
 
+CLOSED = "closed"  # holder of a closed minor's charter
 NIKOLAEV = "N"  # 9.4: the first minor auctioned
 MINOR_MINIMUM = 100  # 9.2
 MINOR_PAR_CEILING = 135  # 9.2: the marker goes on R50 to R135
 EXTRA_LAY_FEE = 20  # 10.4
 MOSCOW = "H8"
+KIEV = "D14"
+KIEV_BROWN_COST = 40  # 10.4 (the map prints it on Kiev)
+ST_PETERSBURG = "E1"
+RSR = "RSR"
 EKATERINBURG = "Q3"  # 10.6: counts double with Moscow on the route
 EKATERINBURG_VALUE = 40
 PRIVATE_BONUS = 10  # 7.1: per train running to the private's city
@@ -44,8 +50,12 @@ class Rules1861(Rules):
     def set_up(self, state: GameState, rng: random.Random) -> None:
         """3: the privates start at their minimum bids (7.1, Table 1); the RSR holds
         no certificates and floats never (7.4)."""
+        from engine.national import RESERVE
+
         for private in state.privates.values():
             private.price = private.spec.min_bid or private.spec.value
+        rsr = state.corporations[RSR]
+        rsr.markers |= {RESERVE + ST_PETERSBURG, RESERVE + MOSCOW}  # 7.4
 
     def first_round(self, state: GameState) -> Round:
         from engine.rounds.auction_stock import AuctionStockRound
@@ -93,6 +103,167 @@ class Rules1861(Rules):
 
     def merger_alias(self, state: GameState, name: str) -> str:
         return self.auction_target(state, name)
+
+    def merger_options(self, state: GameState, sym: str) -> list[str]:
+        free = ", ".join(self.unstarted_publics(state))
+        out = []
+        if self.why_not_convert(state, sym) is None:
+            out.append(f"convert {sym} into PUBLIC ({free})")
+        partners = self.merge_partners(state, sym)
+        if partners:
+            out.append(f"merge {sym} with any of {', '.join(partners)} into PUBLIC ({free})")
+        return out
+
+    def merger_candidate_actions(self, state: GameState, sym: str) -> list[Action]:
+        from engine.actions import Convert, Merge
+
+        publics = self.unstarted_publics(state)[:1]
+        out: list[Action] = [Convert(sym, into) for into in publics]
+        out += [Merge((sym, other), into) for other in self.merge_partners(state, sym)
+                for into in publics]
+        return out
+
+    def unstarted_publics(self, state: GameState) -> list[str]:
+        return [c.sym for c in state.corporations.values()
+                if c.spec.kind == "major" and c.president is None and not c.floated]
+
+    def why_not_convert(self, state: GameState, sym: str) -> str | None:
+        """12.2: the minor's price lies in the conversion zone (R100 to R165)."""
+        if not state.market.cell(sym).convert:
+            return (f"{sym}'s price {money(state, state.market.price(sym))} is outside the "
+                    "conversion zone (R100 to R165; 12.2)")
+        return None
+
+    def merge_partners(self, state: GameState, sym: str) -> list[str]:
+        """12.3: minors connected to `sym` by track a train could run."""
+        from engine import routes, track
+
+        corp = state.corporations[sym]
+        graph = routes.route_track(self, state, corp)
+        nodes, _ = track.reachable(state, graph, sym)
+        out = []
+        for other in self.merger_candidates(state):
+            if other == sym:
+                continue
+            if any(track.Node(hex_id, "c", city) in nodes
+                   for hex_id, cities in state.board.tokens.items()
+                   for city, corps in cities.items() if other in corps):
+                out.append(other)
+        return out
+
+    def _public(self, state: GameState, into: str | None) -> Corporation:
+        from engine.errors import require
+
+        free = self.unstarted_publics(state)
+        require(into is not None, f"name the public company: `into PUBLIC`, one of "
+                f"{', '.join(free)}")
+        assert into is not None
+        sym = self.auction_target(state, into)
+        require(sym in free, f"{into} is not a public company waiting to be formed; "
+                f"these are: {', '.join(free)}")
+        return state.corporations[sym]
+
+    def convert(self, state: GameState, minor: str, into: str | None, round: Round) -> str:
+        """12.2, 12.4: the public takes the minor's price (on the red or purple space of
+        that value, under any markers there), its station, its assets and loans; the
+        owner receives the Director's certificate; the other shares lie in the
+        treasury."""
+        why = self.why_not_convert(state, minor)
+        if why:
+            raise GameError(why)
+        public = self._public(state, into)
+        old = state.corporations[minor]
+        owner = old.president or ""
+        price = state.market.price(minor)
+        self._form(state, public, price)
+        public.certificates[0].owner = owner
+        public.president = owner
+        self._take_over(state, old, public)
+        state.say(f"{minor} converts into {public.sym} at {money(state, price)}; "
+                  f"{owner} receives its Director's certificate")
+        return public.sym
+
+    def merge(self, state: GameState, minors: tuple[str, ...], into: str, round: Round
+              ) -> str:
+        """12.3: two to ten connected minors (at most six of one player); the price is
+        the highest plus the lowest (at most R200); each minor becomes one share for
+        its owner; the most shares direct it (ties: the minor that operated first)."""
+        from engine.errors import require
+        from engine.rounds.merger import claim_presidency
+
+        order = [m for m in self.merger_candidates(state) if m in minors]
+        require(len(order) == len(set(minors)) and 2 <= len(order) <= 10,
+                "two to ten minors that may still merge this round (12.3)")
+        owners = [state.corporations[m].president or "" for m in order]
+        require(all(owners.count(o) <= 6 for o in owners),
+                "no more than six minors of one player (12.3)")
+        reach = set(self.merge_partners(state, order[0])) | {order[0]}
+        require(all(m in reach for m in order),
+                f"the minors must be connected by track to {order[0]} (12.3)")
+        public = self._public(state, into)
+        prices = [state.market.price(m) for m in order]
+        price = min(200, max(prices) + min(prices))
+        self._form(state, public, price)
+        first_owner = owners[0]
+        for owner in owners:
+            cert = next(c for c in public.certificates
+                        if c.owner == TREASURY and not c.president)
+            cert.owner = owner
+        public.president = first_owner
+        claim_presidency(state, public)
+        kept: set[str] = set()
+        for sym in order:
+            self._take_over(state, state.corporations[sym], public, kept, limit=2)
+        state.say(f"{', '.join(order)} merge into {public.sym} at "
+                  f"{money(state, state.market.price(public.sym))}; "
+                  f"{public.president} directs it")
+        return public.sym
+
+    def _form(self, state: GameState, public: Corporation, price: int) -> None:
+        """The public's marker on the red or purple space of `price` (rounded down to a
+        space there is); all its certificates in its treasury."""
+        cells = [c for c in state.market.spec.par_cells("major") if c.price <= price]
+        cell = max(cells, key=lambda c: c.price)
+        for cert in public.certificates:
+            cert.owner = TREASURY
+        public.par_price = cell.price
+        public.floated = True
+        public.operated = False
+        public.closed = False
+        public.token_costs = list(public.spec.token_costs)
+        state.market.place(public.sym, (cell.row, cell.col))
+
+    def _take_over(self, state: GameState, minor: Corporation, public: Corporation,
+                   kept: set[str] | None = None, limit: int | None = None) -> None:
+        """12.4: cash, trains, privates and loans pass to the public; its stations are
+        replaced (free), at most `limit` and one per hex."""
+        state.transfer_cash(minor.sym, public.sym, minor.cash)
+        public.trains += minor.trains
+        minor.trains = []
+        public.loans += minor.loans
+        minor.loans = 0
+        for private in state.privates.values():
+            if private.owner == minor.sym:
+                private.owner = public.sym
+        kept = kept if kept is not None else set()
+        for hex_id, cities in state.board.tokens.items():
+            for corps in cities.values():
+                if minor.sym not in corps:
+                    continue
+                i = corps.index(minor.sym)
+                if hex_id in kept or (limit is not None and len(kept) >= limit) or \
+                        not public.token_costs:
+                    corps.pop(i)
+                    continue
+                corps[i] = public.sym
+                public.token_costs.pop(0)
+                kept.add(hex_id)
+        for cert in minor.certificates:
+            cert.owner = CLOSED
+        minor.president = None
+        minor.closed = True
+        minor.floated = False
+        state.market.remove(minor.sym)
 
     # --- auctions (9.2, 9.4) -----------------------------------------------------------
     def opening_lots(self, state: GameState, round: Round) -> list[str]:
@@ -226,16 +397,117 @@ class Rules1861(Rules):
                        and c.sym not in done]
             if waiting:
                 return min(waiting, key=state.market.order_key)
+        if RSR not in done and self.national_operates(state):
+            # 10: the Banker runs it; by mail, the holder of the Priority Deal (as on
+            # 18xx.games) declares its run.
+            state.corporations[RSR].president = state.priority
+            return RSR
         return None
+
+    def national_operates(self, state: GameState) -> bool:
+        """7.4: in phases 4 to 7."""
+        try:
+            self.phase(state).train_limit_for("national")
+        except LookupError:
+            return False
+        return True
 
     def start_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:
         """The minors' stations were placed when they were sold (9.2); 10.8: interest
         falls due on the loans the company begins its turn with."""
         corp.interest_due = corp.loans
+        if corp.sym == RSR:
+            self._rsr_home(state, corp)
+
+    def _rsr_home(self, state: GameState, rsr: Corporation) -> None:
+        """7.4: when it first operates, a station in St. Petersburg (its reserved
+        space), if it has none there."""
+        from engine.board import has_token_in
+        from engine.national import RESERVE
+
+        reserve = RESERVE + ST_PETERSBURG
+        if reserve not in rsr.markers or has_token_in(state, RSR, ST_PETERSBURG):
+            rsr.markers.discard(reserve)
+            return
+        rsr.markers.discard(reserve)
+        city = rsr.spec.home_city or 0
+        state.board.tokens.setdefault(ST_PETERSBURG, {}).setdefault(city, []).append(RSR)
+        rsr.token_costs.pop(0)
+        state.say(f"{RSR} places its station in St. Petersburg")
+
+    def end_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:
+        """7.4, 10.10: the RSR buys the cheapest train if it has none (with loans) and
+        then every next train it can pay for; a company ending its turn without a
+        train is nationalised."""
+        from engine import national
+
+        if corp.sym == RSR:
+            self._rsr_buys_trains(state, corp)
+            return
+        if not corp.trains and not corp.closed:
+            national.nationalise(self, state, corp)
 
     def automatic_dividend(self, state: GameState, corp: Corporation) -> str | None:
-        """10.7: a minor pays half to its owner without a choice."""
+        """10.7: a minor pays half to its owner without a choice; the RSR keeps all."""
+        if corp.spec.kind == "national":
+            return "withhold"
         return "payout" if corp.spec.kind == "minor" else None
+
+    def _rsr_buys_trains(self, state: GameState, rsr: Corporation) -> None:
+        from engine import loans, trains
+
+        if not rsr.trains:
+            cheapest = trains.cheapest_available(state)
+            if cheapest is not None:
+                self._rsr_buy(state, rsr, cheapest[0], cheapest[1], cheapest[2])
+        while self.national_operates(state):
+            offer = trains.next_offered(state)
+            if offer is None:
+                break
+            price = state.title.train(offer.name).price
+            if rsr.cash < price:
+                break
+            self._rsr_buy(state, rsr, offer, price, "bank")
+        del loans
+
+    def _rsr_buy(self, state: GameState, rsr: Corporation, train: Train, price: int,
+                 source: str) -> None:
+        from engine import loans, trains
+
+        if rsr.cash < price:
+            loans.take_loans_for(self, state, rsr, price, "a train")
+        if source == "pool":
+            state.trains_pool.remove(train)
+            state.transfer_cash(rsr.sym, BANK, price)
+            rsr.trains.append(train)
+            state.say(f"{RSR} buys a {train.name}-train from the Open Market for "
+                      f"{money(state, price)}")
+            return
+        trains.take_from_offering(self, state, rsr, price)
+
+    def must_buy_train(self, state: GameState, corp: Corporation) -> bool | None:
+        """10.10: a company without a train must buy one if it can, with loans; the
+        RSR buys its own at the end of its turn."""
+        from engine import trains
+
+        if corp.spec.kind == "national" or corp.trains:
+            return False
+        cheapest = trains.cheapest_available(state)
+        return cheapest is not None and self.train_budget(state, corp) >= cheapest[1]
+
+    president_contributes = False  # 10.10: loans, never the Director's money
+
+    def train_budget(self, state: GameState, corp: Corporation) -> int:
+        """10.2: only a company without a train takes loans for one."""
+        from engine import loans
+
+        return corp.cash if corp.trains else loans.buying_power(self, state, corp)
+
+    def nationalised_shares(self, state: GameState, corp: Corporation, seat: str) -> int:
+        """11: a minor counts as two shares."""
+        if corp.spec.kind == "minor":
+            return 2 if corp.percent_held_by(seat) else 0
+        return corp.percent_held_by(seat) // 10
 
     def pay_dividend(self, state: GameState, corp: Corporation, revenue: int, choice: str,
                      round: Round) -> None:
@@ -245,6 +517,9 @@ class Rules1861(Rules):
         share reaches the price, left when it pays nothing."""
         from engine.rounds.operating import pay_out, withhold
 
+        if corp.spec.kind == "national":
+            withhold(state, corp, revenue)  # 10.7: into its treasury; no price
+            return
         if corp.spec.kind == "minor":
             if revenue <= 0:
                 self.move_price(state, corp, "left")
@@ -279,7 +554,10 @@ class Rules1861(Rules):
     def why_not_lay_count(self, state: GameState, corp: Corporation, kind: str,
                           hex_id: str, yellow_lays: int, upgrades: int,
                           lay_hexes: tuple[str, ...]) -> str | None:
-        """10.4: one tile, and for R20 a second in another hex; one upgrade at most."""
+        """10.4: one tile, and for R20 a second in another hex; one upgrade at most;
+        10: the RSR lays no track."""
+        if corp.spec.kind == "national":
+            return f"{RSR} lays no track (10)"
         if len(lay_hexes) >= 2:
             return f"{corp.sym} has laid its two tiles this turn (10.4)"
         if kind == "upgrade" and upgrades:
@@ -321,6 +599,10 @@ class Rules1861(Rules):
         loans.pay_interest(self, state, corp)
         loans.repay_loans(self, state, corp)
 
+    def upgrade_cost(self, state: GameState, hex_id: str, tile: TileSpec) -> int:
+        """10.4: no terrain is paid on upgrades, except Kiev's from green to brown."""
+        return KIEV_BROWN_COST if hex_id == KIEV and tile.color == "brown" else 0
+
     def why_not_lay(self, state: GameState, corp: Corporation, hex_id: str,
                     tile: TileSpec, rotation: int) -> str | None:
         """8: no track on the Private Company hexes in phase 2."""
@@ -353,7 +635,21 @@ class Rules1861(Rules):
         return total * state.title.train(train.name).multiplier
 
     def on_phase_change(self, state: GameState, phase: PhaseSpec) -> None:
-        """8: what each phase starts beyond its data (nationalisation: not yet)."""
+        """8, 11: at the start of phases 4 and 6 the minors that have operated without a
+        train are nationalised, at phase 6 the privates, at phase 8 every minor (in
+        operating order, once obsolete trains are gone)."""
+        from engine import national
+
+        if phase.name == "6":
+            for private in state.privates.values():
+                national.nationalise_private(state, private)
+        if phase.name in ("4", "6", "8"):
+            minors = sorted((c for c in state.corporations.values()
+                             if c.spec.kind == "minor" and c.floated and not c.closed
+                             and (phase.name == "8" or (c.operated and not c.trains))),
+                            key=lambda c: state.market.order_key(c.sym))
+            for corp in minors:
+                national.nationalise(self, state, corp)
 
     # --- game end (13) -----------------------------------------------------------------
     def scores(self, state: GameState) -> dict[str, int]:
