@@ -399,6 +399,10 @@ def _stock_candidates(game: Game, rnd: StockRound) -> Iterator[Action]:
 def _operating_candidates(game: Game, rnd: OperatingRound, prune: bool = True
                           ) -> Iterator[Action]:
     state = game.state
+    pending = game.rules.pending_decision(state)
+    if pending is not None:
+        yield from game.rules.decision_candidates(state)
+        return
     if rnd.offer is not None:
         yield Accept()
         yield Decline()

@@ -32,8 +32,10 @@ from engine.actions import (
     DiscardTrain,
     Dividend,
     Done,
+    Keep,
     LayTile,
     Merge,
+    Nationalise,
     Par,
     Pass,
     PayMesabi,
@@ -122,6 +124,9 @@ def setup_of(record: dict[str, Any]) -> tuple[Setup, dict[str, str]]:
     seats = tuple(names[str(p["id"])] for p in players)
     seed = int(record.get("settings", {}).get("seed") or 0)
     options = frozenset(record.get("settings", {}).get("optional_rules") or ())
+    if record.get("title") == "1861":
+        # 18xx.games plays 1861 with unlimited 2+2 and 5+5E trains (optional rule 14.2).
+        options |= {"unlimited_trains"}
     ours = record.get(OUR_SETUP)
     if ours is not None:
         # Our own seating, and a Priority Deal the rules drew (None) or named.
@@ -381,6 +386,9 @@ class RecordMapper:
     def _pass(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
         if self._protection_asked():
             return [(seat, DeclineProtection())]
+        pending = self.game.rules.pending_decision(self.game.state)
+        if pending is not None and pending.entity == raw.get("entity"):
+            return [(seat, Keep(pending.entity))]  # 1861 11: the Director declines
         if self._finished_pass(raw):
             return []
         if self.forming is not None and self.forming[0] == "merge":
@@ -520,6 +528,10 @@ class RecordMapper:
             return [(seat, PlaceEdgeToken(edge.hex if edge else "", company=corp))]
         if choice == "Buy Mesabi Token":
             return [(seat, PayMesabi(company=corp))]
+        if self.game.state.title.name == "1861":  # 11: the Director's choice
+            if choice == "nationalize":
+                return [(seat, Nationalise(corp))]
+            return [(seat, Keep(corp))]
         raise ValueError(f"no mapping for the choice {choice!r}")
 
     def _bankrupt(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
@@ -568,6 +580,10 @@ class RecordMapper:
                     return [(seat, BuyTrain(ours.split("-")[0], corp.sym, price))]
             raise ValueError(f"train {site_id} is nowhere")
         offered = state.trains_offered[0]
+        variant = raw.get("variant")
+        if variant is not None and variant != offered.name:
+            # 1861 phase 8: the 5+5E and 2+2 trains are offered beside the 8-trains.
+            offered = next((t for t in state.trains_offered if t.name == variant), offered)
         self.train_ids[site_id] = offered.id
         return [(seat, BuyTrain(offered.name, "bank", price))]
 

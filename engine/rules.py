@@ -30,7 +30,7 @@ from engine.title import PhaseSpec, TileSpec, Title
 
 if TYPE_CHECKING:
     from engine.actions import Action, LayTile, UsePrivate
-    from engine.rounds.base import Round
+    from engine.rounds.base import Round, Turn
     from engine.routes import TrainRun, Walk
 
 
@@ -314,6 +314,15 @@ class Rules:
         """9.2: the next turn is the player after the winner."""
         return state.next_seat(winner)
 
+    def home_choices(self, state: GameState, sym: str) -> list[str]:
+        """Hexes where a company just started by its Director may put its home station
+        (1861 9.3); empty: it has a fixed home or none to choose."""
+        return []
+
+    def place_home(self, state: GameState, corp: Corporation, hex_id: str,
+                   city: int | None) -> None:
+        raise GameError(f"{corp.sym} does not choose its home")
+
     # --- merger rounds (rounds/merger.py: 1861 12) ----------------------------------------
     def merger_candidates(self, state: GameState) -> list[str]:
         """The companies asked in a merger round, in the order they are asked."""
@@ -473,11 +482,29 @@ class Rules:
         route, no train, a train left; the president helps pay)."""
         return None
 
+    def offered_trains(self, state: GameState) -> list[Train]:
+        """The trains a company may buy from the Initial Offering: the next one."""
+        return state.trains_offered[:1]
+
     def train_budget(self, state: GameState, corp: Corporation) -> int:
         """What `corp` may spend on a train from the bank (1861: with loans)."""
         return corp.cash
 
     president_contributes = True  # 18TN 4.2.5.2; 1861 10.10: loans instead
+
+    def pending_decision(self, state: GameState) -> Turn | None:
+        """A decision the title asks for before play goes on (1861 11: a Director
+        whether to nationalise his trainless company), or None."""
+        return None
+
+    def decision_options(self, state: GameState) -> list[str]:
+        return []
+
+    def decision_candidates(self, state: GameState) -> list[Action]:
+        return []
+
+    def decide(self, state: GameState, seat: str, action: Action, round: Round) -> None:
+        raise GameError("nothing is to be decided now")
 
     def nationalised_shares(self, state: GameState, corp: Corporation, seat: str) -> int:
         """How many shares `seat` is paid for when `corp` is nationalised."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.actions import Action, Bid, Done, Pass, StartAuction
+from engine.actions import Action, Bid, Done, Par, Pass, PlaceToken, StartAuction
 from engine.errors import GameError, require
 from engine.rounds.base import Turn
 from engine.rounds.stock import StockRound, StockTurn
@@ -49,6 +49,8 @@ class AuctionStockRound(StockRound):
     def __init__(self, state: GameState, rules: Rules) -> None:
         super().__init__(state, rules)
         self.lot: Lot | None = None
+        # A company just started whose Director must now choose its home (1861 9.3).
+        self.home_pending: str | None = None
 
     # --- no 18TN-style private sale: privates are auctioned ----------------------------
     def unsold_privates(self) -> list[Private]:
@@ -64,6 +66,10 @@ class AuctionStockRound(StockRound):
 
     # --- who acts ----------------------------------------------------------------------
     def turn(self) -> Turn | None:
+        if self.home_pending is not None:
+            corp = self.state.corporation(self.home_pending)
+            seat = corp.president or ""
+            return Turn(seat, corp.sym, f"place {corp.sym}'s home station")
         lot = self.lot
         if lot is not None:
             return Turn(lot.current, lot.current, f"auction of {lot.target}")
@@ -73,13 +79,16 @@ class AuctionStockRound(StockRound):
         return super().turn()
 
     def over(self) -> bool:
-        if self.lot is not None or self.opening() is not None:
+        if self.lot is not None or self.opening() is not None or self.home_pending:
             return False
         return super().over()
 
     # --- legal actions -----------------------------------------------------------------
     def legal(self) -> list[str]:
         state = self.state
+        if self.home_pending is not None:
+            return [f"token HEX (a free city no track connects: "
+                    f"{', '.join(self.rules.home_choices(state, self.home_pending))})"]
         lot = self.lot
         if lot is not None:
             least = lot.high_bid + self.rules.auction_increment
@@ -126,6 +135,16 @@ class AuctionStockRound(StockRound):
         turn = self.turn()
         require(turn is not None, "the stock round is over")
         assert turn is not None
+        if self.home_pending is not None:
+            require(seat == turn.seat, f"it is {turn.seat}'s turn ({turn.step}), not {seat}'s")
+            require(isinstance(action, PlaceToken),
+                    f"{seat} must first place {self.home_pending}'s home station "
+                    f"(`token HEX`)", tuple(self.legal()))
+            assert isinstance(action, PlaceToken)
+            self.rules.place_home(self.state, self.state.corporation(self.home_pending),
+                                  action.hex, action.city)
+            self.home_pending = None
+            return
         if self.lot is not None:
             require(seat == turn.seat, f"it is {turn.seat}'s turn ({turn.step}), not {seat}'s")
             self._lot_action(seat, action)
@@ -143,6 +162,10 @@ class AuctionStockRound(StockRound):
             self._propose_lot(seat, target, action.amount)
             return
         super().process(seat, action)
+        if isinstance(action, Par):
+            corp = self.state.corporation(action.corporation)
+            if self.rules.home_choices(self.state, corp.sym):
+                self.home_pending = corp.sym
 
     def _opening_action(self, seat: str, item: str, action: Action) -> None:
         state = self.state

@@ -160,6 +160,9 @@ class OperatingRound(Round):
         return self.state.corporation(self.current.corporation)
 
     def turn(self) -> Turn | None:
+        pending = self.rules.pending_decision(self.state)
+        if pending is not None:
+            return pending
         if self.offer is not None:
             return Turn(self.offer.responder, self.offer.seller,
                         f"answer {self.offer.buyer}'s offer for a train")
@@ -183,6 +186,8 @@ class OperatingRound(Round):
         """What the acting player may do now, as order texts: each is accepted by
         `process` (a text with a placeholder, by some action of its kind; "lay" and
         "token" say only that the step is open)."""
+        if self.rules.pending_decision(self.state) is not None:
+            return self.rules.decision_options(self.state)
         if self.offer is not None:
             return ["accept", "decline"]
         if self.discards:
@@ -346,6 +351,16 @@ class OperatingRound(Round):
 
     # --- processing --------------------------------------------------------------------
     def process(self, seat: str, action: Action) -> None:
+        pending = self.rules.pending_decision(self.state)
+        if pending is not None:
+            require(seat == pending.seat, f"{pending.seat} must first decide: "
+                    f"{pending.step}", tuple(self.legal()))
+            acting = self.company() if self.current is not None else None
+            self.rules.decide(self.state, seat, action, self)
+            if acting is not None and not acting.floated:
+                self.done.add(acting.sym)  # the company operating is gone
+                self._next_company()
+            return
         if self.offer is not None:
             self._answer_offer(seat, action)
             return
@@ -572,16 +587,22 @@ class OperatingRound(Round):
         offer = trains.next_offered(state)
         require(offer is not None, "the Initial Offering has no trains left")
         assert offer is not None
-        require(action.train == offer.name,
+        # Besides the next train, a title may offer others (1861 10.10: in phase 8 the
+        # 5+5E and 2+2 trains too).
+        choice = next((tr for tr in self.rules.offered_trains(state) if tr.name == action.train),
+                      None)
+        require(choice is not None,
                 f"the next train of the Initial Offering is a {offer.name}-train",
                 (f"buy train {offer.name}",))
+        assert choice is not None
+        offer = choice
         price = state.title.train(offer.name).price
         require(action.price in (None, price),
                 f"a {offer.name}-train from the bank costs {money(state, price)}")
         self._check_bank_limit(corp)
         self.rules.afford(state, corp, price, "train")
         self._pay_for_train(corp, price, offer.name)
-        trains.take_from_offering(self.rules, state, corp, price)
+        trains.take_from_offering(self.rules, state, corp, price, offer)
         t.bank_trains_bought += 1
 
     def _check_bank_limit(self, corp: Corporation) -> None:

@@ -9,6 +9,7 @@ phases 3 to 7 comes a merger round (12; `rounds/merger.py`).
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
@@ -17,15 +18,24 @@ from engine.errors import GameError
 from engine.rules import Rules
 from engine.shares import money, move_token
 from engine.state import BANK, TREASURY, Corporation, GameState
-from engine.title import MarketCell, PhaseSpec, TileSpec
+from engine.title import MarketCell, PhaseSpec, TileSpec, Title
 
 if TYPE_CHECKING:
     from engine.actions import Action
+    from engine.rounds.base import Turn
     from engine.rounds.base import Round
     from engine.routes import Walk
     from engine.state import Train
 
 CLOSED = "closed"  # holder of a closed minor's charter
+TRAINLESS = "trainless: may be nationalised"  # 11: the Director decides
+FINAL_SET = "the first 8-train: this is the last set of operating rounds"  # 13
+NEXT_SET = "the first 8-train: the next set of operating rounds is the last"
+UNLIMITED_TRAINS = "unlimited_trains"
+OPTIONS = {
+    UNLIMITED_TRAINS: "14.2: unlimited 2+2 and 5+5E trains (18xx.games plays this way)",
+}
+PHASE_8_TRAINS = ("5+5E", "2+2")  # 10.10: in phase 8 besides the cheapest new train
 NIKOLAEV = "N"  # 9.4: the first minor auctioned
 MINOR_MINIMUM = 100  # 9.2
 MINOR_PAR_CEILING = 135  # 9.2: the marker goes on R50 to R135
@@ -43,8 +53,22 @@ PRIVATE_BONUS = 10  # 7.1: per train running to the private's city
 class Rules1861(Rules):
     half_dividends = True  # 10.7
     sell_in_first_stock_round = True  # 9.1 limits sales by operation, not by round
+    sell_after_buy = False  # 9: sales, then one purchase or auction
     yellow_lays_per_turn = 1
     upgrades_per_turn = 1
+
+    def __init__(self, title: Title, options: frozenset[str] = frozenset()) -> None:
+        unknown = sorted(options - set(OPTIONS))
+        if unknown:
+            known = "; ".join(f"{name} ({what})" for name, what in OPTIONS.items())
+            raise GameError(f"1861 has no option {', '.join(unknown)}; its options are: "
+                            f"{known}")
+        if UNLIMITED_TRAINS in options:
+            # 14.2: unlimited 2+2 and 5+5E trains
+            title = dataclasses.replace(title, trains=tuple(
+                dataclasses.replace(t, count=None) if t.name in PHASE_8_TRAINS else t
+                for t in title.trains))
+        super().__init__(title, options)
 
     # --- set-up (3) --------------------------------------------------------------------
     def set_up(self, state: GameState, rng: random.Random) -> None:
@@ -71,6 +95,9 @@ class Rules1861(Rules):
 
         if isinstance(finished, AuctionStockRound):
             state.operating_rounds_in_set = self.operating_rounds_after_stock_round(state)
+            if state.end_triggered == NEXT_SET:
+                state.end_triggered = FINAL_SET
+                state.operating_rounds_in_set = 3
             return OperatingRound(state, self, 1)
         if isinstance(finished, OperatingRound):
             if self.game_ends_after_operating_round(state, finished):
@@ -89,6 +116,24 @@ class Rules1861(Rules):
         if number < state.operating_rounds_in_set:
             return OperatingRound(state, self, number + 1)
         return AuctionStockRound(state, self)
+
+    def operating_rounds_after_stock_round(self, state: GameState) -> int:
+        return self.phase(state).operating_rounds
+
+    def game_ends_after_operating_round(self, state: GameState, round: Round) -> bool:
+        """13: after the last operating round of the final set."""
+        from engine.rounds.operating import OperatingRound
+
+        assert isinstance(round, OperatingRound)
+        return state.end_triggered == FINAL_SET and \
+            round.number >= state.operating_rounds_in_set
+
+    def end_game(self, state: GameState, reason: str) -> None:
+        """13: each company's price moves one space left per loan outstanding."""
+        for corp in state.corporations.values():
+            if corp.loans and corp.sym in state.market.positions and not corp.closed:
+                self.move_price(state, corp, "left", corp.loans)
+        super().end_game(state, reason)
 
     def merger_round_follows(self, state: GameState) -> bool:
         """12: after each operating round of phases 3 to 7."""
@@ -382,6 +427,72 @@ class Rules1861(Rules):
         for corp in sorted(sold_out, key=lambda c: state.market.order_key(c.sym)):
             self.move_price(state, corp, "up")
 
+    def float_corporation(self, state: GameState, corp: Corporation) -> None:
+        """9.3: the Director's payment (twice the price) goes to the treasury, where
+        the other shares lie."""
+        from engine.state import IPO
+
+        assert corp.par_price is not None
+        corp.floated = True
+        corp.operated = False
+        corp.token_costs = list(corp.spec.token_costs)
+        for cert in corp.certificates_of(IPO):
+            cert.owner = TREASURY
+        capital = corp.par_price * corp.certificates[0].percent // 10
+        state.transfer_cash(BANK, corp.sym, capital)
+        state.say(f"{corp.sym} starts with {money(state, capital)}")
+
+    def home_choices(self, state: GameState, sym: str) -> list[str]:
+        """9.3: any unreserved city no track connects to another stop."""
+        from engine import board
+
+        corp = state.corporations[sym]
+        if corp.spec.kind != "major" or any(sym in c for cities in state.board.tokens.values()
+                                            for c in cities.values()):
+            return []
+        return [h for h in state.title.hexes if self._home_city(state, sym, h) is not None
+                and board.city_count(state, h) > 0]
+
+    def _home_city(self, state: GameState, sym: str, hex_id: str) -> int | None:
+        from engine import board, routes
+        from engine.track import Node
+
+        cities = board.city_count(state, hex_id)
+        if not cities or state.board.tokens.get(hex_id) and any(
+                state.board.tokens[hex_id].values()):
+            return None  # site: cities with no station at all
+        graph = routes.route_track(self, state)
+        for city in range(cities):
+            if board.free_slots(state, hex_id, city) - \
+                    board.reserved_slots(state, hex_id, city, sym) <= 0:
+                continue
+            if self._reserved_for_national(state, hex_id):
+                continue
+            start = Node(hex_id, "c", city)
+            if start in set(graph.nodes()) and routes.walks_from(state, graph, sym, start, 2):
+                continue  # connected to another stop
+            return city
+        return None
+
+    def _reserved_for_national(self, state: GameState, hex_id: str) -> bool:
+        from engine.national import RESERVE
+
+        return RESERVE + hex_id in state.corporations[RSR].markers
+
+    def place_home(self, state: GameState, corp: Corporation, hex_id: str,
+                   city: int | None) -> None:
+        from engine.errors import require
+
+        found = self._home_city(state, corp.sym, hex_id) if hex_id in state.title.hexes \
+            else None
+        require(found is not None, f"{hex_id} has no free, unreserved city that no track "
+                f"connects (9.3); choose one of {', '.join(self.home_choices(state, corp.sym))}")
+        assert found is not None
+        chosen = found if city is None else city
+        state.board.tokens.setdefault(hex_id, {}).setdefault(chosen, []).append(corp.sym)
+        corp.token_costs.pop(0)
+        state.say(f"{corp.sym} places its home station in {hex_id}")
+
     def exempt_from_certificate_limit(self, state: GameState, corp: Corporation) -> bool:
         return False
 
@@ -494,6 +605,16 @@ class Rules1861(Rules):
             return False
         cheapest = trains.cheapest_available(state)
         return cheapest is not None and self.train_budget(state, corp) >= cheapest[1]
+
+    def offered_trains(self, state: GameState) -> list[Train]:
+        """10.10: the cheapest new train; in phase 8 also a 5+5E or a 2+2."""
+        out = state.trains_offered[:1]
+        if self.phase(state).name == "8":
+            for name in PHASE_8_TRAINS:
+                first = next((t for t in state.trains_offered if t.name == name), None)
+                if first is not None and first not in out:
+                    out.append(first)
+        return out
 
     president_contributes = False  # 10.10: loans, never the Director's money
 
@@ -640,6 +761,15 @@ class Rules1861(Rules):
         operating order, once obsolete trains are gone)."""
         from engine import national
 
+        if phase.name == "8":
+            # 13: the first 8-train signals the end: in the first operating round of a
+            # set, this round and two more; else this set, a stock round and three.
+            if state.operating_round_number == 1:
+                state.operating_rounds_in_set = 3
+                state.end_triggered = FINAL_SET
+            else:
+                state.end_triggered = NEXT_SET
+            state.say("The first 8-train signals the end of the game (13)")
         if phase.name == "6":
             for private in state.privates.values():
                 national.nationalise_private(state, private)
@@ -650,6 +780,55 @@ class Rules1861(Rules):
                             key=lambda c: state.market.order_key(c.sym))
             for corp in minors:
                 national.nationalise(self, state, corp)
+            for corp in state.corporations.values():
+                if corp.spec.kind == "major" and corp.floated and corp.operated \
+                        and not corp.trains:
+                    corp.markers.add(TRAINLESS)
+                    state.say(f"{corp.president} may have {corp.sym} nationalised (11)")
+
+    # --- the Director's choice (11) ---------------------------------------------------
+    def _trainless(self, state: GameState) -> list[Corporation]:
+        waiting = [c for c in state.corporations.values() if TRAINLESS in c.markers]
+        return sorted(waiting, key=lambda c: state.market.order_key(c.sym))
+
+    def pending_decision(self, state: GameState) -> Turn | None:
+        from engine.rounds.base import Turn
+
+        waiting = self._trainless(state)
+        if not waiting:
+            return None
+        corp = waiting[0]
+        return Turn(corp.president or "", corp.sym, f"nationalise {corp.sym} or keep it")
+
+    def decision_options(self, state: GameState) -> list[str]:
+        corp = self._trainless(state)[0]
+        return [f"nationalise {corp.sym}", f"keep {corp.sym}"]
+
+    def decision_candidates(self, state: GameState) -> list[Action]:
+        from engine.actions import Keep, Nationalise
+
+        corp = self._trainless(state)[0]
+        return [Nationalise(corp.sym), Keep(corp.sym)]
+
+    def decide(self, state: GameState, seat: str, action: Action, round: Round) -> None:
+        """11: at the start of phases 4, 6 and 8 the Director of a public company that
+        has operated and owns no train may have it nationalised."""
+        from engine import national
+        from engine.actions import Keep, Nationalise
+
+        corp = self._trainless(state)[0]
+        if not isinstance(action, Nationalise | Keep):
+            raise GameError(f"{seat} must first decide whether {corp.sym} is nationalised",
+                            tuple(self.decision_options(state)))
+        named = self.auction_target(state, action.corporation)
+        if named != corp.sym:
+            raise GameError(f"{corp.sym} is to be decided now, not {action.corporation}",
+                            tuple(self.decision_options(state)))
+        corp.markers.discard(TRAINLESS)
+        if isinstance(action, Nationalise):
+            national.nationalise(self, state, corp)
+        else:
+            state.say(f"{seat} keeps {corp.sym}")
 
     # --- game end (13) -----------------------------------------------------------------
     def scores(self, state: GameState) -> dict[str, int]:
