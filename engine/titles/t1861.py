@@ -22,8 +22,7 @@ from engine.title import MarketCell, PhaseSpec, TileSpec, Title
 
 if TYPE_CHECKING:
     from engine.actions import Action
-    from engine.rounds.base import Turn
-    from engine.rounds.base import Round
+    from engine.rounds.base import Round, Turn
     from engine.routes import Walk
     from engine.state import Train
 
@@ -458,8 +457,8 @@ class Rules1861(Rules):
         from engine.track import Node
 
         cities = board.city_count(state, hex_id)
-        if not cities or state.board.tokens.get(hex_id) and any(
-                state.board.tokens[hex_id].values()):
+        if not cities or (state.board.tokens.get(hex_id) and any(
+                state.board.tokens[hex_id].values())):
             return None  # site: cities with no station at all
         graph = routes.route_track(self, state)
         for city in range(cities):
