@@ -342,6 +342,10 @@ def _stock_candidates(game: Game, rnd: StockRound) -> Iterator[Action]:
     s = rnd.s
     yield Pass()
     if isinstance(rnd, AuctionStockRound):
+        if rnd.home_pending is not None:
+            for hex_id in game.rules.home_choices(state, rnd.home_pending):
+                yield PlaceToken(hex_id)
+            return
         if rnd.lot is not None:
             yield Bid(rnd.lot.high_bid + game.rules.auction_increment)
             return

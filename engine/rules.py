@@ -473,6 +473,11 @@ class Rules:
         """A loan's value and its interest per operating round (1861: R50, R5)."""
         return 0, 0
 
+    def loan_answer(self, state: GameState, corp: Corporation, action: Action) -> str:
+        """The answer to `take loan` / `repay loan`."""
+        what = action.kind.replace("_", " ")
+        return f"`{what}` is not available in {state.title.name}: it has no loans"
+
     def afford(self, state: GameState, corp: Corporation, amount: int, purpose: str) -> None:
         """Before `corp` pays `amount` for `purpose` ("track", "train"): a title may
         raise the money first (1861 10.2 takes loans)."""

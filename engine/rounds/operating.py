@@ -29,8 +29,10 @@ from engine.actions import (
     PlaceEdgeToken,
     PlaceToken,
     RedeemShares,
+    RepayLoan,
     RunRoutes,
     SellShares,
+    TakeLoan,
     UsePrivate,
 )
 from engine.errors import GameError, require
@@ -391,6 +393,9 @@ class OperatingRound(Round):
             return
         if isinstance(action, DiscardTrain):
             raise GameError(f"{corp.sym} is not over its train limit")
+        if isinstance(action, TakeLoan | RepayLoan):
+            raise GameError(self.rules.loan_answer(self.state, corp, action),
+                            tuple(self.legal()))
         step = STEP_OF.get(type(action))
         if step is None or step not in self.steps:
             raise not_here(action, self.name, self.state.title.name, self.legal())

@@ -701,6 +701,16 @@ class Rules1861(Rules):
         loans = _specific(state, "loans")
         return int(loans["value"]), int(loans["interest"])
 
+    def loan_answer(self, state: GameState, corp: Corporation, action: Action) -> str:
+        """10.2, 10.9 leave no choice, so the engine takes and repays loans itself."""
+        value, interest = self.loan_terms(state)
+        return (f"loans are taken and repaid by the rules themselves: a company takes the "
+                f"fewest loans that pay for track, a train it must buy, or interest it "
+                f"cannot otherwise pay (10.2: {money(state, value)} each, "
+                f"{money(state, interest)} interest), and repays all it can once its "
+                f"treasury holds {money(state, value)} (10.9); {corp.sym} has "
+                f"{corp.loans} of at most {self.max_loans(state, corp)}")
+
     def afford(self, state: GameState, corp: Corporation, amount: int, purpose: str) -> None:
         """10.2: loans for track and (for a company without a train) a train from the
         bank, only as many as needed."""
