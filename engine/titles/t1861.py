@@ -764,6 +764,15 @@ class Rules1861(Rules):
                 total += bonus["amount"]
         return total * state.title.train(train.name).multiplier
 
+    def route_revenue_bound(self, state: GameState, corp: Corporation, train: Train,
+                            values: int) -> int:
+        """A bound of `route_revenue` from a bound of its stops' values (optimizer)."""
+        bonuses: int = sum(int(bonus["amount"]) for bonus in _specific(state, "revenue_bonuses", ())
+                      if bonus.get("private") in state.privates
+                      and state.privates[bonus["private"]].owner == corp.sym)
+        multiplier: int = state.title.train(train.name).multiplier
+        return (values + EKATERINBURG_VALUE + bonuses) * multiplier
+
     def on_phase_change(self, state: GameState, phase: PhaseSpec) -> None:
         """8, 11: at the start of phases 4 and 6 the minors that have operated without a
         train are nationalised, at phase 6 the privates, at phase 8 every minor (in
