@@ -216,6 +216,11 @@ class Rules:
         """18TN 3.2(a): one space down per 10% share sold, stopping at the bottom."""
         self.move_price(state, corp, "down", shares)
 
+    def sale_moves_price(self, state: GameState, corp: Corporation, seller: str,
+                         president: str) -> bool:
+        """Whether a sale moves the price at all (1861 9.1: only the Director's)."""
+        return True
+
     # 1850 5.9: a sale's price drop waits for the president's answer after the turn.
     price_protection = False
     # 1850 5.3: a president may redeem or reissue for his company as his stock turn.

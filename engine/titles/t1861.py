@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 from engine.errors import GameError
 from engine.rules import Rules
 from engine.shares import money, move_token
-from engine.state import BANK, TREASURY, Corporation, GameState
+from engine.state import BANK, TREASURY, Corporation, GameState, Private
 from engine.title import MarketCell, PhaseSpec, TileSpec, Title
 
 if TYPE_CHECKING:
@@ -491,6 +491,44 @@ class Rules1861(Rules):
         state.board.tokens.setdefault(hex_id, {}).setdefault(chosen, []).append(corp.sym)
         corp.token_costs.pop(0)
         state.say(f"{corp.sym} places its home station in {hex_id}")
+
+    def sale_moves_price(self, state: GameState, corp: Corporation, seller: str,
+                         president: str) -> bool:
+        """9.1: only the Director's sale (the outgoing Director's) moves the price."""
+        return seller == president
+
+    def move_price_after_sale(self, state: GameState, corp: Corporation, shares: int) -> None:
+        """9.1: one row down, however many shares (on the ledge it stays)."""
+        self.move_price(state, corp, "down")
+
+    def why_not_buy_private(self, state: GameState, corp: Corporation, private: Private,
+                            price: int, round: Round) -> str | None:
+        """7.1: from phase 3 to 5 a company may buy a private from a player for R1 to
+        its face value; the RSR buys none."""
+        if corp.spec.kind == "national":
+            return f"{RSR} does not buy privates"
+        if not 3 <= int(self.phase(state).name) <= 5:
+            return "companies buy privates in phases 3 to 5 (7.1, 10)"
+        if not 1 <= price <= private.spec.value:
+            return (f"{private.sym} sells for {money(state, 1)} to its face value "
+                    f"{money(state, private.spec.value)} (7.1)")
+        return None
+
+    def offer_privates_at_end_of_turn(self, state: GameState, corp: Corporation) -> bool:
+        return False
+
+    def token_cost(self, state: GameState, corp: Corporation, hex_id: str) -> int:
+        """10.5: the second station costs R20 per hex from the first, the third R40 per
+        hex from the nearer (distance in hexes, regardless of track)."""
+        from engine.geometry import distance
+
+        placed = [h for h, cities in state.board.tokens.items()
+                  for corps in cities.values() if corp.sym in corps]
+        if not placed or not corp.token_costs:
+            return 0
+        per_hex = corp.token_costs[0]
+        nearest = min(distance(state.title.grid, h, hex_id) for h in placed)
+        return per_hex * nearest
 
     def exempt_from_certificate_limit(self, state: GameState, corp: Corporation) -> bool:
         return False

@@ -166,3 +166,35 @@ def test_9_2_minors_may_not_be_auctioned_from_phase_5() -> None:
     with pytest.raises(GameError, match="phase 5"):
         g.apply("Bob", StartAuction("N", 100))
     pass_round(g)
+
+
+def test_9_1_a_director_sale_drops_the_price_one_row_whatever_the_number_sold() -> None:
+    from scenarios_1861 import record_game
+
+    g = record_game(621)  # Stock Round 6: Player 1 directs MK (40%), which has operated
+    state = g.state
+    assert now(g) == "Player 1" and state.corporations["MK"].percent_held_by("Player 1") == 40
+    (row, col), price = state.market.positions["MK"], state.market.price("MK")
+    cash = state.players["Player 1"].cash
+    g.apply("Player 1", SellShares("MK", 2))
+    assert state.players["Player 1"].cash == cash + 2 * price  # the price before the drop
+    assert state.market.positions["MK"] == (row + 1, col)  # one row down, not two
+
+
+def test_7_1_companies_buy_privates_from_phase_3_to_5_for_r1_to_face_value() -> None:
+    from scenarios_1861 import record_game
+
+    from engine.actions import BuyPrivate
+
+    g = record_game(131)  # OR 2.2, phase 3: K-R (Player 1) operates; Player 1 owns TSR
+    state = g.state
+    turn = g.turn()
+    assert turn is not None and turn.entity == "K-R"
+    assert state.privates["TSR"].owner == "Player 1"
+    with pytest.raises(GameError, match="face value"):
+        g.apply("Player 1", BuyPrivate("TSR", "Player 1", 31))
+    state = g.state  # a refusal puts back a copy of the state
+    cash = state.corporations["K-R"].cash
+    g.apply("Player 1", BuyPrivate("TSR", "Player 1", 30))
+    assert state.privates["TSR"].owner == "K-R"
+    assert state.corporations["K-R"].cash == cash - 30
