@@ -61,6 +61,9 @@ OUR_ACTIONS = "moderator_actions"
 OUR_SETUP = "moderator_setup"
 # Marks an action the site made by itself (one of another action's auto_actions).
 AUTO = "moderator_auto"
+# Marks a record action carrying one of our moves exactly, with nothing of the site's
+# around it (an export in our own form only, see `engine.export`).
+OUR_EXACT = "moderator_exact"
 
 
 class RecordError(Exception):
@@ -156,8 +159,9 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
     the caller discards `game` after a refusal, so no safety copy is kept (faster)."""
     apply = _attempt if throwaway else _apply
     raw = mapper.normalised(raw)
-    _end_national_turn(game, raw, _attempt if throwaway else _apply)
     own = raw.get(OUR_ACTIONS)
+    if own is None:
+        _end_national_turn(game, raw, _attempt if throwaway else _apply)
     if own is not None:
         return _replay_own(game, mapper, index, raw, own, apply)
     try:
@@ -218,7 +222,8 @@ def _replay_own(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any
         with contextlib.suppress(KeyError, ValueError, IndexError):
             mapper.map(raw)
     for action in actions:
-        _bridge_implicit_passes(game, seat, raw, apply, action)
+        if not raw.get(OUR_EXACT):
+            _bridge_implicit_passes(game, seat, raw, apply, action)
         try:
             apply(game, seat, action)
         except GameError as exc:

@@ -6,11 +6,14 @@ moves where a figure depends on positions built over many rounds."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from scenarios_1861 import now, record, record_game
 
 from engine.actions import Convert, Merge, Nationalise, Pass, Route, RunRoutes
 from engine.errors import GameError
+from engine.export import export_record
 from engine.records import import_record
 from engine.rounds.merger import MergerRound
 from engine.state import TREASURY
@@ -131,3 +134,7 @@ def test_13_the_first_8_train_in_a_first_operating_round_ends_the_game_two_round
     assert g.round.name == "Operating Round 6.3"  # 6.1 (the 8-train), 6.2, 6.3
     assert g.scores() == replay.result == {"Player 1": 2731, "Player 2": 2460,
                                            "Player 3": 2336, "Player 4": 3354}
+    # The final mail's record (engine.export, for now in our own form) reads back to the
+    # same game.
+    again = import_record(json.loads(json.dumps(export_record(g))))
+    assert again.game.scores() == g.scores() and again.game.state.game_over
