@@ -138,3 +138,19 @@ def test_13_the_first_8_train_in_a_first_operating_round_ends_the_game_two_round
     # same game.
     again = import_record(json.loads(json.dumps(export_record(g))))
     assert again.game.scores() == g.scores() and again.game.state.game_over
+
+
+def test_11_phase_6_nationalises_the_privates_at_face_value() -> None:
+    from engine.actions import BuyTrain
+
+    g = record_game(582)  # OR 5.2: E buys the first 6-train
+    state = g.state
+    owners = {p.sym: p.owner for p in state.privates.values()}
+    assert all(owner in state.seats for owner in owners.values())
+    start = len(state.log)
+    g.apply("Player 1", BuyTrain("6"))
+    assert {p.owner for p in state.privates.values()} == {"RSR"}
+    said = state.log[start:]
+    for sym, owner in owners.items():  # each owner paid the face value of Table 1
+        value = {"TSR": 30, "BSS": 45, "MYR": 60, "MRR": 75, "WVR": 90}[sym]
+        assert f"{sym} is nationalised; {owner} receives R{value}" in said

@@ -12,7 +12,7 @@ import pytest
 from scenarios_1861 import first_operating_round, record_game
 
 from engine import legal
-from engine.actions import BuyTrain, Done, LayTile, Route, RunRoutes
+from engine.actions import BuyTrain, Done, LayTile, PlaceToken, Route, RunRoutes
 from engine.errors import GameError
 from engine.game import Game
 from engine.rounds.operating import OperatingRound
@@ -126,3 +126,14 @@ def test_10_10_a_company_that_ends_its_turn_without_a_train_is_nationalised() ->
     # 11: one space left (R110 -> R100), no loans; a minor counts as two shares.
     assert owner.cash == own + 2 * 100
     assert "RSR" in g.state.board.tokens["D20"][0]  # the RSR takes its station
+
+
+def test_10_5_the_second_station_costs_r20_a_hex_from_the_first() -> None:
+    g = record_game(664)  # OR 6.1: GRR (home F18, one station) has laid its tiles
+    grr = g.state.corporations["GRR"]
+    assert grr.token_costs == [20, 40]
+    cash = grr.cash
+    g.apply("Player 2", PlaceToken("G15"))
+    # F18 to G15: one column east and three half-rows north, two hexes: 2 x R20.
+    assert grr.cash == cash - 40
+    assert "GRR" in g.state.board.tokens["G15"][0]
