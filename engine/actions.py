@@ -318,6 +318,7 @@ class Convert(Action):
 
     kind: ClassVar[str] = "convert"
     minor: str
+    into: str | None = None  # the public company it becomes
 
 
 @dataclass(frozen=True, slots=True)

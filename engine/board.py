@@ -101,7 +101,7 @@ def check_lay(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
     why_not = rules.why_not_lay(state, corp, hex_id, tile, rotation)
     if why_not:
         raise GameError(why_not)
-    cost = terrain_cost(rules, state, hex_id)
+    cost = terrain_cost(rules, state, hex_id) + rules.upgrade_cost(state, hex_id, tile)
     require(corp.cash >= cost, f"{corp.sym} has {money(state, corp.cash)}; building in "
             f"{hex_id} costs {money(state, cost)}")
     if need_connection:
@@ -219,8 +219,8 @@ def reserved_slots(state: GameState, hex_id: str, city: int, corp: str) -> int:
     (18TN 4.2.2(c))."""
     count = 0
     for other in state.corporations.values():
-        if other.sym == corp or other.spec.home != hex_id:
-            continue
+        if other.sym == corp or other.spec.home != hex_id or other.closed:
+            continue  # (a closed company places no home station)
         home_city = other.spec.home_city or 0
         if home_city != city and city_count(state, hex_id) > 1:
             continue

@@ -32,8 +32,10 @@ from engine.actions import (
     DiscardTrain,
     Dividend,
     Done,
+    Keep,
     Par,
     Pass,
+    PlaceToken,
     RunRoutes,
     SellPrivate,
     SellShares,
@@ -41,6 +43,7 @@ from engine.actions import (
 from engine.errors import GameError
 from engine.game import Game
 from engine.legal import _candidates
+from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
 from engine.shares import certificate_count
@@ -139,8 +142,13 @@ def _rank(game: Game, duties: _Duties, action: Action) -> Rank | None:
     demands it, so an action the rules accept but leave optional is never reached,
     whatever the order.
     """
-    if isinstance(action, Decline):
-        return (0, 0, "")  # an offer addressed to the player: no sale, no purchase
+    if isinstance(action, Decline | Keep):
+        # An offer addressed to the player: no sale, no purchase; 1861 11: a trainless
+        # public is kept rather than nationalised.
+        return (0, 0, "")
+    if isinstance(action, PlaceToken) and isinstance(game.round, AuctionStockRound) \
+            and game.round.home_pending is not None:
+        return (4, 0, action.hex)  # 1861 9.3: the home a started public must have
     if isinstance(action, RunRoutes):
         # 4.2.3: a company with a train and a route must run; the best run (`run auto`,
         # resolved by the engine to the optimizer's routes) is what every shareholder
@@ -213,6 +221,9 @@ def _forced_purchase(game: Game) -> bool:
     rnd = game.round
     assert isinstance(rnd, OperatingRound)
     corp = rnd.company()
+    own = game.rules.must_buy_train(game.state, corp)  # 1861 10.10: route or not
+    if own is not None:
+        return own
     return not corp.trains and routes.has_route(game.rules, game.state, corp)
 
 

@@ -59,6 +59,7 @@ from engine.actions import (
 from engine.game import Game, Move, Setup
 from engine.records import (
     OUR_ACTIONS,
+    OUR_EXACT,
     OUR_SETUP,
     RecordError,
     RecordMapper,
@@ -86,12 +87,28 @@ def export_record(game: Game, *, game_id: int | str = 0,
     ids = {seat: number for number, seat in enumerate(setup.seats, start=1)}
     record = _header(game, ids, names, game_id, description)
     moves = [game.log[i] for i in game.effective]
+    if setup.title in OWN_FORM_ONLY:
+        record["actions"] = _own_form(moves, ids)
+        return record
     renderer = _Renderer(setup, ids)
     pieces = renderer.render(moves)
     actions = _read_back(record, [_renamed(m, names) for m in moves], pieces, renderer.said)
     record["actions"] = [{"id": number, **action}
                          for number, action in enumerate(actions, start=1)]
     return record
+
+
+# Titles whose moves are not yet written in the site's forms: their record carries our
+# moves only, each as a chat message with our action attached (`moderator import` reads
+# it back exactly; the site shows the messages). 1861: issue #17's differential step.
+OWN_FORM_ONLY = frozenset({"1861"})
+
+
+def _own_form(moves: list[Move], ids: dict[str, int]) -> list[dict[str, Any]]:
+    return [{"id": number, "type": "message", "entity": ids[move.seat],
+             "entity_type": "player", "message": f"{move.seat}: {move.action.kind}",
+             OUR_ACTIONS: [to_json(move.action)], OUR_EXACT: True}
+            for number, move in enumerate(moves, start=1)]
 
 
 # --- the record's head ----------------------------------------------------------------

@@ -44,11 +44,14 @@ from engine.actions import (
     ReissueShares,
     RunRoutes,
     SellShares,
+    StartAuction,
     UsePrivate,
 )
 from engine.errors import GameError
 from engine.game import Game
 from engine.geometry import neighbour, opposite
+from engine.rounds.auction_stock import AuctionStockRound
+from engine.rounds.merger import MergerRound
 from engine.rounds.operating import STEP_OF, STEPS, OperatingRound
 from engine.rounds.stock import StockRound
 from engine.rules import Rules
@@ -212,7 +215,8 @@ def _regular_stock_turn(rnd: StockRound) -> bool:
     """A player's turn of buying and selling (3.2, 3.3): no answer, par, auction or
     private sale is pending."""
     return rnd.s.proposal is None and rnd.s.par_pending is None and rnd.s.auction is None \
-        and rnd.cheapest() is None
+        and rnd.cheapest() is None and (not isinstance(rnd, AuctionStockRound) or (
+            rnd.lot is None and rnd.opening() is None))
 
 
 def _refused(game: Game, action: Action) -> bool:
@@ -330,12 +334,30 @@ def _candidates(game: Game, prune: bool = True) -> Iterator[Action]:
         yield from _stock_candidates(game, rnd)
     elif isinstance(rnd, OperatingRound):
         yield from _operating_candidates(game, rnd, prune)
+    elif isinstance(rnd, MergerRound):
+        yield Pass()
+        yield from rnd.candidates()
 
 
 def _stock_candidates(game: Game, rnd: StockRound) -> Iterator[Action]:
     state = game.state
     s = rnd.s
     yield Pass()
+    if isinstance(rnd, AuctionStockRound):
+        if rnd.home_pending is not None:
+            for hex_id in game.rules.home_choices(state, rnd.home_pending):
+                yield PlaceToken(hex_id)
+            return
+        if rnd.lot is not None:
+            yield Bid(rnd.lot.high_bid + game.rules.auction_increment)
+            return
+        item = rnd.opening()
+        if item is not None:
+            yield Bid(game.rules.auction_minimum(state, item), item)
+            return
+        if s.proposal is None and s.par_pending is None:
+            for target in game.rules.auction_items(state):
+                yield StartAuction(target, game.rules.auction_minimum(state, target))
     if s.proposal is not None or s.redemption is not None:
         yield Accept()
         yield Decline()
@@ -385,6 +407,10 @@ def _stock_candidates(game: Game, rnd: StockRound) -> Iterator[Action]:
 def _operating_candidates(game: Game, rnd: OperatingRound, prune: bool = True
                           ) -> Iterator[Action]:
     state = game.state
+    pending = game.rules.pending_decision(state)
+    if pending is not None:
+        yield from game.rules.decision_candidates(state)
+        return
     if rnd.offer is not None:
         yield Accept()
         yield Decline()

@@ -82,7 +82,7 @@ from operator import and_
 from typing import TYPE_CHECKING
 
 from engine.actions import Route, RunRoutes
-from engine.routes import Run, TrainRun, Walk, stop_value, train_distance
+from engine.routes import Run, TrainRun, Walk, stop_value, towns_skipped, train_distance
 from engine.state import Corporation, GameState, Train
 from engine.track import Node, Point, Side, Track, blocked_for, next_steps, token_nodes
 
@@ -132,6 +132,9 @@ class Network:
     tokens: tuple[int, ...]  # the company's stations, in the order routes grow from
     links: tuple[Link, ...]
     adjacency: tuple[tuple[tuple[int, int, int, bool, bool], ...], ...]
+    # What each stop counts against a train's distance: 1, or 0 for a town where towns
+    # may be skipped (1861 10.6; the title values the route, `Rules.route_revenue`).
+    weights: tuple[int, ...] = ()
 
 
 def _mask(segments: Sequence[int]) -> int:
@@ -230,8 +233,10 @@ def compress(state: GameState, track: Track, corp: str, value: Callable[[Node], 
     for entries in adjacency:
         entries.sort(key=lambda e: (-values[e[1]], e[2]))
     token_ids = sorted((index[n] for n in tokens), key=lambda v: (-values[v], v))
+    free_towns = towns_skipped(state)
+    weights = tuple(0 if free_towns and n.kind == "t" else 1 for n in stops)
     return Network(tuple(stops), values, tuple(passable), tuple(token_ids), tuple(links),
-                   tuple(tuple(a) for a in adjacency))
+                   tuple(tuple(a) for a in adjacency), weights)
 
 
 # --- routes as chains of links ----------------------------------------------------------
@@ -342,6 +347,7 @@ def grow_routes(net: Network, stops: int, taken: int,
     partial route is dropped when `hopeless(value, stops so far, visited stops, open
     ends)` says no extension can be worth keeping."""
     values, adjacency, passable = net.values, net.adjacency, net.passable
+    weights = net.weights or (1,) * len(net.stops)
     rank = [len(net.stops)] * len(net.stops)
     for r, v in enumerate(net.tokens):
         rank[v] = r
@@ -356,32 +362,34 @@ def grow_routes(net: Network, stops: int, taken: int,
             first = net.links[top[0]]
             return not (first.terminal_a if first.a == start else first.terminal_b)
 
+        # `count`: the stops on the route; `dist`: what they count against the train
+        # (the same but where towns are skipped, see `Network.weights`).
         def grow_top(at: int, value: int, count: int, visited: int, wmask: int,
-                     go_on: bool) -> None:
+                     go_on: bool, dist: int) -> None:
             clock.tick()
             inside = count > 1 and station_inside()
-            if hopeless(value, count, visited, int(go_on) + int(count == 1 or inside)):
+            if hopeless(value, dist, visited, int(go_on) + int(count == 1 or inside)):
                 return
-            if go_on and count < stops:
+            if go_on and dist < stops:
                 blocked = taken | wmask
                 for mask, v, lid, term_v, _term_at in adjacency[at]:
                     if mask & blocked or (visited >> v) & 1 or rank[v] < mine:
                         continue
                     top.append(lid)
                     grow_top(v, value + values[v], count + 1, visited | (1 << v),
-                             wmask | mask, passable[v] and not term_v)
+                             wmask | mask, passable[v] and not term_v, dist + weights[v])
                     top.pop()
             if count > 1:
-                if count < stops and inside:
-                    grow_bottom(start, value, count, visited, wmask, True)
+                if dist < stops and inside:
+                    grow_bottom(start, value, count, visited, wmask, True, dist)
                 found(Chain(start, tuple(top), ()), value, wmask)
 
         def grow_bottom(at: int, value: int, count: int, visited: int, wmask: int,
-                        go_on: bool) -> None:
+                        go_on: bool, dist: int) -> None:
             clock.tick()
-            if at != start and hopeless(value, count, visited, int(go_on)):
+            if at != start and hopeless(value, dist, visited, int(go_on)):
                 return
-            if go_on and count < stops:
+            if go_on and dist < stops:
                 first = top[0]
                 blocked = taken | wmask
                 for mask, v, lid, term_v, term_at in adjacency[at]:
@@ -391,12 +399,13 @@ def grow_routes(net: Network, stops: int, taken: int,
                         continue  # each route once; nothing runs on through a terminal
                     bottom.append(lid)
                     grow_bottom(v, value + values[v], count + 1, visited | (1 << v),
-                                wmask | mask, passable[v] and not term_v)
+                                wmask | mask, passable[v] and not term_v,
+                                dist + weights[v])
                     bottom.pop()
             if at != start:
                 found(Chain(start, tuple(top), tuple(bottom)), value, wmask)
 
-        grow_top(start, values[start], 1, 1 << start, 0, True)
+        grow_top(start, values[start], 1, 1 << start, 0, True, weights[start])
 
     for start in net.tokens:
         from_station(start)

@@ -27,11 +27,15 @@ from engine.actions import (
     BuyPrivate,
     BuyShares,
     BuyTrain,
+    Convert,
     DeclineProtection,
     DiscardTrain,
     Dividend,
     Done,
+    Keep,
     LayTile,
+    Merge,
+    Nationalise,
     Par,
     Pass,
     PayMesabi,
@@ -55,6 +59,11 @@ from engine.state import IPO, POOL, TREASURY
 # Extensions our export writes and the site ignores (see the module docstring).
 OUR_ACTIONS = "moderator_actions"
 OUR_SETUP = "moderator_setup"
+# Marks an action the site made by itself (one of another action's auto_actions).
+AUTO = "moderator_auto"
+# Marks a record action carrying one of our moves exactly, with nothing of the site's
+# around it (an export in our own form only, see `engine.export`).
+OUR_EXACT = "moderator_exact"
 
 
 class RecordError(Exception):
@@ -108,7 +117,8 @@ def expanded(actions: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     """Each action followed by its auto_actions, in order."""
     for action in actions:
         yield action
-        yield from action.get("auto_actions") or []
+        for auto in action.get("auto_actions") or []:
+            yield {**auto, AUTO: True}
 
 
 def setup_of(record: dict[str, Any]) -> tuple[Setup, dict[str, str]]:
@@ -117,6 +127,9 @@ def setup_of(record: dict[str, Any]) -> tuple[Setup, dict[str, str]]:
     seats = tuple(names[str(p["id"])] for p in players)
     seed = int(record.get("settings", {}).get("seed") or 0)
     options = frozenset(record.get("settings", {}).get("optional_rules") or ())
+    if record.get("title") == "1861":
+        # 18xx.games plays 1861 with unlimited 2+2 and 5+5E trains (optional rule 14.2).
+        options |= {"unlimited_trains"}
     ours = record.get(OUR_SETUP)
     if ours is not None:
         # Our own seating, and a Priority Deal the rules drew (None) or named.
@@ -160,7 +173,10 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
     it; returns how many of our actions it stood for. Raises RecordError. `throwaway`:
     the caller discards `game` after a refusal, so no safety copy is kept (faster)."""
     apply = _attempt if throwaway else _apply
+    raw = mapper.normalised(raw)
     own = raw.get(OUR_ACTIONS)
+    if own is None:
+        _end_national_turn(game, raw, _attempt if throwaway else _apply)
     if own is not None:
         return _replay_own(game, mapper, index, raw, own, apply)
     try:
@@ -175,6 +191,21 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
         except GameError as exc:
             raise RecordError(index, raw, f"{seat} {action}: {exc.message}") from exc
     return len(mapped)
+
+
+def _end_national_turn(game: Game, raw: dict[str, Any], apply: _Apply) -> None:
+    """1861: the site records only the national's run; its turn (the trains it buys by
+    itself) ends when another entity acts."""
+    rnd = game.round
+    if not isinstance(rnd, OperatingRound) or rnd.current is None or \
+            raw.get("entity") == rnd.current.corporation:
+        return
+    corp = game.state.corporations[rnd.current.corporation]
+    if corp.trains and rnd.current.revenue is None and raw.get("entity") in rnd.done:
+        return  # its run is still to come: this is another company's closing pass
+    turn = game.turn()
+    if corp.spec.kind == "national" and turn is not None and turn.entity == corp.sym:
+        apply(game, turn.seat, Done())
 
 
 def _replay_own(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any],
@@ -206,7 +237,8 @@ def _replay_own(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any
         with contextlib.suppress(KeyError, ValueError, IndexError):
             mapper.map(raw)
     for action in actions:
-        _bridge_implicit_passes(game, seat, raw, apply, action)
+        if not raw.get(OUR_EXACT):
+            _bridge_implicit_passes(game, seat, raw, apply, action)
         try:
             apply(game, seat, action)
         except GameError as exc:
@@ -282,11 +314,17 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
                 apply(game, turn.seat, Done())
                 continue
             return
+        if game.round.name.startswith("Merger Round"):
+            return  # 1861: the record names every minor's answer (or the site's pass)
         auction = game.round.s.auction if isinstance(game.round, StockRound) else None
         if auction is not None and turn.seat in auction.passed and not (
                 turn.seat == seat and raw.get("type") in ("bid", "pass")):
             # The site drops a bidder who passed from the auction (3.1.1 lets him bid
             # again): his later turns in it are passes it never records.
+            apply(game, turn.seat, Pass())
+            continue
+        if getattr(game.round, "lot", None) is not None and game.legal() == ["pass"]:
+            # 1861 9.2: the site drops a bidder who cannot raise from the auction.
             apply(game, turn.seat, Pass())
             continue
         if turn.seat == seat and not operating and not (
@@ -314,6 +352,9 @@ class RecordMapper:
         self.pool_shares: set[str] = set()  # site share ids now in the Open Market
         self.tile_hexes: dict[str, str] = {}  # site tile id ("57-0") -> hex it lies on
         self.share_owners: dict[str, str] = {}  # site share id -> seat, once a player's
+        # 1861: a conversion or merger the site builds over several actions: the kind,
+        # the minor asked, the partners named so far.
+        self.forming: tuple[str, str, tuple[str, ...]] | None = None
 
     def fork(self, game: Game) -> RecordMapper:
         """A copy of this bookkeeping that follows `game` (this game or a clone of it)."""
@@ -322,7 +363,39 @@ class RecordMapper:
         other.pool_shares = set(self.pool_shares)
         other.tile_hexes = dict(self.tile_hexes)
         other.share_owners = dict(self.share_owners)
+        other.forming = self.forming
         return other
+
+    def normalised(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """The record action with the site's company symbols as ours (1861's minors:
+        the site's "MNN" is the rulebook's M-NN), in its entity, target and share ids."""
+        state = self.game.state
+        changed: dict[str, Any] = {}
+        for key in ("entity", "corporation", "minor"):
+            value = raw.get(key)
+            if isinstance(value, str) and value not in state.corporations and \
+                    value not in state.privates and not value.isdigit():
+                ours = self._our_sym(value)
+                if ours != value:
+                    changed[key] = ours
+        shares = raw.get("shares")
+        if isinstance(shares, list) and shares:
+            renamed = []
+            for share in shares:
+                corp, _, index = str(share).rpartition("_")
+                renamed.append(f"{self._our_sym(corp)}_{index}" if corp else share)
+            if renamed != shares:
+                changed["shares"] = renamed
+        return {**raw, **changed} if changed else raw
+
+    def _our_sym(self, sym: str) -> str:
+        state = self.game.state
+        if sym in state.corporations:
+            return sym
+        try:
+            return state.title.corporation(sym).sym
+        except (KeyError, LookupError):
+            return sym
 
     def seat_of(self, raw: dict[str, Any]) -> str:
         if raw.get("entity_type") == "player":
@@ -356,7 +429,37 @@ class RecordMapper:
     def _pass(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
         if self._protection_asked():
             return [(seat, DeclineProtection())]
+        pending = self.game.rules.pending_decision(self.game.state)
+        if pending is not None and pending.entity == raw.get("entity"):
+            return [(seat, Keep(pending.entity))]  # 1861 11: the Director declines
+        if self._finished_pass(raw):
+            return []
+        if self.forming is not None and self.forming[0] == "merge":
+            return []  # the site's "done adding minors": the merger order follows
+        if raw.get(AUTO) and self.game.state.title.name == "1861" and \
+                isinstance(self.game.round, OperatingRound):
+            # 1861: the site passes steps ours does not have (a token step of a company
+            # without tokens, the private purchase before its loans) by itself; ours
+            # moves on by the next action (or ends the turn when another entity acts).
+            return []
         return [(seat, Pass())]
+
+    def _finished_pass(self, raw: dict[str, Any]) -> bool:
+        """1861: the site's pass ending a company turn ours ended by itself (nothing
+        left to do) stands for nothing, in the operating round or just after it."""
+        from engine.rounds.merger import MergerRound
+
+        if self.game.state.title.name != "1861" or raw.get("entity_type") != "corporation":
+            return False
+        entity = str(raw.get("entity"))
+        rnd = self.game.round
+        turn = self.game.turn()
+        if isinstance(rnd, OperatingRound):
+            return entity in rnd.done
+        if isinstance(rnd, MergerRound):
+            return turn is not None and turn.entity != entity and entity not in \
+                self.game.rules.merger_candidates(self.game.state)[:1]
+        return False
 
     def _protection_asked(self) -> bool:
         """1850 5.9: the round waits for a president to protect a sale or let it stand."""
@@ -434,6 +537,30 @@ class RecordMapper:
             percent = sum(corp.certificates[i].percent for i in indexes)
         return [(seat, SellShares(corp_sym, None, int(percent)))]
 
+    # --- 1861 merger round ----------------------------------------------------------------
+    def _convert(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        """The site converts in two actions: `convert`, then `merge` naming the public."""
+        self.forming = ("convert", str(raw["entity"]), ())
+        return []
+
+    def _merge(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        """The site merges by naming each partner minor (`merge`), passing, then naming
+        the public (`merge`); ours is one `merge` order."""
+        target = str(raw["corporation"])
+        entity = str(raw["entity"])
+        kind = self.game.state.corporations[target].spec.kind
+        forming = self.forming
+        if forming is not None and forming[0] == "convert":
+            self.forming = None
+            return [(seat, Convert(forming[1], target))]
+        if kind == "minor":
+            partners = forming[2] if forming is not None else ()
+            self.forming = ("merge", entity, (*partners, target))
+            return []
+        minors = (entity, *(forming[2] if forming is not None else ()))
+        self.forming = None
+        return [(seat, Merge(minors, target))]
+
     # --- operating round -----------------------------------------------------------------
     def _choose(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
         """1850's site choices: the edge token and the Mesabi rights."""
@@ -444,6 +571,10 @@ class RecordMapper:
             return [(seat, PlaceEdgeToken(edge.hex if edge else "", company=corp))]
         if choice == "Buy Mesabi Token":
             return [(seat, PayMesabi(company=corp))]
+        if self.game.state.title.name == "1861":  # 11: the Director's choice
+            if choice == "nationalize":
+                return [(seat, Nationalise(corp))]
+            return [(seat, Keep(corp))]
         raise ValueError(f"no mapping for the choice {choice!r}")
 
     def _bankrupt(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
@@ -492,6 +623,10 @@ class RecordMapper:
                     return [(seat, BuyTrain(ours.split("-")[0], corp.sym, price))]
             raise ValueError(f"train {site_id} is nowhere")
         offered = state.trains_offered[0]
+        variant = raw.get("variant")
+        if variant is not None and variant != offered.name:
+            # 1861 phase 8: the 5+5E and 2+2 trains are offered beside the 8-trains.
+            offered = next((t for t in state.trains_offered if t.name == variant), offered)
         self.train_ids[site_id] = offered.id
         return [(seat, BuyTrain(offered.name, "bank", price))]
 

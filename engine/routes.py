@@ -95,6 +95,7 @@ def walks_from(state: GameState, graph: Track, corp: str, start: Node, max_stops
     which keeps checking a declared route fast on a crowded map.
     """
     out: list[Walk] = []
+    towns_free = towns_skipped(state)
 
     def fits(stops: list[Node], hexes: list[str]) -> bool:
         if declared is None:
@@ -130,7 +131,9 @@ def walks_from(state: GameState, graph: Track, corp: str, start: Node, max_stops
                     continue
                 walk = Walk(tuple(new_stops), frozenset([*used, seg_id]), tuple(new_hexes))
                 out.append(walk)
-                if (len(new_stops) >= max_stops or nxt.kind == "o" or seg.terminal
+                counted = len(new_stops) if not towns_free else \
+                    sum(1 for n in new_stops if n.kind != "t")
+                if (counted >= max_stops or nxt.kind == "o" or seg.terminal
                         or blocked_for(state, nxt, corp)):
                     continue
                 extend(nxt, seg_id, new_stops, [*used, seg_id], new_hexes)
@@ -139,6 +142,12 @@ def walks_from(state: GameState, graph: Track, corp: str, start: Node, max_stops
 
     extend(start, None, [start], [], [start.hex])
     return out
+
+
+def towns_skipped(state: GameState) -> bool:
+    """Whether towns are not counted against a train's distance (1861 10.6: "small
+    cities may be skipped"; the title values them in `Rules.route_revenue`)."""
+    return bool(state.title.title_specific.get("towns_skipped"))
 
 
 def _may_pass(declared: tuple[str, ...] | None, stops: list[Node]) -> bool:
@@ -196,6 +205,7 @@ def _walks_along(state: GameState, graph: Track, corp: str, start: Node, max_sto
 
     used: set[int] = set()  # the pieces of track the walk has spent so far
     stops: list[Node] = [start]
+    towns_free = towns_skipped(state)
 
     def extend(point: Point, came_by: int | None, at: int) -> None:
         # `at`: the index in `declared` of the hex the walk stands in.
@@ -225,7 +235,9 @@ def _walks_along(state: GameState, graph: Track, corp: str, start: Node, max_sto
                     continue
                 if step == last:
                     out.append(Walk((*stops, nxt), frozenset((*used, seg_id)), declared))
-                if (len(stops) + 1 >= max_stops or nxt.kind == "o" or seg.terminal
+                counted = len(stops) + 1 if not towns_free else \
+                    sum(1 for n in stops if n.kind != "t") + (nxt.kind != "t")
+                if (counted >= max_stops or nxt.kind == "o" or seg.terminal
                         or blocked_for(state, nxt, corp)):
                     continue
                 stops.append(nxt)

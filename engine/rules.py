@@ -30,7 +30,7 @@ from engine.title import PhaseSpec, TileSpec, Title
 
 if TYPE_CHECKING:
     from engine.actions import Action, LayTile, UsePrivate
-    from engine.rounds.base import Round
+    from engine.rounds.base import Round, Turn
     from engine.routes import TrainRun, Walk
 
 
@@ -220,6 +220,11 @@ class Rules:
         """18TN 3.2(a): one space down per 10% share sold, stopping at the bottom."""
         self.move_price(state, corp, "down", shares)
 
+    def sale_moves_price(self, state: GameState, corp: Corporation, seller: str,
+                         president: str) -> bool:
+        """Whether a sale moves the price at all (1861 9.1: only the Director's)."""
+        return True
+
     # 1850 5.9: a sale's price drop waits for the president's answer after the turn.
     price_protection = False
     # 1850 5.3: a president may redeem or reissue for his company as his stock turn.
@@ -281,6 +286,80 @@ class Rules:
         ]
         for corp in sorted(sold_out, key=lambda c: state.market.order_key(c.sym)):
             self.move_price(state, corp, "up")
+
+    # --- auctions (rounds/auction_stock.py: 1861 9.2, 9.4) ---------------------------------
+    auction_increment = 5  # bids rise by multiples of this
+
+    def opening_lots(self, state: GameState, round: Round) -> list[str]:
+        """Items auctioned one by one, in this order, before anything else is done."""
+        return []
+
+    def lower_opening_minimum(self, state: GameState, item: str) -> bool:
+        """A full round of passes on an opening lot: lower its minimum; True when it
+        reached nothing and goes free to the player who began the passes."""
+        raise GameError(f"{item} has no minimum to lower")
+
+    def auction_items(self, state: GameState) -> list[str]:
+        """What a player may put up for auction on a stock turn."""
+        return []
+
+    def auction_target(self, state: GameState, name: str) -> str:
+        """The symbol of an item named in an order (any spelling the title accepts)."""
+        return name
+
+    def auction_minimum(self, state: GameState, target: str) -> int:
+        """The least opening bid on `target`."""
+        raise GameError(f"{target} is not sold by auction")
+
+    def why_not_propose(self, state: GameState, seat: str, target: str) -> str | None:
+        """Why `seat` may not put `target` up for auction now, or None."""
+        return f"nothing is sold by auction in {state.title.name}"
+
+    def win_auction(self, state: GameState, seat: str, target: str, price: int) -> None:
+        """Give `target` to the auction's winner for `price`."""
+        raise GameError(f"{target} is not sold by auction")
+
+    def seat_after_auction(self, state: GameState, winner: str, proposer: str) -> str:
+        """9.2: the next turn is the player after the winner."""
+        return state.next_seat(winner)
+
+    def home_choices(self, state: GameState, sym: str) -> list[str]:
+        """Hexes where a company just started by its Director may put its home station
+        (1861 9.3); empty: it has a fixed home or none to choose."""
+        return []
+
+    def place_home(self, state: GameState, corp: Corporation, hex_id: str,
+                   city: int | None) -> None:
+        raise GameError(f"{corp.sym} does not choose its home")
+
+    # --- merger rounds (rounds/merger.py: 1861 12) ----------------------------------------
+    def merger_candidates(self, state: GameState) -> list[str]:
+        """The companies asked in a merger round, in the order they are asked."""
+        return []
+
+    def merger_options(self, state: GameState, sym: str) -> list[str]:
+        """What the owner of `sym` may do in a merger round, as order texts."""
+        return []
+
+    def merger_candidate_actions(self, state: GameState, sym: str) -> list[Action]:
+        """The conversions and mergers `engine.legal` tries for the company `sym`."""
+        return []
+
+    def merger_alias(self, state: GameState, name: str) -> str:
+        """The symbol of a company named in a merger order."""
+        return name
+
+    def convert(self, state: GameState, minor: str, into: str | None, round: Round) -> str:
+        """Convert `minor` into the company `into`; returns the company formed."""
+        raise GameError(f"{minor} cannot convert in {state.title.name}")
+
+    def merge(self, state: GameState, minors: tuple[str, ...], into: str, round: Round
+              ) -> str:
+        """Merge `minors` to form `into`; returns the company formed."""
+        raise GameError(f"{', '.join(minors)} cannot merge in {state.title.name}")
+
+    def after_formation(self, state: GameState, corp: Corporation, round: Round) -> None:
+        """Once the shares of a company just formed have been dealt."""
 
     # --- operating rounds ---------------------------------------------------------------
     def operating_rounds_after_stock_round(self, state: GameState) -> int:
@@ -348,6 +427,11 @@ class Rules:
         """A title's own restrictions on a tile lay (reserved hexes, special tiles)."""
         return None
 
+    def upgrade_cost(self, state: GameState, hex_id: str, tile: TileSpec) -> int:
+        """What laying `tile` on `hex_id` costs beyond the terrain paid on its first
+        tile (1861 10.4: Kiev's upgrade to brown)."""
+        return 0
+
     def token_cost(self, state: GameState, corp: Corporation, hex_id: str) -> int:
         """What the next station token costs (the charter prints it)."""
         return corp.token_costs[0] if corp.token_costs else 0
@@ -368,6 +452,86 @@ class Rules:
                         "Mesabi Range")
 
     half_dividends = False
+
+    def automatic_dividend(self, state: GameState, corp: Corporation) -> str | None:
+        """How a company's revenue is settled without its president's choice (1861's
+        minors pay half to their owner), or None: the president chooses."""
+        return None
+
+    def why_not_lay_count(self, state: GameState, corp: Corporation, kind: str,
+                          hex_id: str, yellow_lays: int, upgrades: int,
+                          lay_hexes: tuple[str, ...]) -> str | None:
+        """Whether the company may lay one more tile of `kind` ("yellow" or "upgrade")
+        after the lays made this turn: by `tile_lays`, yellow tiles or upgrades, not
+        both (1861: a second lay of either kind for a fee, one upgrade at most)."""
+        yellow, ups = self.tile_lays(state, corp)
+        if kind == "yellow":
+            ok = upgrades == 0 and yellow_lays < yellow
+        else:
+            ok = yellow_lays == 0 and upgrades < ups
+        if ok:
+            return None
+        return (f"{corp.sym} may lay {yellow} yellow tile(s) or {ups} upgrade per turn; "
+                "it has used its tile lays")
+
+    def max_loans(self, state: GameState, corp: Corporation) -> int:
+        """How many loans `corp` may have (engine.loans; 1861 10.2); 0: no loans."""
+        return 0
+
+    def loan_terms(self, state: GameState) -> tuple[int, int]:
+        """A loan's value and its interest per operating round (1861: R50, R5)."""
+        return 0, 0
+
+    def loan_answer(self, state: GameState, corp: Corporation, action: Action) -> str:
+        """The answer to `take loan` / `repay loan`."""
+        what = action.kind.replace("_", " ")
+        return f"`{what}` is not available in {state.title.name}: it has no loans"
+
+    def afford(self, state: GameState, corp: Corporation, amount: int, purpose: str) -> None:
+        """Before `corp` pays `amount` for `purpose` ("track", "train"): a title may
+        raise the money first (1861 10.2 takes loans)."""
+
+    def must_buy_train(self, state: GameState, corp: Corporation) -> bool | None:
+        """Whether `corp` must buy a train before its turn ends; None: the 1830 rule (a
+        route, no train, a train left; the president helps pay)."""
+        return None
+
+    def offered_trains(self, state: GameState) -> list[Train]:
+        """The trains a company may buy from the Initial Offering: the next one."""
+        return state.trains_offered[:1]
+
+    def train_budget(self, state: GameState, corp: Corporation) -> int:
+        """What `corp` may spend on a train from the bank (1861: with loans)."""
+        return corp.cash
+
+    president_contributes = True  # 18TN 4.2.5.2; 1861 10.10: loans instead
+
+    def pending_decision(self, state: GameState) -> Turn | None:
+        """A decision the title asks for before play goes on (1861 11: a Director
+        whether to nationalise his trainless company), or None."""
+        return None
+
+    def decision_options(self, state: GameState) -> list[str]:
+        return []
+
+    def decision_candidates(self, state: GameState) -> list[Action]:
+        return []
+
+    def decide(self, state: GameState, seat: str, action: Action, round: Round) -> None:
+        raise GameError("nothing is to be decided now")
+
+    def nationalised_shares(self, state: GameState, corp: Corporation, seat: str) -> int:
+        """How many shares `seat` is paid for when `corp` is nationalised."""
+        return corp.percent_held_by(seat) // 10
+
+    def after_dividend(self, state: GameState, corp: Corporation, round: Round) -> None:
+        """Once a company's revenue is settled (1861 10.8, 10.9: loan interest and
+        repayment)."""
+
+    def lay_fee(self, state: GameState, corp: Corporation, lays_made: int) -> int:
+        """What the company pays the bank for a lay after `lays_made` this turn."""
+        return 0
+
 
     def pay_dividend(self, state: GameState, corp: Corporation, revenue: int, choice: str,
                      round: Round) -> None:

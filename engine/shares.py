@@ -218,7 +218,7 @@ def sell_shares(rules: Rules, state: GameState, seat: str, corp: Corporation,
         # 1850 5.9: the drop waits for the president's answer after the seller's turn.
         state.pending_sales.append(PendingSale(corp.sym, seat, percent, unit,
                                                president_before))
-    else:
+    elif rules.sale_moves_price(state, corp, seat, president_before):
         rules.move_price_after_sale(state, corp, percent // 10)
     resolve_presidency(state, corp, seller=seat)
     return proceeds

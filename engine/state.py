@@ -106,6 +106,8 @@ class Corporation:
     token_costs: list[int] = field(default_factory=list)  # tokens still on the charter
     closed: bool = False
     markers: set[str] = field(default_factory=set)  # title markers, e.g. 18TN's civil war
+    loans: int = 0  # loans outstanding (1861 10.2; engine.loans)
+    interest_due: int = 0  # loans the company began its turn with (1861 10.8)
 
     def percent_held_by(self, owner: str) -> int:
         return sum(c.percent for c in self.certificates if c.owner == owner)

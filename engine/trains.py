@@ -55,9 +55,13 @@ def over_limit(rules: Rules, state: GameState) -> list[Corporation]:
     return sorted(over, key=lambda c: state.market.order_key(c.sym))
 
 
-def take_from_offering(rules: Rules, state: GameState, corp: Corporation, price: int) -> Train:
-    """Move the next offered train to `corp` for `price`, then run any phase change."""
-    train = state.trains_offered.pop(0)
+def take_from_offering(rules: Rules, state: GameState, corp: Corporation, price: int,
+                       train: Train | None = None) -> Train:
+    """Move the next offered train (or `train`, where the title offers several) to
+    `corp` for `price`, then run any phase change."""
+    if train is None:
+        train = state.trains_offered[0]
+    state.trains_offered.remove(train)
     state.transfer_cash(corp.sym, BANK, price)
     corp.trains.append(train)
     state.say(f"{corp.sym} buys a {train.name}-train for {money(state, price)}")

@@ -266,7 +266,8 @@ def _(x: a.Done, names: Names) -> str:
 
 @_fmt.register
 def _(x: a.Convert, names: Names) -> str:
-    return f"convert {_sym(x.minor, names)}"
+    into = f" into {_sym(x.into, names)}" if x.into else ""
+    return f"convert {_sym(x.minor, names)}{into}"
 
 
 @_fmt.register

@@ -594,8 +594,9 @@ class _Build(Transformer[Token, Any]):
 
     # -- 1861
 
-    def convert(self, minor: Token) -> tuple[a.Action, ...]:
-        return (a.Convert(self._company(minor, ("minor",))),)
+    def convert(self, minor: Token, into: Tok = None) -> tuple[a.Action, ...]:
+        target = None if into is None else self._company(into, ("corporation",))
+        return (a.Convert(self._company(minor, ("minor",)), target),)
 
     def merge(self, *companies: Token) -> tuple[a.Action, ...]:
         minors = tuple(self._company(t, ("minor",)) for t in companies[:-1])

@@ -29,8 +29,10 @@ from engine.actions import (
     PlaceEdgeToken,
     PlaceToken,
     RedeemShares,
+    RepayLoan,
     RunRoutes,
     SellShares,
+    TakeLoan,
     UsePrivate,
 )
 from engine.errors import GameError, require
@@ -77,6 +79,7 @@ class CompanyTurn:
     step: int = 0
     yellow_lays: int = 0
     upgrades: int = 0
+    lay_hexes: tuple[str, ...] = ()  # hexes laid on this turn, in order
     token_placed: bool = False
     revenue: int | None = None  # set once trains have run
     run: routes.Run | None = None
@@ -159,6 +162,9 @@ class OperatingRound(Round):
         return self.state.corporation(self.current.corporation)
 
     def turn(self) -> Turn | None:
+        pending = self.rules.pending_decision(self.state)
+        if pending is not None:
+            return pending
         if self.offer is not None:
             return Turn(self.offer.responder, self.offer.seller,
                         f"answer {self.offer.buyer}'s offer for a train")
@@ -182,6 +188,8 @@ class OperatingRound(Round):
         """What the acting player may do now, as order texts: each is accepted by
         `process` (a text with a placeholder, by some action of its kind; "lay" and
         "token" say only that the step is open)."""
+        if self.rules.pending_decision(self.state) is not None:
+            return self.rules.decision_options(self.state)
         if self.offer is not None:
             return ["accept", "decline"]
         if self.discards:
@@ -267,19 +275,20 @@ class OperatingRound(Round):
         cheapest = trains.cheapest_available(state)
         president = state.player(corp.president or "")
         may_buy_new = self.rules.may_buy_another_bank_train(state, t.bank_trains_bought)
+        purse = self.rules.train_budget(state, corp)
         if may_buy_new:
             offer = trains.next_offered(state)
             if offer is not None:
                 price = state.title.train(offer.name).price
                 helped = forced and cheapest is not None and cheapest[0] is offer
-                if corp.cash >= price or (helped and corp.cash + president.cash >= price):
+                if purse >= price or (helped and corp.cash + president.cash >= price):
                     out.append(f"buy train {offer.name} ({money(state, price)})")
         if may_buy_new or not self.rules.pool_trains_count_as_new:
             for name in sorted({tr.name for tr in state.trains_pool}):
                 price = state.title.train(name).price
                 helped = forced and cheapest is not None and cheapest[0].name == name \
                     and cheapest[2] == POOL
-                if corp.cash >= price or (helped and corp.cash + president.cash >= price):
+                if purse >= price or (helped and corp.cash + president.cash >= price):
                     out.append(f"buy train {name} from pool ({money(state, price)})")
         if t.emergency or corp.cash < 1:
             return out
@@ -335,16 +344,25 @@ class OperatingRound(Round):
     def _lays_left(self, corp: Corporation) -> bool:
         t = self.current
         assert t is not None
-        yellow, upgrades = self.rules.tile_lays(self.state, corp)
-        may_upgrade = t.yellow_lays == 0 and t.upgrades < upgrades
-        may_lay_yellow = t.upgrades == 0 and t.yellow_lays < yellow
-        return may_upgrade or may_lay_yellow
+        return any(self.rules.why_not_lay_count(self.state, corp, kind, "", t.yellow_lays,
+                                                t.upgrades, t.lay_hexes) is None
+                   for kind in ("yellow", "upgrade"))
 
     def _token_cost(self, corp: Corporation) -> int:
         return corp.token_costs[0] if corp.token_costs else 0
 
     # --- processing --------------------------------------------------------------------
     def process(self, seat: str, action: Action) -> None:
+        pending = self.rules.pending_decision(self.state)
+        if pending is not None:
+            require(seat == pending.seat, f"{pending.seat} must first decide: "
+                    f"{pending.step}", tuple(self.legal()))
+            acting = self.company() if self.current is not None else None
+            self.rules.decide(self.state, seat, action, self)
+            if acting is not None and not acting.floated:
+                self.done.add(acting.sym)  # the company operating is gone
+                self._next_company()
+            return
         if self.offer is not None:
             self._answer_offer(seat, action)
             return
@@ -375,6 +393,9 @@ class OperatingRound(Round):
             return
         if isinstance(action, DiscardTrain):
             raise GameError(f"{corp.sym} is not over its train limit")
+        if isinstance(action, TakeLoan | RepayLoan):
+            raise GameError(self.rules.loan_answer(self.state, corp, action),
+                            tuple(self.legal()))
         step = STEP_OF.get(type(action))
         if step is None or step not in self.steps:
             raise not_here(action, self.name, self.state.title.name, self.legal())
@@ -472,16 +493,22 @@ class OperatingRound(Round):
             self.rules.use_private(self.state, corp, action, self)
             return
         kind = board.lay_kind(self.rules, self.state, action.hex, action.tile)
-        yellow, upgrades = self.rules.tile_lays(self.state, corp)
-        if kind == "yellow":
-            require(t.upgrades == 0 and t.yellow_lays < yellow,
-                    f"{corp.sym} may lay {yellow} yellow tile(s) or {upgrades} upgrade per turn; "
-                    f"it has used its tile lays")
-        else:
-            require(t.yellow_lays == 0 and t.upgrades < upgrades,
-                    f"{corp.sym} may lay {yellow} yellow tile(s) or {upgrades} upgrade per turn; "
-                    f"it has used its tile lays")
+        why = self.rules.why_not_lay_count(self.state, corp, kind, action.hex, t.yellow_lays,
+                                           t.upgrades, t.lay_hexes)
+        if why:
+            raise GameError(why)
+        fee = self.rules.lay_fee(self.state, corp, len(t.lay_hexes))
+        tile = self.state.title.tiles.get(action.tile)
+        extra = self.rules.upgrade_cost(self.state, action.hex, tile) if tile else 0
+        self.rules.afford(self.state, corp, fee + extra +
+                          board.terrain_cost(self.rules, self.state, action.hex), "track")
+        require(corp.cash >= fee, f"{corp.sym} has {money(self.state, corp.cash)}; this "
+                f"lay costs {money(self.state, fee)} more")
         board.lay_tile(self.rules, self.state, corp, action.hex, action.tile, action.rotation)
+        if fee:
+            self.state.transfer_cash(corp.sym, BANK, fee)
+            self.state.say(f"{corp.sym} pays {money(self.state, fee)} for its extra tile lay")
+        t.lay_hexes += (action.hex,)
         if kind == "yellow":
             t.yellow_lays += 1
         else:
@@ -518,8 +545,9 @@ class OperatingRound(Round):
         t.revenue = run.revenue
         t.step = self.steps.index("dividend")
         self.state.say(f"{corp.sym} runs for {money(self.state, run.revenue)}: {run.describe()}")
-        if run.revenue == 0:
-            self._settle_dividend(corp, "withhold")
+        auto = self.rules.automatic_dividend(self.state, corp)
+        if run.revenue == 0 or auto is not None:
+            self._settle_dividend(corp, auto or "withhold")
 
     def _dividend(self, corp: Corporation, action: Dividend) -> None:
         t = self.current
@@ -537,6 +565,7 @@ class OperatingRound(Round):
         revenue = t.revenue or 0
         self.rules.pay_dividend(self.state, corp, revenue, choice, self)
         t.dividend_done = True
+        self.rules.after_dividend(self.state, corp, self)
         t.step = self.steps.index("train")
         trains.remove_obsolete(self.state, corp)
 
@@ -563,15 +592,22 @@ class OperatingRound(Round):
         offer = trains.next_offered(state)
         require(offer is not None, "the Initial Offering has no trains left")
         assert offer is not None
-        require(action.train == offer.name,
+        # Besides the next train, a title may offer others (1861 10.10: in phase 8 the
+        # 5+5E and 2+2 trains too).
+        choice = next((tr for tr in self.rules.offered_trains(state) if tr.name == action.train),
+                      None)
+        require(choice is not None,
                 f"the next train of the Initial Offering is a {offer.name}-train",
                 (f"buy train {offer.name}",))
+        assert choice is not None
+        offer = choice
         price = state.title.train(offer.name).price
         require(action.price in (None, price),
                 f"a {offer.name}-train from the bank costs {money(state, price)}")
         self._check_bank_limit(corp)
+        self.rules.afford(state, corp, price, "train")
         self._pay_for_train(corp, price, offer.name)
-        trains.take_from_offering(self.rules, state, corp, price)
+        trains.take_from_offering(self.rules, state, corp, price, offer)
         t.bank_trains_bought += 1
 
     def _check_bank_limit(self, corp: Corporation) -> None:
@@ -593,6 +629,7 @@ class OperatingRound(Round):
                 f"a {train.name}-train from the Open Market costs {money(state, price)}")
         if self.rules.pool_trains_count_as_new:
             self._check_bank_limit(corp)
+        self.rules.afford(state, corp, price, "train")
         self._pay_for_train(corp, price, train.name)
         state.trains_pool.remove(train)
         state.transfer_cash(corp.sym, BANK, price)
@@ -672,7 +709,8 @@ class OperatingRound(Round):
             return
         t = self.current
         assert t is not None
-        require(not corp.trains and routes.has_route(self.rules, state, corp),
+        require(self.rules.president_contributes and not corp.trains
+                and routes.has_route(self.rules, state, corp),
                 f"{corp.sym} has {money(state, corp.cash)}; the {name}-train costs "
                 f"{money(state, price)}")
         cheapest = trains.cheapest_available(state)
@@ -833,7 +871,10 @@ class OperatingRound(Round):
 
     def _forced(self, corp: Corporation) -> bool:
         """A route, no train and a train left in the bank: the company must buy one
-        (4.2.5.2; 1851 PURCHASE TRAINS)."""
+        (4.2.5.2; 1851 PURCHASE TRAINS), unless the title says otherwise."""
+        own = self.rules.must_buy_train(self.state, corp)
+        if own is not None:
+            return own
         return (not corp.trains and trains.cheapest_available(self.state) is not None
                 and routes.has_route(self.rules, self.state, corp))
 

@@ -244,8 +244,8 @@ class StockRound(Round):
                 held = corp.percent_held_by(seat)
                 out.append(f"sell {corp.sym} (you hold {held}%)")
         for corp in state.corporations.values():
-            if self._why_not_buy(seat, corp) is not None:
-                continue
+            if not corp.certificates or self._why_not_buy(seat, corp) is not None:
+                continue  # (1861's RSR has no certificates)
             if corp.par_price is None:
                 pres = corp.certificates[0].percent
                 cash = state.player(seat).cash

@@ -26,6 +26,10 @@ def rules_for(title: str, options: frozenset[str] = frozenset()) -> Rules:
         from engine.titles.t1850 import Rules1850
 
         return Rules1850(spec, options)
+    if spec.name == "1861":
+        from engine.titles.t1861 import Rules1861
+
+        return Rules1861(spec, options)
     raise GameError(f"{spec.name} cannot be played yet: its rules are not implemented")
 
 

@@ -78,6 +78,8 @@ EXPECTED: dict[str, tuple[str, tuple[Order, ...]]] = {
     "done": ("18TN", (a.Done(),)),
     # 1861 merger round and nationalisation
     "convert M-K": ("1861", (a.Convert("M-K"),)),
+    "convert M-K into NW": ("1861", (a.Convert("M-K", "NW"),)),
+    "propose M-K at 100": ("1861", (a.StartAuction("M-K", 100),)),
     "merge N K-B into NW": ("1861", (a.Merge(("N", "K-B"), "NW"),)),
     "buy 2 NW": ("1861", (a.BuyShares("NW", count=2),)),
     "nationalise NW": ("1861", (a.Nationalise("NW"),)),

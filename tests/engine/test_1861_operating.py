@@ -1,0 +1,139 @@
+"""1861 operating rounds (10): the order by kind, two tile lays (10.4), towns skipped
+(10.6), the minors' half pay (10.7), loans, their interest and repayment (10.2, 10.8,
+10.9), and a company without a train (10.10).
+
+Positions come from record 167259 (an 18xx.games game) and from `scenarios_1861`; the
+expected figures are the rulebook's arithmetic, and where a run is valued, the value
+the site recorded for it."""
+
+from __future__ import annotations
+
+import pytest
+from scenarios_1861 import first_operating_round, record_game
+
+from engine import legal
+from engine.actions import BuyTrain, Done, LayTile, PlaceToken, Route, RunRoutes
+from engine.errors import GameError
+from engine.game import Game
+from engine.rounds.operating import OperatingRound
+
+
+def _operators(g: Game) -> list[str]:
+    return [line.split()[0] for line in g.state.log if line.endswith(")")
+            and " operates (" in line]
+
+
+def test_10_minors_operate_by_price_the_top_of_a_stack_first() -> None:
+    g = first_operating_round()
+    # N R70, M-K R60, K-B and SP-W R50 (K-B's marker arrived first: on top).
+    while isinstance(g.round, OperatingRound) and g.round.number == 1:
+        turn = g.turn()
+        assert turn is not None
+        trainless = not g.state.corporations[turn.entity].trains
+        g.apply(turn.seat, BuyTrain("2") if trainless else Done())
+    assert _operators(g)[:4] == ["N", "M-K", "K-B", "SP-W"]
+
+
+def test_10_10_a_company_without_a_train_must_buy_one_if_it_can() -> None:
+    g = first_operating_round()
+    with pytest.raises(GameError, match="must buy one"):
+        g.apply("Bob", Done())
+    g.apply("Bob", BuyTrain("2"))
+    assert [t.name for t in g.state.corporations["N"].trains] == ["2"]
+
+
+def _first_company_with_a_lay(g: Game) -> tuple[str, str, LayTile]:
+    """OR 1.1 of `first_operating_round`: N's Moscow space leads only to printed
+    track, so N buys its train and M-K, the next, lays."""
+    g.apply("Bob", BuyTrain("2"))
+    turn = g.turn()
+    assert turn is not None and turn.entity == "M-K"
+    lay = next(a for a in legal.legal_actions(g) if isinstance(a, LayTile)
+               and g.state.title.hexes[a.hex].terrain_cost == 0)
+    return turn.seat, turn.entity, lay
+
+
+def test_10_4_a_second_tile_costs_r20_and_no_third() -> None:
+    g = first_operating_round()
+    seat, sym, first = _first_company_with_a_lay(g)
+    cash = g.state.corporations[sym].cash
+    g.apply(seat, first)
+    assert g.state.corporations[sym].cash == cash  # the first lay is free
+    second = next(a for a in legal.legal_actions(g) if isinstance(a, LayTile)
+                  and g.state.title.hexes[a.hex].terrain_cost == 0)
+    assert second.hex != first.hex  # 10.4: in a different hex
+    g.apply(seat, second)
+    assert g.state.corporations[sym].cash == cash - 20
+    assert not [a for a in legal.legal_actions(g) if isinstance(a, LayTile)]
+
+
+def test_10_6_and_10_7_a_minor_skips_a_town_and_pays_half_to_its_owner() -> None:
+    g = record_game(70)  # OR 1.2: N (Player 2) runs its 2-train
+    n = g.state.corporations["N"]
+    owner = g.state.players["Player 2"]
+    cash, own = n.cash, owner.cash
+    assert g.state.market.price("N") == 65
+    # H8 (Moscow R40) - G5 (Tver, a town, R10) - E1 (St. Petersburg R40): a 2-train
+    # counts the two cities and skips the town: R80, as the site recorded.
+    g.apply("Player 2", RunRoutes((Route("2", ("H8", "G7", "G5", "F4", "F2", "E1")),)))
+    assert n.cash == cash + 40 and owner.cash == own + 40
+    assert g.state.market.price("N") == 70  # one space right
+
+
+def test_10_7_a_minor_that_earns_nothing_moves_left() -> None:
+    g = first_operating_round()
+    g.apply("Bob", BuyTrain("2"))  # N has no route yet: it earned nothing
+    assert g.state.market.price("N") == 65  # R70 -> left: the R70 space's arrow points down
+
+
+def test_10_2_a_loan_pays_for_track_it_could_not_otherwise_afford() -> None:
+    g = record_game(84)  # OR 1.2: K-K, R10 in its treasury, has laid one tile
+    kk = g.state.corporations["K-K"]
+    assert (kk.cash, kk.loans) == (10, 0)
+    g.apply("Player 3", LayTile("202", "G15", 2))  # the second lay: R20
+    # One loan of R50, its first R5 of interest paid at once: R10 + R45 - R20.
+    assert (kk.cash, kk.loans) == (35, 1)
+
+
+def test_10_9_loans_are_repaid_once_the_treasury_holds_r50() -> None:
+    g = record_game(85)  # K-K runs D14-E13-G15 for R60 (the site's value)
+    kk = g.state.corporations["K-K"]
+    g.apply("Player 3", RunRoutes((Route("2", ("D14", "E13", "F14", "G15")),)))
+    # R35 + R30 (half of R60); no interest on this turn's loan (10.8); R65 >= R50:
+    # the loan is repaid.
+    assert (kk.cash, kk.loans) == (15, 0)
+
+
+def test_10_8_interest_on_the_loans_held_when_the_turn_began() -> None:
+    g = record_game(167)  # OR 2.2: M-V began its turn with two loans
+    mv = g.state.corporations["M-V"]
+    assert mv.loans == 2
+    cash = mv.cash
+    g.apply("Player 4", RunRoutes((Route("3", ("G15", "H14", "I13", "I11", "H10", "H8")),)))
+    # Half of R120 kept, R10 interest, then one loan repaid (R50 or more left).
+    assert mv.loans == 1
+    assert mv.cash == cash + 60 - 10 - 50
+
+
+def test_10_10_a_company_that_ends_its_turn_without_a_train_is_nationalised() -> None:
+    g = record_game(392)  # OR 4.1: O-K has laid its tiles and cannot afford a 4-train
+    ok = g.state.corporations["O-K"]
+    owner = g.state.players["Player 3"]
+    assert not ok.trains and ok.cash + 2 * 45 < 350
+    own = owner.cash
+    g.apply("Player 3", Done())
+    assert ok.closed and "O-K" not in g.state.market.positions
+    # 11: one space left (R110 -> R100), no loans; a minor counts as two shares.
+    assert owner.cash == own + 2 * 100
+    assert "RSR" in g.state.board.tokens["D20"][0]  # the RSR takes its station
+
+
+def test_10_5_the_second_station_costs_r20_a_hex_from_the_first() -> None:
+    g = record_game(664)  # OR 6.1: GRR (home F18, one station) has laid its tiles
+    grr = g.state.corporations["GRR"]
+    assert grr.token_costs == [20, 40]
+    cash = grr.cash
+    g.apply("Player 2", PlaceToken("G15"))
+    # F18 to G15: one column east and three half-rows north, two hexes: 2 x R20.
+    assert grr.cash == cash - 40
+    assert "GRR" in g.state.board.tokens["G15"][0]
