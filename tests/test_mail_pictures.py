@@ -111,21 +111,25 @@ def parse(raw: bytes) -> EmailMessage:
 
 
 def test_a_picture_encoded_once_is_the_picture_in_every_mail() -> None:
-    """The PNG is base64-encoded once and spliced into each mail: each mail's two copies
-    decode to the PNG's bytes, and a text naming the splice's marker stays text."""
+    """The PNG is base64-encoded once and spliced into each mail: the picture (inline in
+    an HTML mail, attached to a plain-text one, once either way) decodes to the PNG's
+    bytes, and a text naming the splice's marker stays text."""
     png = (Path(__file__).parent / "golden" / "map_18TN_end.png").read_bytes()
     other = (Path(__file__).parent / "golden" / "map_18TN_start.png").read_bytes()
-    for to, picture_bytes in (("a@example.org", png), ("jörg@exämple.org", other),
-                              ("b@example.org", png)):
+    for to, picture_bytes, text_only in (("a@example.org", png, False),
+                                         ("jörg@exämple.org", other, False),
+                                         ("b@example.org", png, True)):
         mail = OutgoingMail(kind="report", to=to, subject="[18TN-1] OR 5.2",
                             text="=_png- is not a picture\n--=_ nor a boundary\n",
                             html="<p>=_png-</p>", images=(Picture("map", "m.png",
                                                                   picture_bytes),),
-                            game_id="18TN-1", next_move=3)
+                            game_id="18TN-1", next_move=3, text_only=text_only)
         message = parse(compose(mail, sender="moderator@example.org", sender_name="M",
                                 message_id="<1@example.org>", when=0.0))
         parts = [p for p in message.walk() if p.get_content_type() == "image/png"]
-        assert len(parts) == 2
+        assert len(parts) == 1
+        assert parts[0].get_content_disposition() == ("attachment" if text_only
+                                                      else "inline")
         assert all(p.get_payload(decode=True) == picture_bytes for p in parts)
         text = next(p for p in message.walk() if p.get_content_type() == "text/plain")
         assert text.get_content().replace("\r\n", "\n") == mail.text

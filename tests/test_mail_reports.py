@@ -53,7 +53,7 @@ def html_of(message: EmailMessage) -> str:
 
 
 def pngs(message: EmailMessage) -> list[bytes]:
-    """The pictures a mail carries (inline ones; each is attached again as well)."""
+    """The pictures a mail carries (inline in the HTML, each once)."""
     return [bytes(p.get_content()) for p in message.walk()
             if p.get_content_type() == "image/png" and p.get("Content-ID")]
 

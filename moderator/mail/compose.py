@@ -53,8 +53,9 @@ class OutgoingMail:
     references: tuple[str, ...] = ()
     game_id: str | None = None
     next_move: int | None = None
-    # Pictures: shown inline in the HTML part (by Content-ID) and attached for readers of
-    # the plain text.
+    # Pictures: shown inline in the HTML part (by Content-ID, with a file name, so any
+    # client can save it); attached instead for a reader who chose plain text. Each
+    # picture goes once.
     images: tuple[Picture, ...] = ()
     attachments: tuple[Attachment, ...] = ()  # files: a deadline's .ics, the game record
     text_only: bool = False  # the reader chose `set format text`
@@ -139,8 +140,8 @@ def _address(name: str, address: str) -> str:
 def compose(mail: OutgoingMail, *, sender: str, sender_name: str, message_id: str,
             when: float, headers: Mapping[str, str] | None = None) -> bytes:
     """MAIL as the bytes the outbox sends: text/plain with an HTML alternative (only the
-    text for a reader who chose `set format text`), pictures inline in the HTML and
-    attached, then any other attachments.
+    text for a reader who chose `set format text`), pictures inline in the HTML (or
+    attached to the plain text), then any other attachments.
 
     Built with the classic (compat32) MIME classes: the modern `EmailMessage` parses
     every header it is given, which made composing the slowest step of a mail. A
@@ -167,11 +168,12 @@ def compose(mail: OutgoingMail, *, sender: str, sender_name: str, message_id: st
         else:
             body.attach(html)
     message = body
-    if mail.images or mail.attachments:
-        # multipart/mixed[body, the pictures for plain-text readers, attachments]
+    attached = mail.images if mail.text_only else ()
+    if attached or mail.attachments:
+        # multipart/mixed[body, the pictures of a plain-text mail, attachments]
         message = MIMEMultipart("mixed", boundary=_boundary())
         message.attach(body)
-        for picture in mail.images:
+        for picture in attached:
             message.attach(_png(picture, inline=False))
         for attachment in mail.attachments:
             message.attach(_attachment(attachment))
