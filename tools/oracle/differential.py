@@ -55,6 +55,7 @@ from engine.titles.t1850 import CAPITAL_DUE
 
 SEATS = ("Ann", "Bob", "Cy", "Di", "Ed", "Flo")
 MAX_MOVES = 5000
+STUCK = 60  # passes in a row after which a random game is over
 PERSIST = 3
 HEXES_TRIED = 6
 
@@ -76,7 +77,7 @@ def played(seed: int, index: int, cache: Path | None, title: str = "18TN") -> Ga
     path = cache / record_name(title, seed, index) if cache is not None else None
     if path is not None and path.exists():
         try:
-            return Game.from_json(json.loads(path.read_text()))
+            return cut_stuck(Game.from_json(json.loads(path.read_text())))
         except GameError:
             pass
     game = play(seed, index, title)
@@ -110,15 +111,32 @@ def play(seed: int, index: int, title: str = "18TN") -> Game:
         return real_tile_lays(game, corp, hexes, any_hex, prune)
 
     legal._tile_lays = sampled_tile_lays
+    last_real = 0  # moves up to the last one that was not a pass
     try:
         for _ in range(MAX_MOVES):
             turn = game.turn()
             if turn is None:
                 break
             take(rng, game, turn.seat, left_out)
+            if not isinstance(game.log[-1].action, Pass | Done):
+                last_real = len(game.log)
+            elif len(game.log) - last_real > STUCK:
+                break
     finally:
         legal._tile_lays = real_tile_lays
-    return game
+    return cut_stuck(game)
+
+
+def cut_stuck(game: Game) -> Game:
+    """A game where nobody could do anything but pass, round after round (every company
+    closed, nobody with the cash to start one), stops at its last other move."""
+    if game.turn() is None:
+        return game
+    real = [i for i, move in enumerate(game.log) if not isinstance(move.action, Pass | Done)]
+    last_real = real[-1] + 1 if real else 0
+    if len(game.log) - last_real <= STUCK:
+        return game
+    return Game(game.setup, game.log[:last_real])
 
 
 def take(rng: random.Random, game: Game, seat: str,
