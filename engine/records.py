@@ -270,8 +270,12 @@ def site_idle(game: Game, seat: str) -> bool:
     but pass (or end a turn he has acted in), and cannot buy a private from another
     player either (the site offers that on his stock turn to a player with any cash who
     has not bought this turn, while another player owns one; its 1850 never does:
-    title_specific.site_differences.interplayer_privates)."""
-    if game.legal() not in (["pass"], ["done"]):
+    title_specific.site_differences.interplayer_privates). The site asks the player
+    alone: what his company may do in his turn (1850's redemption and reissue) does not
+    keep him from being passed."""
+    own = [option for option in game.legal()
+           if not option.startswith(("redeem ", "reissue "))]
+    if own not in (["pass"], ["done"]):
         return False
     state = game.state
     rnd = game.round

@@ -349,6 +349,13 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
             # takes only a price above what he could pay without his last sale.
             return Outcome(index, "site difference: 4.2.5(d) price after a sale",
                            f"action {at}: {answer['error']}", record, features=features)
+        if action.get("entity_type") == "corporation" and \
+                action.get("type") in ("buy_shares", "sell_shares") and \
+                "Blocking step" in answer["error"]:
+            # docs/site-differences.md (1850 5.10.6): the site passes a president who
+            # can do nothing for himself, though his company could redeem or reissue.
+            return Outcome(index, "site difference: 5.10.6 a company's stock action",
+                           f"action {at}: {answer['error']}", record, features=features)
         return Outcome(index, f"refused: {action.get('type')}: {_normalise(answer['error'])}",
                        f"action {at} ({json.dumps(action)[:300]}): {answer['error']}",
                        record, features=features)
