@@ -335,6 +335,32 @@ class Rules:
     def end_of_operating_round(self, state: GameState, round: Round) -> None:
         """A hook for what happens when an operating round ends."""
 
+    def start_of_operating_round(self, state: GameState, round: Round) -> None:
+        """What happens after the privates pay, before the first company operates
+        (1825 5.1.2: companies form)."""
+
+    def train_purchase_forced(self, state: GameState, corp: Corporation) -> bool:
+        """Whether a company with a route and no train must buy one, with its president's
+        money if need be (4.2.5.2); 1825 never forces a purchase (5.6)."""
+        return True
+
+    def tile_lay_kind(self, state: GameState, hex_id: str, kind: str) -> str:
+        """Whether a lay counts as a "yellow" lay or an "upgrade" (1825 5.2: the first
+        tile on a preprinted hex without track is a lay)."""
+        return kind
+
+    def why_not_lay_in_turn(self, state: GameState, corp: Corporation, hex_id: str,
+                            kind: str, laid: list[str]) -> str | None:
+        """A title's limits on a lay given the hexes laid this turn (1825 5.2.1: two lays
+        not adjacent to each other)."""
+        return None
+
+    def why_not_walk(self, state: GameState, corp: Corporation, train: Train, walk: Walk
+                     ) -> str | None:
+        """Why a declared route is not a legal route of the title (1825 5.5.2: it begins
+        and ends at large stations), or None."""
+        return None
+
     def tile_lays(self, state: GameState, corp: Corporation) -> tuple[int, int]:
         """(yellow tiles, upgrades) a company may lay this turn: one or the other."""
         return self.yellow_lays_per_turn, self.upgrades_per_turn
@@ -343,6 +369,11 @@ class Rules:
                     tile: TileSpec, rotation: int) -> str | None:
         """A title's own restrictions on a tile lay (reserved hexes, special tiles)."""
         return None
+
+    def stock_candidates(self, state: GameState, seat: str) -> list[Action]:
+        """Stock-round actions a title adds to `legal_actions`' candidates (1825: privates
+        bought from and sold to the bank)."""
+        return []
 
     def token_cost(self, state: GameState, corp: Corporation, hex_id: str) -> int:
         """What the next station token costs (the charter prints it)."""

@@ -82,6 +82,7 @@ class CompanyTurn:
     run: routes.Run | None = None
     dividend_done: bool = False
     bank_trains_bought: int = 0
+    laid: list[str] = field(default_factory=list)  # hexes laid or upgraded this turn
     emergency: bool = False  # the president is raising cash for a forced purchase
     # Prices when the forced purchase began: 1851 pays every forced sale at these.
     emergency_prices: dict[str, int] = field(default_factory=dict)
@@ -105,6 +106,7 @@ class OperatingRound(Round):
         self.protecting = False
         state.say(f"Operating Round {self.label} begins")
         rules.pay_privates(state)
+        rules.start_of_operating_round(state, self)
         self._next_company()
 
     @property
@@ -425,7 +427,8 @@ class OperatingRound(Round):
                 state, t.bank_trains_bought):
             if corp.cash >= cheapest[1]:
                 return True
-            if not corp.trains and routes.has_route(self.rules, state, corp):
+            if not corp.trains and self.rules.train_purchase_forced(state, corp) and \
+                    routes.has_route(self.rules, state, corp):
                 return True  # a forced purchase (4.2.5.2)
         return corp.cash >= 1 and any(
             other.sym != corp.sym and any(not t.obsolete for t in other.trains)
@@ -472,6 +475,7 @@ class OperatingRound(Round):
             self.rules.use_private(self.state, corp, action, self)
             return
         kind = board.lay_kind(self.rules, self.state, action.hex, action.tile)
+        kind = self.rules.tile_lay_kind(self.state, action.hex, kind)
         yellow, upgrades = self.rules.tile_lays(self.state, corp)
         if kind == "yellow":
             require(t.upgrades == 0 and t.yellow_lays < yellow,
@@ -481,7 +485,11 @@ class OperatingRound(Round):
             require(t.yellow_lays == 0 and t.upgrades < upgrades,
                     f"{corp.sym} may lay {yellow} yellow tile(s) or {upgrades} upgrade per turn; "
                     f"it has used its tile lays")
+        why = self.rules.why_not_lay_in_turn(self.state, corp, action.hex, kind, t.laid)
+        if why:
+            raise GameError(why)
         board.lay_tile(self.rules, self.state, corp, action.hex, action.tile, action.rotation)
+        t.laid.append(action.hex)
         if kind == "yellow":
             t.yellow_lays += 1
         else:
@@ -672,7 +680,8 @@ class OperatingRound(Round):
             return
         t = self.current
         assert t is not None
-        require(not corp.trains and routes.has_route(self.rules, state, corp),
+        require(not corp.trains and self.rules.train_purchase_forced(state, corp)
+                and routes.has_route(self.rules, state, corp),
                 f"{corp.sym} has {money(state, corp.cash)}; the {name}-train costs "
                 f"{money(state, price)}")
         cheapest = trains.cheapest_available(state)
@@ -695,7 +704,8 @@ class OperatingRound(Round):
         state = self.state
         t = self.current
         assert t is not None
-        require(not corp.trains and routes.has_route(self.rules, state, corp),
+        require(not corp.trains and self.rules.train_purchase_forced(state, corp)
+                and routes.has_route(self.rules, state, corp),
                 "shares may be sold in an operating round only to raise money for a "
                 "forced train purchase")
         # The sale belongs to the train purchase: move to that step (passing the others).
@@ -831,6 +841,7 @@ class OperatingRound(Round):
         """A route, no train and a train left in the bank: the company must buy one
         (4.2.5.2; 1851 PURCHASE TRAINS)."""
         return (not corp.trains and trains.cheapest_available(self.state) is not None
+                and self.rules.train_purchase_forced(self.state, corp)
                 and routes.has_route(self.rules, self.state, corp))
 
     def _train_within_reach(self, corp: Corporation) -> bool:

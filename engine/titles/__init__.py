@@ -26,4 +26,8 @@ def rules_for(title: str, options: frozenset[str] = frozenset()) -> Rules:
         from engine.titles.t1850 import Rules1850
 
         return Rules1850(spec, options)
+    if spec.name == "1825":
+        from engine.titles.t1825 import Rules1825
+
+        return Rules1825(spec, options)
     raise GameError(f"{spec.name} cannot be played yet: its rules are not implemented")
