@@ -321,6 +321,12 @@ class Rules:
             return None
         if finished.number < state.operating_rounds_in_set:
             return OperatingRound(state, self, finished.number + 1)
+        return self.new_stock_round(state)
+
+    def new_stock_round(self, state: GameState) -> Round:
+        """A title's own stock round where it has one (1825's share dealing round)."""
+        from engine.rounds.stock import StockRound
+
         return StockRound(state, self)
 
     def start_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:

@@ -114,6 +114,9 @@ class Rules1825(Rules):
     def first_round(self, state: GameState) -> Round:
         return ShareDealingRound(state, self)
 
+    def new_stock_round(self, state: GameState) -> Round:
+        return ShareDealingRound(state, self)
+
     def face_value(self, corp: Corporation) -> int:
         assert corp.spec.par is not None
         return corp.spec.par
