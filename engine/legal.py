@@ -437,7 +437,7 @@ def _operating_candidates(game: Game, rnd: OperatingRound, prune: bool = True
     for other in state.corporations.values():
         if other.sym != corp.sym:
             for name in sorted({tr.name for tr in other.trains}):
-                yield BuyTrain(name, other.sym, 1)
+                yield BuyTrain(name, other.sym, game.rules.least_train_price)
                 yield BuyTrain(name, other.sym, state.title.train(name).price)
     for private in state.privates.values():
         if private.owner in state.players and not private.closed:

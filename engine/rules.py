@@ -77,6 +77,7 @@ class Rules:
     # Whether the Open Market's trains count toward that limit (1850 10.3 limits only
     # new trains).
     pool_trains_count_as_new = True
+    least_train_price = 1  # the least price of a train between companies (1825: £10)
 
     def __init__(self, title: Title, options: frozenset[str] = frozenset()) -> None:
         self.title = title
@@ -413,6 +414,12 @@ class Rules:
         else:
             withhold(state, corp, revenue)
             self.move_price(state, corp, "left")
+
+    def dividend_choices(self, state: GameState, corp: Corporation, revenue: int
+                         ) -> list[str]:
+        """The answers to a company's revenue, as order texts (1825 6.3 may forbid
+        withholding)."""
+        return ["pay", "withhold"] + (["half"] if self.half_dividends else [])
 
     def closes_on_withholding(self, state: GameState, corp: Corporation) -> bool:
         """Whether withholding would close the company (1850's black area): its turn

@@ -216,7 +216,7 @@ class OperatingRound(Round):
         if step <= 2 and corp.trains and t.revenue is None:
             out.append("run auto | run TRAIN: HEX HEX ...")
         if t.revenue is not None and not t.dividend_done:
-            out += ["pay", "withhold"] + (["half"] if self.rules.half_dividends else [])
+            out += self.rules.dividend_choices(state, corp, t.revenue)
         forced = self._forced(corp)
         reach = not forced or self._train_within_reach(corp)
         # A company whose withholding closes it (1850's black area) never reaches its
@@ -291,7 +291,8 @@ class OperatingRound(Round):
             for name in sorted({tr.name for tr in other.trains if not tr.obsolete}):
                 sample = next(tr for tr in other.trains if tr.name == name and not tr.obsolete)
                 face = state.title.train(name).price
-                prices = [p for p in sorted({1, face, corp.cash}) if 1 <= p <= corp.cash
+                least = self.rules.least_train_price
+                prices = [p for p in sorted({least, face, corp.cash}) if 1 <= p <= corp.cash
                           and self.rules.why_not_train_price(state, corp, other, sample, p)
                           is None]
                 if not prices:

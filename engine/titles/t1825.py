@@ -67,6 +67,7 @@ class Rules1825(Rules):
     pool_limit_percent = 100
     yellow_lays_per_turn = 2  # 5.2.1: two lays or one promotion
     upgrades_per_turn = 1
+    least_train_price = 10  # 5.6.5
 
     def __init__(self, title: Title, options: frozenset[str] = frozenset()) -> None:
         unknown = sorted(options - set(OPTIONS))
@@ -85,6 +86,8 @@ class Rules1825(Rules):
         seats are already drawn at random, so dealing them in seating order is the
         rulebook's deal followed by its seating by card."""
         state.company_credit = True
+        for corp in state.corporations.values():
+            corp.par_price = self.face_value(corp)  # 4.1: face values are printed
         privates = sorted(state.privates.values(), key=lambda p: p.spec.value)
         lnwr = state.corporations[LNWR]
         for i, seat in enumerate(state.seats):
@@ -96,7 +99,7 @@ class Rules1825(Rules):
                           f"{money(state, private.spec.value)}")
                 continue
             face = self.face_value(lnwr)
-            if lnwr.par_price is None:
+            if LNWR not in state.market.positions:
                 self.start_company(state, lnwr)
             cert = next(c for c in sorted(lnwr.certificates, key=lambda c: c.index)
                         if c.owner == IPO)
@@ -128,7 +131,6 @@ class Rules1825(Rules):
         face = self.face_value(corp)
         pos = state.market.par_cell(face)
         assert pos is not None, f"no space at {face} on the Share Price Index"
-        corp.par_price = face
         state.market.place(corp.sym, pos)
 
     # --- 4: share dealing rounds ------------------------------------------------------------
@@ -320,16 +322,25 @@ class Rules1825(Rules):
             move_token(state, corp, "right", min(4, max(1, revenue // price)))
             self.check_market_end(state, corp)
             return
-        row, col = state.market.positions[corp.sym]
-        cell = state.market.spec.rows[row][col - 1] if col > 0 else None
-        left = cell.price if cell is not None else 0
-        require(revenue <= 0 or left >= BANKRUPT_BELOW,
+        require(revenue <= 0 or not self.closes_on_withholding(state, corp),
                 f"withholding {money(state, revenue)} would make {corp.sym} bankrupt; a "
                 "director may not do that (6.3): pay it out")
         withhold(state, corp, revenue)
         move_token(state, corp, "left")
         if state.market.price(corp.sym) < BANKRUPT_BELOW:
             bankrupt_company(state, corp)
+
+    def dividend_choices(self, state: GameState, corp: Corporation, revenue: int
+                         ) -> list[str]:
+        """6.3: no director withholds a company into bankruptcy."""
+        if revenue > 0 and self.closes_on_withholding(state, corp):
+            return ["pay"]
+        return ["pay", "withhold"]
+
+    def closes_on_withholding(self, state: GameState, corp: Corporation) -> bool:
+        """6.3: a company at £5 that earns nothing is bankrupt at its dividend step."""
+        return corp.sym in state.market.positions and \
+            state.market.price(corp.sym) < 2 * BANKRUPT_BELOW
 
     def why_not_train_price(self, state: GameState, buyer: Corporation, seller: Corporation,
                             train: Train, price: int) -> str | None:
@@ -441,12 +452,11 @@ class ShareDealingRound(StockRound):
         out = []
         for line in super()._regular_legal(seat):
             words = line.split()
-            if words[0] in ("buy", "par") and len(words) >= 2 and \
-                    words[1] in state.corporations and (words[0] == "par" or len(words) == 2):
-                corp = state.corporations[words[1]]
+            if words[0] == "buy" and len(words) == 2 and words[1] in state.corporations:
+                corp = state.corporations[words[1]]  # a new share (4.1)
                 if self.r.why_not_new_shares(state, corp) is not None:
                     continue
-                if words[0] == "par":
+                if corp.certificates[0].owner == IPO:
                     line = f"buy {corp.sym} (the director's certificate, " \
                            f"{money(state, self.r.face_value(corp) * 2)})"
             out.append(line)
@@ -508,7 +518,7 @@ class ShareDealingRound(StockRound):
                 why = self.r.why_not_new_shares(state, corp)
                 if why:
                     raise GameError(why, tuple(self.legal()))
-            if corp.par_price is None and source == IPO:
+            if corp.certificates[0].owner == IPO and source == IPO:
                 # The bank's first new share is the director's certificate (4.1).
                 face = self.r.face_value(corp)
                 require(not isinstance(action, Par) or action.price == face,

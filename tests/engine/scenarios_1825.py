@@ -14,7 +14,7 @@ Bob £85, Cy £210, Di £130; the Priority Deal goes to Cy, left of Bob, the las
 
 from __future__ import annotations
 
-from engine.actions import Action, BuyShares, Done, LayTile, Pass
+from engine.actions import Action, BuyShares, BuyTrain, Done, LayTile, Pass, PlaceToken
 from engine.game import Game, Setup
 from engine.legal import legal_actions
 from engine.rounds.operating import OperatingRound
@@ -80,3 +80,22 @@ def company_turn(g: Game) -> str:
     rnd = g.round
     assert isinstance(rnd, OperatingRound) and rnd.current is not None
     return rnd.current.corporation
+
+
+def all_pass(g: Game) -> None:
+    """Every player passes in the share dealing round under way."""
+    rnd = g.round
+    assert isinstance(rnd, StockRound)
+    while g.round is rnd:
+        g.apply(now(g), Pass())
+
+
+def lnwr_first_turn(g: Game) -> None:
+    """Operating Round 1.1, the LNWR (Ann): tile 8 on T14 joins its base at Wolverton
+    (T16, £10) to Birmingham's south-east station (S13, £40); a base there for £40, a
+    2-train for £180 (company credit £1000 -> £780); no income yet, so its price falls
+    from £100 to £90 (6.3)."""
+    g.apply("Ann", LayTile("8", "T14", 2))
+    g.apply("Ann", PlaceToken("S13", None))
+    g.apply("Ann", BuyTrain("2"))
+    g.apply("Ann", Done())
