@@ -60,11 +60,13 @@ from engine.records import (
     RecordMapper,
     replay_action,
     setup_of,
+    site_options,
 )
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
 from engine.state import IPO, POOL, TREASURY, Corporation, GameState, PlacedTile
 from engine.title import Title
+from engine.titles.t1825 import ShareDealingRound
 
 # Our end reasons in the site's words.
 END_REASONS = {"bank": "bank", "market": "stock_market", "bankruptcy": "bankrupt"}
@@ -104,7 +106,8 @@ def _header(game: Game, ids: dict[str, int], names: dict[str, str], game_id: int
         "title": setup.title,
         "description": description,
         "players": [{"id": ids[seat], "name": names[seat]} for seat in order],
-        "settings": {"seed": setup.seed, "optional_rules": sorted(setup.options)},
+        "settings": {"seed": setup.seed,
+                     "optional_rules": site_options(setup.title, setup.options)},
         "status": "finished" if state.game_over else "active",
         "turn": state.stock_round_number,
         "round": "Stock Round" if isinstance(game.round, StockRound) else "Operating Round",
@@ -543,6 +546,8 @@ class _Renderer:
             if isinstance(action, Bid):
                 target = action.target or (rnd.s.auction.private if rnd.s.auction else None)
                 return {"type": "bid", "company": target, "price": action.amount}
+            if isinstance(action, BuyPrivate) and rnd.cheapest() is None:
+                return None  # 1825: bought from the bank in a regular turn (buy_company)
             if isinstance(action, BuyPrivate):
                 private = game.state.privates[action.private]
                 price = game.rules.private_price(game.state, private, rnd.number)
@@ -668,6 +673,12 @@ class _Renderer:
                     "slot": self.slots.slots[(hex_id, corp)]}
         if isinstance(action, Dividend):
             return {"type": "dividend", "kind": action.choice}
+        if isinstance(action, BuyShares) and shares == [f"{action.corporation}_0"]:
+            # 1825: the first new share is the director's certificate at face value,
+            # which the site records as setting the par value.
+            price = self.game.state.corporation(action.corporation).par_price
+            assert price is not None
+            return self._par(Par(action.corporation, price))
         if isinstance(action, BuyShares | RedeemShares):
             return {"type": "buy_shares", "shares": shares}
         if isinstance(action, SellShares | IssueShares):
@@ -682,6 +693,11 @@ class _Renderer:
             gone = [t for corp, ids in before.trains.items() if corp != POOL
                     for t in ids if t not in after.trains.get(corp, ())]
             return {"type": "discard_train", "train": self.trains.get(gone[0], gone[0])}
+        if isinstance(action, SellPrivate) and action.buyer == "bank":
+            # 1825 4.2: to the bank at face value less the fee.
+            private = self.game.state.privates[action.private]
+            return {"type": "sell_company", "company": action.private,
+                    "price": max(0, private.spec.value - 30)}
         if isinstance(action, BuyPrivate):
             value = self.game.state.privates[action.private].spec.value
             return {"type": "buy_company", "company": action.private,
@@ -753,11 +769,31 @@ def _site_idle(game: Game, seat: str) -> bool:
         return False
     state = game.state
     rnd = game.round
+    if isinstance(rnd, ShareDealingRound):
+        return _site_idle_1825(rnd, seat)
     if isinstance(rnd, StockRound) and rnd.s.turn.bought:
         return True
     return state.players[seat].cash <= 0 or not any(
         not p.closed and p.owner in state.players and p.owner != seat
+        and game.rules.may_sell_private(state, p) is None
         for p in state.privates.values())
+
+
+def _site_idle_1825(rnd: ShareDealingRound, seat: str) -> bool:
+    """1825: whether the site has nothing to offer a player who may only end his turn.
+    From the second round it offers a private's sale before the turn's purchase, and
+    the sale of any share held of a started company but the one just bought when that
+    purchase was the turn's last action (18xx.games checks only the last action; 4.3
+    forbids any company bought this turn)."""
+    state = rnd.state
+    if rnd.number == 1:
+        return True
+    if not rnd.s.turn.bought and any(p.owner == seat and not p.closed
+                                     for p in state.privates.values()):
+        return False
+    return not any(corp.percent_held_by(seat) and corp.sym in state.market.positions
+                   and corp.sym != rnd.last_bought
+                   for corp in state.corporations.values())
 
 
 # --- where the site stops in a company's turn -------------------------------------------

@@ -16,7 +16,7 @@ convention, the first player holds it, does not give ours).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,12 +111,41 @@ def expanded(actions: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         yield from action.get("auto_actions") or []
 
 
+# The site's option names for ours, per title: 1825 Unit 1 is the site's `unit_1`, with
+# its bank and SECR face value (data/1825.json, decisions bank-6000, secr-par-67).
+SITE_OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "1825": {"site_figures": ("unit_1",)},
+}
+
+
+def site_options(title: str, options: frozenset[str]) -> list[str]:
+    """Our game options in the site's words."""
+    table = SITE_OPTIONS.get(title, {})
+    out: set[str] = set()
+    for option in options:
+        out.update(table.get(option, (option,)))
+    return sorted(out)
+
+
+def our_options(title: str, site: Iterable[str]) -> frozenset[str]:
+    """The site's optional rules in our words (1825: `unit_1` plays with the site's
+    figures)."""
+    table = SITE_OPTIONS.get(title, {})
+    out = set(site)
+    for ours, theirs in table.items():
+        if set(theirs) <= out:
+            out -= set(theirs)
+            out.add(ours)
+    return frozenset(out)
+
+
 def setup_of(record: dict[str, Any]) -> tuple[Setup, dict[str, str]]:
     players = record["players"]
     names = {str(p["id"]): str(p["name"]) for p in players}
     seats = tuple(names[str(p["id"])] for p in players)
     seed = int(record.get("settings", {}).get("seed") or 0)
-    options = frozenset(record.get("settings", {}).get("optional_rules") or ())
+    options = our_options(record["title"],
+                          record.get("settings", {}).get("optional_rules") or ())
     ours = record.get(OUR_SETUP)
     if ours is not None:
         # Our own seating, and a Priority Deal the rules drew (None) or named.

@@ -18,9 +18,18 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
 
-from engine.actions import Action, BuyPrivate, BuyShares, Par, SellPrivate, ShareSource
+from engine.actions import (
+    Action,
+    BuyPrivate,
+    BuyShares,
+    Par,
+    SellPrivate,
+    SellShares,
+    ShareSource,
+)
 from engine.errors import GameError, require
 from engine.geometry import neighbour
 from engine.rounds.stock import StockRound, StockTurn
@@ -52,11 +61,10 @@ OPTIONS = {
 def _site_title(title: Title) -> Title:
     """The title with 18xx.games' bank and SECR face value (data/1825.json decisions
     bank-6000 and secr-par-67)."""
-    site = title.title_specific.get("site_differences", {})
-    assert isinstance(site, dict)
-    pars = site.get("par", {})
-    corporations = tuple(dataclasses.replace(c, par=pars[c.sym]) if c.sym in pars else c
-                         for c in title.corporations)
+    site = cast("Mapping[str, Any]", title.title_specific.get("site_differences", {}))
+    pars = cast("Mapping[str, int]", site.get("par", {}))
+    corporations = tuple(dataclasses.replace(c, par=int(pars[c.sym])) if c.sym in pars
+                         else c for c in title.corporations)
     return dataclasses.replace(title, bank=int(site.get("bank", title.bank)),
                                corporations=corporations)
 
@@ -198,6 +206,10 @@ class Rules1825(Rules):
         corp.markers.add(f"{FORMED}{count}")
         state.say(f"{corp.sym} has sold six new shares: it forms in the next operating "
                   "round (4.1)")
+
+    def may_sell_private(self, state: GameState, private: Private) -> str | None:
+        """4: players deal with the bank, never with each other."""
+        return "privates are sold only to the bank (4.2): `sell PRIVATE to bank`"
 
     def stock_candidates(self, state: GameState, seat: str) -> list[Action]:
         out: list[Action] = []
@@ -406,6 +418,9 @@ class ShareDealingRound(StockRound):
     def __init__(self, state: GameState, rules: Rules) -> None:
         super().__init__(state, rules)
         self.bought_now: set[str] = set()  # 4.3: bought this turn, not sold in it
+        # The company whose share was the turn's last action, if a purchase (18xx.games
+        # then refuses its sale; after any other action it takes one: export.py).
+        self.last_bought: str | None = None
 
     @property
     def name(self) -> str:
@@ -507,6 +522,12 @@ class ShareDealingRound(StockRound):
 
     # --- acting ------------------------------------------------------------------------------
     def _regular_turn(self, seat: str, action: Action) -> None:
+        self._turn_action(seat, action)
+        if isinstance(action, BuyShares | Par | BuyPrivate | SellShares | SellPrivate):
+            self.last_bought = action.corporation if isinstance(action, BuyShares | Par) \
+                else None
+
+    def _turn_action(self, seat: str, action: Action) -> None:
         state = self.state
         if isinstance(action, BuyShares | Par):
             corp = self._corp(action.corporation)
@@ -601,19 +622,19 @@ class ShareDealingRound(StockRound):
         self._after_own_action(seat)
 
     def _after_own_action(self, seat: str) -> None:
-        """Only a purchase keeps the round going and moves the Priority Deal (4)."""
+        """Only a purchase keeps the round going and moves the Priority Deal (4). The
+        turn ends with the player's `done` (by mail, `done` is sent for him when it is
+        all he may do)."""
         if self.s.turn.bought:
             self.s.last_actor = seat
             self.s.passes = 0
-        legal = [x for x in self._regular_legal(seat) if not x.startswith(("pass", "done"))]
-        if self.s.turn.bought and not legal:
-            self._end_turn(seat)
 
     def _end_turn(self, seat: str) -> None:
         """4: a turn without a purchase counts as a pass for the end of the round."""
         bought = self.s.turn.bought
         self.s.turn = StockTurn()
         self.bought_now = set()
+        self.last_bought = None
         self.s.current = self.state.next_seat(seat)
         if bought:
             self.s.last_actor = seat

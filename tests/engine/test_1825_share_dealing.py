@@ -49,6 +49,7 @@ def test_4_1_the_bank_sells_new_shares_by_face_value() -> None:
     buy(g, "Ann", "LNWR")
     assert g.state.corporations["LNWR"].president == "Ann"
     assert g.state.player("Ann").cash == 600 - 200
+    assert now(g) == "Bob"
     # Every LNWR share sold: the GWR (£90) is next; GER and LSWR (£76) wait for it.
     for cert in g.state.corporations["LNWR"].certificates_of(IPO):
         cert.owner = "Cy"
@@ -58,7 +59,8 @@ def test_4_1_the_bank_sells_new_shares_by_face_value() -> None:
         cert.owner = "Di"
     # The GER and the LSWR at equal face value are sold together.
     g.apply("Bob", BuyShares("LSWR"))
-    assert g.state.corporations["LSWR"].president == "Bob"  # his turn ends: nothing to sell
+    assert g.state.corporations["LSWR"].president == "Bob"
+    g.apply("Bob", Done())
     with pytest.raises(GameError, match="until GER, LSWR are fully subscribed"):
         g.apply("Cy", BuyShares("SECR"))
     # Once either is fully subscribed, the SECR and LBSC (£67) are on sale too.
@@ -69,6 +71,7 @@ def test_4_1_the_bank_sells_new_shares_by_face_value() -> None:
     g.apply("Cy", BuyShares("LBSC"))
     assert g.state.corporations["LBSC"].president == "Cy"
     assert g.state.player("Cy").cash == 500 - 134
+    g.apply("Cy", Done())
     g.apply("Di", BuyShares("LSWR"))  # the other £76 company is still on sale
     assert g.state.corporations["LSWR"].percent_held_by("Di") == 10
 

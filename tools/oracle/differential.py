@@ -58,7 +58,9 @@ HEXES_TRIED = 6
 def played(seed: int, index: int, cache: Path | None) -> Game:
     """Game `index` of `seed`, from the cache folder when it was played before (the play
     is deterministic; a cached log our engine now refuses is played again)."""
-    path = cache / f"game-{seed}-{index}.json" if cache is not None else None
+    name = f"game-{seed}-{index}.json" if TITLE == "18TN" else \
+        f"game-{TITLE}-{seed}-{index}.json"
+    path = cache / name if cache is not None else None
     if path is not None and path.exists():
         try:
             return Game.from_json(json.loads(path.read_text()))
@@ -70,11 +72,23 @@ def played(seed: int, index: int, cache: Path | None) -> Game:
     return game
 
 
+# The title played: 18TN, or 1825 Unit 1 (with the site's figures, the option the
+# site's `unit_1` maps to: a £5000 bank and the SECR at £71).
+TITLE = "18TN"
+
+
+def new_game(seed: int, index: int) -> Game:
+    game_seed = seed * 100_000 + index
+    if TITLE == "1825":
+        return Game(Setup("1825", SEATS[: 2 + index % 4], seed=game_seed,
+                          options=frozenset({"site_figures"})))
+    return Game(Setup("18TN", SEATS[: 3 + index % 3], seed=game_seed))
+
+
 def play(seed: int, index: int) -> Game:
     game_seed = seed * 100_000 + index
     rng = random.Random(game_seed)
-    seats = SEATS[: 3 + index % 3]
-    game = Game(Setup("18TN", seats, seed=game_seed))
+    game = new_game(seed, index)
     real_tile_lays = legal._tile_lays
 
     def sampled_tile_lays(game: Game, corp: Corporation, hexes: set[str] | None = None,
@@ -147,7 +161,9 @@ def our_summary(state: GameState, ids: dict[str, str]) -> dict[str, Any]:
                                            for c in state.corporations.values()
                                            if c.percent_held_by(seat)}}
                     for seat, p in state.players.items()},
-        "corporations": {c.sym: {"cash": c.cash,
+        # 1825: a company's credit comes at formation in the operating round (5.1.2),
+        # the site's when its sixth share is sold: compared once it has formed.
+        "corporations": {c.sym: {"cash": c.cash if c.floated or TITLE != "1825" else None,
                                  "price": state.market.price(c.sym)
                                  if c.sym in state.market.positions else None,
                                  "trains": sorted(t.name for t in c.trains),
@@ -361,6 +377,14 @@ def _features(game: Game) -> list[str]:
         out.append("bankruptcy")
     if "obsolete" in said:
         out.append("obsolete")
+    if "it is bankrupt" in said:
+        out.append("company bankrupt")
+    if "bank has broken" in said:
+        out.append("bank broken")
+    if "top of the share price index" in said:
+        out.append("price at the top")
+    if game.state.phase_index >= 2:
+        out.append("phase 3")
     return out
 
 
@@ -383,7 +407,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, help="folder of games played before (our logs)")
     parser.add_argument("--play-only", action="store_true",
                         help="only play the games into --cache")
+    parser.add_argument("--title", default="18TN", choices=("18TN", "1825"))
     args = parser.parse_args(argv)
+    global TITLE
+    TITLE = args.title
     groups: dict[str, list[Outcome]] = defaultdict(list)
     started = time.monotonic()
     if args.play_only:
