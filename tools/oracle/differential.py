@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from oracle import DEFAULT_SITE_LIB, Oracle
 
 from engine import legal, track
-from engine.actions import Dividend, Done, LayTile, Pass, RunRoutes
+from engine.actions import Action, Dividend, Done, LayTile, Pass, RunRoutes, SellPrivate
 from engine.errors import GameError
 from engine.export import export_record
 from engine.game import Game, Setup
@@ -46,6 +46,7 @@ from engine.records import (
     replay_action,
     setup_of,
 )
+from engine.rounds.stock import StockRound
 from engine.state import Corporation, GameState
 from engine.titles.t18tn import CIVIL_WAR
 
@@ -122,7 +123,7 @@ def take(rng: random.Random, game: Game, seat: str) -> None:
     """Apply a random legal action: the best routes run, a random dividend, and otherwise
     a random candidate, one that is not a pass four times in five. The candidates are
     tried in that order of preference (random within each) until the game accepts one."""
-    candidates = list(legal._candidates(game))
+    candidates = [a for a in legal._candidates(game) if not site_refuses(game, a)]
     runs = [a for a in candidates if isinstance(a, RunRoutes) and a.auto]
     pays = [a for a in candidates if isinstance(a, Dividend)]
     rng.shuffle(pays)
@@ -144,6 +145,16 @@ def take(rng: random.Random, game: Game, seat: str) -> None:
         except GameError:
             continue
     raise RuntimeError(f"no legal action for {seat} in {game.round_name}: {game.legal()}")
+
+
+def site_refuses(game: Game, action: Action) -> bool:
+    """Legal actions the random player leaves out because the site refuses them, a
+    difference known and listed (docs/site-differences.md), so that the rest of the game
+    is compared: in 1825, a private sold to the bank after the turn's purchase (the
+    rulebook does not order them; the site offers the sale only before)."""
+    rnd = game.round
+    return isinstance(action, SellPrivate) and isinstance(rnd, StockRound) and \
+        rnd.s.turn.bought
 
 
 # --- positions, ours and the site's, in one shape ---------------------------------------
