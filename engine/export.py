@@ -60,6 +60,7 @@ from engine.records import (
     RecordMapper,
     replay_action,
     setup_of,
+    site_idle_1825,
     site_options,
 )
 from engine.rounds.operating import OperatingRound
@@ -765,35 +766,18 @@ def _site_idle(game: Game, seat: str) -> bool:
     but pass (or end a turn he has acted in), and cannot buy a private from another
     player either (the site offers that on his stock turn to a player with any cash who
     has not bought this turn, while another player owns one)."""
+    rnd = game.round
+    if isinstance(rnd, ShareDealingRound):
+        return site_idle_1825(game, rnd, seat)
     if game.legal() not in (["pass"], ["done"]):
         return False
     state = game.state
-    rnd = game.round
-    if isinstance(rnd, ShareDealingRound):
-        return _site_idle_1825(rnd, seat)
     if isinstance(rnd, StockRound) and rnd.s.turn.bought:
         return True
     return state.players[seat].cash <= 0 or not any(
         not p.closed and p.owner in state.players and p.owner != seat
         and game.rules.may_sell_private(state, p) is None
         for p in state.privates.values())
-
-
-def _site_idle_1825(rnd: ShareDealingRound, seat: str) -> bool:
-    """1825: whether the site has nothing to offer a player who may only end his turn.
-    From the second round it offers a private's sale before the turn's purchase, and
-    the sale of any share held of a started company but the one just bought when that
-    purchase was the turn's last action (18xx.games checks only the last action; 4.3
-    forbids any company bought this turn)."""
-    state = rnd.state
-    if rnd.number == 1:
-        return True
-    if not rnd.s.turn.bought and any(p.owner == seat and not p.closed
-                                     for p in state.privates.values()):
-        return False
-    return not any(corp.percent_held_by(seat) and corp.sym in state.market.positions
-                   and corp.sym != rnd.last_bought
-                   for corp in state.corporations.values())
 
 
 # --- where the site stops in a company's turn -------------------------------------------
@@ -806,6 +790,11 @@ def _site_waits_at(game: Game, step: str) -> bool:
     rnd = game.round
     assert isinstance(rnd, OperatingRound) and rnd.current is not None
     turn, corp, state = rnd.current, rnd.company(), game.state
+    if state.title.name == "1825" and step in ("track", "token"):
+        # One site step lays tiles and places a base, in any order: its stop is our
+        # token step's, open while a lay is left or a base may be placed.
+        return step == "token" and (rnd._lays_left(corp) or (
+            not turn.token_placed and _may_place_token(game)))
     if step == "track":
         return rnd._lays_left(corp) or _tile_lay_at_hand(game)
     if step == "token":

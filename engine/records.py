@@ -50,7 +50,9 @@ from engine.errors import GameError
 from engine.game import Game, Setup
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import STOCK_ACTIONS, StockRound
+from engine.shares import certificate_count
 from engine.state import IPO, POOL, TREASURY
+from engine.titles.t1825 import ShareDealingRound
 
 # Extensions our export writes and the site ignores (see the module docstring).
 OUR_ACTIONS = "moderator_actions"
@@ -283,8 +285,18 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
             # again): his later turns in it are passes it never records.
             apply(game, turn.seat, Pass())
             continue
-        if turn.seat == seat and not operating:
+        rnd = game.round
+        if turn.seat == seat and not operating and not (
+                isinstance(rnd, ShareDealingRound) and (rnd.s.turn.bought or rnd.s.turn.sold)):
             return
+        if isinstance(rnd, ShareDealingRound):
+            # (The player's own next action after a turn the site ended by itself
+            # begins his next turn.)
+            # 1825: the site's own reading of what the player may still do.
+            if not site_idle_1825(game, rnd, turn.seat):
+                return
+            apply(game, turn.seat, Done() if rnd.s.turn.bought or rnd.s.turn.sold else Pass())
+            continue
         # A player who can do nothing more: he passes, or ends the turn he acted in.
         if game.legal() == ["pass"]:
             apply(game, turn.seat, Pass())
@@ -292,6 +304,34 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
             apply(game, turn.seat, Done())
         else:
             return
+
+
+def site_idle_1825(game: Game, rnd: ShareDealingRound, seat: str) -> bool:
+    """1825: whether the site has nothing to offer the player: no purchase (as ours),
+    and from the second round no private's sale before the turn's purchase (ours offers
+    it after too) and no sale of a share held of a started company but the one just
+    bought when that purchase was the turn's last action (18xx.games checks only the
+    last action; 4.3 forbids any company bought this turn). Before a purchase it also
+    offers to start any company not started, though it refuses one not on sale."""
+    state = rnd.state
+    if not rnd.s.turn.bought and any(text.startswith("buy") for text in game.legal()):
+        return False
+    if not rnd.s.turn.bought and any(
+            c.certificates[0].owner == IPO and not c.closed
+            and c.sym not in state.player(seat).sold_this_round
+            and state.player(seat).cash >= (c.par_price or 0) * c.certificates[0].percent // 10
+            for c in state.corporations.values()) and \
+            certificate_count(game.rules, state, seat) < game.rules.certificate_limit(state):
+        return False  # the site offers to par a company not yet on sale (4.1), refused
+    if rnd.number == 1:
+        return True
+    if not rnd.s.turn.bought and any(p.owner == seat and not p.closed
+                                     for p in state.privates.values()):
+        return False
+    return not any(corp.percent_held_by(seat) and corp.sym in state.market.positions
+                   and corp.sym != rnd.last_bought
+                   for corp in state.corporations.values())
+
 
 
 class RecordMapper:
