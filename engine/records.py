@@ -323,6 +323,12 @@ def site_idle_1825(game: Game, rnd: ShareDealingRound, seat: str) -> bool:
             for c in state.corporations.values()) and \
             certificate_count(game.rules, state, seat) < game.rules.certificate_limit(state):
         return False  # the site offers to par a company not yet on sale (4.1), refused
+    if not rnd.s.turn.bought and state.player(seat).cash > 0 and any(
+            p.owner in (None, POOL) and not p.closed
+            and f"private:{p.sym}" not in state.player(seat).sold_this_round
+            for p in state.privates.values()) and \
+            certificate_count(game.rules, state, seat) < game.rules.certificate_limit(state):
+        return False  # the site offers any private of the bank, at any price
     if rnd.number == 1:
         return True
     if not rnd.s.turn.bought and any(p.owner == seat and not p.closed
