@@ -51,7 +51,7 @@ from engine.state import Corporation, GameState
 from engine.titles.t18tn import CIVIL_WAR
 
 SEATS = ("Ann", "Bob", "Cy", "Di", "Ed")
-MAX_MOVES = 5000
+MAX_MOVES = 5000  # 1825: 3000 (a dead game goes on: nothing can end it)
 PERSIST = 3
 HEXES_TRIED = 6
 
@@ -109,7 +109,7 @@ def play(seed: int, index: int) -> Game:
 
     legal._tile_lays = sampled_tile_lays
     try:
-        for _ in range(MAX_MOVES):
+        for _ in range(MAX_MOVES if TITLE != "1825" else 3000):
             turn = game.turn()
             if turn is None:
                 break
@@ -341,6 +341,11 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
     if not answer["ok"]:
         at = answer["error_action_index"]
         action = record["actions"][at] if at is not None else {}
+        if TITLE == "1825":
+            known = site_difference_1825(game, answer, action, site_states)
+            if known is not None:
+                return Outcome(index, f"site difference: {known}",
+                               f"action {at}: {answer['error']}", record, features=features)
         if action.get("type") in ("bid", "pass") and (
                 "Bid on Companies" in answer["error"]
                 or auction_difference(record, at) == "bid after a pass"):
@@ -366,12 +371,34 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
                        record, features=features)
     result = {k: int(v) for k, v in answer["result"].items()}
     mine_result = {str(k): int(v) for k, v in record["result"].items()}
+    if not answer["finished"] and not game.state.game_over:
+        # Our random game was cut at MAX_MOVES: it agreed as far as it went.
+        return Outcome(index, "agree so far (cut before its end)", "", record, result,
+                       features)
     if not answer["finished"]:
         return Outcome(index, "differs: site game not finished", "", record, result, features)
     if result != mine_result:
         return Outcome(index, "differs: final scores", f"ours {mine_result} site {result}",
                        record, result, features)
     return Outcome(index, "agree", "", record, result, features)
+
+
+def site_difference_1825(game: Game, answer: dict[str, Any], action: dict[str, Any],
+                         site_states: list[dict[str, Any]]) -> str | None:
+    """A refusal of the site that is one of 1825's listed differences
+    (docs/site-differences.md), or None."""
+    error = str(answer.get("error"))
+    said = " ".join(game.state.log)
+    if action.get("type") == "buy_train" and "Not a buyable train" in error and \
+            "it is bankrupt" in said:
+        return "6.3 a bankrupt company's trains"
+    if "GameIsOver" in error and site_states and \
+            site_states[-1]["round"].startswith("Stock Round 100"):
+        # A game left with nothing anyone can do: the site ends it at its 100th turn.
+        return "the site's end at turn 100 (a dead game)"
+    if "GameIsOver" in error and game.state.end_reason == "market":
+        return "2 the top of the index ends the game at once"
+    return None
 
 
 def auction_difference(record: dict[str, Any], at: int) -> str:
