@@ -127,6 +127,10 @@ def take(rng: random.Random, game: Game, seat: str) -> None:
     runs = [a for a in candidates if isinstance(a, RunRoutes) and a.auto]
     pays = [a for a in candidates if isinstance(a, Dividend)]
     rng.shuffle(pays)
+    if game.state.title.name == "1825" and len(pays) > 1 and rng.random() < 0.5:
+        # 1825: paying out more often than not keeps companies alive (6.3): games that
+        # reach the late phases and the bank's end, not only bankrupt companies.
+        pays.sort(key=lambda a: a.choice != "payout")
     busy = [a for a in candidates if not isinstance(a, Pass | Done | RunRoutes | Dividend)]
     idle = [a for a in candidates if isinstance(a, Pass | Done)]
     rng.shuffle(busy)
