@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from oracle import DEFAULT_SITE_LIB, Oracle
 
 from engine import legal, track
-from engine.actions import Action, BuyPrivate, Dividend, Done, LayTile, Pass, RunRoutes, SellPrivate
+from engine.actions import Action, BuyPrivate, BuyTrain, Dividend, Done, LayTile, Pass, RunRoutes, SellPrivate
 from engine.errors import GameError
 from engine.export import export_record
 from engine.game import Game, Setup
@@ -156,9 +156,16 @@ def site_refuses(game: Game, action: Action) -> bool:
     difference known and listed (docs/site-differences.md), so that the rest of the game
     is compared: in 1825, a private sold to the bank after the turn's purchase (the
     rulebook does not order them; the site offers the sale only before), and one bought
-    from the pool while the bank still has privates never sold."""
+    from the pool while the bank still has privates never sold, and a train from the
+    pool once a company went bankrupt (the site removes its trains, 6.3)."""
     rnd = game.round
-    if not isinstance(rnd, StockRound) or game.state.title.name != "1825":
+    if game.state.title.name != "1825":
+        return False
+    if isinstance(action, BuyTrain) and action.source == "pool":
+        # 6.3: a bankrupt company's trains go back to the bank for resale; the site
+        # removes them (the pool holds no other trains but those discarded).
+        return any(c.closed for c in game.state.corporations.values())
+    if not isinstance(rnd, StockRound):
         return False
     if isinstance(action, SellPrivate):
         return rnd.s.turn.bought
@@ -393,8 +400,10 @@ def site_difference_1825(game: Game, answer: dict[str, Any], action: dict[str, A
     (docs/site-differences.md), or None."""
     error = str(answer.get("error"))
     said = " ".join(game.state.log)
-    if action.get("type") == "buy_train" and "Not a buyable train" in error and \
-            "it is bankrupt" in said:
+    from_pool = any(a.get("source") == "pool" for a in action.get("moderator_actions", ()))
+    if action.get("type") == "buy_train" and "it is bankrupt" in said and (
+            "Not a buyable train" in error or (from_pool and "discards a" not in said)):
+        # (The site, without the train, also skips a train step ours stops at.)
         return "6.3 a bankrupt company's trains"
     if "GameIsOver" in error and site_states and \
             site_states[-1]["round"].startswith("Stock Round 100"):
