@@ -34,7 +34,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from oracle import DEFAULT_SITE_LIB, Oracle
 
 from engine import legal, track
-from engine.actions import Action, BuyPrivate, BuyTrain, Dividend, Done, LayTile, Pass, RunRoutes, SellPrivate
+from engine.actions import (
+    Action,
+    BuyPrivate,
+    BuyTrain,
+    Dividend,
+    Done,
+    LayTile,
+    Pass,
+    RunRoutes,
+    SellPrivate,
+)
 from engine.errors import GameError
 from engine.export import export_record
 from engine.game import Game, Setup
