@@ -67,7 +67,6 @@ from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
 from engine.state import IPO, POOL, TREASURY, Corporation, GameState, PlacedTile
 from engine.title import Title
-from engine.titles.t1825 import ShareDealingRound
 
 # Our end reasons in the site's words.
 END_REASONS = {"bank": "bank", "market": "stock_market", "bankruptcy": "bankrupt"}
@@ -767,7 +766,7 @@ def _site_idle(game: Game, seat: str) -> bool:
     player either (the site offers that on his stock turn to a player with any cash who
     has not bought this turn, while another player owns one)."""
     rnd = game.round
-    if isinstance(rnd, ShareDealingRound):
+    if isinstance(rnd, StockRound) and game.state.title.name == "1825":
         return site_idle_1825(game, rnd, seat)
     if game.legal() not in (["pass"], ["done"]):
         return False

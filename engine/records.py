@@ -52,7 +52,6 @@ from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import STOCK_ACTIONS, StockRound
 from engine.shares import certificate_count
 from engine.state import IPO, POOL, TREASURY
-from engine.titles.t1825 import ShareDealingRound
 
 # Extensions our export writes and the site ignores (see the module docstring).
 OUR_ACTIONS = "moderator_actions"
@@ -286,13 +285,15 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
             apply(game, turn.seat, Pass())
             continue
         rnd = game.round
+        share_dealing = isinstance(rnd, StockRound) and game.state.title.name == "1825"
         if turn.seat == seat and not operating and not (
-                isinstance(rnd, ShareDealingRound) and (rnd.s.turn.bought or rnd.s.turn.sold)):
+                isinstance(rnd, StockRound) and share_dealing
+                and (rnd.s.turn.bought or rnd.s.turn.sold)):
             return
-        if isinstance(rnd, ShareDealingRound):
-            # (The player's own next action after a turn the site ended by itself
-            # begins his next turn.)
-            # 1825: the site's own reading of what the player may still do.
+        if isinstance(rnd, StockRound) and share_dealing:
+            # 1825: the site's own reading of what the player may still do (the
+            # player's own next action after a turn the site ended by itself begins
+            # his next turn).
             if not site_idle_1825(game, rnd, turn.seat):
                 return
             apply(game, turn.seat, Done() if rnd.s.turn.bought or rnd.s.turn.sold else Pass())
@@ -306,7 +307,7 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
             return
 
 
-def site_idle_1825(game: Game, rnd: ShareDealingRound, seat: str) -> bool:
+def site_idle_1825(game: Game, rnd: StockRound, seat: str) -> bool:
     """1825: whether the site has nothing to offer the player: no purchase (as ours),
     and from the second round no private's sale before the turn's purchase (ours offers
     it after too) and no sale of a share held of a started company but the one just
@@ -335,7 +336,7 @@ def site_idle_1825(game: Game, rnd: ShareDealingRound, seat: str) -> bool:
                                      for p in state.privates.values()):
         return False
     return not any(corp.percent_held_by(seat) and corp.sym in state.market.positions
-                   and corp.sym != rnd.last_bought
+                   and corp.sym != getattr(rnd, "last_bought", None)
                    for corp in state.corporations.values())
 
 
