@@ -410,9 +410,11 @@ def site_difference_1825(game: Game, answer: dict[str, Any], action: dict[str, A
     (docs/site-differences.md), or None."""
     error = str(answer.get("error"))
     said = " ".join(game.state.log)
-    from_pool = any(a.get("source") == "pool" for a in action.get("moderator_actions", ()))
+    from_pool = [a.get("train") for a in action.get("moderator_actions", ())
+                 if a.get("source") == "pool"]
     if action.get("type") == "buy_train" and "it is bankrupt" in said and (
-            "Not a buyable train" in error or (from_pool and "discards a" not in said)):
+            "Not a buyable train" in error or (
+                from_pool and f"discards a {from_pool[0]}-train" not in said)):
         # (The site, without the train, also skips a train step ours stops at.)
         return "6.3 a bankrupt company's trains"
     if "GameIsOver" in error and site_states and \
