@@ -122,6 +122,8 @@ def _conservative_candidates(game: Game) -> Iterator[Action]:
             first.append(RunRoutes(auto=True))
         if rnd.current.revenue is not None and not rnd.current.dividend_done:
             first.append(Dividend("withhold"))
+            # 1825 6.3: where withholding would bankrupt the company, it pays out.
+            first.append(Dividend("payout"))
         cheapest = trains.cheapest_available(game.state)
         if cheapest is not None and _forced_purchase(game):
             train, _, source = cheapest

@@ -67,6 +67,7 @@ from engine.records import (
     replay_action,
     setup_of,
     site_idle,
+    site_options,
 )
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
@@ -127,7 +128,8 @@ def _header(game: Game, ids: dict[str, int], names: dict[str, str], game_id: int
         "title": setup.title,
         "description": description,
         "players": [{"id": ids[seat], "name": names[seat]} for seat in order],
-        "settings": {"seed": setup.seed, "optional_rules": sorted(setup.options)},
+        "settings": {"seed": setup.seed,
+                     "optional_rules": site_options(setup.title, setup.options)},
         "status": "finished" if state.game_over else "active",
         "turn": state.stock_round_number,
         "round": "Stock Round" if isinstance(game.round, StockRound) else "Operating Round",
@@ -607,6 +609,8 @@ class _Renderer:
             if isinstance(action, Bid):
                 target = action.target or (rnd.s.auction.private if rnd.s.auction else None)
                 return {"type": "bid", "company": target, "price": action.amount}
+            if isinstance(action, BuyPrivate) and rnd.cheapest() is None:
+                return None  # 1825: bought from the bank in a regular turn (buy_company)
             if isinstance(action, BuyPrivate):
                 private = game.state.privates[action.private]
                 price = game.rules.private_price(game.state, private, rnd.number)
@@ -736,6 +740,12 @@ class _Renderer:
             return {"type": "choose", "choice": "Place Edge Token"}
         if isinstance(action, PayMesabi):
             return {"type": "choose", "choice": "Buy Mesabi Token"}
+        if isinstance(action, BuyShares) and shares == [f"{action.corporation}_0"]:
+            # 1825: the first new share is the director's certificate at face value,
+            # which the site records as setting the par value.
+            price = self.game.state.corporation(action.corporation).par_price
+            assert price is not None
+            return self._par(Par(action.corporation, price))
         if isinstance(action, BuyShares | RedeemShares | Protect):
             return {"type": "buy_shares", "shares": shares}
         if isinstance(action, DeclineProtection):
@@ -752,6 +762,11 @@ class _Renderer:
             gone = [t for corp, ids in before.trains.items() if corp != POOL
                     for t in ids if t not in after.trains.get(corp, ())]
             return {"type": "discard_train", "train": self.trains.get(gone[0], gone[0])}
+        if isinstance(action, SellPrivate) and action.buyer == "bank":
+            # 1825 4.2: to the bank at face value less the fee.
+            private = self.game.state.privates[action.private]
+            return {"type": "sell_company", "company": action.private,
+                    "price": max(0, private.spec.value - 30)}
         if isinstance(action, BuyPrivate):
             value = self.game.state.privates[action.private].spec.value
             return {"type": "buy_company", "company": action.private,
@@ -825,6 +840,11 @@ def _site_waits_at(game: Game, step: str) -> bool:
     rnd = game.round
     assert isinstance(rnd, OperatingRound) and rnd.current is not None
     turn, corp, state = rnd.current, rnd.company(), game.state
+    if state.title.name == "1825" and step in ("track", "token"):
+        # One site step lays tiles and places a base, in any order: its stop is our
+        # token step's, open while a lay is left or a base may be placed.
+        return step == "token" and (rnd._lays_left(corp) or (
+            not turn.token_placed and _may_place_token(game)))
     if step == "track":
         return rnd._lays_left(corp) or _tile_lay_at_hand(game)
     if step == "token":

@@ -383,6 +383,7 @@ def _stock_candidates(game: Game, rnd: StockRound) -> Iterator[Action]:
         return
     seat = s.current
     yield Done()
+    yield from game.rules.stock_candidates(state, seat)
     for corp in state.corporations.values():
         if corp.president == seat and rnd.rules.companies_act_in_stock_rounds:
             yield RedeemShares(company=corp.sym)
@@ -466,7 +467,7 @@ def _operating_candidates(game: Game, rnd: OperatingRound, prune: bool = True
     for other in state.corporations.values():
         if other.sym != corp.sym:
             for name in sorted({tr.name for tr in other.trains}):
-                yield BuyTrain(name, other.sym, 1)
+                yield BuyTrain(name, other.sym, game.rules.least_train_price)
                 yield BuyTrain(name, other.sym, state.title.train(name).price)
     for private in state.privates.values():
         if private.owner in state.players and not private.closed:
@@ -727,10 +728,13 @@ class _Lays:
         assert isinstance(rnd, OperatingRound)
         if rnd.current is None:
             return False
-        kind = board.lay_kind(rules, state, lay.hex, lay.tile)
+        kind = rules.tile_lay_kind(state, lay.hex, board.lay_kind(rules, state, lay.hex,
+                                                                  lay.tile))
         if self.kinds.get(kind) is False:
             return False  # the round refuses a lay of this kind, whichever it is
         corp = rnd.company()
+        if rules.why_not_lay_in_turn(state, corp, lay.hex, kind, rnd.current.lay_hexes):
+            return False  # a refusal by hex (1825 5.2.1), before the kind's answer
         tile = state.title.tile(lay.tile)
         connected = self.connects(corp.sym, lay.hex, tile, lay.rotation)
         if connected is False:

@@ -16,7 +16,7 @@ convention, the first player holds it, does not give ours).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +54,7 @@ from engine.errors import GameError
 from engine.game import Game, Setup
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import STOCK_ACTIONS, StockRound
+from engine.shares import certificate_count
 from engine.state import IPO, POOL, TREASURY
 
 # Extensions our export writes and the site ignores (see the module docstring).
@@ -121,12 +122,41 @@ def expanded(actions: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
             yield {**auto, AUTO: True}
 
 
+# The site's option names for ours, per title: 1825 Unit 1 is the site's `unit_1`, with
+# its bank and SECR face value (data/1825.json, decisions bank-6000, secr-par-67).
+SITE_OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "1825": {"site_figures": ("unit_1",)},
+}
+
+
+def site_options(title: str, options: frozenset[str]) -> list[str]:
+    """Our game options in the site's words."""
+    table = SITE_OPTIONS.get(title, {})
+    out: set[str] = set()
+    for option in options:
+        out.update(table.get(option, (option,)))
+    return sorted(out)
+
+
+def our_options(title: str, site: Iterable[str]) -> frozenset[str]:
+    """The site's optional rules in our words (1825: `unit_1` plays with the site's
+    figures)."""
+    table = SITE_OPTIONS.get(title, {})
+    out = set(site)
+    for ours, theirs in table.items():
+        if set(theirs) <= out:
+            out -= set(theirs)
+            out.add(ours)
+    return frozenset(out)
+
+
 def setup_of(record: dict[str, Any]) -> tuple[Setup, dict[str, str]]:
     players = record["players"]
     names = {str(p["id"]): str(p["name"]) for p in players}
     seats = tuple(names[str(p["id"])] for p in players)
     seed = int(record.get("settings", {}).get("seed") or 0)
-    options = frozenset(record.get("settings", {}).get("optional_rules") or ())
+    options = our_options(record["title"],
+                          record.get("settings", {}).get("optional_rules") or ())
     if record.get("title") == "1861":
         # 18xx.games plays 1861 with unlimited 2+2 and 5+5E trains (optional rule 14.2).
         options |= {"unlimited_trains"}
@@ -273,12 +303,14 @@ def site_idle(game: Game, seat: str) -> bool:
     title_specific.site_differences.interplayer_privates). The site asks the player
     alone: what his company may do in his turn (1850's redemption and reissue) does not
     keep him from being passed."""
+    rnd = game.round
+    if isinstance(rnd, StockRound) and game.state.title.name == "1825":
+        return site_idle_1825(game, rnd, seat)
     own = [option for option in game.legal()
            if not option.startswith(("redeem ", "reissue "))]
     if own not in (["pass"], ["done"]):
         return False
     state = game.state
-    rnd = game.round
     if isinstance(rnd, StockRound) and rnd.s.turn.bought:
         return True
     differences = game.rules.title.title_specific.get("site_differences")
@@ -286,6 +318,7 @@ def site_idle(game: Game, seat: str) -> bool:
         return True
     return state.players[seat].cash <= 0 or not any(
         not p.closed and p.owner in state.players and p.owner != seat
+        and game.rules.may_sell_private(state, p) is None
         for p in state.privates.values())
 
 
@@ -331,11 +364,25 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
             # 1861 9.2: the site drops a bidder who cannot raise from the auction.
             apply(game, turn.seat, Pass())
             continue
-        if turn.seat == seat and not operating and not (
+        rnd = game.round
+        share_dealing = isinstance(rnd, StockRound) and game.state.title.name == "1825"
+        if share_dealing:
+            if turn.seat == seat and not operating and not (
+                    isinstance(rnd, StockRound) and (rnd.s.turn.bought or rnd.s.turn.sold)):
+                return
+        elif turn.seat == seat and not operating and not (
                 auction is None and game.legal() == ["pass"]
                 and (raw.get("type") != "pass" or site_idle(game, seat))):
             # (A player the site passes by itself acts in a later turn: he passes now.)
             return
+        if isinstance(rnd, StockRound) and share_dealing:
+            # 1825: the site's own reading of what the player may still do (the
+            # player's own next action after a turn the site ended by itself begins
+            # his next turn).
+            if not site_idle_1825(game, rnd, turn.seat):
+                return
+            apply(game, turn.seat, Done() if rnd.s.turn.bought or rnd.s.turn.sold else Pass())
+            continue
         # A player who can do nothing more: he passes, or ends the turn he acted in.
         if game.legal() == ["pass"]:
             apply(game, turn.seat, Pass())
@@ -343,6 +390,40 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
             apply(game, turn.seat, Done())
         else:
             return
+
+
+def site_idle_1825(game: Game, rnd: StockRound, seat: str) -> bool:
+    """1825: whether the site has nothing to offer the player: no purchase (as ours),
+    and from the second round no private's sale before the turn's purchase (ours offers
+    it after too) and no sale of a share held of a started company but the one just
+    bought when that purchase was the turn's last action (18xx.games checks only the
+    last action; 4.3 forbids any company bought this turn). Before a purchase it also
+    offers to start any company not started, though it refuses one not on sale."""
+    state = rnd.state
+    if not rnd.s.turn.bought and any(text.startswith("buy") for text in game.legal()):
+        return False
+    if not rnd.s.turn.bought and any(
+            c.certificates[0].owner == IPO and not c.closed
+            and c.sym not in state.player(seat).sold_this_round
+            and state.player(seat).cash >= (c.par_price or 0) * c.certificates[0].percent // 10
+            for c in state.corporations.values()) and \
+            certificate_count(game.rules, state, seat) < game.rules.certificate_limit(state):
+        return False  # the site offers to par a company not yet on sale (4.1), refused
+    if not rnd.s.turn.bought and state.player(seat).cash > 0 and any(
+            p.owner in (None, POOL) and not p.closed
+            and f"private:{p.sym}" not in state.player(seat).sold_this_round
+            for p in state.privates.values()) and \
+            certificate_count(game.rules, state, seat) < game.rules.certificate_limit(state):
+        return False  # the site offers any private of the bank, at any price
+    if rnd.number == 1:
+        return True
+    if not rnd.s.turn.bought and any(p.owner == seat and not p.closed
+                                     for p in state.privates.values()):
+        return False
+    return not any(corp.percent_held_by(seat) and corp.sym in state.market.positions
+                   and corp.sym != getattr(rnd, "last_bought", None)
+                   for corp in state.corporations.values())
+
 
 
 class RecordMapper:

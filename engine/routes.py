@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.actions import Route, RunRoutes
-from engine.errors import require
+from engine.errors import GameError, require
 from engine.state import Corporation, GameState, Train
 from engine.title import Shared
 from engine.track import (
@@ -339,6 +339,10 @@ def check_run(rules: Rules, state: GameState, corp: Corporation, action: RunRout
         dist = train_distance(state, train)
         walks = walks_matching(state, graph, corp.sym, route.hexes, dist)
         require(bool(walks), _why_no_route(state, graph, corp, route, dist))
+        refusals = [rules.why_not_walk(state, corp, train, w) for w in walks]
+        if all(refusals):
+            raise GameError(str(refusals[0]))
+        walks = [w for w, why in zip(walks, refusals, strict=True) if why is None]
         candidates.append([(w, walk_revenue(rules, state, corp, train, w)) for w in walks])
     best: tuple[int, tuple[tuple[Walk, int], ...]] | None = None
     for combo in itertools.product(*candidates):

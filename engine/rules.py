@@ -77,6 +77,7 @@ class Rules:
     # Whether the Open Market's trains count toward that limit (1850 10.3 limits only
     # new trains).
     pool_trains_count_as_new = True
+    least_train_price = 1  # the least price of a train between companies (1825: £10)
 
     def __init__(self, title: Title, options: frozenset[str] = frozenset()) -> None:
         self.title = title
@@ -404,6 +405,12 @@ class Rules:
             return None
         if finished.number < state.operating_rounds_in_set:
             return OperatingRound(state, self, finished.number + 1)
+        return self.new_stock_round(state)
+
+    def new_stock_round(self, state: GameState) -> Round:
+        """A title's own stock round where it has one (1825's share dealing round)."""
+        from engine.rounds.stock import StockRound
+
         return StockRound(state, self)
 
     def start_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:
@@ -418,6 +425,32 @@ class Rules:
     def end_of_operating_round(self, state: GameState, round: Round) -> None:
         """A hook for what happens when an operating round ends."""
 
+    def start_of_operating_round(self, state: GameState, round: Round) -> None:
+        """What happens after the privates pay, before the first company operates
+        (1825 5.1.2: companies form)."""
+
+    def train_purchase_forced(self, state: GameState, corp: Corporation) -> bool:
+        """Whether a company with a route and no train must buy one, with its president's
+        money if need be (4.2.5.2); 1825 never forces a purchase (5.6)."""
+        return True
+
+    def tile_lay_kind(self, state: GameState, hex_id: str, kind: str) -> str:
+        """Whether a lay counts as a "yellow" lay or an "upgrade" (1825 5.2: the first
+        tile on a preprinted hex without track is a lay)."""
+        return kind
+
+    def why_not_lay_in_turn(self, state: GameState, corp: Corporation, hex_id: str,
+                            kind: str, laid: tuple[str, ...]) -> str | None:
+        """A title's limits on a lay given the hexes laid this turn (1825 5.2.1: two lays
+        not adjacent to each other)."""
+        return None
+
+    def why_not_walk(self, state: GameState, corp: Corporation, train: Train, walk: Walk
+                     ) -> str | None:
+        """Why a declared route is not a legal route of the title (1825 5.5.2: it begins
+        and ends at large stations), or None."""
+        return None
+
     def tile_lays(self, state: GameState, corp: Corporation) -> tuple[int, int]:
         """(yellow tiles, upgrades) a company may lay this turn: one or the other."""
         return self.yellow_lays_per_turn, self.upgrades_per_turn
@@ -431,6 +464,11 @@ class Rules:
         """What laying `tile` on `hex_id` costs beyond the terrain paid on its first
         tile (1861 10.4: Kiev's upgrade to brown)."""
         return 0
+
+    def stock_candidates(self, state: GameState, seat: str) -> list[Action]:
+        """Stock-round actions a title adds to `legal_actions`' candidates (1825: privates
+        bought from and sold to the bank)."""
+        return []
 
     def token_cost(self, state: GameState, corp: Corporation, hex_id: str) -> int:
         """What the next station token costs (the charter prints it)."""
@@ -544,6 +582,12 @@ class Rules:
         else:
             withhold(state, corp, revenue)
             self.move_price(state, corp, "left")
+
+    def dividend_choices(self, state: GameState, corp: Corporation, revenue: int
+                         ) -> list[str]:
+        """The answers to a company's revenue, as order texts (1825 6.3 may forbid
+        withholding)."""
+        return ["pay", "withhold"] + (["half"] if self.half_dividends else [])
 
     def closes_on_withholding(self, state: GameState, corp: Corporation) -> bool:
         """Whether withholding would close the company (1850's black area): its turn

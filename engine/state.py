@@ -189,6 +189,10 @@ class GameState:
     end_triggered: str | None = None  # a game end that completes a round first
     # Sales waiting for share price protection, in the order sold (1850 5.9).
     pending_sales: list[PendingSale] = field(default_factory=list)
+    # 1825: companies run on company credit, not the bank's money: payments between the
+    # bank and a company change only the company; `credit` is the net credit issued.
+    company_credit: bool = False
+    credit: int = 0
     log: Messages = field(default_factory=Messages)
 
     def say(self, text: str) -> None:
@@ -217,10 +221,19 @@ class GameState:
             self.bank_cash
             + sum(p.cash for p in self.players.values())
             + sum(c.cash for c in self.corporations.values())
+            - self.credit
         )
 
     def transfer_cash(self, payer: str, payee: str, amount: int) -> None:
         """Move money between the bank, a player, or a corporation (by name)."""
+        if self.company_credit and BANK in (payer, payee) and (
+                payer in self.corporations or payee in self.corporations):
+            # 1825: company credit comes from and goes to its own unlimited stock.
+            company = payee if payer == BANK else payer
+            delta = amount if payer == BANK else -amount
+            self.corporations[company].cash += delta
+            self.credit += delta
+            return
         self._adjust(payer, -amount)
         self._adjust(payee, amount)
 

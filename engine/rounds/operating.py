@@ -108,6 +108,7 @@ class OperatingRound(Round):
         self.protecting = False
         state.say(f"Operating Round {self.label} begins")
         rules.pay_privates(state)
+        rules.start_of_operating_round(state, self)
         self._next_company()
 
     @property
@@ -222,7 +223,7 @@ class OperatingRound(Round):
         if step <= 2 and corp.trains and t.revenue is None:
             out.append("run auto | run TRAIN: HEX HEX ...")
         if t.revenue is not None and not t.dividend_done:
-            out += ["pay", "withhold"] + (["half"] if self.rules.half_dividends else [])
+            out += self.rules.dividend_choices(state, corp, t.revenue)
         forced = self._forced(corp)
         reach = not forced or self._train_within_reach(corp)
         # A company whose withholding closes it (1850's black area) never reaches its
@@ -298,7 +299,8 @@ class OperatingRound(Round):
             for name in sorted({tr.name for tr in other.trains if not tr.obsolete}):
                 sample = next(tr for tr in other.trains if tr.name == name and not tr.obsolete)
                 face = state.title.train(name).price
-                prices = [p for p in sorted({1, face, corp.cash}) if 1 <= p <= corp.cash
+                least = self.rules.least_train_price
+                prices = [p for p in sorted({least, face, corp.cash}) if 1 <= p <= corp.cash
                           and self.rules.why_not_train_price(state, corp, other, sample, p)
                           is None]
                 if not prices:
@@ -446,7 +448,8 @@ class OperatingRound(Round):
                 state, t.bank_trains_bought):
             if corp.cash >= cheapest[1]:
                 return True
-            if not corp.trains and routes.has_route(self.rules, state, corp):
+            if not corp.trains and self.rules.train_purchase_forced(state, corp) and \
+                    routes.has_route(self.rules, state, corp):
                 return True  # a forced purchase (4.2.5.2)
         return corp.cash >= 1 and any(
             other.sym != corp.sym and any(not t.obsolete for t in other.trains)
@@ -493,8 +496,10 @@ class OperatingRound(Round):
             self.rules.use_private(self.state, corp, action, self)
             return
         kind = board.lay_kind(self.rules, self.state, action.hex, action.tile)
+        kind = self.rules.tile_lay_kind(self.state, action.hex, kind)
         why = self.rules.why_not_lay_count(self.state, corp, kind, action.hex, t.yellow_lays,
-                                           t.upgrades, t.lay_hexes)
+                                           t.upgrades, t.lay_hexes) \
+            or self.rules.why_not_lay_in_turn(self.state, corp, action.hex, kind, t.lay_hexes)
         if why:
             raise GameError(why)
         fee = self.rules.lay_fee(self.state, corp, len(t.lay_hexes))
@@ -710,6 +715,7 @@ class OperatingRound(Round):
         t = self.current
         assert t is not None
         require(self.rules.president_contributes and not corp.trains
+                and self.rules.train_purchase_forced(state, corp)
                 and routes.has_route(self.rules, state, corp),
                 f"{corp.sym} has {money(state, corp.cash)}; the {name}-train costs "
                 f"{money(state, price)}")
@@ -733,7 +739,8 @@ class OperatingRound(Round):
         state = self.state
         t = self.current
         assert t is not None
-        require(not corp.trains and routes.has_route(self.rules, state, corp),
+        require(not corp.trains and self.rules.train_purchase_forced(state, corp)
+                and routes.has_route(self.rules, state, corp),
                 "shares may be sold in an operating round only to raise money for a "
                 "forced train purchase")
         require(t.dividend_done or bool(t.revenue)
@@ -876,6 +883,7 @@ class OperatingRound(Round):
         if own is not None:
             return own
         return (not corp.trains and trains.cheapest_available(self.state) is not None
+                and self.rules.train_purchase_forced(self.state, corp)
                 and routes.has_route(self.rules, self.state, corp))
 
     def _train_within_reach(self, corp: Corporation) -> bool:

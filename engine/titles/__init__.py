@@ -30,6 +30,10 @@ def rules_for(title: str, options: frozenset[str] = frozenset()) -> Rules:
         from engine.titles.t1861 import Rules1861
 
         return Rules1861(spec, options)
+    if spec.name == "1825":
+        from engine.titles.t1825 import Rules1825
+
+        return Rules1825(spec, options)
     raise GameError(f"{spec.name} cannot be played yet: its rules are not implemented")
 
 

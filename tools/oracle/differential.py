@@ -37,7 +37,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from oracle import DEFAULT_SITE_LIB, Oracle
 
 from engine import legal, track
-from engine.actions import Dividend, Done, LayTile, Pass, RunRoutes, SellPrivate
+from engine.actions import (
+    Action,
+    BuyPrivate,
+    BuyTrain,
+    Dividend,
+    Done,
+    LayTile,
+    Pass,
+    RunRoutes,
+    SellPrivate,
+)
 from engine.errors import GameError
 from engine.export import export_record
 from engine.game import Game, Setup
@@ -49,6 +59,7 @@ from engine.records import (
     replay_action,
     setup_of,
 )
+from engine.rounds.stock import StockRound
 from engine.state import Corporation, GameState
 from engine.titles.t18tn import CIVIL_WAR
 from engine.titles.t1850 import CAPITAL_DUE
@@ -61,7 +72,7 @@ HEXES_TRIED = 6
 
 
 #: Players per game: game i of a title has PLAYERS[title][i % len(...)] players.
-PLAYERS = {"18TN": (3, 4, 5), "1850": (2, 3, 4, 5, 6)}
+PLAYERS = {"18TN": (3, 4, 5), "1850": (2, 3, 4, 5, 6), "1825": (2, 3, 4, 5)}
 #: Our actions the site has no form for, per title: the random players leave them.
 NO_SITE_FORM: dict[str, tuple[type, ...]] = {"1850": (SellPrivate,)}
 
@@ -86,12 +97,30 @@ def played(seed: int, index: int, cache: Path | None, title: str = "18TN") -> Ga
     return game
 
 
+# The title played (set by main and by `play`): 18TN, 1850, or 1825 Unit 1 (with the
+# site's figures, the option the site's `unit_1` maps to: a £5000 bank and the SECR at
+# £71).
+TITLE = "18TN"
+#: Options each title's random games are played with.
+OPTIONS: dict[str, frozenset[str]] = {"1825": frozenset({"site_figures"})}
+#: Moves after which a random game stops (1825: a dead game goes on: nothing ends it).
+MOVES = {"1825": 3000}
+
+
+def new_game(seed: int, index: int, title: str | None = None) -> Game:
+    title = title or TITLE
+    game_seed = seed * 100_000 + index
+    counts = PLAYERS[title]
+    return Game(Setup(title, SEATS[: counts[index % len(counts)]], seed=game_seed,
+                      options=OPTIONS.get(title, frozenset())))
+
+
 def play(seed: int, index: int, title: str = "18TN") -> Game:
+    global TITLE
+    TITLE = title
     game_seed = seed * 100_000 + index
     rng = random.Random(game_seed)
-    counts = PLAYERS[title]
-    seats = SEATS[: counts[index % len(counts)]]
-    game = Game(Setup(title, seats, seed=game_seed))
+    game = new_game(seed, index, title)
     left_out = NO_SITE_FORM.get(title, ())
     real_tile_lays = legal._tile_lays
 
@@ -113,7 +142,7 @@ def play(seed: int, index: int, title: str = "18TN") -> Game:
     legal._tile_lays = sampled_tile_lays
     last_real = 0  # moves up to the last one that was not a pass
     try:
-        for _ in range(MAX_MOVES):
+        for _ in range(MOVES.get(title, MAX_MOVES)):
             turn = game.turn()
             if turn is None:
                 break
@@ -144,10 +173,15 @@ def take(rng: random.Random, game: Game, seat: str,
     """Apply a random legal action: the best routes run, a random dividend, and otherwise
     a random candidate, one that is not a pass four times in five. The candidates are
     tried in that order of preference (random within each) until the game accepts one."""
-    candidates = [a for a in legal._candidates(game) if not isinstance(a, left_out)]
+    candidates = [a for a in legal._candidates(game)
+                  if not isinstance(a, left_out) and not site_refuses(game, a)]
     runs = [a for a in candidates if isinstance(a, RunRoutes) and a.auto]
     pays = [a for a in candidates if isinstance(a, Dividend)]
     rng.shuffle(pays)
+    if game.state.title.name == "1825" and len(pays) > 1 and rng.random() < 0.5:
+        # 1825: paying out more often than not keeps companies alive (6.3): games that
+        # reach the late phases and the bank's end, not only bankrupt companies.
+        pays.sort(key=lambda a: a.choice != "payout")
     busy = [a for a in candidates if not isinstance(a, Pass | Done | RunRoutes | Dividend)]
     idle = [a for a in candidates if isinstance(a, Pass | Done)]
     rng.shuffle(busy)
@@ -168,6 +202,32 @@ def take(rng: random.Random, game: Game, seat: str,
     raise RuntimeError(f"no legal action for {seat} in {game.round_name}: {game.legal()}")
 
 
+def site_refuses(game: Game, action: Action) -> bool:
+    """Legal actions the random player leaves out because the site refuses them, a
+    difference known and listed (docs/site-differences.md), so that the rest of the game
+    is compared: in 1825, a private sold to the bank after the turn's purchase (the
+    rulebook does not order them; the site offers the sale only before), and one bought
+    from the pool while the bank still has privates never sold, and a train from the
+    pool once a company went bankrupt (the site removes its trains, 6.3)."""
+    rnd = game.round
+    if game.state.title.name != "1825":
+        return False
+    if isinstance(action, BuyTrain) and action.source == "pool":
+        # 6.3: a bankrupt company's trains go back to the bank for resale; the site
+        # removes them (the pool holds no other trains but those discarded).
+        return any(c.closed for c in game.state.corporations.values())
+    if not isinstance(rnd, StockRound):
+        return False
+    if isinstance(action, SellPrivate):
+        return rnd.s.turn.bought
+    if isinstance(action, BuyPrivate):
+        # 4.2: a private in the pool is bought at face value; the site sells none
+        # while the bank has privates never sold.
+        unsold = any(p.owner is None and not p.closed for p in game.state.privates.values())
+        return unsold and game.state.privates[action.private].owner is not None
+    return False
+
+
 # --- positions, ours and the site's, in one shape ---------------------------------------
 
 
@@ -184,9 +244,12 @@ def our_summary(state: GameState, ids: dict[str, str]) -> dict[str, Any]:
                                            if c.percent_held_by(seat)}}
                     for seat, p in state.players.items()},
         # 1850 5.6.4: ours pays a company's capital at the end of the stock round, the
-        # site when it floats (docs/site-differences.md): count it as paid.
-        "corporations": {c.sym: {"cash": c.cash + (10 * (c.par_price or 0)
-                                                   if CAPITAL_DUE in c.markers else 0),
+        # site when it floats (docs/site-differences.md): count it as paid. 1825: a
+        # company's credit comes at formation in the operating round (5.1.2), the
+        # site's when its sixth share is sold: compared once it has formed.
+        "corporations": {c.sym: {"cash": None if TITLE == "1825" and not c.floated
+                                 else c.cash + (10 * (c.par_price or 0)
+                                                if CAPITAL_DUE in c.markers else 0),
                                  "price": state.market.price(c.sym)
                                  if c.sym in state.market.positions else None,
                                  "trains": sorted(t.name for t in c.trains),
@@ -212,6 +275,20 @@ def war_apart(ours: dict[str, Any], site: dict[str, Any]) -> set[str]:
     5.1: the site gives it to a company without a route)."""
     return {sym for sym, mine in ours["corporations"].items()
             if site["corporations"].get(sym, {}).get("civil_war") and not mine["civil_war"]}
+
+
+def holders_apart(ours: dict[str, Any] | str, site_state: dict[str, Any]) -> set[str]:
+    """The players (by id) and companies whose positions differ."""
+    if isinstance(ours, str):
+        return set()
+    site = site_summary(site_state)
+    out = companies_apart(ours, site)
+    for pid, mine in ours["players"].items():
+        theirs = site["players"].get(pid)
+        if theirs is None or mine["cash"] != theirs["cash"] or \
+                mine["shares"] != theirs["shares"]:
+            out.add(f"player {pid}")
+    return out
 
 
 def companies_apart(ours: dict[str, Any], site: dict[str, Any]) -> set[str]:
@@ -314,6 +391,13 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
             # docs/site-differences.md (1850): the site settles a trainless company's
             # dividend step when its token step ends, ours when it passes its run.
             continue
+        if TITLE == "1825":
+            # Per player and company: our company's turn may move its price one
+            # action after the site's (our empty run travels in a message after the
+            # site's pass), a lag that is no lasting difference of that company.
+            same = set.intersection(*(holders_apart(ours[j], site_states[j])
+                                      for j in window)) if diff else set()
+            lasting = lasting and bool(same)
         if diff and lasting and all(diffs[j] for j in window):
             action = record["actions"][at]
             tokened = set().union(*war[:at + 1])
@@ -329,6 +413,11 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
     if not answer["ok"]:
         at = answer["error_action_index"]
         action = record["actions"][at] if at is not None else {}
+        if TITLE == "1825":
+            known = site_difference_1825(game, answer, action, site_states)
+            if known is not None:
+                return Outcome(index, f"site difference: {known}",
+                               f"action {at}: {answer['error']}", record, features=features)
         if action.get("type") in ("bid", "pass") and (
                 "Bid on Companies" in answer["error"]
                 or auction_difference(record, at) == "bid after a pass"):
@@ -361,12 +450,38 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
                        record, features=features)
     result = {k: int(v) for k, v in answer["result"].items()}
     mine_result = {str(k): int(v) for k, v in record["result"].items()}
+    if not answer["finished"] and not game.state.game_over:
+        # Our random game was cut at MAX_MOVES: it agreed as far as it went.
+        return Outcome(index, "agree so far (cut before its end)", "", record, result,
+                       features)
     if not answer["finished"]:
         return Outcome(index, "differs: site game not finished", "", record, result, features)
     if result != mine_result:
         return Outcome(index, "differs: final scores", f"ours {mine_result} site {result}",
                        record, result, features)
     return Outcome(index, "agree", "", record, result, features)
+
+
+def site_difference_1825(game: Game, answer: dict[str, Any], action: dict[str, Any],
+                         site_states: list[dict[str, Any]]) -> str | None:
+    """A refusal of the site that is one of 1825's listed differences
+    (docs/site-differences.md), or None."""
+    error = str(answer.get("error"))
+    said = " ".join(game.state.log)
+    from_pool = [a.get("train") for a in action.get("moderator_actions", ())
+                 if a.get("source") == "pool"]
+    if action.get("type") == "buy_train" and "it is bankrupt" in said and (
+            "Not a buyable train" in error or (
+                from_pool and f"discards a {from_pool[0]}-train" not in said)):
+        # (The site, without the train, also skips a train step ours stops at.)
+        return "6.3 a bankrupt company's trains"
+    if "GameIsOver" in error and site_states and \
+            site_states[-1]["round"].startswith("Stock Round 100"):
+        # A game left with nothing anyone can do: the site ends it at its 100th turn.
+        return "the site's end at turn 100 (a dead game)"
+    if "GameIsOver" in error and game.state.end_reason == "market":
+        return "2 the top of the index ends the game at once"
+    return None
 
 
 def auction_difference(record: dict[str, Any], at: int) -> str:
@@ -413,6 +528,14 @@ def _features(game: Game) -> list[str]:
         out.append("bankruptcy")
     if "obsolete" in said:
         out.append("obsolete")
+    if "it is bankrupt" in said:
+        out.append("company bankrupt")
+    if "bank has broken" in said:
+        out.append("bank broken")
+    if "top of the share price index" in said:
+        out.append("price at the top")
+    if game.state.phase_index >= 2:
+        out.append("phase 3")
     return out
 
 
@@ -437,6 +560,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--play-only", action="store_true",
                         help="only play the games into --cache")
     args = parser.parse_args(argv)
+    global TITLE
+    TITLE = args.title
     groups: dict[str, list[Outcome]] = defaultdict(list)
     started = time.monotonic()
     if args.play_only:
