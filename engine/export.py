@@ -1046,10 +1046,12 @@ def _read_back(record: dict[str, Any], moves: list[Move], pieces: list[_Piece],
         index += 1
     if at != len(moves) and all(p.unrecorded for p in pieces if p.move is not None
                                 and p.move >= at):
-        # The game's last moves are passes the site makes by itself, at once: so does
-        # the importer at the record's end.
-        # (It may pass more of them than ours did: the position it reaches is the site's.)
-        at = min(len(moves), at + pass_idle_players(reader.game))
+        # The game's last moves are passes the site makes by itself, at once: the record
+        # leaves them out (checked: they are such passes), as the site's own records do.
+        probe = reader.game.clone()
+        if pass_idle_players(probe) < len(moves) - at and not probe.state.game_over:
+            raise RuntimeError(f"moves from {at} on are not the site's own passes")
+        at = len(moves)
     if at != len(moves):
         raise RuntimeError(f"moves from {at} on have no action in the record")
     return out

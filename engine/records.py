@@ -179,13 +179,14 @@ def import_record(record: dict[str, Any]) -> Replay:
     with replay.game.reading_log():  # no copy before each action (engine.game)
         for index, raw in enumerate(expanded(folded_actions(record["actions"]))):
             replay.applied += replay_action(replay.game, mapper, index, raw)
-        pass_idle_players(replay.game)
     return replay
 
 
 def pass_idle_players(game: Game, apply: _Apply | None = None) -> int:
-    """After the record's last action: the players the site passes by itself at once
-    (nothing left to do in a stock turn) pass; returns how many passes were made."""
+    """The players the site passes by itself at once (nothing left to do in a stock
+    turn) pass; returns how many passes were made. (A record's last actions may leave
+    such passes to be made: the site makes them at once, the importer when the next
+    action comes.)"""
     made = 0
     for _ in range(2 * len(game.setup.seats)):
         turn, rnd = game.turn(), game.round
@@ -295,6 +296,18 @@ def _accept_offers(game: Game, apply: _Apply) -> None:
         apply(game, turn.seat, Accept())
 
 
+def _own_options(game: Game) -> list[str]:
+    """What the player to act may do for himself: the site's 1850 asks him alone, not
+    his companies (their redemption and reissue in his stock turn; title_specific.
+    site_differences.idle_ignores_company_actions)."""
+    differences = game.rules.title.title_specific.get("site_differences")
+    if not (isinstance(differences, Mapping)
+            and differences.get("idle_ignores_company_actions")):
+        return game.legal()
+    return [option for option in game.legal()
+            if not option.startswith(("redeem ", "reissue "))]
+
+
 def site_idle(game: Game, seat: str) -> bool:
     """Whether the site passes this player by itself in a stock round: he can do nothing
     but pass (or end a turn he has acted in), and cannot buy a private from another
@@ -306,9 +319,7 @@ def site_idle(game: Game, seat: str) -> bool:
     rnd = game.round
     if isinstance(rnd, StockRound) and game.state.title.name == "1825":
         return site_idle_1825(game, rnd, seat)
-    own = [option for option in game.legal()
-           if not option.startswith(("redeem ", "reissue "))]
-    if own not in (["pass"], ["done"]):
+    if _own_options(game) not in (["pass"], ["done"]):
         return False
     state = game.state
     if isinstance(rnd, StockRound) and rnd.s.turn.bought:
@@ -333,6 +344,8 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
     operating = (raw.get("entity_type") in ("corporation", "company")
                  and raw.get("type") not in ("buy_shares", "sell_shares")) or (
         action is not None and not isinstance(action, STOCK_ACTIONS))
+    company_stock = raw.get("entity_type") == "corporation" and \
+        raw.get("type") in ("buy_shares", "sell_shares")
     for _ in range(4 * len(game.setup.seats)):
         turn = game.turn()
         if turn is None:
@@ -366,12 +379,14 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
             continue
         rnd = game.round
         share_dealing = isinstance(rnd, StockRound) and game.state.title.name == "1825"
+        # (A company's stock action is its president's turn: his company's options count.)
+        own = game.legal() if company_stock else _own_options(game)
         if share_dealing:
             if turn.seat == seat and not operating and not (
                     isinstance(rnd, StockRound) and (rnd.s.turn.bought or rnd.s.turn.sold)):
                 return
         elif turn.seat == seat and not operating and not (
-                auction is None and game.legal() == ["pass"]
+                auction is None and own == ["pass"]
                 and (raw.get("type") != "pass" or site_idle(game, seat))):
             # (A player the site passes by itself acts in a later turn: he passes now.)
             return
@@ -384,9 +399,9 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
             apply(game, turn.seat, Done() if rnd.s.turn.bought or rnd.s.turn.sold else Pass())
             continue
         # A player who can do nothing more: he passes, or ends the turn he acted in.
-        if game.legal() == ["pass"]:
+        if own == ["pass"]:
             apply(game, turn.seat, Pass())
-        elif game.legal() == ["done"]:
+        elif own == ["done"]:
             apply(game, turn.seat, Done())
         else:
             return
