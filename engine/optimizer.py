@@ -453,6 +453,8 @@ class _Table:
 
     def without(self, pool: int, segments: Sequence[int]) -> int:
         """`pool` less every route sharing one of `segments`."""
+        if not pool:  # (also a listing the clock cut short, which has no `free`)
+            return 0
         return reduce(and_, map(self.free.__getitem__, segments), pool)
 
     def above(self, pool: int, revenue: int) -> int:

@@ -319,3 +319,13 @@ def test_a_company_without_trains_runs_none() -> None:
     station(state, "G12", CORP)
     found = best(rules, state, company(state))
     assert found.total == 0 and found.proven and found.action() == RunRoutes(())
+
+
+def test_a_listing_cut_short_by_the_clock_removes_nothing_from_an_empty_pool() -> None:
+    """A train type whose routes the clock stopped listing has an empty table: taking
+    another train's segments out of its (empty) pool gives nothing, not an IndexError
+    (seen under load, where the time budget runs out mid-listing)."""
+    from engine.optimizer import _unknown
+
+    table = _unknown()
+    assert table.without(0, (3, 7)) == 0
