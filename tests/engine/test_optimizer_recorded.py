@@ -118,8 +118,8 @@ def test_4_2_3_1_the_best_run_is_what_the_18xx_games_engine_finds(values: Path) 
                          ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_10_6_every_fourth_recorded_run_is_legal_and_matched_within_a_budget(
         path: Path) -> None:
-    """1861: the recorded runs at every fourth move are legal, and the optimizer, given a second per
-    position (not the proof), finds a run earning at least as much, itself legal."""
+    """1861: the recorded runs at every fourth move are legal, and the optimizer, given
+    a second per position (not the proof), finds a run earning as much or more."""
     checked = 0
     for number, game, recorded in recorded_runs(path):
         rules, state = game.rules, game.state
