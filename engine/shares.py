@@ -14,6 +14,7 @@ from engine import market
 from engine.errors import GameError, require
 from engine.state import (
     BANK,
+    CLOSED,
     IPO,
     POOL,
     TREASURY,
@@ -242,3 +243,23 @@ def place_token(state: GameState, corp: Corporation, pos: market.Position) -> bo
     state.say(f"{corp.sym} share price moves from {money(state, before)} "
               f"to {money(state, after)}")
     return True
+
+
+def remove_from_game(state: GameState, corp: Corporation) -> None:
+    """A company leaves the game for good (1850's black area, 1825's bankruptcy): its
+    certificates are collected without compensation, its tokens leave the map and the
+    market, its trains go to the Open Market (back to the bank for resale) and its
+    money to the bank; it has no president any more."""
+    corp.closed = True
+    for cert in corp.certificates:
+        cert.owner = CLOSED
+    state.market.remove(corp.sym)
+    for cities in state.board.tokens.values():
+        for holders in cities.values():
+            while corp.sym in holders:
+                holders.remove(corp.sym)
+    state.trains_pool.extend(corp.trains)
+    corp.trains = []
+    if corp.cash:
+        state.transfer_cash(corp.sym, BANK, corp.cash)
+    corp.president = None

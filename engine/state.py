@@ -22,6 +22,7 @@ _T = TypeVar("_T")
 IPO = "ipo"  # the Initial Offering: certificates never owned by anyone
 POOL = "pool"  # the Open Market (bank pool)
 TREASURY = "treasury"  # the corporation's own treasury (1850, 1851)
+CLOSED = "closed"  # holder of the certificates of a company gone from the game
 BANK = "bank"
 RESERVED_NAMES = frozenset({IPO, POOL, TREASURY, BANK})
 

@@ -34,7 +34,13 @@ from engine.errors import GameError, require
 from engine.geometry import neighbour
 from engine.rounds.stock import StockRound, StockTurn
 from engine.rules import Rules
-from engine.shares import check_sale, money, move_token, resolve_presidency
+from engine.shares import (
+    check_sale,
+    money,
+    move_token,
+    remove_from_game,
+    resolve_presidency,
+)
 from engine.state import BANK, IPO, POOL, Corporation, GameState, Private, Train
 from engine.title import TileSpec, Title
 
@@ -49,7 +55,6 @@ TRAIN_PRICE_STEP = 10  # 5.6.5: trains between companies at any multiple of £10
 BANKRUPT_BELOW = 5  # 6.3
 FORMING = "forming"  # six new shares sold: forms at the next operating round (4.1)
 FORMED = "formed:"  # + its place in the order of formation (5.1.3)
-CLOSED = "closed"  # owner of a bankrupt company's certificates (6.3)
 ILLEGAL_ROUTE = -1_000_000  # the optimizer's value of a walk that is no route (5.5.2)
 
 OPTIONS = {
@@ -393,19 +398,7 @@ def formation_index(corp: Corporation) -> int | None:
 def bankrupt_company(state: GameState, corp: Corporation) -> None:
     """6.3: below £5 the company is bankrupt: its trains go back to the bank for resale,
     its bases and shares leave the game."""
-    corp.closed = True
-    for cert in corp.certificates:
-        cert.owner = CLOSED
-    state.market.remove(corp.sym)
-    for cities in state.board.tokens.values():
-        for holders in cities.values():
-            while corp.sym in holders:
-                holders.remove(corp.sym)
-    state.trains_pool.extend(corp.trains)
-    corp.trains = []
-    if corp.cash:
-        state.transfer_cash(corp.sym, BANK, corp.cash)
-    corp.president = None
+    remove_from_game(state, corp)
     state.say(f"{corp.sym}'s share price falls below {money(state, BANKRUPT_BELOW)}: it is "
               "bankrupt; its trains return to the bank, its bases and shares leave the "
               "game (6.3)")

@@ -16,7 +16,7 @@ from engine import board, market
 from engine.actions import UsePrivate
 from engine.errors import GameError
 from engine.rules import Rules, private_tile_lay
-from engine.shares import money, place_token
+from engine.shares import money, place_token, remove_from_game
 from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Private, Train
 from engine.title import MarketSpec, PhaseSpec, TileSpec, Title
 
@@ -46,7 +46,6 @@ PRIVATE_LAYS = {  # 15.2: what each private's extra yellow lay is
     GANT_BROTHERS: "an extra yellow tile for $30",
     LAND_GRANT: "an extra yellow tile, three in all, two west of the Mississippi",
 }
-CLOSED = "closed"  # owner of a closed company's certificates (5.1.1)
 CAPITAL_DUE = "capital due at the end of the stock round"  # 5.6.4
 MESABI = "Mesabi rights"  # may run to the Mesabi Range (6.5.1)
 MESABI_PRICE = 80
@@ -608,23 +607,11 @@ def close_company(state: GameState, corp: Corporation) -> None:
     """5.1.1 BLACK AREA: the company closes for good: its tokens leave the map and the
     market, its certificates are collected without compensation, its trains go to the
     Open Market and its money to the bank."""
-    corp.closed = True
-    for cert in corp.certificates:
-        cert.owner = CLOSED
-    state.market.remove(corp.sym)
-    for cities in state.board.tokens.values():
-        for holders in cities.values():
-            while corp.sym in holders:
-                holders.remove(corp.sym)
-    state.trains_pool.extend(corp.trains)
-    corp.trains = []
-    if corp.cash:
-        state.transfer_cash(corp.sym, BANK, corp.cash)
+    remove_from_game(state, corp)
     for private in state.privates.values():
         if private.owner == corp.sym:
             private.closed = True
     state.pending_sales[:] = [s for s in state.pending_sales if s.corporation != corp.sym]
-    corp.president = None
     state.say(f"{corp.sym}'s price enters the black area: {corp.sym} closes and its "
               "shares are worthless (5.1.1); certificate limits fall")
 

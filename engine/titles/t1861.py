@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 from engine.errors import GameError
 from engine.rules import Rules
 from engine.shares import money, move_token
-from engine.state import BANK, TREASURY, Corporation, GameState, Private
+from engine.state import BANK, CLOSED, TREASURY, Corporation, GameState, Private
 from engine.title import MarketCell, PhaseSpec, TileSpec, Title
 
 if TYPE_CHECKING:
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from engine.routes import Walk
     from engine.state import Train
 
-CLOSED = "closed"  # holder of a closed minor's charter
 TRAINLESS = "trainless: may be nationalised"  # 11: the Director decides
 FINAL_SET = "the first 8-train: this is the last set of operating rounds"  # 13
 NEXT_SET = "the first 8-train: the next set of operating rounds is the last"

@@ -14,7 +14,9 @@ Bob £85, Cy £210, Di £130; the Priority Deal goes to Cy, left of Bob, the las
 
 from __future__ import annotations
 
-from engine.actions import Action, BuyShares, BuyTrain, Done, LayTile, Pass, PlaceToken
+from scenario_moves import seat_to_act
+
+from engine.actions import BuyShares, BuyTrain, Done, LayTile, Pass, PlaceToken
 from engine.game import Game, Setup
 from engine.legal import legal_actions
 from engine.rounds.operating import OperatingRound
@@ -27,15 +29,7 @@ def new_game(seats: tuple[str, ...] = SEATS, options: frozenset[str] = frozenset
     return Game(Setup("1825", seats, 0, options))
 
 
-def play(g: Game, *moves: tuple[str, Action]) -> None:
-    for seat, action in moves:
-        g.apply(seat, action)
-
-
-def now(g: Game) -> str:
-    turn = g.turn()
-    assert turn is not None
-    return turn.seat
+now = seat_to_act
 
 
 def buy(g: Game, seat: str, corp: str, source: str | None = None) -> None:

@@ -15,7 +15,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engine.actions import Action, BuyPrivate, BuyShares, Done, Par, Pass
+from scenario_moves import play, seat_to_act
+
+from engine.actions import BuyPrivate, BuyShares, Done, Par, Pass
 from engine.game import Game, Setup
 from engine.records import import_record
 from engine.rounds.operating import OperatingRound
@@ -29,15 +31,7 @@ def new_game(seats: tuple[str, ...] = SEATS, options: frozenset[str] = frozenset
     return Game(Setup("1850", seats, 0, options, priority=seats[0]))
 
 
-def play(g: Game, *moves: tuple[str, Action]) -> None:
-    for seat, action in moves:
-        g.apply(seat, action)
-
-
-def now(g: Game) -> str:
-    turn = g.turn()
-    assert turn is not None
-    return turn.seat
+now = seat_to_act
 
 
 def privates_sold(g: Game) -> None:

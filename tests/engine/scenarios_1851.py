@@ -32,6 +32,8 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
+from scenario_moves import entity_to_act, play
+
 from engine.actions import (
     Action,
     BuyShares,
@@ -64,16 +66,7 @@ def new_game(seats: tuple[str, ...] = SEATS, seed: int = 0) -> Game:
     return Game(Setup("1851", seats, seed=seed))
 
 
-def play(g: Game, *moves: tuple[str, Action]) -> None:
-    for seat, action in moves:
-        g.apply(seat, action)
-
-
-def now(g: Game) -> str:
-    """The entity whose turn it is (a company in an operating round)."""
-    turn = g.turn()
-    assert turn is not None
-    return turn.entity
+now = entity_to_act
 
 
 def president(g: Game) -> str:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engine.actions import Action, Bid, Done, Pass, StartAuction
+from scenario_moves import seat_to_act
+
+from engine.actions import Bid, Done, Pass, StartAuction
 from engine.game import Game, Setup
 from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.operating import OperatingRound
@@ -25,15 +27,7 @@ def new_game(seats: tuple[str, ...] = SEATS, options: frozenset[str] = frozenset
     return Game(Setup("1861", seats, 0, options, priority=seats[0]))
 
 
-def play(g: Game, *moves: tuple[str, Action]) -> None:
-    for seat, action in moves:
-        g.apply(seat, action)
-
-
-def now(g: Game) -> str:
-    turn = g.turn()
-    assert turn is not None
-    return turn.seat
+now = seat_to_act
 
 
 def win_lot(g: Game) -> None:

@@ -11,7 +11,7 @@ from scenarios_1825 import all_pass, company_turn, first_round, lnwr_first_turn,
 from engine.actions import Dividend, Done, Pass, RunRoutes
 from engine.errors import GameError
 from engine.game import Game
-from engine.titles.t1825 import CLOSED
+from engine.state import CLOSED
 
 INDEX = [0, 5, 10, 16, 24, 34, 42, 49, 55, 61, 67, 71, 76, 82, 90, 100, 112, 126, 142,
          160, 180, 205, 230, 255, 280, 300, 320, 340]

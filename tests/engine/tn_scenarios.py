@@ -19,10 +19,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from scenario_moves import entity_to_act, play
 
 from engine.actions import (
     Accept,
-    Action,
     BuyPrivate,
     BuyShares,
     BuyTrain,
@@ -126,16 +126,7 @@ def new_game(options: frozenset[str] = frozenset()) -> Game:
     return Game(Setup("18TN", SEATS, seed=7, priority="Ann", options=options))
 
 
-def play(g: Game, *moves: tuple[str, Action]) -> None:
-    for seat, action in moves:
-        g.apply(seat, action)
-
-
-def now(g: Game) -> str:
-    """The entity whose turn it is (a company in an operating round)."""
-    turn = g.turn()
-    assert turn is not None
-    return turn.entity
+now = entity_to_act
 
 
 def president(g: Game) -> str:
