@@ -145,9 +145,13 @@ class MergerRound(Round):
                     f"only shares of {corp.sym} are dealt now", tuple(self.legal()))
             require(action.source in (None, TREASURY),
                     f"the shares of {corp.sym} are bought from its treasury (12.4)")
-            require(action.count == 1, "one share per order")
-            buy_certificate(self.rules, state, seat, corp, TREASURY)
-            claim_presidency(state, corp)
+            require(action.count == 1 or dealing.several,
+                    f"one share of {corp.sym} each now (12.4)")
+            for _ in range(action.count):  # `buy 2 NW`: while shareholders buy any number
+                require(self._may_buy(seat, corp), f"{seat} may not buy another share of "
+                        f"{corp.sym} now (12.4)")
+                buy_certificate(self.rules, state, seat, corp, TREASURY)
+                claim_presidency(state, corp)
             dealing.bought.add(seat)
             if not dealing.several or not self._may_buy(seat, corp):
                 dealing.waiting.pop(0)

@@ -198,6 +198,8 @@ class Rules1861(Rules):
         from engine.errors import require
 
         free = self.unstarted_publics(state)
+        if into is None and len(free) == 1:
+            into = free[0]  # `convert M-K`: the one public company left to form
         require(into is not None, f"name the public company: `into PUBLIC`, one of "
                 f"{', '.join(free)}")
         assert into is not None

@@ -11,7 +11,7 @@ import json
 import pytest
 from scenarios_1861 import now, record, record_game
 
-from engine.actions import Convert, Merge, Nationalise, Pass, Route, RunRoutes
+from engine.actions import BuyShares, Convert, Merge, Nationalise, Pass, Route, RunRoutes
 from engine.errors import GameError
 from engine.export import export_record
 from engine.records import import_record
@@ -79,6 +79,34 @@ def test_12_4_shares_are_dealt_to_the_director_then_to_every_player() -> None:
     # The Director, then each player from his left, once; who cannot pay is skipped.
     assert asked[0] == "Player 1"
     assert len(asked) == len(set(asked))
+
+
+def test_12_4_the_director_buys_several_shares_in_one_order() -> None:
+    """12.4: the shareholders buy any number: `buy 2 MK` is two shares at once."""
+    g = record_game(315)
+    g.apply("Player 1", Convert("K-R", "MK"))
+    mk, me = g.state.corporations["MK"], g.state.players["Player 1"]
+    price = g.state.market.price("MK")
+    cash, held = me.cash, mk.percent_held_by("Player 1")
+    assert cash >= 2 * price
+    g.apply("Player 1", BuyShares("MK", 2))
+    mk, me = g.state.corporations["MK"], g.state.players["Player 1"]
+    assert mk.percent_held_by("Player 1") == held + 20 and me.cash == cash - 2 * price
+
+
+def test_12_2_convert_without_a_public_named_takes_the_only_one_left() -> None:
+    """`convert M-K` (the order reference's short form) names no public: it is refused
+    with the choices while several wait, and takes the one left otherwise."""
+    g = record_game(315)
+    free = g.rules.unstarted_publics(g.state)  # type: ignore[attr-defined]
+    assert len(free) > 1
+    with pytest.raises(GameError, match="name the public company"):
+        g.apply("Player 1", Convert("K-R"))
+    for sym in free[1:]:
+        g.state.corporations[sym].floated = True  # as if formed before, in this test
+    assert g.rules.unstarted_publics(g.state) == free[:1]  # type: ignore[attr-defined]
+    g.apply("Player 1", Convert("K-R"))
+    assert g.state.corporations[free[0]].percent_held_by("Player 1") == 20
 
 
 def test_11_phase_4_nationalises_the_minors_left_without_a_train() -> None:
