@@ -294,57 +294,53 @@ def reachable(state: GameState, track: Track, corporation: str
 def reaches_hex(state: GameState, track: Track, corporation: str, hex_id: str,
                 old_paths: set[frozenset[Point]]) -> bool:
     """Whether a train of `corporation` reaches a segment of `hex_id` other than
-    `old_paths`, or a city of the hex: what `reachable` would say, from the tracing
-    of `trace_reach` stopped at the first such segment or city."""
+    `old_paths`, or a city of the hex: what `reachable` would say, from its tracing
+    stopped at the first such segment or city."""
     segments = track.segments
-    starts = token_nodes(state, corporation)
-    if any(n.hex == hex_id for n in starts):
-        return True  # a station is in a city of the hex
-    visited: set[tuple[int, Point]] = set()
-    stack: list[tuple[Point, int | None]] = [(n, None) for n in starts]
-    while stack:
-        point, came_by = stack.pop()
-        if isinstance(point, Node) and came_by is not None:
-            if point.hex == hex_id and point.kind == "c":
+    for seg, node in _trace(state, track, corporation):
+        if node is not None:
+            if node.hex == hex_id and node.kind == "c":
                 return True
-            if point.kind == "o" or blocked_for(state, point, corporation):
-                continue
-        for seg, nxt in next_steps(track, point, came_by):
-            if (seg, nxt) in visited:
-                continue
-            visited.add((seg, nxt))
-            segment = segments[seg]
-            if segment.hex == hex_id and frozenset((segment.a, segment.b)) not in old_paths:
-                return True
-            if segment.terminal and isinstance(nxt, Node):
-                if nxt.hex == hex_id and nxt.kind == "c":
-                    return True
-                continue
-            stack.append((nxt, seg))
+        elif segments[seg].hex == hex_id and \
+                frozenset((segments[seg].a, segments[seg].b)) not in old_paths:
+            return True
     return False
 
 
 def trace_reach(state: GameState, track: Track, corporation: str
                 ) -> tuple[set[Node], set[int]]:
     """`reachable` without the cache."""
-    starts = token_nodes(state, corporation)
-    seen_nodes: set[Node] = set(starts)
+    seen_nodes: set[Node] = set()
     seen_segments: set[int] = set()
+    for seg, node in _trace(state, track, corporation):
+        if node is not None:
+            seen_nodes.add(node)
+        else:
+            seen_segments.add(seg)
+    return seen_nodes, seen_segments
+
+
+def _trace(state: GameState, track: Track, corporation: str
+           ) -> Iterator[tuple[int, Node | None]]:
+    """The tracing of `reachable`, as it goes: (-1, node) for each node reached (the
+    stations first), (segment, None) for each segment passed."""
+    starts = token_nodes(state, corporation)
+    for node in starts:
+        yield -1, node
     visited: set[tuple[int, Point]] = set()
     stack: list[tuple[Point, int | None]] = [(n, None) for n in starts]
     while stack:
         point, came_by = stack.pop()
         if isinstance(point, Node) and came_by is not None:
-            seen_nodes.add(point)
+            yield -1, point
             if point.kind == "o" or blocked_for(state, point, corporation):
                 continue
         for seg, nxt in next_steps(track, point, came_by):
             if (seg, nxt) in visited:
                 continue
             visited.add((seg, nxt))
-            seen_segments.add(seg)
+            yield seg, None
             if track.segments[seg].terminal and isinstance(nxt, Node):
-                seen_nodes.add(nxt)
+                yield -1, nxt
                 continue
             stack.append((nxt, seg))
-    return seen_nodes, seen_segments
