@@ -66,6 +66,7 @@ from engine.records import (
     pass_idle_players,
     replay_action,
     setup_of,
+    site_difference,
     site_idle,
     site_options,
 )
@@ -202,10 +203,7 @@ def site_train_ids(title: Title) -> dict[str, str]:
     """Our train ids -> the site's. The site names a type apart where a phase starts with
     a later copy of ours (title_specific.site_differences.train_names): 18TN's 4th and
     5th 3-trains are its "3'-0" and "3'-1", the 2nd 6-train its "6'-0"."""
-    differences = title.title_specific.get("site_differences")
-    renamed: Mapping[str, str] = {}
-    if isinstance(differences, Mapping):
-        renamed = differences.get("train_names") or {}
+    renamed: Mapping[str, str] = site_difference(title, "train_names") or {}
     out: dict[str, str] = {}
     for spec in title.trains:
         first_apart, site_name = spec.count or 0, spec.name
@@ -892,9 +890,8 @@ def _tile_lay_at_hand(game: Game) -> bool:
     rnd = game.round
     assert isinstance(rnd, OperatingRound)
     corp, state = rnd.company(), game.state
-    differences = game.rules.title.title_specific.get("site_differences")
-    first = differences.get("track_step_waits_for_private_purchase_from_phase") \
-        if isinstance(differences, Mapping) else None
+    first = site_difference(game.rules.title,
+                            "track_step_waits_for_private_purchase_from_phase")
     # 1850's site offers a purchase in its track step only once every private may be
     # bought (phase 3), not for the bridge company buyable in phase 2.
     purchases = first is None or state.phase_index >= game.rules.title.phase_index(first)

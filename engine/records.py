@@ -56,6 +56,7 @@ from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import STOCK_ACTIONS, StockRound
 from engine.shares import certificate_count
 from engine.state import IPO, POOL, TREASURY
+from engine.title import Title
 
 # Extensions our export writes and the site ignores (see the module docstring).
 OUR_ACTIONS = "moderator_actions"
@@ -296,13 +297,18 @@ def _accept_offers(game: Game, apply: _Apply) -> None:
         apply(game, turn.seat, Accept())
 
 
+def site_difference(title: Title, key: str) -> Any:
+    """A fact of how 18xx.games plays `title` apart from our rules
+    (title_specific.site_differences[key]; None where the title lists none)."""
+    differences = title.title_specific.get("site_differences")
+    return differences.get(key) if isinstance(differences, Mapping) else None
+
+
 def _own_options(game: Game) -> list[str]:
     """What the player to act may do for himself: the site's 1850 asks him alone, not
     his companies (their redemption and reissue in his stock turn; title_specific.
     site_differences.idle_ignores_company_actions)."""
-    differences = game.rules.title.title_specific.get("site_differences")
-    if not (isinstance(differences, Mapping)
-            and differences.get("idle_ignores_company_actions")):
+    if not site_difference(game.rules.title, "idle_ignores_company_actions"):
         return game.legal()
     return [option for option in game.legal()
             if not option.startswith(("redeem ", "reissue "))]
@@ -324,8 +330,7 @@ def site_idle(game: Game, seat: str) -> bool:
     state = game.state
     if isinstance(rnd, StockRound) and rnd.s.turn.bought:
         return True
-    differences = game.rules.title.title_specific.get("site_differences")
-    if isinstance(differences, Mapping) and differences.get("interplayer_privates") is False:
+    if site_difference(game.rules.title, "interplayer_privates") is False:
         return True
     return state.players[seat].cash <= 0 or not any(
         not p.closed and p.owner in state.players and p.owner != seat
