@@ -70,7 +70,7 @@ from engine.records import (
     site_idle,
     site_options,
 )
-from engine.rounds.operating import OperatingRound
+from engine.rounds.operating import CompanyTurn, OperatingRound
 from engine.rounds.stock import StockRound
 from engine.state import IPO, POOL, TREASURY, Corporation, GameState, PlacedTile
 from engine.title import Title
@@ -457,8 +457,9 @@ class _Renderer:
             probe.round.process(move.seat, probe._resolve(move.action))
             stays_open = _site_train_step_open(
                 probe, probe.state.corporation(was_turn.corporation),
-                from_depot=isinstance(move.action, BuyTrain)
-                and move.action.source in ("bank", POOL, None))
+                from_depot=(isinstance(move.action, BuyTrain)
+                            and move.action.source in ("bank", POOL, None))
+                or _bank_barred(game, was_turn))
         if not game.attempt(move.seat, move.action):
             raise ValueError(f"move {index} ({move}) does not replay")
         said = game.state.log[start:]
@@ -874,6 +875,10 @@ def _site_train_step_open(game: Game, corp: Corporation | None = None,
     # 4.2.5(g) with 4.2.5.1): its step stays open where ours is full.
     if sum(not t.obsolete for t in corp.trains) >= trains.train_limit(game.rules, state, corp):
         return False
+    rnd = game.round
+    if isinstance(rnd, OperatingRound) and rnd.current is not None and \
+            rnd.current.corporation == corp.sym and _bank_barred(game, rnd.current):
+        from_depot = True
     others = corp.cash >= 1 and any(
         other.sym != corp.sym and any(not t.obsolete for t in other.trains)
         for other in state.corporations.values())
@@ -881,6 +886,15 @@ def _site_train_step_open(game: Game, corp: Corporation | None = None,
     if not others and (cheapest is None or corp.cash < cheapest[1]):
         return False
     return others if from_depot else True
+
+
+def _bank_barred(game: Game, turn: CompanyTurn) -> bool:
+    """Whether a limit for good (1850 10.3: one new train a turn) bars the bank's trains
+    for the rest of the turn: the site then offers only other companies' trains, as right
+    after the purchase. 18TN's limit until the first 4-train does not (its site still
+    offers the Initial Offering's next train)."""
+    return game.rules.one_bank_train_per_turn_until is None and \
+        not game.rules.may_buy_another_bank_train(game.state, turn.bank_trains_bought)
 
 
 def _tile_lay_at_hand(game: Game) -> bool:

@@ -135,6 +135,10 @@ class _Judge:
                 action, BuyShares) and action.count == 1 and action.source is not None)
             if whole and _regular_stock_turn(rnd):
                 assert isinstance(action, SellShares | BuyShares | Par)
+                if isinstance(action, BuyShares) and rnd.s.turn.bought:
+                    # After a purchase only more brown Open Market shares may follow
+                    # (1850 5.1.1): the source decides.
+                    return "BuyShares", f"{action.corporation} {action.source}"
                 return type(action).__name__, action.corporation
             return None
         if isinstance(action, BuyTrain) and isinstance(rnd, OperatingRound) and \

@@ -60,6 +60,9 @@ class StockTurn:
     sold: bool = False
     sold_before_buying: bool = False
     sold_companies: set[str] = field(default_factory=set)
+    # 1850 5.1.1 BROWN AREA: the company whose Open Market shares this turn's purchase
+    # took; more of them may follow, one by one, until the player sells or ends his turn.
+    several_of: str | None = None
 
 
 @dataclass
@@ -259,6 +262,8 @@ class StockRound(Round):
             for source in (IPO, POOL, TREASURY):
                 if source == TREASURY and not rules.treasury_shares_for_sale:
                     continue
+                if self.s.turn.bought and source != POOL:
+                    continue  # more of a brown company: from the Open Market only
                 if corp.certificates_of(source) and self._can_afford(seat, corp, source):
                     suffix = "" if source == IPO else f" from {source}"
                     out.append(f"buy {corp.sym}{suffix}")
@@ -482,7 +487,7 @@ class StockRound(Round):
         return None
 
     def _why_not_buy(self, seat: str, corp: Corporation) -> str | None:
-        if self.s.turn.bought:
+        if self.s.turn.bought and self.s.turn.several_of != corp.sym:
             return f"{seat} has already bought a certificate this turn"
         if corp.sym in self.state.player(seat).sold_this_round:
             return f"{seat} sold {corp.sym} this round and may not buy it back (3.2)"
@@ -520,6 +525,7 @@ class StockRound(Round):
                 raise GameError(why)
             sell_shares(self.rules, state, seat, corp, percent)
             t.sold = True
+            t.several_of = None  # bought, then sold: the turn's purchases are over
             t.sold_companies.add(corp.sym)
             if not t.bought:
                 t.sold_before_buying = True
@@ -533,13 +539,18 @@ class StockRound(Round):
             why = self._why_not_buy(seat, corp)
             if why:
                 raise GameError(why)
-            source = action.source or self.rules.default_share_source(state, corp)
+            source = action.source or (POOL if t.bought else
+                                       self.rules.default_share_source(state, corp))
+            require(not t.bought or source == POOL,
+                    f"only more shares of {corp.sym} from the Open Market may be bought "
+                    f"this turn (5.1.1)")
             require(corp.par_price is not None,
                     f"{corp.sym} has not been started; `par {corp.sym} at PRICE` buys its "
                     f"president's certificate")
             require(action.count == 1 or self.rules.may_buy_several(state, corp, source),
                     "only one certificate may be bought per turn")
             paid = buy_certificate(self.rules, state, seat, corp, source, action.count)
+            t.several_of = corp.sym if self.rules.may_buy_several(state, corp, source) else None
             if self.rules.share_payee(state, corp, source) == corp.sym:
                 self.s.reissue_proceeds[corp.sym] = \
                     self.s.reissue_proceeds.get(corp.sym, 0) + paid

@@ -309,6 +309,8 @@ class Rules1850(Rules):
                 "nobody may buy the Mesabi rights until P5 belongs to a company or has "
                 "closed (15.2)")
         require(mesabi_tokens_left(state) > 0, "all four Mesabi tokens are taken (6.5.1)")
+        require(reaches(state, corp, MESABI_RANGE), f"{corp.sym}'s track does not reach "
+                "the Mesabi Range: the rights are paid for connecting to it (6.5.1, 15.2)")
         require(corp.cash >= MESABI_PRICE, f"{corp.sym} has {money(state, corp.cash)}; "
                 f"the Mesabi rights cost {money(state, MESABI_PRICE)}")
         corp.markers.add(MESABI)
@@ -471,7 +473,8 @@ class Rules1850(Rules):
         lay_left = turn.upgrades == 0 and turn.yellow_lays < yellow
         p5 = state.privates[MESABI_MINING]
         if lay_left and MESABI not in corp.markers and corp.cash >= MESABI_PRICE and \
-                mesabi_tokens_left(state) and (p5.closed or p5.owner in state.corporations):
+                mesabi_tokens_left(state) and (p5.closed or p5.owner in state.corporations) \
+                and reaches(state, corp, MESABI_RANGE):
             out.append(f"pay mesabi ({money(state, MESABI_PRICE)}, takes a yellow lay)")
         own_lay = turn.yellow_lays + turn.upgrades > 0
         for private in state.privates.values():
@@ -624,13 +627,16 @@ def west_of_mississippi(state: GameState) -> frozenset[str]:
 
 def reaches_edge(state: GameState, corp: Corporation) -> bool:
     """7.4 with 7.3.1: the company traces a route to its edge area (any connection)."""
+    edge = corp.spec.edge_token
+    return edge is not None and reaches(state, corp, edge.hex)
+
+
+def reaches(state: GameState, corp: Corporation, hex_id: str) -> bool:
+    """Whether the company's track, from its stations, reaches a stop in `hex_id`."""
     from engine import track
 
-    edge = corp.spec.edge_token
-    if edge is None:
-        return False
     nodes, _ = track.reachable(state, track.build_track(state), corp.sym)
-    return any(node.hex == edge.hex for node in nodes)
+    return any(node.hex == hex_id for node in nodes)
 
 
 def mesabi_tokens_left(state: GameState) -> int:

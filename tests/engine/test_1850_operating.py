@@ -277,6 +277,33 @@ def test_6_5_1_mesabi_rights_cost_80_half_to_the_company_owning_p5() -> None:
         g.rules.pay_mesabi(g.state, g.state.corporations[corp.sym])
 
 
+def test_6_5_1_the_mesabi_rights_need_a_connection_to_the_range() -> None:
+    """6.5.1, 15.2: the $80 is "connecting money", paid when a company connects to the
+    Mesabi Range: a company whose track does not reach it is refused, and `legal` does
+    not offer it; the recorded purchases all had one."""
+    from engine.titles.t1850 import MESABI, reaches
+
+    _, moves = _log()
+    paid = [i for i in range(len(moves)) if is_(PayMesabi)(move(i))]
+    assert paid and all(reaches(before(i).state, operating(before(i)).company(), "A10")
+                        for i in paid)
+    for n in range(paid[0], len(moves)):
+        g = before(n)
+        rnd = g.round
+        if not isinstance(rnd, OperatingRound) or rnd.current is None or \
+                rnd.steps[rnd.current.step] != "track" or move(n).seat != g.turn().seat:  # type: ignore[union-attr]
+            continue
+        corp = rnd.company()
+        if MESABI in corp.markers or corp.cash < 80 or reaches(g.state, corp, "A10"):
+            continue
+        assert not any("mesabi" in option.lower() for option in g.legal())
+        with pytest.raises(GameError, match="does not reach the Mesabi Range"):
+            g.apply(move(n).seat, PayMesabi())
+        break
+    else:
+        pytest.fail("no track step of a company without a connection to the Mesabi Range")
+
+
 # --- 15.2: private abilities ------------------------------------------------------------------
 
 def test_15_2_gant_brothers_lay_costs_30_and_comes_after_the_own_lay() -> None:

@@ -382,6 +382,34 @@ def test_5_1_1_brown_area_shares_may_be_bought_several_at_once_from_the_open_mar
     assert g.state.corporations["GN"].percent_held_by("Bob") == 30
 
 
+def test_5_1_1_brown_area_shares_may_be_bought_one_by_one_in_the_same_turn() -> None:
+    """5.1.1: "in a single stock turn ... any or all available shares of one company
+    ... from the Open Market": the turn stays open after one, for more of that company
+    from the Open Market only; a sale after them (5.3.4) ends the purchases."""
+    g = new_game()
+    to_second_stock_round(g)
+    gn = g.state.corporations["GN"]
+    for cert in gn.certificates[6:9]:
+        cert.owner = POOL
+    g.state.market.place("GN", (7, 2))  # $30, brown
+    while now(g) != "Bob":
+        g.apply(now(g), Pass())
+    g.state.players["Bob"].cash += 1000
+    play(g, ("Bob", BuyShares("GN", 1, "pool")))
+    assert now(g) == "Bob" and "buy GN from pool" in g.legal()
+    with pytest.raises(GameError, match="Open Market"):
+        g.apply("Bob", BuyShares("GN", 1, "ipo"))
+    with pytest.raises(GameError, match="already bought"):
+        g.apply("Bob", BuyShares("CBQ"))
+    play(g, ("Bob", BuyShares("GN")))  # from the Open Market, where the turn's buys are
+    gn = g.state.corporations["GN"]  # (each move works on a copy of the position)
+    assert gn.percent_held_by("Bob") == 20 and gn.pool_percent == 10
+    play(g, ("Bob", SellShares("GN", 1)))
+    assert not any(x.startswith("buy") for x in g.legal())
+    play(g, ("Bob", Pass()))
+    assert now(g) != "Bob"
+
+
 def test_defaults_a_late_president_lets_the_sale_stand_and_a_late_holder_keeps_his_share() -> None:
     """engine/defaults.py: the conservative default buys nothing and sells nothing."""
     from engine.defaults import conservative_action
