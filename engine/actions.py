@@ -248,6 +248,7 @@ class BuyTrain(Action):
     source: str = "bank"
     price: int | None = None
     company: str | None = None
+    trade_in: str | None = None  # a train of the buyer's, traded in for credit (1850 16.2)
 
 
 @dataclass(frozen=True, slots=True)

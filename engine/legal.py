@@ -251,7 +251,8 @@ def _refused(game: Game, action: Action) -> bool:
         # `OperatingRound._buy_train`'s first checks (4.2.5), on the state entering the
         # step leaves: the train limit, and for a train of another company, the train,
         # the price and the money.
-        if len(corp.trains) >= trains.train_limit(game.rules, state, corp):
+        if len(corp.trains) - (action.trade_in is not None) >= trains.train_limit(
+                game.rules, state, corp):
             return True
         seller = state.corporations.get(action.source)
         if seller is None:
@@ -463,9 +464,10 @@ def _operating_candidates(game: Game, rnd: OperatingRound, prune: bool = True
         yield Dividend("withhold")
         if game.rules.half_dividends:
             yield Dividend("half")
-    offer = trains.next_offered(state)
-    if offer is not None:
+    for offer in game.rules.offered_trains(state):
         yield BuyTrain(offer.name)
+        for old in game.rules.trade_ins(state, corp, offer.name):
+            yield BuyTrain(offer.name, trade_in=old)
     for name in sorted({tr.name for tr in state.trains_pool}):
         yield BuyTrain(name, POOL)
     for other in state.corporations.values():

@@ -538,6 +538,15 @@ class Rules:
         """The trains a company may buy from the Initial Offering: the next one."""
         return state.trains_offered[:1]
 
+    def trade_ins(self, state: GameState, corp: Corporation, new: str) -> dict[str, int]:
+        """The trains of `corp` it may trade in for a `new` one, with their credit."""
+        return {}
+
+    def trade_in(self, state: GameState, corp: Corporation, new: str, old: str) -> int:
+        """Take `corp`'s `old` train in part payment for a `new` one from the bank and
+        return the credit (1850 16.2's diesels); titles without trade-ins refuse."""
+        raise GameError(f"{state.title.name} has no trade-in of trains")
+
     def train_budget(self, state: GameState, corp: Corporation) -> int:
         """What `corp` may spend on a train from the bank (1861: with loans)."""
         return corp.cash

@@ -226,7 +226,8 @@ def _(x: a.Dividend, names: Names) -> str:
 @_fmt.register
 def _(x: a.BuyTrain, names: Names) -> str:
     source = "" if x.source == "bank" else _from(_sym(x.source, names))
-    return f"buy train {x.train}{source}{_for(x.price)}"
+    traded = f" trade in {x.trade_in}" if x.trade_in else ""
+    return f"buy train {x.train}{source}{_for(x.price)}{traded}"
 
 
 @_fmt.register

@@ -410,6 +410,9 @@ class _Build(Transformer[Token, Any]):
     def price(self, tok: Token) -> Token:
         return tok
 
+    def trade_in(self, tok: Token) -> Token:
+        return tok
+
     def buy(self, count: Tok, company: Token, source: Tok, price: Tok) -> tuple[a.Action, ...]:
         sym = self._company(company, _ANY_COMPANY)
         if sym in self.names.privates:
@@ -432,8 +435,10 @@ class _Build(Transformer[Token, Any]):
             where = next(src for src in _SHARE_SOURCES if src == folded)
         return (a.BuyShares(sym, count=self._count(count), source=where),)
 
-    def buy_train(self, train: Token, source: Tok, price: Tok) -> tuple[a.Action, ...]:
+    def buy_train(self, train: Token, source: Tok, price: Tok, trade_in: Tok = None
+                  ) -> tuple[a.Action, ...]:
         name = self._train(train)
+        traded = self._train(trade_in) if trade_in is not None else None
         where = "bank"
         if source is not None:
             folded = str(source).casefold()
@@ -450,7 +455,7 @@ class _Build(Transformer[Token, Any]):
                         f"a train comes from the bank, the pool or a company{reason}",
                         hint or p.suggestions,
                     ) from None
-        return (a.BuyTrain(name, source=where, price=self._price(price)),)
+        return (a.BuyTrain(name, source=where, price=self._price(price), trade_in=traded),)
 
     def buy_private(self, company: Token, source: Tok, price: Tok) -> tuple[a.Action, ...]:
         sym = self._company(company, ("private",))

@@ -272,18 +272,20 @@ class OperatingRound(Round):
         assert t is not None
         out: list[str] = []
         if len(corp.trains) >= trains.train_limit(self.rules, state, corp):
-            return out
+            return self._trade_in_options(corp)
         cheapest = trains.cheapest_available(state)
         president = state.player(corp.president or "")
         may_buy_new = self.rules.may_buy_another_bank_train(state, t.bank_trains_bought)
         purse = self.rules.train_budget(state, corp)
         if may_buy_new:
-            offer = trains.next_offered(state)
-            if offer is not None:
+            # The next train, and any other the title offers beside it (1861 phase 8,
+            # 1850 16.2's diesels), with the trades-in a title allows.
+            for offer in self.rules.offered_trains(state):
                 price = state.title.train(offer.name).price
                 helped = forced and cheapest is not None and cheapest[0] is offer
                 if purse >= price or (helped and corp.cash + president.cash >= price):
                     out.append(f"buy train {offer.name} ({money(state, price)})")
+            out += self._trade_in_options(corp)
         if may_buy_new or not self.rules.pool_trains_count_as_new:
             for name in sorted({tr.name for tr in state.trains_pool}):
                 price = state.title.train(name).price
@@ -437,8 +439,26 @@ class OperatingRound(Round):
             return
         self._finish_company()
 
+    def _trade_in_options(self, corp: Corporation) -> list[str]:
+        """Purchases from the bank with a train traded in (1850 16.2), which a company at
+        its train limit may make too."""
+        state, t = self.state, self.current
+        assert t is not None
+        if not self.rules.may_buy_another_bank_train(state, t.bank_trains_bought):
+            return []
+        out: list[str] = []
+        for offer in self.rules.offered_trains(state):
+            price = state.title.train(offer.name).price
+            for old, credit in self.rules.trade_ins(state, corp, offer.name).items():
+                if corp.cash >= price - credit:
+                    out.append(f"buy train {offer.name} trade in {old} "
+                               f"({money(state, price - credit)})")
+        return out
+
     def _can_buy_train(self, corp: Corporation) -> bool:
         state = self.state
+        if self._trade_in_options(corp):
+            return True
         if len(corp.trains) >= trains.train_limit(self.rules, state, corp):
             return False
         cheapest = trains.cheapest_available(state)
@@ -580,7 +600,8 @@ class OperatingRound(Round):
         assert t is not None
         state = self.state
         limit = trains.train_limit(self.rules, state, corp)
-        require(len(corp.trains) < limit,
+        # (A train traded in leaves before the new one comes: the count stays.)
+        require(len(corp.trains) - (action.trade_in is not None) < limit,
                 f"{corp.sym} owns {len(corp.trains)} trains, the limit in this phase")
         if action.source == "bank":
             self._buy_from_offering(corp, action)
@@ -610,6 +631,9 @@ class OperatingRound(Round):
         require(action.price in (None, price),
                 f"a {offer.name}-train from the bank costs {money(state, price)}")
         self._check_bank_limit(corp)
+        if action.trade_in is not None:
+            # 1850 16.2: a train traded in lowers the price; the company pays the rest.
+            price -= self.rules.trade_in(state, corp, offer.name, action.trade_in)
         self.rules.afford(state, corp, price, "train")
         self._pay_for_train(corp, price, offer.name)
         trains.take_from_offering(self.rules, state, corp, price, offer)

@@ -8,6 +8,7 @@ Range (6.5.1).
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
@@ -18,7 +19,7 @@ from engine.errors import GameError
 from engine.rules import Rules, private_tile_lay
 from engine.shares import money, place_token, remove_from_game
 from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Private, Train
-from engine.title import MarketSpec, PhaseSpec, TileSpec, Title
+from engine.title import MarketSpec, PhaseSpec, TileSpec, Title, TrainSpec
 
 if TYPE_CHECKING:
     from engine.market import Position
@@ -58,7 +59,12 @@ OPTIONS = {
     "finish_on_400": "16.1: the game ends when a share price reaches $400",
     "reduced_tokens": "16.3: the CB&Q and CRI&P have one $100 station fewer",
     "historical_order": "16.4: companies start in the order they commenced construction",
+    "diesels": "16.2: no 8- or 10-trains; 12-trains are 1830 diesels, on sale from the "
+               "first 6-train, a train traded in for $300",
 }
+DIESEL = "12"  # 16.2: the 12-trains are the diesels
+DIESEL_TRADE_IN = 300
+TRADED_IN = ("4", "5", "6")  # 16.2 with 1830's trade-in: "a train", the 4-train included
 # 16.4: the order of the historical start (the Missouri Pacific shares 1851 with the
 # Rock Island and follows it, as the rulebook lists them).
 HISTORICAL_ORDER = ("CBQ", "MILW", "RI", "MP", "GN", "NP", "KATY", "UP", "SOO")
@@ -72,8 +78,8 @@ class Rules1850(Rules):
         if unknown:
             known = "; ".join(f"{name} ({what})" for name, what in OPTIONS.items())
             raise GameError(f"1850 has no option {', '.join(unknown)}; its options are: "
-                            f"{known}. 16.2 (1830 diesels) is not available yet")
-        super().__init__(title, options)
+                            f"{known}")
+        super().__init__(with_diesels(title) if "diesels" in options else title, options)
     half_dividends = True  # 9.1.2
     yellow_lays_per_turn = 1  # 6: one yellow tile or one upgrade
 
@@ -545,6 +551,42 @@ class Rules1850(Rules):
         return self.phase(state).name in ("3", "4")
 
     # --- 4.2: phases --------------------------------------------------------------------
+    def offered_trains(self, state: GameState) -> list[Train]:
+        """16.2: from the first 6-train on, a diesel beside the next train."""
+        out = state.trains_offered[:1]
+        if "diesels" in self.options and \
+                state.phase_index >= state.title.phase_index("6"):
+            diesel = next((t for t in state.trains_offered if t.name == DIESEL), None)
+            if diesel is not None and diesel not in out:
+                out.append(diesel)
+        return out
+
+    def trade_ins(self, state: GameState, corp: Corporation, new: str) -> dict[str, int]:
+        if "diesels" not in self.options or new != DIESEL:
+            return {}
+        return {name: DIESEL_TRADE_IN for name in sorted({t.name for t in corp.trains})
+                if name in TRADED_IN}
+
+    def trade_in(self, state: GameState, corp: Corporation, new: str, old: str) -> int:
+        """16.2: with 1830's trade-in, a 4-, 5- or 6-train of the company's goes to the
+        Open Market for $300 off a diesel (the 4-train then rusts with the others)."""
+        from engine.errors import require
+
+        require("diesels" in self.options and new == DIESEL,
+                "only a diesel (a 12-train, option diesels: 16.2) takes a train in trade")
+        require(old in TRADED_IN, f"a {old}-train is not traded in: a 4-, 5- or 6-train is")
+        train = next((t for t in corp.trains if t.name == old), None)
+        require(train is not None, f"{corp.sym} owns no {old}-train to trade in")
+        assert train is not None
+        require(corp.cash >= state.title.train(new).price - DIESEL_TRADE_IN,
+                f"{corp.sym} has {money(state, corp.cash)}; the diesel costs "
+                f"{money(state, state.title.train(new).price - DIESEL_TRADE_IN)} with the "
+                f"{old}-train, from the company's treasury alone")
+        corp.trains.remove(train)
+        state.trains_pool.append(train)
+        state.say(f"{corp.sym} trades in a {old}-train for {money(state, DIESEL_TRADE_IN)}")
+        return DIESEL_TRADE_IN
+
     def on_phase_change(self, state: GameState, phase: PhaseSpec) -> None:
         """4.2.4: P1, P3, P5, P7 close at phase 5, the others stop paying; 4.2.5: all
         close at phase 6."""
@@ -623,6 +665,32 @@ def west_of_mississippi(state: GameState) -> frozenset[str]:
     """The hexes west of the Mississippi (the title's region), for P2's and P6's lays."""
     regions = cast("Mapping[str, Any]", state.title.title_specific.get("regions", {}))
     return frozenset(regions.get("west_of_mississippi", ()))
+
+
+def with_diesels(title: Title) -> Title:
+    """16.2: the title without 8- and 10-trains and their phases; the 12-train is the
+    diesel, which rusts the 4-trains; the 5-trains are permanent, as in 1830."""
+    trains: list[TrainSpec] = []
+    for spec in title.trains:
+        if spec.name in ("8", "10"):
+            continue
+        if spec.name == "4":
+            spec = dataclasses.replace(spec, rusts_on=DIESEL)
+        elif spec.name == "5":
+            spec = dataclasses.replace(spec, rusts_on=None)
+        elif spec.name == DIESEL:
+            spec = dataclasses.replace(spec, note="A diesel (16.2): on sale from the first "
+                                       "6-train; a 4-, 5- or 6-train traded in for $300.")
+        trains.append(spec)
+    phases: list[PhaseSpec] = []
+    for phase in title.phases:
+        if phase.name in ("8", "10"):
+            continue
+        if phase.name == DIESEL:
+            phase = dataclasses.replace(phase, events=(
+                "4-trains rust", "off-board areas and Mesabi pay their last value"))
+        phases.append(phase)
+    return dataclasses.replace(title, trains=tuple(trains), phases=tuple(phases))
 
 
 def reaches_edge(state: GameState, corp: Corporation) -> bool:

@@ -381,5 +381,63 @@ def test_16_1_the_400_finish_ends_the_game_after_that_company_operates() -> None
 
 
 def test_16_an_unknown_option_is_refused_with_the_list_of_options() -> None:
-    with pytest.raises(GameError, match="finish_on_400"):
-        new_game(options=frozenset({"diesels"}))
+    with pytest.raises(GameError, match="finish_on_400.*diesels"):
+        new_game(options=frozenset({"express_trains"}))
+
+
+def test_16_2_diesels_replace_the_8_and_10_trains_and_take_a_train_in_trade() -> None:
+    """16.2: no 8- or 10-trains (nor their phases); from the first 6-train on, the
+    12-train is a diesel on sale beside the 6-trains; a 4-, 5- or 6-train is traded in
+    for $300 (1830's rule), even at the train limit; the diesel rusts the 4-trains and
+    the 5-trains are permanent. Played on the recorded game, from the second 6-train's
+    purchase, with the option on."""
+    from grammar.format import format_order
+    from grammar.names import names_for_title
+    from grammar.parser import parse_line
+
+    first_six = first_move(is_(BuyTrain, train="6"))
+    n = first_move(is_(BuyTrain, train="6"), after=first_six + 1)
+    game, log = _log()
+    diesels = Game(Setup(game.setup.title, game.setup.seats, game.setup.seed,
+                         frozenset({"diesels"}), game.setup.priority), log[:n])
+    assert [t.name for t in diesels.state.title.trains] == ["2", "3", "4", "5", "6", "12"]
+    assert [p.name for p in diesels.state.title.phases] == ["2", "3", "4", "5", "6", "12"]
+    plain = before(n)
+    corp = operating(diesels).company()
+    assert operating(plain).company().sym == corp.sym
+    seat = move(n).seat
+    # Without the option no 12-train is on sale while 6-trains are left.
+    plain.state.corporations[corp.sym].cash = 2000
+    with pytest.raises(GameError):
+        plain.apply(seat, BuyTrain("12"))
+    corp.cash = 2000
+    owned = sorted(t.name for t in corp.trains)
+    assert owned and set(owned) <= {"4", "5", "6"}, owned
+    old = owned[-1]
+    assert "buy train 12 ($1100)" in diesels.legal()
+    assert f"buy train 12 trade in {old} ($800)" in diesels.legal()
+    with pytest.raises(GameError, match="not traded in"):
+        diesels.apply(seat, BuyTrain("12", trade_in="2"))
+    fours = {c.sym for c in diesels.state.corporations.values()
+             if any(t.name == "4" for t in c.trains)}
+    fives = {c.sym: sum(t.name == "5" for t in c.trains)
+             for c in diesels.state.corporations.values()}
+    bank = diesels.state.bank_cash
+    diesels.apply(seat, BuyTrain("12", trade_in=old))
+    after = diesels.state.corporations[corp.sym]
+    assert after.cash == 2000 - 800 and diesels.state.bank_cash == bank + 800
+    assert sorted(t.name for t in after.trains) == sorted([*owned[:-1], "12"])
+    assert diesels.state.title.phases[diesels.state.phase_index].name == "12"
+    assert all(t.name != "4" for c in diesels.state.corporations.values() for t in c.trains)
+    assert fours or old != "4"
+    assert all(t.name != "4" for t in diesels.state.trains_pool)  # rusted, traded or not
+    if old != "4":
+        assert old in [t.name for t in diesels.state.trains_pool]  # traded in: Open Market
+    for sym, count in fives.items():
+        if sym != corp.sym:
+            assert sum(t.name == "5" for t in diesels.state.corporations[sym].trains) == count
+    # The order, as a player writes it.
+    names = names_for_title(diesels.rules.title, diesels.setup.seats)
+    orders = parse_line("buy train 12 trade in 5", names)
+    assert orders == (BuyTrain("12", trade_in="5"),)
+    assert format_order(orders[0], names) == "buy train 12 trade in 5"

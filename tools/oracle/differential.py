@@ -239,8 +239,12 @@ def site_refuses_1850(game: Game, action: Action) -> bool:
     of: a bid after a pass in an auction (5.7: the site drops the bidder), a third bidder
     on a private (with two, both engines give the turn to the lower bidder; with more
     they order the turns otherwise), and a company's redemption or reissue when its
-    president could do nothing for himself (5.10.6: the site passes him)."""
+    president could do nothing for himself (5.10.6: the site passes him); a train from
+    the Open Market once a company closed in the black area (5.1.1 puts its trains
+    there; the site removes them)."""
     rnd = game.round
+    if isinstance(action, BuyTrain) and action.source == "pool":
+        return any(c.closed for c in game.state.corporations.values())
     if not isinstance(rnd, StockRound):
         return False
     turn = game.turn()
