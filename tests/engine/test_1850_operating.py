@@ -381,7 +381,7 @@ def test_16_1_the_400_finish_ends_the_game_after_that_company_operates() -> None
 
 
 def test_16_an_unknown_option_is_refused_with_the_list_of_options() -> None:
-    with pytest.raises(GameError, match="finish_on_400.*diesels"):
+    with pytest.raises(GameError, match=r"finish_on_400.*diesels"):
         new_game(options=frozenset({"express_trains"}))
 
 

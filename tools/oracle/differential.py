@@ -423,16 +423,22 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
         window = [j for j in range(at, len(diffs))
                   if j == at or record["actions"][j]["type"] != "message"][:PERSIST]
         lasting = len(window) == PERSIST or answer["ok"]
+        if at + 1 < len(diffs) and record["actions"][at + 1]["type"] == "message" and \
+                not diffs[at + 1]:
+            # Our move in the message was made by the site at this action (a run of
+            # nothing, which the site settles at its pass): the positions meet again.
+            continue
         if diff == ["company price"] and all(
                 not ours[j]["corporations"][sym]["trains"] and sym in operating[j]
                 for j in window for sym in apart[j]):
             # docs/site-differences.md (1850): the site settles a trainless company's
             # dividend step when its token step ends, ours when it passes its run.
             continue
-        if TITLE == "1825":
+        if TITLE in ("1825", "1850"):
             # Per player and company: our company's turn may move its price one
             # action after the site's (our empty run travels in a message after the
-            # site's pass), a lag that is no lasting difference of that company.
+            # site's pass), a lag that is no lasting difference of that company; one
+            # company's lag may follow another's.
             same = set.intersection(*(holders_apart(ours[j], site_states[j])
                                       for j in window)) if diff else set()
             lasting = lasting and bool(same)
@@ -451,6 +457,12 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
     if not answer["ok"]:
         at = answer["error_action_index"]
         action = record["actions"][at] if at is not None else {}
+        if "GameIsOver" in str(answer.get("error")) and site_states and \
+                site_states[-1]["round"].startswith("Stock Round 100"):
+            # A game left with nothing anyone can do: the site ends it at its 100th
+            # turn (docs/site-differences.md); it agreed up to there.
+            return Outcome(index, "site difference: the site's end at turn 100 (a dead game)",
+                           f"action {at}: {answer['error']}", record, features=features)
         if TITLE == "1825":
             known = site_difference_1825(game, answer, action, site_states)
             if known is not None:
@@ -494,6 +506,11 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
                        features)
     if not answer["finished"]:
         return Outcome(index, "differs: site game not finished", "", record, result, features)
+    if not game.state.game_over and site_states and \
+            site_states[-1]["round"].startswith("Stock Round 100"):
+        # Every company closed: the site ends the dead game; ours goes on (cut).
+        return Outcome(index, "site difference: the site's end at turn 100 (a dead game)",
+                       "", record, result, features)
     if result != mine_result:
         return Outcome(index, "differs: final scores", f"ours {mine_result} site {result}",
                        record, result, features)
@@ -513,10 +530,6 @@ def site_difference_1825(game: Game, answer: dict[str, Any], action: dict[str, A
                 from_pool and f"discards a {from_pool[0]}-train" not in said)):
         # (The site, without the train, also skips a train step ours stops at.)
         return "6.3 a bankrupt company's trains"
-    if "GameIsOver" in error and site_states and \
-            site_states[-1]["round"].startswith("Stock Round 100"):
-        # A game left with nothing anyone can do: the site ends it at its 100th turn.
-        return "the site's end at turn 100 (a dead game)"
     if "GameIsOver" in error and game.state.end_reason == "market":
         return "2 the top of the index ends the game at once"
     return None
