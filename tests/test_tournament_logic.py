@@ -19,6 +19,7 @@ from moderator.desk.tournament.scoring import (
 )
 from moderator.desk.tournament.seating import (
     SeatingError,
+    display_names,
     pairs_met,
     repeats,
     seat_final,
@@ -203,3 +204,10 @@ def test_no_seating_repeats_itself_over_many_pairs() -> None:
     direct = sum(1 for t in tables for p in itertools.combinations(t, 2)
                  if frozenset(p) in met)
     assert repeats(tables, met) == direct == 2
+
+
+def test_display_names_are_seat_names_and_unique() -> None:
+    names = display_names(["ann@x.org", "Ann@y.org", "9lives@x.org", "gm@x.org",
+                           "o'brien.j@x.org"])
+    assert names == {"ann@x.org": "Ann", "Ann@y.org": "Ann2", "9lives@x.org": "P9lives",
+                     "gm@x.org": "PGm", "o'brien.j@x.org": "Obrienj"}

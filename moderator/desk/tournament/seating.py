@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["SeatingError", "Table", "pairs_met", "repeats", "seat_final", "seat_heat",
-           "table_sizes"]
+__all__ = ["SeatingError", "Table", "display_names", "pairs_met", "repeats", "seat_final",
+           "seat_heat", "table_sizes"]
 
 
 class SeatingError(ValueError):
@@ -128,3 +129,22 @@ def seat_final(seeding: Sequence[str], titles: Sequence[str],
         turn += 1
     return tuple(Table(n, title, tuple(table)) for n, (title, table) in enumerate(
         zip(_titles_for(split, titles, ranges, heat), tables, strict=True), 1))
+
+
+def display_names(addresses: Sequence[str]) -> dict[str, str]:
+    """A name for each address (in entry order), shown at the tables and in the
+    standings instead of the address: the mailbox's name, letters, digits, `-` and `_`
+    only, starting with a letter, unique (a number added to a later one)."""
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    for address in addresses:
+        base = re.sub(r"[^A-Za-z0-9_-]", "", address.partition("@")[0])[:20]
+        base = (base if base[:1].isalpha() else f"P{base}")[:20].capitalize()
+        if base.lower() in ("gm", "director") or re.fullmatch(r"obs\d+", base, re.I):
+            base = f"P{base}"
+        name, n = base, 2
+        while name.lower() in taken:
+            name, n = f"{base}{n}", n + 1
+        taken.add(name.lower())
+        names[address] = name
+    return names
