@@ -347,6 +347,9 @@ def _start_heat(mail: _Mail, tournament: Tournament) -> str:
     listing = "\n".join(f"  table {t.number} ({t.title}): "
                         + ", ".join(f"{names[p]} ({p})" for p in t.players) for t in seating)
     mail.sections.append(Part(f"{tournament.name}, {what}", listing))
+    mail.sections.append(Part("Reliability of the players seated (every game on this "
+                              "service)", "\n".join(
+        f"  {reliability(store, p).line()}" for t in seating for p in t.players)))
     return f"{what} of {tournament.name} is seated at {len(seating)} tables and started"
 
 
