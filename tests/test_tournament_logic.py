@@ -211,3 +211,22 @@ def test_display_names_are_seat_names_and_unique() -> None:
                            "o'brien.j@x.org"])
     assert names == {"ann@x.org": "Ann", "Ann@y.org": "Ann2", "9lives@x.org": "P9lives",
                      "gm@x.org": "PGm", "o'brien.j@x.org": "Obrienj"}
+
+
+def test_the_worked_example_of_docs_orders_md() -> None:
+    # docs/orders.md, "standings / scoring": the numbers there, computed by hand.
+    heat1 = table_scores({"Ann": 5000, "Bob": 3000, "Cy": 3000, "Di": 1000})
+    heat2 = table_scores({"Ann": 2000, "Bob": 4000, "Eve": 2000})
+    assert (heat2["Bob"].placement, heat2["Ann"].placement) == (2, Fraction(1, 2))
+    assert (heat2["Bob"].share, heat2["Ann"].share) == (50, 25)
+    credits = {p: [credit_table("h1", heat1, {})[p]] for p in heat1}
+    for p, c in credit_table("h2", heat2, {}).items():
+        credits.setdefault(p, []).append(c)
+    table = standings(credits, "placement", ["Ann", "Bob", "Cy", "Di", "Eve"])
+    assert [(s.player, s.total) for s in table[:2]] == [("Bob", Fraction(7, 2)),
+                                                        ("Ann", Fraction(7, 2))]
+    assert (table[0].other, table[1].other) == (75, Fraction(125, 3) + 25)
+    assert float(table[1].other) == pytest.approx(66.67, abs=0.005)
+    split_cy = credit_table("h1", heat1, {"Cy": [("Cy", 30), ("Rae", 10)]})
+    assert (split_cy["Cy"].placement, split_cy["Rae"].placement) == (
+        Fraction(9, 8), Fraction(3, 8))
