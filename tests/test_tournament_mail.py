@@ -243,3 +243,33 @@ def test_a_tournament_through_heats_and_a_final(h: Harness) -> None:
         a for a in shown if a not in expected]
     assert "over" in direct(h, password, "start heat Spring")
 
+
+
+def test_a_refused_line_takes_back_a_heat_already_seated(h: Harness) -> None:
+    h.send(DIRECTOR, "create tournament Cup titles 18TN sizes 3-4 heats 1 seed 4")
+    password = director_password(h)
+    for address in PLAYERS[:7]:
+        h.send(address, "register Cup")
+    direct(h, password, "close entry Cup")
+    before = len(h.outbox())
+    answer = direct(h, password, "start heat Cup", "withdraw Nowhere")
+    assert "Nothing of your tournament mail was done" in answer
+    assert "REFUSED: there is no tournament Nowhere" in answer
+    # No table, no game, and no report went out: only the answer.
+    assert tables(h, "Cup") == [] and h.store.games() == []
+    assert len(h.outbox()) == before + 1
+    # Seated again after a withdrawal (tables of 3 and 3, not 4 and 3): the games are
+    # the new ones under the same ids, not the ones taken back.
+    h.send("p7@example.org", "withdraw Cup")
+    assert "heat 1 of Cup is seated at 2 tables" in direct(h, password, "start heat Cup")
+    for game_id, *_ in tables(h, "Cup"):
+        game = h.processor.game(game_id)
+        assert set(game.setup.seats) == set(seats_of(h, game_id))
+    # The heats are played: no more heats, no final.
+    for game_id, *_ in tables(h, "Cup"):
+        direct(h, password, f"end table {game_id}")
+    assert h.store.tournament("Cup").stage == "over"  # type: ignore[union-attr]
+    assert "Cup is over" in direct(h, password, "start heat Cup")
+    assert "has ended already" in direct(h, password, f"end table {tables(h, 'Cup')[0][0]}")
+    h.send("p1@example.org", "register Cup")
+    assert "entry to Cup is closed" in last_text(h, "p1@example.org")

@@ -95,6 +95,8 @@ def tournament_mail(work: Work, lines: list[str]) -> str:
     mail = _Mail(work, sender, passwords)
     results: list[Line] = []
     mark = len(work.answers.mails)
+    # What a refused mail must leave as it was: the games it made go with the savepoint.
+    committed, final = dict(work.committed), dict(work.answers.final)
     ok = True
     try:
         with work.store.transaction():  # a savepoint: every line or none
@@ -118,6 +120,10 @@ def tournament_mail(work: Work, lines: list[str]) -> str:
     except Refused:
         ok = False
         work.answers.drop_after(mark)
+        work.committed.clear()
+        work.committed.update(committed)
+        work.answers.final.clear()
+        work.answers.final.update(final)
         mail.sections.clear()
     work.answers.mail(sender, "tournament", "reply", game_id=None, key=None, kind="answer",
                       ok=ok, results=tuple(results), sections=tuple(mail.sections))
@@ -205,8 +211,10 @@ def _create(mail: _Mail, command: cmd.CreateTournament) -> str:
     tournament = Tournament(command.name, mail.sender, tuple(titles), command.sizes,
                             command.heats, command.advance, command.scoring,
                             command.minutes * 60.0, command.timeout, seed, None, "entry", 0)
+    if work.answers.budgeted and not work.answers.may_answer(mail.sender):
+        # The director would never get the mail that carries the password.
+        raise Refused("this address's answers for the hour are spent; try again later")
     store.create_tournament(tournament, work.now)
-    mail.work.answers.budgeted = False
     final = f"a final of {command.advance}" if command.advance else "no final"
     mail.sections.append(Part(f"Directing {command.name}", (
         f"Your director password for {command.name} is {director_token(work, command.name)}.\n"
