@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from engine.actions import Pass
+from engine.game import Move, Setup
 from moderator.store import SCHEMA_VERSION, Holder, Store, Tournament, TournamentTable
 
 TABLES = ("tournaments", "tournament_entrants", "tournament_tables", "tournament_holders",
@@ -76,3 +78,24 @@ def test_entrants_tables_holders_results_round_trip(tmp_path: Path) -> None:
                                        Holder("Bob", "rae@x.org", 12, None)]
     assert store.tournament_results("18TN-1") == {"Ann": 1200, "Bob": 900}
     assert store.reliability_counts("bob@x.org") == (0, 0, 0, 0, 1)
+
+
+def test_reliability_counts_every_game_of_a_person(tmp_path: Path) -> None:
+    store = Store(tmp_path / "r.sqlite")
+    with store.transaction():
+        store.create_game(Setup("18TN", ("Ann", "Bob", "Cy"), 1), "18TN-1")
+        store.add_member("18TN-1", "ann@x.org", "player", "Ann", seat="Ann", now=1.0)
+        # Three mails of Ann's made moves (one of them two moves), one mail of Bob's,
+        # and a move of the clock's.
+        store.append("18TN-1", 0, [Move("Ann", Pass())], cause="<a1>", actor="ann@x.org")
+        store.append("18TN-1", 1, [Move("Bob", Pass())], cause="<b1>", actor="bob@x.org")
+        store.append("18TN-1", 2, [Move("Cy", Pass())], cause="timer", actor="moderator")
+        store.append("18TN-1", 3, [Move("Ann", Pass()), Move("Ann", Pass())], cause="<a2>",
+                     actor="ann@x.org")
+        store.append("18TN-1", 5, [Move("Ann", Pass())], cause="<a3>", actor="ann@x.org")
+        # Ann was late once in a game that waits, and the clock passed for her once.
+        store.record_late("ann@x.org", "18TN-1", "Ann", 3, 10.0, "wait", 11.0)
+        store.record_late("ann@x.org", "18TN-1", "Ann", 5, 20.0, "pass", 21.0)
+        store.update_seat("18TN-1", "Ann", resigned=30.0)
+    assert store.reliability_counts("Ann@x.org") == (3, 1, 1, 1, 0)
+    assert store.reliability_counts("bob@x.org") == (1, 0, 0, 0, 0)
