@@ -105,6 +105,8 @@ class ModeratorConfig:
     # Addresses allowed to `create game`; empty: anyone, at most games_per_day each.
     game_masters: tuple[str, ...] = ()
     games_per_day: int = 3  # games one address may create a day (listed masters: no cap)
+    # Addresses allowed to `create tournament` (issue 20); empty: nobody.
+    tournament_directors: tuple[str, ...] = ()
     invitations_per_day: int = 30  # invitations one game master may send a day
     invitations_per_game: int = 12  # invitations one game may send in all
     # Answers to mail that proved no seat (strangers, forged senders), per address and
@@ -340,6 +342,7 @@ def parse_config(data: Mapping[str, Any], source: str, base: Path,
 
     mod = _Section("moderator", sections["moderator"], problems, base, environ)
     masters = mod.get("game_masters", list, [], check=_addresses)
+    directors = mod.get("tournament_directors", list, [], check=_addresses)
     secret = mod.secret("secret", SECRET_ENV, required=True)
     if secret is not None and len(secret) < MIN_SECRET_LENGTH:
         problems.append(f"[moderator] the secret must be at least {MIN_SECRET_LENGTH} "
@@ -352,6 +355,7 @@ def parse_config(data: Mapping[str, Any], source: str, base: Path,
         secret=secret,
         database=mod.path("database", required=True),
         game_masters=tuple(str(a).lower() for a in masters or ()),
+        tournament_directors=tuple(str(a).lower() for a in directors or ()),
         replies_per_hour=mod.get("replies_per_hour", int, 20, check=_positive),
         games_per_day=mod.get("games_per_day", int, 3, check=_positive),
         invitations_per_day=mod.get("invitations_per_day", int, 30, check=_positive),

@@ -39,6 +39,13 @@ once), so that marking a mail sent rewrites a short row, not the mail; ``outbox`
 view of the two as the one table it was before. A database of an older schema is
 migrated when it is opened.
 
+Schema version 6 adds moderated tournaments (`moderator.desk.tournament`):
+``tournaments`` (the director's terms and how far it has got), ``tournament_entrants``
+(players and reserves, in entry order), ``tournament_tables`` (each heat's tables and
+their games), ``tournament_holders`` (who held a table's seat, from which move: a
+substitute follows a dropout) and ``tournament_results`` (the seats' values when a
+table ended). Only new tables: a database of schema 5 gets them when opened.
+
 Every method that writes expects to run inside `transaction()` unless it says it
 opens its own; transactions nest (savepoints), so a method may be called from inside
 the service's one transaction per message.
@@ -60,7 +67,7 @@ import sqlite_utils
 
 from engine.game import Game, Move, Setup
 
-SCHEMA_VERSION = 5  # 5: the outbox's mails in a table of their own (`outbox_raw`)
+SCHEMA_VERSION = 6  # 6: tournaments (5: the outbox's mails in `outbox_raw`)
 
 Role = Literal["master", "player", "observer"]
 MemberStatus = Literal["invited", "active"]
@@ -248,6 +255,61 @@ CREATE TABLE IF NOT EXISTS calendars (     -- each seat's one deadline event per
     PRIMARY KEY (game_id, seat)
 );
 
+-- Schema 6, moderated tournaments (`moderator.desk.tournament`).
+CREATE TABLE IF NOT EXISTS tournaments (
+    name TEXT PRIMARY KEY COLLATE NOCASE,
+    director TEXT NOT NULL,            -- lower-cased
+    titles TEXT NOT NULL,              -- JSON list, in the order tables take them
+    sizes TEXT NOT NULL,               -- JSON list of the table sizes allowed
+    heats INTEGER NOT NULL,
+    advance INTEGER NOT NULL DEFAULT 0,  -- players in the final (0: no final)
+    scoring TEXT NOT NULL CHECK (scoring IN ('placement', 'share')),
+    deadline REAL NOT NULL,            -- seconds a player has for a turn
+    timeout TEXT NOT NULL CHECK (timeout IN ('wait', 'pass')),
+    seed INTEGER NOT NULL,
+    minimum INTEGER,                   -- reliability a player needs, percent
+    stage TEXT NOT NULL DEFAULT 'entry'
+        CHECK (stage IN ('entry', 'closed', 'heats', 'final', 'over')),
+    heat INTEGER NOT NULL DEFAULT 0,   -- the last heat started (the final: heats + 1)
+    created REAL NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS tournament_entrants (
+    tournament TEXT NOT NULL COLLATE NOCASE,
+    address TEXT NOT NULL,             -- lower-cased
+    role TEXT NOT NULL CHECK (role IN ('player', 'reserve')),
+    status TEXT NOT NULL DEFAULT 'entered'
+        CHECK (status IN ('entered', 'withdrawn', 'refused', 'dropped')),
+    created REAL NOT NULL,
+    PRIMARY KEY (tournament, address)
+);
+
+CREATE TABLE IF NOT EXISTS tournament_tables (
+    game_id TEXT PRIMARY KEY COLLATE NOCASE,
+    tournament TEXT NOT NULL COLLATE NOCASE,
+    heat INTEGER NOT NULL,             -- heats + 1 is the final
+    number INTEGER NOT NULL,
+    title TEXT NOT NULL,
+    ended REAL,                        -- scored: at the game's end or the director's word
+    UNIQUE (tournament, heat, number)
+);
+
+CREATE TABLE IF NOT EXISTS tournament_holders (  -- who held a table's seat
+    game_id TEXT NOT NULL COLLATE NOCASE,
+    seat TEXT NOT NULL,
+    address TEXT NOT NULL,
+    since INTEGER NOT NULL,            -- the game's move when they took the seat
+    until INTEGER,                     -- ... and when they left it (a dropout)
+    PRIMARY KEY (game_id, seat, address)
+);
+
+CREATE TABLE IF NOT EXISTS tournament_results (
+    game_id TEXT NOT NULL COLLATE NOCASE,
+    seat TEXT NOT NULL,
+    value INTEGER NOT NULL,            -- the seat's value when the table ended
+    PRIMARY KEY (game_id, seat)
+);
+
 CREATE TABLE IF NOT EXISTS withheld (      -- answers a budget held back, summarised later
     address TEXT PRIMARY KEY,
     count INTEGER NOT NULL,
@@ -415,6 +477,54 @@ class HeldOrders:
     cause: str
     round: str
     move: int
+
+
+@dataclass(frozen=True, slots=True)
+class Tournament:
+    """A tournament's terms and how far it has got (`tournaments`)."""
+
+    name: str
+    director: str
+    titles: tuple[str, ...]
+    sizes: tuple[int, ...]
+    heats: int
+    advance: int  # players in the final; 0: none
+    scoring: Literal["placement", "share"]
+    deadline: float
+    timeout: Literal["wait", "pass"]
+    seed: int
+    minimum: int | None
+    stage: Literal["entry", "closed", "heats", "final", "over"]
+    heat: int
+
+
+_TOURNAMENT_COLUMNS = ("name, director, titles, sizes, heats, advance, scoring, deadline, "
+                       "timeout, seed, minimum, stage, heat")
+
+
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    address: str
+    role: Literal["player", "reserve"]
+    status: Literal["entered", "withdrawn", "refused", "dropped"]
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentTable:
+    game_id: str
+    tournament: str
+    heat: int
+    number: int
+    title: str
+    ended: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Holder:
+    seat: str
+    address: str
+    since: int
+    until: int | None
 
 
 class Store:
@@ -1094,6 +1204,112 @@ class Store:
                               "address = ? AND reported_round IS NOT NULL",
                               [game_id, address.lower()]).fetchone()
         return None if row is None else str(row[0])
+
+    # --- tournaments (schema 6) -------------------------------------------------------
+    def create_tournament(self, t: Tournament, now: float) -> None:
+        self.db.execute(
+            f"INSERT INTO tournaments ({_TOURNAMENT_COLUMNS}, created) VALUES "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [t.name, t.director.lower(), json.dumps(list(t.titles)), json.dumps(list(t.sizes)),
+             t.heats, t.advance, t.scoring, t.deadline, t.timeout, t.seed, t.minimum,
+             t.stage, t.heat, now])
+
+    def tournament(self, name: str) -> Tournament | None:
+        row = self.db.execute(f"SELECT {_TOURNAMENT_COLUMNS} FROM tournaments WHERE "
+                              "name = ?", [name]).fetchone()
+        if row is None:
+            return None
+        return Tournament(row[0], row[1], tuple(json.loads(row[2])),
+                          tuple(json.loads(row[3])), *row[4:])
+
+    def update_tournament(self, name: str, **fields: Any) -> None:
+        names = ", ".join(f"{column} = ?" for column in fields)
+        self.db.execute(f"UPDATE tournaments SET {names} WHERE name = ?",
+                        [*fields.values(), name])
+
+    def add_entrant(self, tournament: str, address: str, role: str, now: float) -> None:
+        """Enter ADDRESS (again, after a withdrawal: keeping the first entry's place)."""
+        self.db.execute(
+            "INSERT INTO tournament_entrants (tournament, address, role, created) VALUES "
+            "(?, ?, ?, ?) ON CONFLICT (tournament, address) DO UPDATE SET "
+            "role = excluded.role, status = 'entered'",
+            [tournament, address.lower(), role, now])
+
+    def entrants(self, tournament: str) -> list[Entrant]:
+        """Everyone who entered TOURNAMENT, in entry order."""
+        rows = self.db.execute("SELECT address, role, status FROM tournament_entrants WHERE "
+                               "tournament = ? ORDER BY created, rowid", [tournament])
+        return [Entrant(*r) for r in rows.fetchall()]
+
+    def set_entrant(self, tournament: str, address: str, **fields: Any) -> None:
+        names = ", ".join(f"{column} = ?" for column in fields)
+        self.db.execute(f"UPDATE tournament_entrants SET {names} WHERE tournament = ? AND "
+                        "address = ?", [*fields.values(), tournament, address.lower()])
+
+    def add_tournament_table(self, table: TournamentTable) -> None:
+        self.db.execute("INSERT INTO tournament_tables (game_id, tournament, heat, number, "
+                        "title) VALUES (?, ?, ?, ?, ?)",
+                        [table.game_id, table.tournament, table.heat, table.number,
+                         table.title])
+
+    _TABLE_COLUMNS = "game_id, tournament, heat, number, title, ended"
+
+    def tournament_tables(self, tournament: str) -> list[TournamentTable]:
+        rows = self.db.execute(f"SELECT {self._TABLE_COLUMNS} FROM tournament_tables WHERE "
+                               "tournament = ? ORDER BY heat, number", [tournament])
+        return [TournamentTable(*r) for r in rows.fetchall()]
+
+    def tournament_table(self, game_id: str) -> TournamentTable | None:
+        """The tournament table GAME_ID is, if it is one."""
+        row = self.db.execute(f"SELECT {self._TABLE_COLUMNS} FROM tournament_tables WHERE "
+                              "game_id = ?", [game_id]).fetchone()
+        return None if row is None else TournamentTable(*row)
+
+    def end_tournament_table(self, game_id: str, values: dict[str, int], now: float) -> None:
+        """GAME_ID is scored on VALUES (each seat's value now)."""
+        self.db.execute("UPDATE tournament_tables SET ended = ? WHERE game_id = ?",
+                        [now, game_id])
+        self.db.conn.executemany("INSERT OR REPLACE INTO tournament_results (game_id, seat, "
+                            "value) VALUES (?, ?, ?)",
+                            [(game_id, seat, value) for seat, value in values.items()])
+
+    def tournament_results(self, game_id: str) -> dict[str, int]:
+        return {str(seat): int(value) for seat, value in self.db.execute(
+            "SELECT seat, value FROM tournament_results WHERE game_id = ? ORDER BY seat",
+            [game_id]).fetchall()}
+
+    def add_holder(self, game_id: str, seat: str, address: str, since: int) -> None:
+        self.db.execute("INSERT OR REPLACE INTO tournament_holders (game_id, seat, address, "
+                        "since) VALUES (?, ?, ?, ?)", [game_id, seat, address.lower(), since])
+
+    def end_holder(self, game_id: str, seat: str, address: str, until: int) -> None:
+        self.db.execute("UPDATE tournament_holders SET until = ? WHERE game_id = ? AND "
+                        "seat = ? AND address = ?", [until, game_id, seat, address.lower()])
+
+    def holders(self, game_id: str) -> list[Holder]:
+        """Who held each seat of GAME_ID, in turn."""
+        rows = self.db.execute("SELECT seat, address, since, until FROM tournament_holders "
+                               "WHERE game_id = ? ORDER BY seat, since, rowid", [game_id])
+        return [Holder(*r) for r in rows.fetchall()]
+
+    def reliability_counts(self, address: str) -> tuple[int, int, int, int, int]:
+        """ADDRESS's record in every game: (mails that made moves, late ones among them,
+        deadlines the clock passed, resignations, tournament seats taken from them)."""
+        address = address.lower()
+        one = self.db.execute
+        answered = one("SELECT COUNT(DISTINCT cause) FROM moves WHERE actor = ? AND "
+                       "cause IS NOT NULL", [address]).fetchone()[0]
+        late = one("SELECT COUNT(*) FROM lateness WHERE address = ? AND policy = 'wait'",
+                   [address]).fetchone()[0]
+        missed = one("SELECT COUNT(*) FROM lateness WHERE address = ? AND policy != 'wait'",
+                     [address]).fetchone()[0]
+        resigned = one("SELECT COUNT(DISTINCT s.game_id || ' ' || s.seat) FROM seats s JOIN "
+                       "members m ON m.game_id = s.game_id AND m.seat = s.seat WHERE "
+                       "m.address = ? AND m.role = 'player' AND s.resigned IS NOT NULL",
+                       [address]).fetchone()[0]
+        replaced = one("SELECT COUNT(*) FROM tournament_holders WHERE address = ? AND "
+                       "until IS NOT NULL", [address]).fetchone()[0]
+        return int(answered), int(late), int(missed), int(resigned), int(replaced)
 
     def meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()

@@ -225,7 +225,7 @@ class Answers:
     # -- one mail ------------------------------------------------------------------------------
     def mail(self, to: str, template: str, mail_kind: MailKind, *, game_id: str | None,
              key: str | None, game: Game | None = None, subject_text: str | None = None,
-             **context: Any) -> None:
+             subject: str | None = None, **context: Any) -> None:
         """Render one mail to TO and keep it for the transaction's end.
 
         A `reply` answers the incoming mail: it is threaded under it. Nothing goes to
@@ -267,7 +267,7 @@ class Answers:
                 state = f"refused: {state}" if state else "refused"
             tag = f"{game_id} {token}" if token and not settings.plus_addressing else game_id
             subject = f"[{tag}] {state}".strip()
-        else:
+        elif subject is None:  # SUBJECT: a mail of no game that is no answer (standings)
             subject = f"Re: {self.incoming.subject}" if self.incoming.subject else (
                 "18xx moderator")
         reply_to = (tag_address(settings.address, game_id, key, token)
@@ -277,6 +277,8 @@ class Answers:
         images: tuple[Picture, ...] = ()
         attachments: tuple[Attachment, ...] = ()
         whole_map = to in self.whole_map
+        if game_id and template == "report":
+            context["tournament"] = self.tournament_line(game_id)
         if game is not None and game_id and template == "report":
             images, context["map_note"] = self.map_choice(game_id, game, to, whole_map)
             context["deadline"], attachments = self.deadline_for(game_id, game, to)
@@ -313,6 +315,16 @@ class Answers:
             game_id=game_id, next_move=pos.view.next_move if pos else None, images=images,
             attachments=attachments,
             text_only=self.store.preferences(to).format == "text"))
+
+    def tournament_line(self, game_id: str) -> str | None:
+        """For a tournament table's reports: which tournament, heat and table it is."""
+        table = self.store.tournament_table(game_id)
+        tournament = self.store.tournament(table.tournament) if table else None
+        if table is None or tournament is None:
+            return None
+        stage = "the final" if table.heat > tournament.heats else f"heat {table.heat}"
+        return (f"Tournament {tournament.name}, {stage}, table {table.number}. Standings: "
+                f"mail `standings {tournament.name}`.")
 
     def deadline_for(self, game_id: str, game: Game, to: str
                      ) -> tuple[str | None, tuple[Attachment, ...]]:

@@ -8,6 +8,7 @@ import json
 
 from engine.export import export_record
 from engine.game import Game
+from moderator.desk.tournament.results import table_ended
 from moderator.desk.turns import restart_clock, settle
 from moderator.desk.work import Work
 from moderator.mail.compose import Attachment
@@ -58,6 +59,8 @@ def advance(work: Work, game_id: str, game: Game, *, moved: bool, end: bool = Fa
             f"  {name:<16} {score:>6}" for name, score in scores)
             + "\nThe complete move history is attached, as text and as an 18xx.games "
             "record (`moderator import` reads it too).")
+        if (scored := table_ended(work, game_id, game)) is not None:  # a tournament's
+            lines.append(scored)
     return "\n".join(lines) or None
 
 

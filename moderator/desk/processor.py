@@ -50,6 +50,7 @@ from moderator.desk.sender import (
     proves_stop,
 )
 from moderator.desk.settings import ProcessorSettings
+from moderator.desk.tournament.desk import tournament_lines, tournament_mail
 from moderator.desk.work import Work
 from moderator.mail.parse import Incoming, message_key, parse_incoming, read_identity
 from moderator.store import MessageRow, Store
@@ -309,6 +310,8 @@ def route(work: Work) -> tuple[str, Literal["processed", "skipped"]]:
         return lobby(work, game_id, auth), "processed"
     if inc.text and too_many_lines(work, game_id, None):  # before parsing it at all
         return "refused: too many lines", "processed"
+    if inc.text and (lines := tournament_lines(work)) is not None:
+        return tournament_mail(work, lines), "processed"
     if inc.text and (general_lines := general_commands(work)) is not None:
         return general(work, general_lines), "processed"
     if auth.status in ("no_token", "unregistered_sender"):

@@ -21,6 +21,7 @@ class ProcessorSettings:
     replies_per_hour: int = 20
     game_masters: tuple[str, ...] = ()
     games_per_day: int = 3
+    tournament_directors: tuple[str, ...] = ()
     invitations_per_day: int = 30
     invitations_per_game: int = 12
     max_message_bytes: int = 10_000_000
@@ -45,6 +46,7 @@ class ProcessorSettings:
                    replies_per_hour=config.replies_per_hour,
                    game_masters=config.game_masters,
                    games_per_day=config.games_per_day,
+                   tournament_directors=config.tournament_directors,
                    invitations_per_day=config.invitations_per_day,
                    invitations_per_game=config.invitations_per_game,
                    max_message_bytes=config.max_message_bytes,

@@ -1,0 +1,250 @@
+"""The tournament commands: lines of a mail outside any game (docs/orders.md,
+"Tournaments"). Read by a small parser of their own, not by the order grammar: they
+name a tournament, never a game's companies or hexes.
+
+    create tournament Spring titles 18TN,1850 sizes 3-4 heats 2 final 4
+        scoring share deadline 48h timeout pass seed 7
+    register Spring [as reserve]      withdraw Spring
+    close entry Spring [minimum 80%]  start heat Spring
+    end table 18TN-3                  replace ann@x.org in Spring [with rae@x.org]
+    standings Spring
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from grammar.commands import Command
+
+__all__ = ["CloseEntry", "CreateTournament", "EndTable", "Register", "ReplaceEntrant",
+           "Standings", "StartHeat", "TournamentError", "Withdraw", "parse_tournament_line",
+           "starts_tournament_line"]
+
+NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
+_DURATION = re.compile(r"(\d+)\s*(m|min|h|d)?", re.I)
+_UNITS = {"m": 1, "min": 1, "h": 60, "d": 1440, None: 60}
+
+
+class TournamentError(ValueError):
+    """A tournament line that cannot be read; the message says what was expected."""
+
+
+@dataclass(frozen=True, slots=True)
+class CreateTournament(Command):
+    """A director's new tournament (every term has a default but its name)."""
+
+    kind: ClassVar[str] = "create_tournament"
+    game_master: ClassVar[bool] = True
+    name: str
+    titles: tuple[str, ...] = ()  # required: `_create` refuses a line without them
+    sizes: tuple[int, ...] = (3, 4)
+    heats: int = 2
+    advance: int = 0  # players in the final; 0: no final
+    scoring: Literal["placement", "share"] = "placement"
+    minutes: int = 48 * 60  # a player's time for a turn
+    timeout: Literal["wait", "pass"] = "pass"
+    seed: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Register(Command):
+    kind: ClassVar[str] = "register"
+    name: str
+    reserve: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Withdraw(Command):
+    kind: ClassVar[str] = "withdraw"
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class CloseEntry(Command):
+    kind: ClassVar[str] = "close_entry"
+    game_master: ClassVar[bool] = True
+    name: str
+    minimum: int | None = None  # reliability in percent
+
+
+@dataclass(frozen=True, slots=True)
+class StartHeat(Command):
+    """Seat and start the next heat (after the last heat: the final)."""
+
+    kind: ClassVar[str] = "start_heat"
+    game_master: ClassVar[bool] = True
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class EndTable(Command):
+    """End a tournament table's game now: it is scored on the position."""
+
+    kind: ClassVar[str] = "end_table"
+    game_master: ClassVar[bool] = True
+    game: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReplaceEntrant(Command):
+    """Give a player's seat at their running table to a reserve (the first in entry
+    order unless one is named)."""
+
+    kind: ClassVar[str] = "replace_entrant"
+    game_master: ClassVar[bool] = True
+    address: str
+    name: str
+    substitute: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Standings(Command):
+    kind: ClassVar[str] = "standings"
+    name: str
+
+
+_STARTS = ("create tournament", "register", "withdraw", "close entry", "start heat",
+           "start final", "end table", "standings", "replace")
+
+
+def starts_tournament_line(line: str) -> bool:
+    """Whether LINE begins like a tournament command (`replace` only with `in`)."""
+    words = line.strip().lower().split()
+    text = " ".join(words)
+    if not words:
+        return False
+    if words[0] == "replace":
+        return len(words) >= 4 and words[2] == "in"
+    return any(text == s or text.startswith(s + " ") for s in _STARTS)
+
+
+def _name(word: str) -> str:
+    if not NAME.fullmatch(word):
+        raise TournamentError(f"{word!r} is not a tournament name (a letter, then letters, "
+                              "digits, `-` or `_`; at most 32)")
+    return word
+
+
+def _number(word: str, what: str) -> int:
+    if not word.isdigit():
+        raise TournamentError(f"{what} must be a whole number, not {word!r}")
+    return int(word)
+
+
+def _address(word: str) -> str:
+    address = word.strip("<>").lower()
+    local, at, domain = address.rpartition("@")
+    if not at or not local or ("." not in domain and domain != "localhost"):
+        raise TournamentError(f"{word!r} is not a mail address")
+    return address
+
+
+def parse_tournament_line(line: str) -> Command:
+    """The command of LINE (`starts_tournament_line` is true of it); TournamentError
+    saying what is wrong otherwise."""
+    words = line.strip().rstrip(".").split()
+    low = [w.lower() for w in words]
+    if low[:2] == ["create", "tournament"]:
+        return _create(words[2:])
+    if low[0] in ("register", "withdraw", "standings"):
+        if len(words) < 2:
+            raise TournamentError(f"`{low[0]}` needs the tournament's name: `{low[0]} NAME`")
+        if low[0] == "register":
+            rest = low[2:]
+            if rest not in ([], ["as", "reserve"], ["reserve"]):
+                raise TournamentError("write `register NAME` or `register NAME as reserve`")
+            return Register(_name(words[1]), bool(rest))
+        if len(words) > 2:
+            raise TournamentError(f"write `{low[0]} NAME`")
+        return (Withdraw if low[0] == "withdraw" else Standings)(_name(words[1]))
+    if low[:2] == ["close", "entry"]:
+        if len(words) < 3:
+            raise TournamentError("write `close entry NAME` or `close entry NAME minimum 80`")
+        minimum = None
+        if len(words) > 3:
+            if low[3] != "minimum" or len(words) != 5:
+                raise TournamentError("write `close entry NAME minimum 80` (percent on time)")
+            minimum = _number(words[4].rstrip("%"), "the minimum")
+            if minimum > 100:
+                raise TournamentError("the minimum is a percentage: at most 100")
+        return CloseEntry(_name(words[2]), minimum)
+    if low[:2] in (["start", "heat"], ["start", "final"]):
+        if len(words) != 3:
+            raise TournamentError(f"write `{low[0]} {low[1]} NAME`")
+        return StartHeat(_name(words[2]))
+    if low[:2] == ["end", "table"]:
+        if len(words) != 3:
+            raise TournamentError("write `end table GAME` (the table's game, `18TN-3`)")
+        return EndTable(words[2])
+    if low[0] == "replace":
+        # replace ADDRESS in NAME [with ADDRESS]
+        if len(words) not in (4, 6) or low[2] != "in" or (len(words) == 6 and
+                                                          low[4] != "with"):
+            raise TournamentError("write `replace ADDRESS in NAME` or "
+                                  "`replace ADDRESS in NAME with RESERVE`")
+        return ReplaceEntrant(_address(words[1]), _name(words[3]),
+                              _address(words[5]) if len(words) == 6 else None)
+    raise TournamentError("not a tournament command")
+
+
+def _create(words: list[str]) -> CreateTournament:
+    if not words:
+        raise TournamentError("write `create tournament NAME titles 18TN,1850 ...`")
+    name = _name(words[0])
+    terms: dict[str, object] = {}
+    rest = words[1:]
+    keys = {"titles", "sizes", "heats", "final", "scoring", "deadline", "timeout", "seed"}
+    index = 0
+    while index < len(rest):
+        key = rest[index].lower()
+        if key == "no" and index + 1 < len(rest) and rest[index + 1].lower() == "final":
+            terms["advance"] = 0
+            index += 2
+            continue
+        if key not in keys:
+            raise TournamentError(f"{rest[index]!r} is not a term of a tournament (terms: "
+                                  f"{', '.join(sorted(keys))})")
+        if index + 1 >= len(rest):
+            raise TournamentError(f"`{key}` needs a value")
+        value = rest[index + 1]
+        index += 2
+        if key == "titles":
+            terms["titles"] = tuple(t for t in value.split(",") if t)
+        elif key == "sizes":
+            low, dash, high = value.partition("-")
+            if dash:
+                first, last = _number(low, "a size"), _number(high, "a size")
+                if first > last:
+                    raise TournamentError(f"sizes {value}: the smaller first")
+                terms["sizes"] = tuple(range(first, last + 1))
+            else:
+                terms["sizes"] = tuple(_number(s, "a size") for s in value.split(",") if s)
+        elif key == "heats":
+            heats = _number(value, "heats")
+            if not 1 <= heats <= 9:
+                raise TournamentError("a tournament has 1 to 9 heats")
+            terms["heats"] = heats
+        elif key == "final":
+            terms["advance"] = _number(value, "the final's players")
+        elif key == "scoring":
+            if value.lower() not in ("placement", "share"):
+                raise TournamentError("scoring is `placement` or `share`")
+            terms["scoring"] = value.lower()
+        elif key == "deadline":
+            match = _DURATION.fullmatch(value)
+            if match is None or int(match.group(1)) == 0:
+                raise TournamentError(f"deadline {value!r}: write minutes, hours or days "
+                                      "(`90m`, `48h`, `3d`)")
+            unit = match.group(2).lower() if match.group(2) else None
+            terms["minutes"] = int(match.group(1)) * _UNITS[unit]
+        elif key == "timeout":
+            if value.lower() not in ("pass", "wait"):
+                raise TournamentError("timeout is `pass` or `wait`")
+            terms["timeout"] = value.lower()
+        elif key == "seed":
+            terms["seed"] = _number(value, "the seed")
+    if "titles" not in terms:
+        raise TournamentError("name the titles: `titles 18TN,1850`")
+    return CreateTournament(name, **terms)  # type: ignore[arg-type]

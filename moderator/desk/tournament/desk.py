@@ -1,0 +1,481 @@
+"""Tournament commands by mail, and the tables' games (`grammar.tournament` reads the
+lines; docs/orders.md, "Tournaments", is what players and directors read).
+
+A tournament mail names no game: every line of it is a tournament command (or a
+`password` line). It applies whole or not at all, like a mail of orders. Who may do
+what:
+
+* `create tournament`: an address the operator lists as a tournament director
+  (`tournament_directors`); the answer carries the tournament's director password.
+* `close entry`, `start heat`, `end table`, `replace`: the tournament's director, from
+  the director's address and with the director password (a From line is forged at
+  will, the password only the director's mailbox has seen).
+* `register`, `withdraw`: anyone, for their own address (the answer goes to it).
+* `standings`: the director and everyone entered.
+
+The service mails nobody who never wrote to it: the tables' players and the reserves
+all wrote `register` themselves; the director's word seats them (no invitation).
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from dataclasses import dataclass, field
+
+from engine.errors import GameError
+from engine.game import Setup
+from engine.title import load_title
+from grammar import tournament as cmd
+from grammar.commands import Command
+from moderator.desk.auth import MASTER_KEY, same_token
+from moderator.desk.changes import advance
+from moderator.desk.tournament.results import (
+    board,
+    entrant_names,
+    reliability,
+    standings_text,
+)
+from moderator.desk.tournament.scoring import seeding
+from moderator.desk.tournament.seating import SeatingError, pairs_met, seat_final, seat_heat
+from moderator.desk.work import PASSWORD_LINE, Refused, Work
+from moderator.store import Store, Tournament, TournamentTable
+
+__all__ = ["director_token", "tournament_lines", "tournament_mail"]
+
+DIRECTOR_KEY = "director"
+
+
+def director_token(work: Work, name: str) -> str:
+    """The director password of tournament NAME (made like a game's tokens)."""
+    return work.settings.token(f"tournament:{name}", DIRECTOR_KEY)
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    text: str
+    ok: bool
+    said: tuple[str, ...] = ()
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    title: str
+    text: str
+
+
+@dataclass
+class _Mail:
+    work: Work
+    sender: str
+    passwords: list[str]
+    sections: list[Part] = field(default_factory=list)
+
+    @property
+    def store(self) -> Store:
+        return self.work.store
+
+
+def tournament_lines(work: Work) -> list[str] | None:
+    """The mail's lines when it is a tournament mail: one of them at least begins like
+    a tournament command (`grammar.tournament.starts_tournament_line`)."""
+    lines = [line.strip() for line in work.body_lines()
+             if line.strip() and not line.strip().startswith("#")]
+    if any(cmd.starts_tournament_line(line) for line in lines):
+        return lines
+    return None
+
+
+def tournament_mail(work: Work, lines: list[str]) -> str:
+    """Carry out LINES (`tournament_lines`), all or none, and answer the sender."""
+    sender = work.incoming.sender
+    assert sender is not None
+    passwords = [m.group(1) for line in lines if (m := PASSWORD_LINE.match(line))]
+    mail = _Mail(work, sender, passwords)
+    results: list[Line] = []
+    mark = len(work.answers.mails)
+    # What a refused mail must leave as it was: the games it made go with the savepoint.
+    committed, final = dict(work.committed), dict(work.answers.final)
+    ok = True
+    try:
+        with work.store.transaction():  # a savepoint: every line or none
+            for line in lines:
+                if PASSWORD_LINE.match(line):
+                    results.append(Line("password ********", True, ("password read",)))
+                    continue
+                try:
+                    if not cmd.starts_tournament_line(line):
+                        raise Refused("not a tournament command; a tournament mail holds "
+                                      "only tournament commands (see `help tournaments`)")
+                    try:
+                        command = cmd.parse_tournament_line(line)
+                    except cmd.TournamentError as exc:
+                        raise Refused(str(exc)) from None
+                    said = _do(mail, command)
+                except Refused as exc:
+                    results.append(Line(line, False, error=str(exc)))
+                    raise
+                results.append(Line(line, True, (said,)))
+    except Refused:
+        ok = False
+        work.answers.drop_after(mark)
+        work.committed.clear()
+        work.committed.update(committed)
+        work.answers.final.clear()
+        work.answers.final.update(final)
+        mail.sections.clear()
+    work.answers.mail(sender, "tournament", "reply", game_id=None, key=None, kind="answer",
+                      ok=ok, results=tuple(results), sections=tuple(mail.sections))
+    return "tournament: " + ("; ".join(r.said[0] for r in results if r.said) if ok
+                             else "refused")
+
+
+def _do(mail: _Mail, command: Command) -> str:
+    if isinstance(command, cmd.CreateTournament):
+        return _create(mail, command)
+    if isinstance(command, cmd.EndTable):
+        table = mail.store.tournament_table(command.game)
+        if table is None:
+            raise Refused(f"{command.game} is not a tournament table")
+        tournament = _tournament(mail, table.tournament)
+    elif isinstance(command, cmd.Register | cmd.Withdraw | cmd.Standings | cmd.CloseEntry
+                    | cmd.StartHeat | cmd.ReplaceEntrant):
+        tournament = _tournament(mail, command.name)
+    else:
+        raise Refused("not a tournament command")
+    if command.game_master:
+        _check_director(mail, tournament)
+        mail.work.answers.budgeted = False  # the director's own, proven mail
+    if isinstance(command, cmd.Register):
+        return _register(mail, tournament, command)
+    if isinstance(command, cmd.Withdraw):
+        return _withdraw(mail, tournament)
+    if isinstance(command, cmd.Standings):
+        return _standings(mail, tournament)
+    if isinstance(command, cmd.CloseEntry):
+        return _close(mail, tournament, command.minimum)
+    if isinstance(command, cmd.StartHeat):
+        return _start_heat(mail, tournament)
+    if isinstance(command, cmd.EndTable):
+        return _end_table(mail, tournament, command.game)
+    if isinstance(command, cmd.ReplaceEntrant):
+        return _replace(mail, tournament, command)
+    raise Refused("not a tournament command")
+
+
+def _tournament(mail: _Mail, name: str) -> Tournament:
+    tournament = mail.store.tournament(name)
+    if tournament is None:
+        raise Refused(f"there is no tournament {name}")
+    return tournament
+
+
+def _check_director(mail: _Mail, tournament: Tournament) -> None:
+    if mail.sender != tournament.director:
+        raise Refused(f"only the director of {tournament.name} may do that")
+    expected = director_token(mail.work, tournament.name)
+    if not any(same_token(expected, given) for given in mail.passwords):
+        raise Refused(f"a director's mail carries the line `password ...` with the "
+                      f"director password of {tournament.name} (in the mail that "
+                      "created it)")
+
+
+# -- the director's terms ----------------------------------------------------------------
+def _create(mail: _Mail, command: cmd.CreateTournament) -> str:
+    work, store = mail.work, mail.store
+    if mail.sender not in work.settings.tournament_directors:
+        raise Refused("only the tournament directors the operator of this moderator "
+                      "lists may create tournaments")
+    if store.tournament(command.name) is not None:
+        raise Refused(f"a tournament {command.name} exists already")
+    titles = []
+    for name in command.titles:
+        try:
+            titles.append(load_title(name).name)
+        except ValueError as exc:
+            raise Refused(str(exc)) from None
+    ranges = _ranges(titles)
+    for size in command.sizes:
+        if not any(low <= size <= high for low, high in ranges.values()):
+            raise Refused(f"no title of {', '.join(titles)} takes {size} players")
+    if command.advance:
+        if command.advance < 2:
+            raise Refused("a final needs at least 2 players (`final 4`), or `no final`")
+        try:
+            seat_final([str(n) for n in range(command.advance)], titles, ranges,
+                       command.sizes, 1)
+        except SeatingError as exc:
+            raise Refused(f"the final cannot be seated: {exc}") from None
+    seed = command.seed if command.seed is not None else secrets.randbelow(2**31)
+    tournament = Tournament(command.name, mail.sender, tuple(titles), command.sizes,
+                            command.heats, command.advance, command.scoring,
+                            command.minutes * 60.0, command.timeout, seed, None, "entry", 0)
+    if work.answers.budgeted and not work.answers.may_answer(mail.sender):
+        # The director would never get the mail that carries the password.
+        raise Refused("this address's answers for the hour are spent; try again later")
+    store.create_tournament(tournament, work.now)
+    final = f"a final of {command.advance}" if command.advance else "no final"
+    mail.sections.append(Part(f"Directing {command.name}", (
+        f"Your director password for {command.name} is {director_token(work, command.name)}.\n"
+        "Put the line `password " + director_token(work, command.name) + "` in every mail "
+        "that directs the tournament (`close entry`, `start heat`, `end table`, `replace`).\n"
+        f"Players enter with a mail to {work.settings.address} saying `register "
+        f"{command.name}` (reserves: `register {command.name} as reserve`).")))
+    return (f"tournament {command.name} created: {', '.join(titles)}, tables of "
+            f"{_sizes(command.sizes)}, {command.heats} heat{'s' if command.heats != 1 else ''}"
+            f", {final}, scoring by {command.scoring}, {command.minutes // 60}h a turn "
+            f"(timeout {command.timeout}), seed {seed}")
+
+
+def _sizes(sizes: tuple[int, ...]) -> str:
+    return ", ".join(str(s) for s in sizes)
+
+
+def _ranges(titles: list[str] | tuple[str, ...]) -> dict[str, tuple[int, int]]:
+    ranges = {}
+    for name in titles:
+        spec = load_title(name)
+        ranges[name] = (spec.players_min, spec.players_max)
+    return ranges
+
+
+# -- entry ----------------------------------------------------------------------------------
+def _register(mail: _Mail, tournament: Tournament, command: cmd.Register) -> str:
+    store = mail.store
+    if tournament.stage != "entry" and not command.reserve:
+        raise Refused(f"entry to {tournament.name} is closed (reserves may still "
+                      f"`register {tournament.name} as reserve`)")
+    if tournament.stage == "over":
+        raise Refused(f"{tournament.name} is over")
+    known = {e.address: e for e in store.entrants(tournament.name)}
+    mine = known.get(mail.sender)
+    if mine is not None and mine.status in ("refused", "dropped"):
+        raise Refused(f"you cannot enter {tournament.name} again (the director "
+                      f"{'kept you out' if mine.status == 'refused' else 'replaced you'})")
+    role = "reserve" if command.reserve else "player"
+    if mine is not None and mine.status == "entered" and mine.role == role:
+        return f"you are entered in {tournament.name} already"
+    store.add_entrant(tournament.name, mail.sender, role, mail.work.now)
+    count = sum(1 for e in store.entrants(tournament.name)
+                if e.status == "entered" and e.role == role)
+    return (f"you are entered in {tournament.name} as a {role} ({count} "
+            f"{role}{'s' if count != 1 else ''} so far); the director closes entry and "
+            "seats the tables, and your table's game mails you its first report")
+
+
+def _withdraw(mail: _Mail, tournament: Tournament) -> str:
+    store = mail.store
+    mine = next((e for e in store.entrants(tournament.name) if e.address == mail.sender),
+                None)
+    if mine is None or mine.status != "entered":
+        raise Refused(f"you are not entered in {tournament.name}")
+    store.set_entrant(tournament.name, mail.sender, status="withdrawn")
+    playing = _running_seat(mail, tournament, mail.sender)
+    return (f"you have withdrawn from {tournament.name}"
+            + (f"; you still hold a seat at {playing[0]}: play it out, or the director "
+               "gives it to a reserve" if playing else ""))
+
+
+def _close(mail: _Mail, tournament: Tournament, minimum: int | None) -> str:
+    store = mail.store
+    if tournament.stage != "entry":
+        raise Refused(f"entry to {tournament.name} is closed already")
+    entrants = [e for e in store.entrants(tournament.name) if e.status == "entered"]
+    lines = []
+    kept_out = []
+    for entrant in entrants:
+        record = reliability(store, entrant.address)
+        meets = record.meets(minimum)
+        lines.append(f"  {entrant.role:<8}{record.line()}"
+                     + ("" if meets else f"  -- below {minimum}%: not seated"))
+        if not meets:
+            kept_out.append(entrant.address)
+    players = [e.address for e in entrants
+               if e.role == "player" and e.address not in kept_out]
+    try:
+        seat_heat(players, tournament.titles, _ranges(tournament.titles), tournament.sizes,
+                  1, tournament.seed)
+    except SeatingError as exc:
+        raise Refused(f"the heats cannot be seated with {len(players)} players: {exc}"
+                      ) from None
+    for address in kept_out:
+        store.set_entrant(tournament.name, address, status="refused")
+    store.update_tournament(tournament.name, stage="closed", minimum=minimum)
+    mail.sections.append(Part(
+        f"Reliability of the entrants of {tournament.name} (every game on this service)",
+        "\n".join(lines) or "  nobody entered"))
+    return (f"entry to {tournament.name} is closed: {len(players)} players"
+            + (f", {len(kept_out)} below the minimum of {minimum}%" if kept_out else "")
+            + f"; `start heat {tournament.name}` seats heat 1")
+
+
+# -- heats and tables ------------------------------------------------------------------------
+def _start_heat(mail: _Mail, tournament: Tournament) -> str:
+    store = mail.store
+    if tournament.stage == "entry":
+        raise Refused(f"close entry first: `close entry {tournament.name}`")
+    if tournament.stage == "over":
+        raise Refused(f"{tournament.name} is over (`standings {tournament.name}`)")
+    if tournament.stage == "final":
+        raise Refused(f"the final of {tournament.name} is under way")
+    tables = store.tournament_tables(tournament.name)
+    running = [t.game_id for t in tables if t.ended is None]
+    if tournament.heat >= tournament.heats and not tournament.advance:
+        raise Refused(f"{tournament.name} has played its {tournament.heats} heats")
+    if running:
+        raise Refused(f"heat {tournament.heat} is still playing at {', '.join(running)} "
+                      "(the director may `end table GAME`)")
+    ranges = _ranges(tournament.titles)
+    entered = [e.address for e in store.entrants(tournament.name)
+               if e.status == "entered" and e.role == "player"]
+    if tournament.heat < tournament.heats:
+        heat = tournament.heat + 1
+        met = pairs_met([[h.address for h in store.holders(t.game_id)] for t in tables])
+        try:
+            seating = seat_heat(entered, tournament.titles, ranges, tournament.sizes, heat,
+                                tournament.seed, met)
+        except SeatingError as exc:
+            raise Refused(f"heat {heat} cannot be seated: {exc}") from None
+        stage, what = "heats", f"heat {heat}"
+    else:
+        heat = tournament.heats + 1
+        standing = [s for s in board(store, tournament).heats if s.player in entered]
+        finalists = seeding(standing, tournament.advance)
+        if len(finalists) < tournament.advance:
+            raise Refused(f"only {len(finalists)} players are left for a final of "
+                          f"{tournament.advance}")
+        seating = seat_final(finalists, tournament.titles, ranges, tournament.sizes, heat)
+        stage, what = "final", "the final"
+    for table in seating:
+        _open_table(mail, tournament, heat, table.number, table.title, table.players,
+                    what)
+    store.update_tournament(tournament.name, stage=stage, heat=heat)
+    names = entrant_names(store, tournament.name)
+    listing = "\n".join(f"  table {t.number} ({t.title}): "
+                        + ", ".join(f"{names[p]} ({p})" for p in t.players) for t in seating)
+    mail.sections.append(Part(f"{tournament.name}, {what}", listing))
+    mail.sections.append(Part("Reliability of the players seated (every game on this "
+                              "service)", "\n".join(
+        f"  {reliability(store, p).line()}" for t in seating for p in t.players)))
+    return f"{what} of {tournament.name} is seated at {len(seating)} tables and started"
+
+
+def _open_table(mail: _Mail, tournament: Tournament, heat: int, number: int, title: str,
+                players: tuple[str, ...], what: str) -> None:
+    """The table's game: created, its players seated (they entered: no invitation),
+    started with the tournament's clock, and everyone's first report mailed."""
+    work, store = mail.work, mail.store
+    seed = random.Random(f"{tournament.seed}:{heat}:{number}").randrange(2**31)
+    game_id = store.create_mail_game(title, tournament.director, [], seed, work.now)
+    store.add_member(game_id, tournament.director, "master", MASTER_KEY, status="active",
+                     now=work.now)
+    names = entrant_names(store, tournament.name)
+    seats = [names[address] for address in players]
+    for seat, address in zip(seats, players, strict=True):
+        store.add_member(game_id, address, "player", seat, seat=seat, status="active",
+                         now=work.now)
+        store.add_holder(game_id, seat, address, 0)
+    # The seating order is drawn with the table's seed, like a game's by mail.
+    order = random.Random(seed).sample(seats, len(seats))
+    try:
+        store.create_game(Setup(title, tuple(order), seed, frozenset()), game_id)
+    except GameError as exc:
+        raise Refused(exc.message) from None
+    store.mark_started(game_id, work.now)
+    store.create_clock(game_id, tournament.deadline)
+    store.update_clock(game_id, timeout=tournament.timeout)
+    store.add_tournament_table(TournamentTable(game_id, tournament.name, heat, number,
+                                               title, None))
+    game = store.load(game_id)
+    intro = (f"Tournament {tournament.name}: {what}, table {number} has started. Seats: "
+             + ", ".join(order) + f". A turn has {tournament.deadline / 3600:g} hours "
+             f"(then the timeout policy `{tournament.timeout}`).")
+    extra = advance(work, game_id, game, moved=True)
+    work.answers.broadcast(game_id, game, "\n\n".join(p for p in (intro, extra) if p))
+
+
+def _end_table(mail: _Mail, tournament: Tournament, game: str) -> str:
+    work, store = mail.work, mail.store
+    table = store.tournament_table(game)
+    assert table is not None
+    if table.ended is not None:
+        raise Refused(f"{table.game_id} has ended already")
+    loaded = work.games.game(table.game_id).clone()
+    values = loaded.scores()
+    intro = (f"The director of {tournament.name} has ended this table: it is scored on "
+             "the position now.")
+    # `advance` ends the game, and scores the table (`results.table_ended`).
+    extra = advance(work, table.game_id, loaded, moved=False, end=True)
+    work.answers.broadcast(table.game_id, loaded,
+                           "\n\n".join(p for p in (intro, extra) if p))
+    ranked = sorted(values.items(), key=lambda kv: -kv[1])
+    return (f"{table.game_id} ended and scored: "
+            + ", ".join(f"{seat} {value}" for seat, value in ranked))
+
+
+def _running_seat(mail: _Mail, tournament: Tournament, address: str
+                  ) -> tuple[str, str] | None:
+    """(game, seat) ADDRESS holds at a running table of TOURNAMENT, if any."""
+    for table in mail.store.tournament_tables(tournament.name):
+        if table.ended is not None:
+            continue
+        for holder in mail.store.holders(table.game_id):
+            if holder.address == address and holder.until is None:
+                return table.game_id, holder.seat
+    return None
+
+
+def _replace(mail: _Mail, tournament: Tournament, command: cmd.ReplaceEntrant) -> str:
+    work, store = mail.work, mail.store
+    found = _running_seat(mail, tournament, command.address)
+    if found is None:
+        raise Refused(f"{command.address} holds no seat at a running table of "
+                      f"{tournament.name}")
+    game_id, seat = found
+    reserves = [e.address for e in store.entrants(tournament.name)
+                if e.role == "reserve" and e.status == "entered"
+                and _running_seat(mail, tournament, e.address) is None]
+    if command.substitute is not None:
+        if command.substitute not in reserves:
+            raise Refused(f"{command.substitute} is not a free reserve of {tournament.name}"
+                          f" (free reserves: {', '.join(reserves) or 'none'})")
+        substitute = command.substitute
+    elif reserves:
+        substitute = reserves[0]
+    else:
+        raise Refused(f"{tournament.name} has no free reserve (reserves enter with "
+                      f"`register {tournament.name} as reserve`)")
+    game = work.games.game(game_id).clone()
+    move = game.next_move
+    for member in store.members(game_id):
+        if member.role == "player" and member.seat == seat:
+            store.remove_member(game_id, member.address, member.key)
+    store.end_holder(game_id, seat, command.address, move)
+    store.add_holder(game_id, seat, substitute, move)
+    store.add_member(game_id, substitute, "player", seat, seat=seat, status="active",
+                     now=work.now)
+    store.update_seat(game_id, seat, resigned=None, auto_pass_round=None,
+                      auto_pass_move=None)
+    store.drop_held(game_id, seat)
+    store.set_entrant(tournament.name, command.address, status="dropped")
+    # The substitute plays on in the later heats in the dropout's place.
+    store.set_entrant(tournament.name, substitute, role="player")
+    work.answers.notice(command.address, "replaced", game_id=game_id, seat=seat)
+    member = next(m for m in store.members(game_id) if m.address == substitute)
+    work.answers.report(game_id, member, game, intro=(
+        f"The director of {tournament.name} gives you the seat {seat} at {game_id} from "
+        f"move {move} on. Its score is split with the player before you by the seat's "
+        "moves each made."))
+    return (f"{substitute} takes {seat} at {game_id} from {command.address} (move {move}); "
+            "the seat's score is split by the moves each made")
+
+
+def _standings(mail: _Mail, tournament: Tournament) -> str:
+    entrants = {e.address for e in mail.store.entrants(tournament.name)}
+    if mail.sender not in entrants and mail.sender != tournament.director:
+        raise Refused(f"the standings of {tournament.name} go to its entrants and director")
+    mail.sections.append(Part(f"Standings of {tournament.name}",
+                              standings_text(board(mail.store, tournament))))
+    return "the standings follow"
+

@@ -1,0 +1,276 @@
+"""Tournaments by mail through the processor (no servers): every command's checks, the
+director's password, heats and a final, a dropout replaced, standings checked against
+a computation made here from the games' own scores."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from mailservers import text_of
+from test_mail_processor import SECRET, Harness
+
+from moderator.desk.auth import make_token
+
+DIRECTOR = "dana@example.org"
+PLAYERS = [f"p{n}@example.org" for n in range(1, 10)]  # nine players
+RESERVE = "rae@example.org"
+
+
+def last_text(h: Harness, to: str) -> str:
+    return text_of(h.outbox(to)[-1])
+
+
+def director_password(h: Harness) -> str:
+    match = re.search(r"password ([a-z2-7]{16})", last_text(h, DIRECTOR))
+    assert match is not None
+    return match.group(1)
+
+
+def tables(h: Harness, name: str) -> list[tuple[str, int, int, str, float | None]]:
+    return [tuple(r) for r in h.store.execute(  # type: ignore[misc]
+        "SELECT game_id, heat, number, title, ended FROM tournament_tables WHERE "
+        "tournament = ? ORDER BY heat, number", [name])]
+
+
+def seats_of(h: Harness, game_id: str) -> dict[str, str]:
+    """Each seat's address now."""
+    return {m.seat: m.address for m in h.store.members(game_id)
+            if m.role == "player" and m.seat}
+
+
+def share_and_placement(values: dict[str, int]) -> dict[str, tuple[Fraction, Fraction]]:
+    """(placement points, share %) worked out again here: for each pair of players the
+    higher value takes a point (a tie half each); share is value / total."""
+    total = sum(values.values())
+    points = {p: Fraction(0) for p in values}
+    for a, b in itertools.combinations(values, 2):
+        if values[a] > values[b]:
+            points[a] += 1
+        elif values[b] > values[a]:
+            points[b] += 1
+        else:
+            points[a] += Fraction(1, 2)
+            points[b] += Fraction(1, 2)
+    return {p: (points[p], Fraction(100 * v, total) if total else Fraction(100, len(values)))
+            for p, v in values.items()}
+
+
+def play_by_mail(h: Harness, game_id: str, mails: int, rng: random.Random) -> int:
+    """Up to MAILS orders mailed by the seats to move, each a legal order chosen at
+    random (bids and purchases preferred, so that the players' values differ); how
+    many moves the game made."""
+    start = h.processor.game(game_id).next_move
+    for _ in range(mails):
+        game = h.processor.game(game_id)
+        turn = game.turn()
+        if turn is None:
+            break
+        address = seats_of(h, game_id)[turn.seat]
+        options = [o.split(" (")[0] for o in game.legal()]
+        busy = [o for o in options if o.startswith(("bid", "buy", "par"))]
+        order = rng.choice(busy if busy and rng.random() < 0.8 else options)
+        h.send(address, f"password {make_token(SECRET, game_id, turn.seat)}\n{order}",
+               subject=f"[{game_id}] orders")
+        assert h.processor.game(game_id).next_move > game.next_move, (order, last_text(
+            h, address))
+    return h.processor.game(game_id).next_move - start
+
+
+@pytest.fixture
+def h(tmp_path: Path) -> Harness:
+    return Harness(tmp_path, tournament_directors=(DIRECTOR,))
+
+
+def direct(h: Harness, password: str, *lines: str) -> str:
+    h.send(DIRECTOR, "\n".join([f"password {password}", *lines]))
+    return last_text(h, DIRECTOR)
+
+
+def test_only_a_listed_director_creates_and_only_with_the_password_directs(
+        h: Harness) -> None:
+    h.send("mallory@example.org", "create tournament Spring titles 18TN")
+    assert "REFUSED: only the tournament directors" in last_text(h, "mallory@example.org")
+    h.send(DIRECTOR, "create tournament Spring titles 18TN,Nope")
+    assert "REFUSED" in last_text(h, DIRECTOR)
+    h.send(DIRECTOR, "create tournament Spring titles 18TN sizes 3-7")
+    assert "no title of 18TN takes 6 players" in last_text(h, DIRECTOR)
+    h.send(DIRECTOR, "create tournament Spring titles 18TN,1850 sizes 3-4 heats 2 final 4 "
+           "scoring share deadline 24h timeout pass seed 11")
+    assert "tournament Spring created" in last_text(h, DIRECTOR)
+    password = director_password(h)
+    h.send("p1@example.org", "register Spring")
+    assert "you are entered in Spring as a player" in last_text(h, "p1@example.org")
+    # The director's commands: never without the password, never from another address.
+    h.send(DIRECTOR, "close entry Spring")
+    assert "director password" in last_text(h, DIRECTOR)
+    h.send("p1@example.org", f"password {password}\nclose entry Spring")
+    assert "only the director of Spring" in last_text(h, "p1@example.org")
+    # A refused line takes the mail's other lines back.
+    h.send("p2@example.org", "register Spring\nwithdraw Nowhere")
+    assert "there is no tournament Nowhere" in last_text(h, "p2@example.org")
+    assert [e.address for e in h.store.entrants("Spring")] == ["p1@example.org"]
+    # Too few players to seat: entry stays open.
+    assert "cannot be seated" in direct(h, password, "close entry Spring")
+    assert h.store.tournament("Spring").stage == "entry"  # type: ignore[union-attr]
+    h.send("p1@example.org", "standings Nowhere")
+    assert "no tournament Nowhere" in last_text(h, "p1@example.org")
+    h.send("stranger@example.org", "standings Spring")
+    assert "go to its entrants" in last_text(h, "stranger@example.org")
+    h.send("p1@example.org", "register Spring as maybe")
+    assert "REFUSED: write `register NAME`" in last_text(h, "p1@example.org")
+
+
+def test_a_tournament_through_heats_and_a_final(h: Harness) -> None:
+    h.send(DIRECTOR, "create tournament Spring titles 18TN,1850 sizes 3-4 heats 2 final 4 "
+           "scoring placement deadline 24h timeout pass seed 11")
+    password = director_password(h)
+    for address in PLAYERS:
+        h.send(address, "register Spring")
+    h.send(RESERVE, "register Spring as reserve")
+    answer = direct(h, password, "close entry Spring minimum 50")
+    assert "entry to Spring is closed: 9 players" in answer
+    assert "p1@example.org: no record yet" in answer  # reliability shown to the director
+    answer = direct(h, password, "start heat Spring")
+    assert "heat 1 of Spring is seated at 3 tables" in answer
+    heat1 = tables(h, "Spring")
+    assert [(t[1], t[2], t[3]) for t in heat1] == [(1, 1, "18TN"), (1, 2, "1850"),
+                                                   (1, 3, "18TN")]
+    # Every player has the first report of their table, which says which table it is.
+    first = seats_of(h, heat1[0][0])
+    for address in first.values():
+        assert "Tournament Spring, heat 1, table 1." in last_text(h, address)
+    # A second `start heat` while heat 1 plays is refused.
+    assert "still playing" in direct(h, password, "start heat Spring")
+    # Table 1 plays a few moves; then a dropout: its first seat goes to the reserve,
+    # who plays on. Every table is driven by mail, then ended by the director.
+    rng = random.Random(3)
+    assert play_by_mail(h, heat1[0][0], 6, rng) == 6
+    dropout = next(iter(first.values()))
+    answer = direct(h, password, f"replace {dropout} in Spring")
+    assert f"{RESERVE} takes" in answer
+    assert RESERVE in seats_of(h, heat1[0][0]).values()
+    assert "The director of Spring gives you the seat" in last_text(h, RESERVE)
+    assert "given your seat" in last_text(h, dropout)
+
+    values: dict[str, dict[str, int]] = {}
+    for game_id, *_ in heat1:
+        play_by_mail(h, game_id, 5, rng)
+        values[game_id] = h.processor.game(game_id).scores()
+        answer = direct(h, password, f"end table {game_id}")
+        assert f"{game_id} ended and scored" in answer
+    # Standings went to every entrant when each table ended.
+    assert "Standings of Spring" in last_text(h, "p5@example.org")
+    assert h.store.tournament("Spring").stage == "heats"  # type: ignore[union-attr]
+
+    answer = direct(h, password, "start heat Spring")
+    assert "heat 2 of Spring" in answer
+    heat2 = [t for t in tables(h, "Spring") if t[1] == 2]
+    # Nine players at three tables of three met 9 pairs; heat 2 can avoid them all.
+    met = {frozenset(p) for t in heat1 for p in itertools.combinations(
+        [r[0] for r in h.store.execute("SELECT address FROM tournament_holders WHERE "
+                                       "game_id = ?", [t[0]])], 2)}
+    again = sum(1 for t in heat2 for p in itertools.combinations(seats_of(h, t[0]).values(),
+                                                                   2)
+                if frozenset(p) in met)
+    assert again <= 1  # a reserve joined table 1: a perfect split may not exist
+    for game_id, *_ in heat2:
+        play_by_mail(h, game_id, 5, rng)
+        values[game_id] = h.processor.game(game_id).scores()
+        direct(h, password, f"end table {game_id}")
+
+    # The standings, computed here from the games' scores and who held each seat.
+    totals: dict[str, Fraction] = {}
+    others: dict[str, Fraction] = {}
+    wins: dict[str, int] = {}
+    for game_id, seat_values in values.items():
+        scored = share_and_placement(seat_values)
+        holders = h.store.holders(game_id)
+        for seat, (placement, share) in scored.items():
+            held = [x for x in holders if x.seat == seat]
+            moves = {x.address: int(h.store.execute(
+                "SELECT COUNT(*) FROM moves WHERE game_id = ? AND seat = ? AND number >= ? "
+                "AND number < ?", [game_id, seat, x.since, x.until or 10**9])[0][0])
+                for x in held}
+            whole = sum(moves.values())
+            for x in held:
+                part = (Fraction(1) if len(held) == 1 else
+                        Fraction(moves[x.address], whole) if whole else
+                        Fraction(1 if x.until is None else 0))
+                totals[x.address] = totals.get(x.address, Fraction(0)) + placement * part
+                others[x.address] = others.get(x.address, Fraction(0)) + share * part
+                alone = all(v < seat_values[seat] for s, v in seat_values.items() if s != seat)
+                wins[x.address] = wins.get(x.address, 0) + int(alone and part == 1)
+    assert any(v for v in totals.values()) and len(set(totals.values())) > 1
+    entry = [*PLAYERS, RESERVE]
+    expected_order = sorted(totals, key=lambda a: (-totals[a], -others[a], -wins[a],
+                                                   entry.index(a)))
+    h.send("p3@example.org", "standings Spring")
+    text = last_text(h, "p3@example.org")
+    rows = re.findall(r"^\s+(\d+)\s+(\w+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)", text, re.M)
+    address_of = {a.split("@")[0].capitalize(): a for a in entry}  # the names shown
+    assert [address_of[r[1]] for r in rows] == expected_order
+    for _, name, total, other, won in rows:
+        address = address_of[name]
+        assert float(total) == pytest.approx(float(totals[address]), abs=0.006), address
+        assert float(other) == pytest.approx(float(others[address]), abs=0.006), address
+        assert int(won) == wins[address]
+    assert "@" not in text.split("Standings of Spring")[1].split("-- ")[0]  # no addresses
+    shown = expected_order
+
+    answer = direct(h, password, "start heat Spring")
+    assert "the final of Spring is seated at 1 tables" in answer
+    final = [t for t in tables(h, "Spring") if t[1] == 3]
+    assert len(final) == 1
+    dropped = {dropout}
+    seeds = [a for a in shown if a not in dropped][:4]
+    assert sorted(seats_of(h, final[0][0]).values()) == sorted(seeds)
+    play_by_mail(h, final[0][0], 5, rng)
+    final_values = h.processor.game(final[0][0]).scores()
+    direct(h, password, f"end table {final[0][0]}")
+    assert h.store.tournament("Spring").stage == "over"  # type: ignore[union-attr]
+    # The last standings mail (a finalist's final report of the table may come after it).
+    text = [t for t in map(text_of, h.outbox("p9@example.org")) if "Standings of" in t][-1]
+    assert "the tournament is over" in text and "Final order of Spring" in text
+    by_seat = share_and_placement(final_values)
+    seat_of = {a: s for s, a in seats_of(h, final[0][0]).items()}
+    expected = sorted(seeds, key=lambda a: (-by_seat[seat_of[a]][0], shown.index(a)))
+    order = re.findall(r"^\s+\d+\s+(\w+)\s*$", text.split("Final order")[1], re.M)
+    assert [address_of[name] for name in order] == expected + [
+        a for a in shown if a not in expected]
+    assert "over" in direct(h, password, "start heat Spring")
+
+
+
+def test_a_refused_line_takes_back_a_heat_already_seated(h: Harness) -> None:
+    h.send(DIRECTOR, "create tournament Cup titles 18TN sizes 3-4 heats 1 seed 4")
+    password = director_password(h)
+    for address in PLAYERS[:7]:
+        h.send(address, "register Cup")
+    direct(h, password, "close entry Cup")
+    before = len(h.outbox())
+    answer = direct(h, password, "start heat Cup", "withdraw Nowhere")
+    assert "Nothing of your tournament mail was done" in answer
+    assert "REFUSED: there is no tournament Nowhere" in answer
+    # No table, no game, and no report went out: only the answer.
+    assert tables(h, "Cup") == [] and h.store.games() == []
+    assert len(h.outbox()) == before + 1
+    # Seated again after a withdrawal (tables of 3 and 3, not 4 and 3): the games are
+    # the new ones under the same ids, not the ones taken back.
+    h.send("p7@example.org", "withdraw Cup")
+    assert "heat 1 of Cup is seated at 2 tables" in direct(h, password, "start heat Cup")
+    for game_id, *_ in tables(h, "Cup"):
+        game = h.processor.game(game_id)
+        assert set(game.setup.seats) == set(seats_of(h, game_id))
+    # The heats are played: no more heats, no final.
+    for game_id, *_ in tables(h, "Cup"):
+        direct(h, password, f"end table {game_id}")
+    assert h.store.tournament("Cup").stage == "over"  # type: ignore[union-attr]
+    assert "Cup is over" in direct(h, password, "start heat Cup")
+    assert "has ended already" in direct(h, password, f"end table {tables(h, 'Cup')[0][0]}")
+    h.send("p1@example.org", "register Cup")
+    assert "entry to Cup is closed" in last_text(h, "p1@example.org")
