@@ -50,6 +50,7 @@ from engine.actions import (
     PlaceToken,
     Protect,
     RedeemShares,
+    ReissueShares,
     RunRoutes,
     SellPrivate,
     SellShares,
@@ -510,8 +511,9 @@ class _Renderer:
         action = move.action
         if isinstance(action, UsePrivate):
             return {"entity": action.private, "entity_type": "company"}
-        if isinstance(action, RedeemShares) and action.company is not None:
-            # The site's company buys its own share, in its president's stock turn.
+        if isinstance(action, RedeemShares | ReissueShares) and action.company is not None:
+            # The site's company buys its own share, or "sells" (reissues) the shares it
+            # redeemed, in its president's stock turn.
             return {"entity": action.company, "entity_type": "corporation"}
         if (isinstance(self.game.round, OperatingRound) and turn.entity != turn.seat
                 and not isinstance(action, SellShares | Protect | DeclineProtection)):
@@ -535,6 +537,8 @@ class _Renderer:
             return action.corporation, move.seat, POOL
         if isinstance(action, IssueShares):
             return company, TREASURY, POOL
+        if isinstance(action, ReissueShares):
+            return action.company or company, TREASURY, IPO
         if isinstance(action, RedeemShares):
             holder = action.holder or POOL
             if holder not in (POOL, move.seat):
@@ -749,6 +753,12 @@ class _Renderer:
             return {"type": "buy_shares", "shares": shares}
         if isinstance(action, DeclineProtection):
             return {"type": "pass"}  # the site's protection step, passed
+        if isinstance(action, ReissueShares):
+            # 5.11: the site's company "sells" its redeemed shares: they stay its own, on
+            # sale at the new par.
+            assert transfer is not None
+            return {"type": "sell_shares", "shares": shares,
+                    "percent": self.shares.sold(transfer, before, after)}
         if isinstance(action, SellShares | IssueShares):
             # The percent sold, not the certificates' face: a president who sells part of
             # his certificate names it with the part sold (the site swaps it for shares).

@@ -43,6 +43,7 @@ from engine.actions import (
     PlaceToken,
     Protect,
     RedeemShares,
+    ReissueShares,
     Route,
     RunRoutes,
     SellShares,
@@ -634,6 +635,11 @@ class RecordMapper:
     def _sell_shares(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
         corp_sym, indexes = self._shares(raw)
         corp = self.game.state.corporations[corp_sym]
+        if raw.get("entity_type") == "corporation" and \
+                isinstance(self.game.round, StockRound):
+            # 1850 5.11: a company "selling" its redeemed shares in the stock round
+            # reissues them; they stay its own, for sale at the new par.
+            return [(seat, ReissueShares(company=corp_sym))]
         for share in raw["shares"]:
             self.share_owners.pop(str(share), None)
         self.pool_shares.update(str(s) for s in raw["shares"])

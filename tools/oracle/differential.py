@@ -461,8 +461,7 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
                 site_states[-1]["round"].startswith("Stock Round 100"):
             # A game left with nothing anyone can do: the site ends it at its 100th
             # turn (docs/site-differences.md); it agreed up to there.
-            return Outcome(index, "site difference: the site's end at turn 100 (a dead game)",
-                           f"action {at}: {answer['error']}", record, features=features)
+            return dead_game(index, record, answer, at, features)
         if TITLE == "1825":
             known = site_difference_1825(game, answer, action, site_states)
             if known is not None:
@@ -509,12 +508,29 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
     if not game.state.game_over and site_states and \
             site_states[-1]["round"].startswith("Stock Round 100"):
         # Every company closed: the site ends the dead game; ours goes on (cut).
-        return Outcome(index, "site difference: the site's end at turn 100 (a dead game)",
-                       "", record, result, features)
+        return dead_game(index, record, answer, len(record["actions"]), features)
     if result != mine_result:
         return Outcome(index, "differs: final scores", f"ours {mine_result} site {result}",
                        record, result, features)
     return Outcome(index, "agree", "", record, result, features)
+
+
+def dead_game(index: int, record: dict[str, Any], answer: dict[str, Any], upto: int,
+              features: list[str]) -> Outcome:
+    """The site ended a dead game at its 100th turn after `upto` record actions: its
+    scores then (net worth) against ours at the same action."""
+    site = {str(k): int(v) for k, v in answer["result"].items()}
+    setup, names = setup_of(record)
+    game = Game(setup)
+    mapper = RecordMapper(game, names)
+    for i, raw in enumerate(expanded(folded_actions(record["actions"][:upto]))):
+        replay_action(game, mapper, i, raw)
+    ids = {seat: pid for pid, seat in names.items()}
+    ours = {ids[seat]: value for seat, value in game.scores().items()}
+    group = "agree to the site's end of a dead game (turn 100)" if ours == site else \
+        "differs: scores at the site's end of a dead game"
+    return Outcome(index, group, f"upto {upto}; ours {ours} site {site}", record, site,
+                   features)
 
 
 def site_difference_1825(game: Game, answer: dict[str, Any], action: dict[str, Any],
