@@ -30,7 +30,6 @@ from moderator.mail.compose import (
 from moderator.mail.parse import Incoming
 from moderator.reports.calendar import deadline_event
 from moderator.reports.charts import CHARTS_CID, Progress, chart_png, progress
-from moderator.reports.crop import crop_map
 from moderator.reports.lays import Lays, lays_text, legal_lays
 from moderator.reports.report import (
     MAP_CID,
@@ -372,6 +371,9 @@ class Answers:
         stations, its legal lays, what changed); to others the part that changed since
         their last report, or nothing when no hex changed (a share bought, a run). A part
         is at full scale, so a phone shows its names and revenues."""
+        # Whatever this report shows of the map, TO's next is measured against this
+        # board (each report counts as TO's last).
+        self.pictures.remember_board(game_id, game)
         rows = [m for m in self.store.members(game_id) if m.address == to]
         since = min((m.reported_move for m in rows), default=game.next_move)
         turn = game.turn()
@@ -399,7 +401,7 @@ class Answers:
             return (), (f"The map has not changed since your report of move {since}; "
                         "mail `map` for it.")
         whole_map = self.map_for(game_id, game, to)
-        part = crop_map(whole_map.png, game.state.title, where)
+        part = self.pictures.part(whole_map, game.state.title, where)
         if part is None:
             return (whole_map,), None
         return (Picture(whole_map.cid, whole_map.filename.replace(".png", "-part.png"),

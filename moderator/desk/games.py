@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
 from engine.game import Game, Move
 from engine.state import PlacedTile
+from engine.title import Title
 from moderator.mail.compose import Picture
+from moderator.reports.crop import crop_map
 from moderator.reports.mapimage import MapPlate, changed_hexes, map_plate
 from moderator.reports.report import MAP_CID
 from moderator.store import Store
@@ -94,6 +96,8 @@ class PictureCache:
         self.drawn = 0  # pictures made so far (what the cache could not save)
         self.plates = 0  # of which boards drawn (the rest: only a new caption)
         self.repainted = 0  # of which drawn again only round what changed
+        self.boards_remembered = 0  # boards kept at a report's move
+        self.boards_replayed = 0  # boards not kept, so replayed from move 0
         # Each game's latest board: the next one is drawn from it where it differs.
         self._latest: OrderedDict[str, MapPlate] = OrderedDict()
         self._plates: OrderedDict[PlateKey, MapPlate] = OrderedDict()
@@ -102,6 +106,10 @@ class PictureCache:
         # after an `undo` the same number can be another position, which the moves tell.
         self._boards: OrderedDict[tuple[str, int], tuple[tuple[Move, ...], BoardSnapshot]] = \
             OrderedDict()
+        # Parts of a map, by the map's bytes and the hexes shown: the readers of one
+        # move mostly get the same part (what changed since their last report).
+        self._parts: OrderedDict[tuple[bytes, frozenset[str]], bytes | None] = OrderedDict()
+        self.cropped = 0  # parts cut (what the cache could not save)
 
     def changed(self, game_id: str, game: Game, since: int) -> frozenset[str]:
         """The hexes whose tile or tokens changed since move SINCE (none if SINCE is 0
@@ -140,11 +148,26 @@ class PictureCache:
             self.drawn += 1
             _put(self._maps, key, picture, self.size)
             # The readers of this map will next be shown what changed since it.
-            self._remember_board(game_id, game)
+            self.remember_board(game_id, game)
         self._maps.move_to_end(key)
         return picture
 
-    def _remember_board(self, game_id: str, game: Game) -> None:
+    def part(self, picture: Picture, title: Title, hexes: Collection[str]) -> bytes | None:
+        """The part of PICTURE (a whole map) that shows HEXES (`crop_map`), cut once for
+        every reader and mail that asks for it."""
+        key = (picture.png, frozenset(hexes))
+        if key in self._parts:
+            self._parts.move_to_end(key)
+            return self._parts[key]
+        part = crop_map(picture.png, title, hexes)
+        self.cropped += 1
+        _put(self._parts, key, part, self.size)
+        return part
+
+    def remember_board(self, game_id: str, game: Game) -> None:
+        """Keep GAME's board at its move: a reader reported at this move is next shown
+        what changed since, and the board then need not be replayed from move 0."""
+        self.boards_remembered += 1
         key = (game_id, game.next_move)
         known = self._boards.get(key)
         if known is None or known[0] != tuple(game.log):
@@ -156,6 +179,7 @@ class PictureCache:
         known = self._boards.get((game_id, since))
         if known is not None and known[0] == moves:
             return known[1]
+        self.boards_replayed += 1
         board = BoardSnapshot.of(Game(game.setup, game.log[:since]))
         _put(self._boards, (game_id, since), (moves, board), self.size)
         return board
