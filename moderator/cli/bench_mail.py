@@ -24,6 +24,7 @@ import json
 import os
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formatdate
@@ -41,6 +42,7 @@ from moderator.config import ModeratorConfig
 from moderator.desk.auth import MASTER_KEY, make_token
 from moderator.desk.processor import Processor, ProcessorSettings
 from moderator.mail.endpoints import mailbox_address
+from moderator.mail.inbox import COMMANDS
 from moderator.service import (
     MODERATOR_ADDRESS,
     embedded_config,
@@ -74,6 +76,9 @@ class MailBench:
     processor_cpu: float  # the processor's CPU seconds (receive and process)
     imap_cpu: float | None  # the IMAP server's (child processes'), where /proc tells
     load: tuple[float, float] | None  # the 1-minute load average before and after
+    sending: float = 0.0  # seconds from the first send to the last one accepted by SMTP
+    imap_commands: tuple[tuple[str, int], ...] = ()  # the moderator's, by name
+    appended: int = 0  # mails delivered into the IMAP server (APPEND)
 
 
 def seated_game(store: Store, record: Path, at: int) -> tuple[str, dict[str, str], Game]:
@@ -83,6 +88,11 @@ def seated_game(store: Store, record: Path, at: int) -> tuple[str, dict[str, str
     whole = replay.game
     setup = whole.setup
     addresses = {seat: f"seat{index}@bench.test" for index, seat in enumerate(setup.seats)}
+    # As a game played by mail stores it: each move with what the engine said of it
+    # (its reports' history is read, not replayed), every member reported at AT.
+    played = Game(setup)
+    with played.reading_log():
+        said = [tuple(played.apply(move.seat, move.action)) for move in whole.log[:at]]
     now = time.time()
     with store.transaction():
         game_id = store.create_mail_game(setup.title, "gm@bench.test", [], setup.seed, now)
@@ -92,7 +102,9 @@ def seated_game(store: Store, record: Path, at: int) -> tuple[str, dict[str, str
             store.add_member(game_id, address, "player", seat, seat=seat, status="active",
                              reported_move=at, now=now)
         store.create_game(setup, game_id)
-        store.append(game_id, 0, list(whole.log[:at]))
+        store.append(game_id, 0, list(whole.log[:at]), said)
+        for address in ("gm@bench.test", *addresses.values()):
+            store.set_reported(game_id, address, at, played.round_name)
         store.mark_started(game_id, now)
     return game_id, addresses, whole
 
@@ -165,6 +177,8 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int,
         load = _load()
         cpu = time.process_time()
         children = _children_cpu()
+        commands = Counter(COMMANDS)
+        appended = servers.appended
         import aiosmtplib
 
         smtp = aiosmtplib.SMTP(hostname=servers.host, port=servers.smtp_port, timeout=30)
@@ -174,10 +188,13 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int,
             await smtp.send_message(burst_message(mail, game_id, addresses,
                                                   config.moderator.address, secret))
             sent[mail.message_id] = time.time()
+        sending = time.time() - start
         with contextlib.suppress(Exception):
             await smtp.quit()
         answered = await _answers(store, sent, timeout=max(60.0, count * 2.0))
         cpu = time.process_time() - cpu
+        commands = Counter(COMMANDS) - commands
+        appended = servers.appended - appended
         imap_cpu = (after - children if children is not None
                     and (after := _children_cpu()) is not None else None)
         processor_cpu = sum(p.cpu for p in processors)
@@ -190,7 +207,8 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int,
     end = max(answered.values()) if answered else time.time()
     return MailBench(len(latencies), end - start, latencies, cpu, applied, processor_cpu,
                      imap_cpu, (load, load_after) if load is not None
-                     and load_after is not None else None)
+                     and load_after is not None else None, sending,
+                     tuple(sorted(commands.items())), appended)
 
 
 @dataclass(frozen=True)
@@ -336,6 +354,7 @@ def mail_command(record: Path | None, at: int, count: int, applied_every: int,
                + ("" if deliver_answers else " (answers not put into the players' mailboxes)"))
     click.echo(f"throughput: {result.mails / result.seconds:.1f} mails/s "
                f"({result.seconds:.1f} s from the first send to the last answer)")
+    click.echo(f"sending the burst took {result.sending:.1f} s")
     click.echo(f"latency (send to answer handed to SMTP): p50 {percentile(lat, 0.5):.2f} s, "
                f"p95 {percentile(lat, 0.95):.2f} s, p99 {percentile(lat, 0.99):.2f} s, "
                f"max {max(lat):.2f} s")
@@ -346,6 +365,11 @@ def mail_command(record: Path | None, at: int, count: int, applied_every: int,
             else f"; IMAP server (pymap): {result.imap_cpu * per_mail:.0f} ms per mail")
     click.echo(f"CPU: {result.cpu * per_mail:.0f} ms per mail in this process (daemon, "
                f"SMTP server and bench){imap}")
+    asked = sum(n for _, n in result.imap_commands)
+    click.echo(f"IMAP: the moderator sent {asked} commands for {result.mails} mails "
+               f"({asked / max(result.mails, 1):.2f} per mail: "
+               + ", ".join(f"{name} {n}" for name, n in result.imap_commands)
+               + f"); {result.appended} mails delivered into the IMAP server by APPEND")
     if result.load is not None:
         click.echo(f"machine load (1-minute average): {result.load[0]:.1f} before, "
                    f"{result.load[1]:.1f} after ({os.cpu_count()} cores)")
