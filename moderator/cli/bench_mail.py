@@ -79,6 +79,7 @@ class MailBench:
     sending: float = 0.0  # seconds from the first send to the last one accepted by SMTP
     imap_commands: tuple[tuple[str, int], ...] = ()  # the moderator's, by name
     appended: int = 0  # mails delivered into the IMAP server (APPEND)
+    imap_cpu_sending: float | None = None  # the IMAP server's while the burst was sent
 
 
 def seated_game(store: Store, record: Path, at: int) -> tuple[str, dict[str, str], Game]:
@@ -189,6 +190,7 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int,
                                                   config.moderator.address, secret))
             sent[mail.message_id] = time.time()
         sending = time.time() - start
+        delivering = _children_cpu()  # the IMAP server's CPU so far: mostly the APPENDs
         with contextlib.suppress(Exception):
             await smtp.quit()
         answered = await _answers(store, sent, timeout=max(60.0, count * 2.0))
@@ -208,7 +210,9 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int,
     return MailBench(len(latencies), end - start, latencies, cpu, applied, processor_cpu,
                      imap_cpu, (load, load_after) if load is not None
                      and load_after is not None else None, sending,
-                     tuple(sorted(commands.items())), appended)
+                     tuple(sorted(commands.items())), appended,
+                     delivering - children if delivering is not None
+                     and children is not None else None)
 
 
 @dataclass(frozen=True)
@@ -365,6 +369,9 @@ def mail_command(record: Path | None, at: int, count: int, applied_every: int,
                f"(one core: {result.mails / max(result.processor_cpu, 1e-9):.0f} mails/s)")
     imap = ("" if result.imap_cpu is None
             else f"; IMAP server (pymap): {result.imap_cpu * per_mail:.0f} ms per mail")
+    if result.imap_cpu is not None and result.imap_cpu_sending is not None:
+        imap += (f" ({result.imap_cpu_sending * per_mail:.0f} ms of it while the burst "
+                 "was delivered)")
     click.echo(f"CPU: {result.cpu * per_mail:.0f} ms per mail in this process (daemon, "
                f"SMTP server and bench){imap}")
     asked = sum(n for _, n in result.imap_commands)
