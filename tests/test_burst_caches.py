@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from engine.game import Game
 from moderator.cli.bench_mail import burst, burst_message, seated_game
 from moderator.cli.bench_replay import FIXTURES
 from moderator.config import ModeratorConfig
 from moderator.desk.processor import Processor, ProcessorSettings
 from moderator.reports.crop import crop_map
-from moderator.reports.report import MAP_CID
+from moderator.reports.report import MAP_CID, Position
 from moderator.store import Store
 
 RECORD = FIXTURES / "18TN" / "7818.json"
@@ -89,4 +90,30 @@ def test_a_part_of_the_map_that_several_readers_get_is_cut_once(tmp_path: Path) 
     whole = pictures.map_for(game_id, game, 300)
     changed = pictures.changed(game_id, game, 300)
     assert crop_map(whole.png, game.state.title, changed) in parts
+    store.close()
+
+
+def test_the_position_is_made_once_for_every_mail_that_shows_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import moderator.desk.answers as answers
+
+    made: list[int] = []
+    real = answers.position
+
+    def counted(game_id: str, game: Game) -> Position:
+        made.append(game.next_move)
+        return real(game_id, game)
+
+    monkeypatch.setattr(answers, "position", counted)
+    processor, store, raws = _burst(tmp_path, 9)
+    for raw in raws:
+        _process(processor, raw)
+    # Moves 300 and 301 applied (mails 0 and 4), each refusal answered with the stored
+    # position: each position is made once, whoever it is shown to.
+    assert made == [301, 302, 303]
+    # And every reply shows the position it answered at.
+    moves = [email.message_from_bytes(raw)["X-Moderator-Move"] for (raw,) in store.execute(
+        "SELECT r.raw FROM outbox_queue o JOIN outbox_raw r ON r.id = o.id "
+        "WHERE o.kind = 'reply' ORDER BY o.id")]
+    assert moves == ["301", "301", "301", "301", "302", "302", "302", "302", "303"]
     store.close()

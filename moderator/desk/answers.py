@@ -408,10 +408,11 @@ class Answers:
                         part),), note
 
     def lays(self, game_id: str, game: Game) -> Lays:
-        """The legal tile lays of the company to move, found once per mail."""
+        """The legal tile lays of the company to move, found once per position."""
         key = (game_id, game.next_move)
         if key not in self._lays:
-            self._lays[key] = legal_lays(game)
+            self._lays[key] = self.pictures.shown("lays", game_id, game,
+                                                  lambda: legal_lays(game))
         return self._lays[key]
 
     def charts_for(self, game_id: str, game: Game, to: str
@@ -442,10 +443,12 @@ class Answers:
         return self.pictures.map_for(game_id, game, since)
 
     def position(self, game_id: str, game: Game) -> Position:
-        """The report's view of the game, made once per mail however many it goes to."""
+        """The report's view of the game, made once per position however many mails
+        show it."""
         key = (game_id, game.next_move)
         if key not in self._positions:
-            self._positions[key] = position(game_id, game)
+            self._positions[key] = self.pictures.shown("position", game_id, game,
+                                                       lambda: position(game_id, game))
         return self._positions[key]
 
     def may_answer(self, to: str) -> bool:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from engine.game import Game, Move
 from engine.state import PlacedTile
@@ -110,6 +110,11 @@ class PictureCache:
         # move mostly get the same part (what changed since their last report).
         self._parts: OrderedDict[tuple[bytes, frozenset[str]], bytes | None] = OrderedDict()
         self.cropped = 0  # parts cut (what the cache could not save)
+        # What a report shows of a position (its view, the legal lays), by kind, game
+        # and move, with the moves that led there: every refusal at one move shows the
+        # same position.
+        self._shown: OrderedDict[tuple[str, str, int], tuple[tuple[Move, ...], object]] = \
+            OrderedDict()
 
     def changed(self, game_id: str, game: Game, since: int) -> frozenset[str]:
         """The hexes whose tile or tokens changed since move SINCE (none if SINCE is 0
@@ -163,6 +168,18 @@ class PictureCache:
         self.cropped += 1
         _put(self._parts, key, part, self.size)
         return part
+
+    def shown(self, kind: str, game_id: str, game: Game, make: Callable[[], V]) -> V:
+        """MAKE's answer for GAME's position (KIND names what it is), made once for
+        every mail at this position (a game's moves decide its position)."""
+        key = (kind, game_id, game.next_move)
+        known = self._shown.get(key)
+        if known is not None and known[0] == tuple(game.log):
+            self._shown.move_to_end(key)
+            return cast(V, known[1])
+        value = make()
+        _put(self._shown, key, (tuple(game.log), value), self.size)
+        return value
 
     def remember_board(self, game_id: str, game: Game) -> None:
         """Keep GAME's board at its move: a reader reported at this move is next shown

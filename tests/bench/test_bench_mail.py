@@ -74,5 +74,7 @@ def test_bench_mail_processing_only_processes_the_burst_without_servers() -> Non
     assert "8 mails processed (no servers), 2 applied, 16 mails queued" in lines[0]
     assert re.search(r"^processor CPU: [\d.]+ ms per mail \(one core: \d+ mails/s\)",
                      result.output, re.M)
+    assert re.search(r"^  the first mail \(nothing kept yet\): \d+ ms; the others [\d.]+ ms "
+                     r"per mail \(one core: \d+ mails/s\)$", result.output, re.M)
     assert re.search(r"meant to apply: 2 mails, CPU per mail p50 [\d.]+ ms", result.output)
     assert re.search(r"refused: 6 mails, CPU per mail p50 [\d.]+ ms", result.output)
