@@ -24,6 +24,7 @@ import json
 import os
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formatdate
@@ -41,6 +42,7 @@ from moderator.config import ModeratorConfig
 from moderator.desk.auth import MASTER_KEY, make_token
 from moderator.desk.processor import Processor, ProcessorSettings
 from moderator.mail.endpoints import mailbox_address
+from moderator.mail.inbox import COMMANDS
 from moderator.service import (
     MODERATOR_ADDRESS,
     embedded_config,
@@ -74,6 +76,10 @@ class MailBench:
     processor_cpu: float  # the processor's CPU seconds (receive and process)
     imap_cpu: float | None  # the IMAP server's (child processes'), where /proc tells
     load: tuple[float, float] | None  # the 1-minute load average before and after
+    sending: float = 0.0  # seconds from the first send to the last one accepted by SMTP
+    imap_commands: tuple[tuple[str, int], ...] = ()  # the moderator's, by name
+    appended: int = 0  # mails delivered into the IMAP server (APPEND)
+    imap_cpu_sending: float | None = None  # the IMAP server's while the burst was sent
 
 
 def seated_game(store: Store, record: Path, at: int) -> tuple[str, dict[str, str], Game]:
@@ -83,6 +89,11 @@ def seated_game(store: Store, record: Path, at: int) -> tuple[str, dict[str, str
     whole = replay.game
     setup = whole.setup
     addresses = {seat: f"seat{index}@bench.test" for index, seat in enumerate(setup.seats)}
+    # As a game played by mail stores it: each move with what the engine said of it
+    # (its reports' history is read, not replayed), every member reported at AT.
+    played = Game(setup)
+    with played.reading_log():
+        said = [tuple(played.apply(move.seat, move.action)) for move in whole.log[:at]]
     now = time.time()
     with store.transaction():
         game_id = store.create_mail_game(setup.title, "gm@bench.test", [], setup.seed, now)
@@ -92,7 +103,9 @@ def seated_game(store: Store, record: Path, at: int) -> tuple[str, dict[str, str
             store.add_member(game_id, address, "player", seat, seat=seat, status="active",
                              reported_move=at, now=now)
         store.create_game(setup, game_id)
-        store.append(game_id, 0, list(whole.log[:at]))
+        store.append(game_id, 0, list(whole.log[:at]), said)
+        for address in ("gm@bench.test", *addresses.values()):
+            store.set_reported(game_id, address, at, played.round_name)
         store.mark_started(game_id, now)
     return game_id, addresses, whole
 
@@ -139,7 +152,7 @@ def burst_message(mail: BurstMail, game_id: str, addresses: dict[str, str], to: 
 
 async def run_burst(workdir: Path, record: Path, at: int, count: int,
                     applied_every: int = APPLIED_EVERY,
-                    deliver_answers: bool = True) -> MailBench:
+                    deliver_answers: bool = False) -> MailBench:
     """The burst through the real local servers. DELIVER_ANSWERS: the players' mail is
     put into their mailboxes on the IMAP server too (else only the moderator's is, as
     when the players' mail leaves for other servers)."""
@@ -165,6 +178,8 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int,
         load = _load()
         cpu = time.process_time()
         children = _children_cpu()
+        commands = Counter(COMMANDS)
+        appended = servers.appended
         import aiosmtplib
 
         smtp = aiosmtplib.SMTP(hostname=servers.host, port=servers.smtp_port, timeout=30)
@@ -174,10 +189,14 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int,
             await smtp.send_message(burst_message(mail, game_id, addresses,
                                                   config.moderator.address, secret))
             sent[mail.message_id] = time.time()
+        sending = time.time() - start
+        delivering = _children_cpu()  # the IMAP server's CPU so far: mostly the APPENDs
         with contextlib.suppress(Exception):
             await smtp.quit()
         answered = await _answers(store, sent, timeout=max(60.0, count * 2.0))
         cpu = time.process_time() - cpu
+        commands = Counter(COMMANDS) - commands
+        appended = servers.appended - appended
         imap_cpu = (after - children if children is not None
                     and (after := _children_cpu()) is not None else None)
         processor_cpu = sum(p.cpu for p in processors)
@@ -190,7 +209,10 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int,
     end = max(answered.values()) if answered else time.time()
     return MailBench(len(latencies), end - start, latencies, cpu, applied, processor_cpu,
                      imap_cpu, (load, load_after) if load is not None
-                     and load_after is not None else None)
+                     and load_after is not None else None, sending,
+                     tuple(sorted(commands.items())), appended,
+                     delivering - children if delivering is not None
+                     and children is not None else None)
 
 
 @dataclass(frozen=True)
@@ -202,6 +224,7 @@ class ProcessingBench:
     seconds: float  # wall-clock, all of them
     applied: int  # moves the game gained
     queued: int  # mails the burst queued
+    first_cpu: float = 0.0  # of the first mail (the game replayed, its board drawn)
 
 
 def run_processing(workdir: Path, record: Path, at: int, count: int,
@@ -225,6 +248,7 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
         applied_cpu: list[float] = []
         refused_cpu: list[float] = []
         queued = 0
+        first_cpu = 0.0
         start = time.time()
         if profiler is not None:
             profiler.enable()
@@ -232,7 +256,9 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
             cpu = time.thread_time()
             key, _ = processor.receive(raw)
             queued += processor.process(key).queued
-            (applied_cpu if mail.applied else refused_cpu).append(time.thread_time() - cpu)
+            spent = time.thread_time() - cpu
+            first_cpu = first_cpu if applied_cpu or refused_cpu else spent
+            (applied_cpu if mail.applied else refused_cpu).append(spent)
         if profiler is not None:
             profiler.disable()
             profiler.dump_stats(str(profile))
@@ -240,7 +266,8 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
         applied = len(store.moves(game_id)) - at
     finally:
         store.close()
-    return ProcessingBench(tuple(applied_cpu), tuple(refused_cpu), seconds, applied, queued)
+    return ProcessingBench(tuple(applied_cpu), tuple(refused_cpu), seconds, applied, queued,
+                           first_cpu)
 
 
 async def _answers(store: Store, sent: dict[str, float], timeout: float
@@ -305,10 +332,11 @@ def _load() -> float | None:
 @click.option("--applied-every", type=click.IntRange(min=0), default=APPLIED_EVERY,
               show_default=True,
               help="Every this many mails is the game's next move (0: all are refused).")
-@click.option("--deliver-answers/--drop-answers", default=True, show_default=True,
+@click.option("--deliver-answers/--drop-answers", default=False, show_default=True,
               help="Whether the players' mail goes into their mailboxes on the local IMAP "
                    "server (pymap) as well, or only the moderator's (as in production, "
-                   "where the players' mail leaves for other servers).")
+                   "where the players' mail leaves for other servers; the bench reads "
+                   "the answers' times from the outbox, not from the mailboxes).")
 @click.option("--processing-only", is_flag=True,
               help="Only the processing: the same mails through the processor on a "
                    "fresh store, without the mail servers (CPU per mail).")
@@ -333,9 +361,11 @@ def mail_command(record: Path | None, at: int, count: int, applied_every: int,
     lat = result.latencies
     click.echo(f"record {path.name} at move {at}: {count} mails sent, "
                f"{result.mails} answered, {result.applied} applied"
-               + ("" if deliver_answers else " (answers not put into the players' mailboxes)"))
+               + (" (answers put into the players' mailboxes too)" if deliver_answers
+                  else " (answers not put into the players' mailboxes)"))
     click.echo(f"throughput: {result.mails / result.seconds:.1f} mails/s "
                f"({result.seconds:.1f} s from the first send to the last answer)")
+    click.echo(f"sending the burst took {result.sending:.1f} s")
     click.echo(f"latency (send to answer handed to SMTP): p50 {percentile(lat, 0.5):.2f} s, "
                f"p95 {percentile(lat, 0.95):.2f} s, p99 {percentile(lat, 0.99):.2f} s, "
                f"max {max(lat):.2f} s")
@@ -344,8 +374,16 @@ def mail_command(record: Path | None, at: int, count: int, applied_every: int,
                f"(one core: {result.mails / max(result.processor_cpu, 1e-9):.0f} mails/s)")
     imap = ("" if result.imap_cpu is None
             else f"; IMAP server (pymap): {result.imap_cpu * per_mail:.0f} ms per mail")
+    if result.imap_cpu is not None and result.imap_cpu_sending is not None:
+        imap += (f" ({result.imap_cpu_sending * per_mail:.0f} ms of it while the burst "
+                 "was delivered)")
     click.echo(f"CPU: {result.cpu * per_mail:.0f} ms per mail in this process (daemon, "
                f"SMTP server and bench){imap}")
+    asked = sum(n for _, n in result.imap_commands)
+    click.echo(f"IMAP: the moderator sent {asked} commands for {result.mails} mails "
+               f"({asked / max(result.mails, 1):.2f} per mail: "
+               + ", ".join(f"{name} {n}" for name, n in result.imap_commands)
+               + f"); {result.appended} mails delivered into the IMAP server by APPEND")
     if result.load is not None:
         click.echo(f"machine load (1-minute average): {result.load[0]:.1f} before, "
                    f"{result.load[1]:.1f} after ({os.cpu_count()} cores)")
@@ -359,6 +397,13 @@ def _print_processing(path: Path, at: int, count: int, result: ProcessingBench) 
     click.echo(f"processor CPU: {1000 * total / max(len(everything), 1):.1f} ms per mail "
                f"(one core: {len(everything) / max(total, 1e-9):.0f} mails/s); "
                f"wall-clock {result.seconds:.1f} s")
+    if len(everything) > 1:
+        # The first mail replays the game and draws its board (the daemon does that
+        # once per game it has not seen since it started); the rest find them kept.
+        warm = total - result.first_cpu
+        click.echo(f"  the first mail (nothing kept yet): {1000 * result.first_cpu:.0f} ms; "
+                   f"the others {1000 * warm / (len(everything) - 1):.1f} ms per mail "
+                   f"(one core: {(len(everything) - 1) / max(warm, 1e-9):.0f} mails/s)")
     for name, cpus in (("meant to apply", result.applied_cpu),
                        ("refused", result.refused_cpu)):
         if cpus:

@@ -30,7 +30,6 @@ from moderator.mail.compose import (
 from moderator.mail.parse import Incoming
 from moderator.reports.calendar import deadline_event
 from moderator.reports.charts import CHARTS_CID, Progress, chart_png, progress
-from moderator.reports.crop import crop_map
 from moderator.reports.lays import Lays, lays_text, legal_lays
 from moderator.reports.report import (
     MAP_CID,
@@ -384,6 +383,9 @@ class Answers:
         stations, its legal lays, what changed); to others the part that changed since
         their last report, or nothing when no hex changed (a share bought, a run). A part
         is at full scale, so a phone shows its names and revenues."""
+        # Whatever this report shows of the map, TO's next is measured against this
+        # board (each report counts as TO's last).
+        self.pictures.remember_board(game_id, game)
         rows = [m for m in self.store.members(game_id) if m.address == to]
         since = min((m.reported_move for m in rows), default=game.next_move)
         turn = game.turn()
@@ -411,17 +413,18 @@ class Answers:
             return (), (f"The map has not changed since your report of move {since}; "
                         "mail `map` for it.")
         whole_map = self.map_for(game_id, game, to)
-        part = crop_map(whole_map.png, game.state.title, where)
+        part = self.pictures.part(whole_map, game.state.title, where)
         if part is None:
             return (whole_map,), None
         return (Picture(whole_map.cid, whole_map.filename.replace(".png", "-part.png"),
                         part),), note
 
     def lays(self, game_id: str, game: Game) -> Lays:
-        """The legal tile lays of the company to move, found once per mail."""
+        """The legal tile lays of the company to move, found once per position."""
         key = (game_id, game.next_move)
         if key not in self._lays:
-            self._lays[key] = legal_lays(game)
+            self._lays[key] = self.pictures.shown("lays", game_id, game,
+                                                  lambda: legal_lays(game))
         return self._lays[key]
 
     def charts_for(self, game_id: str, game: Game, to: str
@@ -452,10 +455,12 @@ class Answers:
         return self.pictures.map_for(game_id, game, since)
 
     def position(self, game_id: str, game: Game) -> Position:
-        """The report's view of the game, made once per mail however many it goes to."""
+        """The report's view of the game, made once per position however many mails
+        show it."""
         key = (game_id, game.next_move)
         if key not in self._positions:
-            self._positions[key] = position(game_id, game)
+            self._positions[key] = self.pictures.shown("position", game_id, game,
+                                                       lambda: position(game_id, game))
         return self._positions[key]
 
     def may_answer(self, to: str) -> bool:

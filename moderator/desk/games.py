@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from engine.game import Game, Move
 from engine.state import PlacedTile
+from engine.title import Title
 from moderator.mail.compose import Picture
+from moderator.reports.crop import crop_map
 from moderator.reports.mapimage import MapPlate, changed_hexes, map_plate
 from moderator.reports.report import MAP_CID
 from moderator.store import Store
@@ -94,6 +96,8 @@ class PictureCache:
         self.drawn = 0  # pictures made so far (what the cache could not save)
         self.plates = 0  # of which boards drawn (the rest: only a new caption)
         self.repainted = 0  # of which drawn again only round what changed
+        self.boards_remembered = 0  # boards kept at a report's move
+        self.boards_replayed = 0  # boards not kept, so replayed from move 0
         # Each game's latest board: the next one is drawn from it where it differs.
         self._latest: OrderedDict[str, MapPlate] = OrderedDict()
         self._plates: OrderedDict[PlateKey, MapPlate] = OrderedDict()
@@ -101,6 +105,15 @@ class PictureCache:
         # The board at a move, by game and move number, with the moves that led there:
         # after an `undo` the same number can be another position, which the moves tell.
         self._boards: OrderedDict[tuple[str, int], tuple[tuple[Move, ...], BoardSnapshot]] = \
+            OrderedDict()
+        # Parts of a map, by the map's bytes and the hexes shown: the readers of one
+        # move mostly get the same part (what changed since their last report).
+        self._parts: OrderedDict[tuple[bytes, frozenset[str]], bytes | None] = OrderedDict()
+        self.cropped = 0  # parts cut (what the cache could not save)
+        # What a report shows of a position (its view, the legal lays), by kind, game
+        # and move, with the moves that led there: every refusal at one move shows the
+        # same position.
+        self._shown: OrderedDict[tuple[str, str, int], tuple[tuple[Move, ...], object]] = \
             OrderedDict()
 
     def changed(self, game_id: str, game: Game, since: int) -> frozenset[str]:
@@ -140,11 +153,38 @@ class PictureCache:
             self.drawn += 1
             _put(self._maps, key, picture, self.size)
             # The readers of this map will next be shown what changed since it.
-            self._remember_board(game_id, game)
+            self.remember_board(game_id, game)
         self._maps.move_to_end(key)
         return picture
 
-    def _remember_board(self, game_id: str, game: Game) -> None:
+    def part(self, picture: Picture, title: Title, hexes: Collection[str]) -> bytes | None:
+        """The part of PICTURE (a whole map) that shows HEXES (`crop_map`), cut once for
+        every reader and mail that asks for it."""
+        key = (picture.png, frozenset(hexes))
+        if key in self._parts:
+            self._parts.move_to_end(key)
+            return self._parts[key]
+        part = crop_map(picture.png, title, hexes)
+        self.cropped += 1
+        _put(self._parts, key, part, self.size)
+        return part
+
+    def shown(self, kind: str, game_id: str, game: Game, make: Callable[[], V]) -> V:
+        """MAKE's answer for GAME's position (KIND names what it is), made once for
+        every mail at this position (a game's moves decide its position)."""
+        key = (kind, game_id, game.next_move)
+        known = self._shown.get(key)
+        if known is not None and known[0] == tuple(game.log):
+            self._shown.move_to_end(key)
+            return cast(V, known[1])
+        value = make()
+        _put(self._shown, key, (tuple(game.log), value), self.size)
+        return value
+
+    def remember_board(self, game_id: str, game: Game) -> None:
+        """Keep GAME's board at its move: a reader reported at this move is next shown
+        what changed since, and the board then need not be replayed from move 0."""
+        self.boards_remembered += 1
         key = (game_id, game.next_move)
         known = self._boards.get(key)
         if known is None or known[0] != tuple(game.log):
@@ -156,6 +196,7 @@ class PictureCache:
         known = self._boards.get((game_id, since))
         if known is not None and known[0] == moves:
             return known[1]
+        self.boards_replayed += 1
         board = BoardSnapshot.of(Game(game.setup, game.log[:since]))
         _put(self._boards, (game_id, since), (moves, board), self.size)
         return board

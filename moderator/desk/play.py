@@ -33,15 +33,15 @@ __all__ = ["play"]
 def play(work: Work, game_id: str, auth: Auth) -> str:
     """An authenticated member's mail to a game in play."""
     store = work.store
-    # A copy: a refused submission leaves its first lines applied to it.
-    game = work.games.game(game_id).clone()
+    # The stored position, read but never changed: the checks, a late join, held
+    # orders and refusals before the engine only read it (no copy for them).
+    game = work.games.game(game_id)
     row = next((m for m in auth.rows if m.key == auth.key), None)
     if row is not None and row.status == "invited":
         return late_join(work, game_id, row, game)
     seat = acting_seat(game, auth)
     sender = work.incoming.sender
     assert sender is not None
-    commands = GameCommands(work, game_id, game, auth, seat)
     clock = store.clock(game_id)
     submission = parse_body(game, work.incoming.text)  # parsed once for every check
     orders = order_lines(submission)  # with their parse errors, if any
@@ -56,6 +56,9 @@ def play(work: Work, game_id: str, auth: Auth) -> str:
     if orders and seat is not None and may_hold(game, seat):
         return hold(work, game_id, auth, game, seat, orders, submission.move)
 
+    # A copy to run the orders on: a refused submission leaves its first lines applied.
+    game = game.clone()
+    commands = GameCommands(work, game_id, game, auth, seat)
     start = game.next_move
     report = run_submission(game, seat or sender, work.incoming.text, commands.on_command,
                             submission)

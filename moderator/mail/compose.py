@@ -16,6 +16,7 @@ aiosmtplib asks for by itself when an envelope address is not ASCII.
 from __future__ import annotations
 
 import base64
+import binascii
 import email.charset
 import email.encoders
 import email.header
@@ -149,14 +150,13 @@ def compose(mail: OutgoingMail, *, sender: str, sender_name: str, message_id: st
     message is generated with a marker in its place, which the encoded lines replace.
     The boundaries are chosen here, not searched for by the generator: one that
     begins with "=_" cannot begin a line of quoted-printable or base64 text."""
-    plain = MIMENonMultipart("text", "plain")
-    plain.set_payload(mail.text, _UTF8_QP)
+    texts: dict[bytes, bytes] = {}  # marker -> the text's quoted-printable lines
+    plain = _qp_part("plain", mail.text, texts)
     body: MIMEMultipart | MIMENonMultipart
     if mail.text_only:
         body = plain
     else:
-        html = MIMENonMultipart("text", "html")
-        html.set_payload(mail.html, _UTF8_QP)
+        html = _qp_part("html", mail.html, texts)
         body = MIMEMultipart("alternative", boundary=_boundary())
         body.attach(plain)
         if mail.images:
@@ -202,7 +202,24 @@ def compose(mail: OutgoingMail, *, sender: str, sender_name: str, message_id: st
     raw = message.as_bytes(policy=_WIRE_UTF8 if utf8 else _WIRE)
     for picture in dict.fromkeys(mail.images):
         raw = raw.replace(_marker(picture), _encoded_png(picture.png))
+    for marker, lines in texts.items():
+        raw = raw.replace(marker, lines)
     return raw
+
+
+def _qp_part(subtype: str, text: str, texts: dict[bytes, bytes]) -> MIMENonMultipart:
+    """A text/SUBTYPE part in UTF-8, quoted-printable, as `set_payload` with a QP
+    charset makes it; but encoded by binascii (in C) and put in after the generator
+    ran, by a marker as the pictures are: encoding the text line by line in Python
+    was a third of composing. (Its lines are not mangled: a line starting "From "
+    stays as it was written.)"""
+    part = MIMENonMultipart("text", subtype, charset="utf-8")
+    part["Content-Transfer-Encoding"] = "quoted-printable"
+    marker = f"=_text-{_MARKER_SALT}-{len(texts)}".encode()
+    part.set_payload(marker.decode())
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").encode("utf-8")
+    texts[marker] = binascii.b2a_qp(lines, istext=True).replace(b"\n", b"\r\n")
+    return part
 
 
 def _attachment(attachment: Attachment) -> MIMENonMultipart:

@@ -28,6 +28,7 @@ import logging
 import re
 import ssl
 import time
+from collections import Counter
 from collections.abc import Awaitable, Sequence
 from typing import Any
 
@@ -35,7 +36,7 @@ import aioimaplib
 
 from moderator.config import ImapConfig
 
-__all__ = ["PROCESSED_KEYWORD", "FetchedMail", "ImapError", "ImapSession"]
+__all__ = ["COMMANDS", "PROCESSED_KEYWORD", "FetchedMail", "ImapError", "ImapSession"]
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,10 @@ BATCH_BYTES = 16_000_000
 _UID_RE = re.compile(rb"\bUID (\d+)")
 _FETCH_START_RE = re.compile(rb"^(\* )?\d+ FETCH \(")
 _NEW_MAIL_RE = re.compile(rb"^(\* )?\d+ EXISTS\b")
+#: IMAP commands the moderator's sessions in this process sent, by name (FETCH counts
+#: once however many mails it names): what `moderator bench mail` asks the server per
+#: mail. Only counted, never read by the service.
+COMMANDS: Counter[str] = Counter()
 
 
 class ImapError(RuntimeError):
@@ -148,6 +153,7 @@ class ImapSession:
 
     async def wait(self, call: Awaitable[Any], what: str) -> Any:
         """CALL's result; ImapError if the link drops or it takes over the timeout."""
+        COMMANDS[what.split()[1] if what.startswith("UID ") else what.split()[0]] += 1
         task = asyncio.ensure_future(call)
         lost = asyncio.ensure_future(self.lost.wait())
         try:

@@ -271,6 +271,8 @@ class LocalMail:
         #: delivered, in order: what a sender really sent, for tests to count (a
         #: mailbox can show a mail twice: see `deliver`).
         self.accepted: list[tuple[str, str, bytes]] = []
+        #: Mails put into a mailbox by IMAP APPEND (what delivery asks of pymap).
+        self.appended = 0
 
     # -- public surface -------------------------------------------------------
 
@@ -311,6 +313,7 @@ class LocalMail:
         Message-ID); `accepted` counts what was really sent."""
         login, password = await self.ensure_mailbox(rcpt)
         message = _with_delivery_headers(content, mail_from, rcpt)
+        self.appended += 1
         lock = self._delivery_locks.setdefault(login, asyncio.Lock())
         async with lock:
             # A logged-in connection per user is kept for the next delivery: a game's

@@ -165,6 +165,7 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        auto_reload=False,  # templates are files of the install: never stat'ed per mail
     )
     env.filters["money"] = lambda amount: f"${amount}"
     env.filters["paragraphs"] = _paragraphs

@@ -40,12 +40,27 @@ def test_bench_mail_can_send_only_refused_orders() -> None:
 
 @pytest.mark.skipif(not (FIXTURES / "18TN" / "7818.json").exists(),
                     reason="the recorded games are not here")
-def test_bench_mail_can_leave_the_answers_out_of_the_players_mailboxes() -> None:
-    result = CliRunner().invoke(bench, ["mail", "--mails", "4", "--drop-answers"])
+def test_bench_mail_leaves_the_answers_out_of_the_players_mailboxes_unless_asked() -> None:
+    # The bench reads the answers' times from the outbox: by default only the burst's
+    # own mails are delivered into the IMAP server, as in production.
+    result = CliRunner().invoke(bench, ["mail", "--mails", "4"])
     assert result.exit_code == 0, result.output
     first = result.output.splitlines()[0]
     assert "4 mails sent, 4 answered, 1 applied" in first
     assert "(answers not put into the players' mailboxes)" in first
+    imap = re.search(r"^IMAP: the moderator sent (\d+) commands for 4 mails .*; "
+                     r"(\d+) mails delivered into the IMAP server by APPEND$",
+                     result.output, re.M)
+    assert imap is not None, result.output
+    assert int(imap.group(2)) == 4
+    # With them, each answer (a reply to each mail, a report to every player after
+    # the applied one) is delivered too.
+    result = CliRunner().invoke(bench, ["mail", "--mails", "4", "--deliver-answers"])
+    assert result.exit_code == 0, result.output
+    assert "(answers put into the players' mailboxes too)" in result.output
+    delivered = re.search(r"(\d+) mails delivered into the IMAP server by APPEND$",
+                          result.output, re.M)
+    assert delivered is not None and int(delivered.group(1)) >= 4 + 4 + 3
 
 
 @pytest.mark.skipif(not (FIXTURES / "18TN" / "7818.json").exists(),
@@ -59,5 +74,7 @@ def test_bench_mail_processing_only_processes_the_burst_without_servers() -> Non
     assert "8 mails processed (no servers), 2 applied, 16 mails queued" in lines[0]
     assert re.search(r"^processor CPU: [\d.]+ ms per mail \(one core: \d+ mails/s\)",
                      result.output, re.M)
+    assert re.search(r"^  the first mail \(nothing kept yet\): \d+ ms; the others [\d.]+ ms "
+                     r"per mail \(one core: \d+ mails/s\)$", result.output, re.M)
     assert re.search(r"meant to apply: 2 mails, CPU per mail p50 [\d.]+ ms", result.output)
     assert re.search(r"refused: 6 mails, CPU per mail p50 [\d.]+ ms", result.output)

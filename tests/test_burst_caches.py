@@ -1,0 +1,119 @@
+"""What a burst of mail to one game does not do again (issue 14, speed under a burst):
+the board a reader was last shown is kept, not replayed from move 0, and a part of the
+map that several readers get is cut once. Played with the recorded 18TN game 7818
+through the processor (as the daemon's worker runs it), counting the work done."""
+
+from __future__ import annotations
+
+import email
+from pathlib import Path
+
+import pytest
+
+from engine.game import Game
+from moderator.cli.bench_mail import burst, burst_message, seated_game
+from moderator.cli.bench_replay import FIXTURES
+from moderator.config import ModeratorConfig
+from moderator.desk.processor import Processor, ProcessorSettings
+from moderator.reports.crop import crop_map
+from moderator.reports.report import MAP_CID, Position
+from moderator.store import Store
+
+RECORD = FIXTURES / "18TN" / "7818.json"
+
+pytestmark = pytest.mark.skipif(not RECORD.exists(), reason="the recorded games are not here")
+
+
+def _burst(tmp_path: Path, count: int) -> tuple[Processor, Store, list[bytes]]:
+    config = ModeratorConfig(address="moderator@bench.test", secret="s",
+                             database=tmp_path / "m.sqlite")
+    store = Store(config.database)
+    game_id, addresses, whole = seated_game(store, RECORD, 300)
+    mails = burst(game_id, whole, 300, count)
+    raws = [burst_message(m, game_id, addresses, config.address, config.secret).as_bytes()
+            for m in mails]
+    return Processor(store, ProcessorSettings.from_config(config)), store, raws
+
+
+def _process(processor: Processor, raw: bytes) -> None:
+    key, _ = processor.receive(raw)
+    assert processor.process(key).status == "processed"
+
+
+def test_the_board_of_each_readers_last_report_is_kept_not_replayed(tmp_path: Path) -> None:
+    processor, store, raws = _burst(tmp_path, 40)
+    pictures = processor.games.pictures
+    _process(processor, raws[0])  # the first mail finds nothing kept: the board at 300
+    replayed = pictures.boards_replayed  # (the seated members' last report) is replayed
+    for raw in raws[1:]:
+        _process(processor, raw)
+    # Ten moves applied and reported to everyone, 30 refusals, tile lays among them:
+    # every reader's next map is measured against the board of their last report,
+    # which was kept when that report was made.
+    assert len(store.moves(store.execute("SELECT id FROM games")[0][0])) == 310
+    assert pictures.boards_remembered > 0
+    assert pictures.boards_replayed == replayed
+    store.close()
+
+
+def _parts(store: Store, move: int) -> list[bytes]:
+    """The map parts of the reports queued for MOVE (the ones that carry a part)."""
+    parts = []
+    for (raw,) in store.execute(
+            "SELECT b.raw FROM outbox_queue o JOIN outbox_raw b ON b.id = o.id "
+            "WHERE o.kind IN ('report', 'reply')"):
+        message = email.message_from_bytes(raw)
+        if message["X-Moderator-Move"] != str(move):
+            continue
+        for part in message.walk():
+            if part.get("Content-ID") == f"<{MAP_CID}>" and "-part" in (
+                    part.get_filename() or ""):
+                payload = part.get_payload(decode=True)
+                assert isinstance(payload, bytes)
+                parts.append(payload)
+    return parts
+
+
+def test_a_part_of_the_map_that_several_readers_get_is_cut_once(tmp_path: Path) -> None:
+    processor, store, raws = _burst(tmp_path, 1)
+    pictures = processor.games.pictures
+    # The first mail is the game's move 300, a tile lay: every reader but the one to
+    # lay next gets the part round the new tile (they were all shown move 300).
+    _process(processor, raws[0])
+    parts = _parts(store, 301)
+    assert len(parts) >= 3
+    # The same part went to several readers, cut once (one cut per distinct part).
+    assert pictures.cropped == len(set(parts)) < len(parts)
+    # And it is the part the map itself gives: cut from the map everyone was shown.
+    game_id = store.execute("SELECT id FROM games")[0][0]
+    game = processor.game(game_id)
+    whole = pictures.map_for(game_id, game, 300)
+    changed = pictures.changed(game_id, game, 300)
+    assert crop_map(whole.png, game.state.title, changed) in parts
+    store.close()
+
+
+def test_the_position_is_made_once_for_every_mail_that_shows_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import moderator.desk.answers as answers
+
+    made: list[int] = []
+    real = answers.position
+
+    def counted(game_id: str, game: Game) -> Position:
+        made.append(game.next_move)
+        return real(game_id, game)
+
+    monkeypatch.setattr(answers, "position", counted)
+    processor, store, raws = _burst(tmp_path, 9)
+    for raw in raws:
+        _process(processor, raw)
+    # Moves 300 and 301 applied (mails 0 and 4), each refusal answered with the stored
+    # position: each position is made once, whoever it is shown to.
+    assert made == [301, 302, 303]
+    # And every reply shows the position it answered at.
+    moves = [email.message_from_bytes(raw)["X-Moderator-Move"] for (raw,) in store.execute(
+        "SELECT r.raw FROM outbox_queue o JOIN outbox_raw r ON r.id = o.id "
+        "WHERE o.kind = 'reply' ORDER BY o.id")]
+    assert moves == ["301", "301", "301", "301", "302", "302", "302", "302", "303"]
+    store.close()
