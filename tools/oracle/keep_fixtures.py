@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -33,9 +34,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     agreeing = []
     for path in args.outcomes:
-        agreeing += json.loads(path.read_text()).get("agree", [])
+        for group, outcomes in json.loads(path.read_text()).items():
+            # "agree", and 1850's "agree to the site's end of a dead game": the record
+            # up to the site's end, where both engines' scores are the same.
+            if group.startswith("agree") and "so far" not in group:
+                agreeing += outcomes
     def length(outcome: dict[str, object]) -> int:
         source = args.records / record_name(args.title, args.seed, int(str(outcome["index"])))
+        upto = re.match(r"upto (\d+);", str(outcome.get("detail", "")))
+        if upto is not None:
+            return int(upto.group(1))
         return len(json.loads(source.read_text())["actions"])
 
     agreeing.sort(key=length)
@@ -56,6 +64,11 @@ def main(argv: list[str] | None = None) -> int:
         name = f"random-{args.seed}-{outcome['index']}.json"
         source = args.records / record_name(args.title, args.seed, int(str(outcome["index"])))
         record = json.loads(source.read_text())
+        upto = re.match(r"upto (\d+);", str(outcome.get("detail", "")))
+        if upto is not None:
+            # The site ended the dead game there (its 100th turn): keep what it played.
+            record["actions"] = record["actions"][: int(upto.group(1))]
+            record["result"] = outcome["site_result"]
         (args.to / name).write_text(json.dumps(record, separators=(",", ":")) + "\n")
         results[name] = outcome["site_result"]
     facts["results"] = results
