@@ -385,8 +385,9 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
             continue
         rnd = game.round
         share_dealing = isinstance(rnd, StockRound) and game.state.title.name == "1825"
-        # (A company's stock action is its president's turn: his company's options count.)
-        own = game.legal() if company_stock else _own_options(game)
+        # (A company's stock action is its president's turn: his company's options count;
+        # the players before him the site passes on their own options, 5.10.6.)
+        own = game.legal() if company_stock and turn.seat == seat else _own_options(game)
         if share_dealing:
             if turn.seat == seat and not operating and not (
                     isinstance(rnd, StockRound) and (rnd.s.turn.bought or rnd.s.turn.sold)):
