@@ -465,6 +465,9 @@ class Rules:
         tile (1861 10.4: Kiev's upgrade to brown)."""
         return 0
 
+    def after_lay(self, state: GameState, corp: Corporation, hex_id: str, tile: str) -> None:
+        """What a tile lay sets off (1861 7.4: the RSR's station on grey Moscow)."""
+
     def stock_candidates(self, state: GameState, seat: str) -> list[Action]:
         """Stock-round actions a title adds to `legal_actions`' candidates (1825: privates
         bought from and sold to the bank)."""

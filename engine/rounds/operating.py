@@ -510,6 +510,7 @@ class OperatingRound(Round):
         require(corp.cash >= fee, f"{corp.sym} has {money(self.state, corp.cash)}; this "
                 f"lay costs {money(self.state, fee)} more")
         board.lay_tile(self.rules, self.state, corp, action.hex, action.tile, action.rotation)
+        self.rules.after_lay(self.state, corp, action.hex, action.tile)
         if fee:
             self.state.transfer_cash(corp.sym, BANK, fee)
             self.state.say(f"{corp.sym} pays {money(self.state, fee)} for its extra tile lay")

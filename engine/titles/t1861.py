@@ -571,18 +571,29 @@ class Rules1861(Rules):
     def _rsr_home(self, state: GameState, rsr: Corporation) -> None:
         """7.4: when it first operates, a station in St. Petersburg (its reserved
         space), if it has none there."""
+        self._rsr_station(state, rsr, ST_PETERSBURG, rsr.spec.home_city or 0)
+
+    def _rsr_station(self, state: GameState, rsr: Corporation, hex_id: str, city: int
+                     ) -> None:
+        """7.4: the RSR's station on the space kept for it in `hex_id`, unless it has
+        one there already (from a nationalised company, 11)."""
         from engine.board import has_token_in
         from engine.national import RESERVE
 
-        reserve = RESERVE + ST_PETERSBURG
-        if reserve not in rsr.markers or has_token_in(state, RSR, ST_PETERSBURG):
+        reserve = RESERVE + hex_id
+        if reserve not in rsr.markers or has_token_in(state, RSR, hex_id):
             rsr.markers.discard(reserve)
             return
         rsr.markers.discard(reserve)
-        city = rsr.spec.home_city or 0
-        state.board.tokens.setdefault(ST_PETERSBURG, {}).setdefault(city, []).append(RSR)
+        state.board.tokens.setdefault(hex_id, {}).setdefault(city, []).append(RSR)
         rsr.token_costs.pop(0)
-        state.say(f"{RSR} places its station in St. Petersburg")
+        state.say(f"{RSR} places its station in {state.title.hexes[hex_id].name or hex_id}")
+
+    def after_lay(self, state: GameState, corp: Corporation, hex_id: str, tile: str) -> None:
+        """7.4: when Moscow upgrades to grey, the RSR places its station there (the
+        grey tile's fourth space is the one kept for it, 10.5)."""
+        if hex_id == MOSCOW and state.title.tile(tile).color == "gray":
+            self._rsr_station(state, state.corporations[RSR], MOSCOW, 0)
 
     def end_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:
         """7.4, 10.10: the RSR buys the cheapest train if it has none (with loans) and
