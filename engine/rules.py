@@ -354,9 +354,10 @@ class Rules:
         """Convert `minor` into the company `into`; returns the company formed."""
         raise GameError(f"{minor} cannot convert in {state.title.name}")
 
-    def merge(self, state: GameState, minors: tuple[str, ...], into: str, round: Round
-              ) -> str:
-        """Merge `minors` to form `into`; returns the company formed."""
+    def merge(self, state: GameState, minors: tuple[str, ...], into: str, round: Round,
+              stations: tuple[str, ...] = ()) -> str:
+        """Merge `minors` to form `into`, taking the stations of `stations` (when there
+        is a choice); returns the company formed."""
         raise GameError(f"{', '.join(minors)} cannot merge in {state.title.name}")
 
     def after_formation(self, state: GameState, corp: Corporation, round: Round) -> None:

@@ -17,7 +17,8 @@ comes to hold more shares than the Director takes the Director's certificate.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import copy
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
 from engine.actions import Action, BuyShares, Convert, Done, Merge, Pass
@@ -38,6 +39,9 @@ class Dealing:
     waiting: list[str]  # seats still to be asked in this phase, the next first
     several: bool  # the shareholders' phase: any number each
     bought: set[str] = field(default_factory=set)  # who bought in this turn
+    # 12.4: the game as it was before a merger, restored if nobody comes to hold two
+    # shares (None for a conversion: its owner holds the Director's certificate).
+    before: GameState | None = None
 
 
 class MergerRound(Round):
@@ -118,18 +122,22 @@ class MergerRound(Round):
             minors = [self.rules.merger_alias(self.state, m) for m in action.minors]
             require(minor in minors, f"{minor} is asked now; a merger it proposes names it",
                     tuple(self.legal()))
-            formed = self.rules.merge(self.state, tuple(minors), action.into, self)
+            before = copy.deepcopy(self.state)
+            stations = tuple(self.rules.merger_alias(self.state, m) for m in action.stations)
+            formed = self.rules.merge(self.state, tuple(minors), action.into, self, stations)
             self.asked.update(minors)
+            self._start_dealing(formed, before)
+            return
         else:
             raise not_here(action, self.name, self.state.title.name, self.legal())
         self._start_dealing(formed)
 
     # --- 12.4: the new company's shares ------------------------------------------------
-    def _start_dealing(self, sym: str) -> None:
+    def _start_dealing(self, sym: str, before: GameState | None = None) -> None:
         corp = self.state.corporation(sym)
         director = corp.president or ""
         holders = [s for s in self.state.seats_from(director) if corp.percent_held_by(s)]
-        self.dealing = Dealing(sym, holders, several=True)
+        self.dealing = Dealing(sym, holders, several=True, before=before)
         self._settle_dealing()
 
     def _deal(self, seat: str, action: Action) -> None:
@@ -174,6 +182,9 @@ class MergerRound(Round):
                 dealing.waiting.pop(0)
             if dealing.waiting:
                 return
+            if dealing.several and corp.certificates[0].owner not in state.seats:
+                self._reverse(dealing)
+                return
             if not dealing.several or not corp.certificates_of(TREASURY):
                 break
             # 12.4: then every player may buy one, from the Director to the left.
@@ -185,6 +196,21 @@ class MergerRound(Round):
             dealing.several = False
         self.dealing = None
         self.rules.after_formation(state, corp, self)
+        self._next()
+
+    def _reverse(self, dealing: Dealing) -> None:
+        """12.3, 12.4: once the shareholders have bought, nobody holds two shares: the
+        merger is not allowed and is undone (the minors stay as they were, asked)."""
+        assert dealing.before is not None
+        state = self.state
+        log = state.log
+        for f in fields(state):
+            if f.name != "log":
+                setattr(state, f.name, getattr(dealing.before, f.name))
+        state.say(f"nobody holds two shares of {dealing.corporation}: the merger is not "
+                  "allowed and is reversed (12.4)")
+        assert state.log is log
+        self.dealing = None
         self._next()
 
     def _may_buy(self, seat: str, corp: Corporation) -> bool:

@@ -228,11 +228,13 @@ class Rules1861(Rules):
                   f"{owner} receives its Director's certificate")
         return public.sym
 
-    def merge(self, state: GameState, minors: tuple[str, ...], into: str, round: Round
-              ) -> str:
+    def merge(self, state: GameState, minors: tuple[str, ...], into: str, round: Round,
+              stations: tuple[str, ...] = ()) -> str:
         """12.3: two to ten connected minors (at most six of one player); the price is
         the highest plus the lowest (at most R200); each minor becomes one share for
-        its owner; the most shares direct it (ties: the minor that operated first)."""
+        its owner; the most shares direct it (ties: the minor that operated first); it
+        takes two of their stations, in different hexes, those of `stations` when
+        there is a choice."""
         from engine.errors import require
         from engine.rounds.merger import claim_presidency
 
@@ -245,6 +247,7 @@ class Rules1861(Rules):
         reach = set(self.merge_partners(state, order[0])) | {order[0]}
         require(all(m in reach for m in order),
                 f"the minors must be connected by track to {order[0]} (12.3)")
+        taken = self.merger_stations(state, order, stations)
         public = self._public(state, into)
         prices = [state.market.price(m) for m in order]
         price = min(200, max(prices) + min(prices))
@@ -258,11 +261,47 @@ class Rules1861(Rules):
         claim_presidency(state, public)
         kept: set[str] = set()
         for sym in order:
-            self._take_over(state, state.corporations[sym], public, kept, limit=2)
+            self._take_over(state, state.corporations[sym], public, kept,
+                            limit=2 if sym in taken else 0)
         state.say(f"{', '.join(order)} merge into {public.sym} at "
                   f"{money(state, state.market.price(public.sym))}; "
                   f"{public.president} directs it")
         return public.sym
+
+    def merger_stations(self, state: GameState, order: list[str],
+                        named: tuple[str, ...]) -> list[str]:
+        """12.3: the minors whose stations the new company takes: two in different
+        hexes (one, when all lie in one hex). Where more than two hexes hold them the
+        order names two (`stations of N M-K`); otherwise it may name them or not."""
+        from engine.errors import require
+
+        hexes = {m: [h for h, cities in state.board.tokens.items()
+                     for corps in cities.values() if m in corps] for m in order}
+        spread = {h for found in hexes.values() for h in found}
+        want = min(2, len(spread))
+
+        def describe(m: str) -> str:
+            return f"{m} ({', '.join(hexes[m]) or 'no station'})"
+
+        choices = "; ".join(describe(m) for m in order if hexes[m])
+        if not named:
+            require(len(spread) <= 2, f"the new company takes two of the merging minors' "
+                    f"stations (12.3); name them: `stations of MINOR MINOR`, of {choices}")
+            out: list[str] = []
+            seen: set[str] = set()
+            for m in order:  # all of them; one per hex, the earliest operating minor's
+                if hexes[m] and not seen & set(hexes[m]):
+                    out.append(m)
+                    seen |= set(hexes[m])
+            return out
+        chosen = list(dict.fromkeys(named))
+        require(all(m in order for m in chosen),
+                f"the stations kept are merging minors' (12.3): of {choices}")
+        chosen_hexes = [h for m in chosen for h in hexes[m]]
+        require(len(chosen) == want and len(set(chosen_hexes)) == len(chosen_hexes) == want,
+                f"the new company takes {want} station(s) in different hexes (12.3); "
+                f"of {choices}")
+        return chosen
 
     def _form(self, state: GameState, public: Corporation, price: int) -> None:
         """The public's marker on the red or purple space of `price` (rounded down to a

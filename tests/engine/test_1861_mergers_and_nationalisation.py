@@ -17,6 +17,8 @@ from engine.export import export_record
 from engine.records import import_record
 from engine.rounds.merger import MergerRound
 from engine.state import TREASURY
+from grammar import names_for_title
+from grammar.parser import parse_line
 
 
 def test_12_2_a_minor_in_the_conversion_zone_converts() -> None:
@@ -182,3 +184,62 @@ def test_11_phase_6_nationalises_the_privates_at_face_value() -> None:
     for sym, owner in owners.items():  # each owner paid the face value of Table 1
         value = {"TSR": 30, "BSS": 45, "MYR": 60, "MRR": 75, "WVR": 90}[sym]
         assert f"{sym} is nationalised; {owner} receives R{value}" in said
+
+
+def _stations(g: object, sym: str) -> list[str]:
+    tokens = g.state.board.tokens  # type: ignore[attr-defined]
+    return sorted(h for h, cities in tokens.items() for corps in cities.values() if sym in corps)
+
+
+def test_12_3_the_director_chooses_two_of_three_stations() -> None:
+    """12.3: M-NN (Moscow), K-K (Kiev) and M-V (I13) merge: three hexes, so the order
+    names the two stations the new company takes; the third is removed."""
+    g = record_game(328)
+    with pytest.raises(GameError, match="name them"):
+        g.apply("Player 3", Merge(("M-NN", "K-K", "M-V"), "MKN"))
+    with pytest.raises(GameError, match="merging minors"):
+        g.apply("Player 3", Merge(("M-NN", "K-K", "M-V"), "MKN", ("M-NN", "M-K")))
+    (order,) = parse_line("merge M-NN K-K M-V into MKN stations of M-NN M-V",
+                          names_for_title(g.state.title, g.state.seats))
+    assert order == Merge(("M-NN", "K-K", "M-V"), "MKN", ("M-NN", "M-V"))
+    g.apply("Player 3", order)  # type: ignore[arg-type]
+    assert _stations(g, "MKN") == ["H8", "I13"]
+    assert _stations(g, "K-K") == [] and _stations(g, "M-V") == []
+    assert g.state.corporations["MKN"].president == "Player 3"  # two shares of three
+
+
+def test_12_3_two_stations_in_one_hex_are_one_station_of_the_new_company() -> None:
+    """12.3: the public cannot take two stations in the same hex: M-NN and M-K both
+    stand in Moscow; with K-K (Kiev) the company takes Moscow and Kiev by itself, and
+    an order naming both Moscow stations is refused."""
+    g = record_game(328)
+    with pytest.raises(GameError, match="different hexes"):
+        g.apply("Player 3", Merge(("M-NN", "M-K", "K-K"), "MKN", ("M-NN", "M-K")))
+    g.apply("Player 3", Merge(("M-NN", "M-K", "K-K"), "MKN"))
+    assert _stations(g, "MKN") == ["D14", "H8"]
+    assert _stations(g, "M-K") == []
+
+
+def test_12_4_a_merger_where_nobody_comes_to_hold_two_shares_is_reversed() -> None:
+    """12.4: M-NN (Player 3) and M-K (Player 4) merge: one share each; both decline
+    to buy, so nobody holds two shares and the merger is reversed."""
+    g = record_game(328)
+    state = g.state
+    before = {s: state.players[s].cash for s in state.seats}
+    prices = {m: state.market.price(m) for m in ("M-NN", "M-K")}
+    cash = {m: state.corporations[m].cash for m in ("M-NN", "M-K")}
+    g.apply("Player 3", Merge(("M-NN", "M-K"), "MKN"))
+    rnd = g.round
+    assert isinstance(rnd, MergerRound) and rnd.dealing is not None
+    assert state.corporations["MKN"].percent_held_by("Player 3") == 10
+    g.apply(now(g), Pass())
+    g.apply(now(g), Pass())
+    state = g.state
+    assert rnd.dealing is None
+    assert not state.corporations["MKN"].floated and "MKN" not in state.market.positions
+    assert {m: state.market.price(m) for m in ("M-NN", "M-K")} == prices
+    assert {m: state.corporations[m].cash for m in ("M-NN", "M-K")} == cash
+    assert _stations(g, "M-NN") == ["H8"] and _stations(g, "M-K") == ["H8"]
+    assert {s: state.players[s].cash for s in state.seats} == before
+    assert "the merger is not allowed and is reversed (12.4)" in state.log[-1]
+    assert rnd.current not in ("M-NN", "M-K")  # both have had their turn
