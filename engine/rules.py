@@ -253,6 +253,13 @@ class Rules:
         """Carry out a redemption that `why_not_redeem` allowed."""
         raise GameError("companies do not redeem shares in this title")
 
+    # 1861 10.3: a public company buys back shares from the pool at the start of its
+    # operating turn (`Rules.redeem_in_turn`).
+    redeems_at_turn_start = False
+
+    def redeem_in_turn(self, state: GameState, corp: Corporation, count: int) -> None:
+        raise GameError("companies do not redeem shares in this title")
+
     def why_not_reissue(self, state: GameState, corp: Corporation, round: Round
                         ) -> str | None:
         """Why `corp` may not reissue its redeemed shares now (1850 5.11)."""

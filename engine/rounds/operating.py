@@ -398,6 +398,13 @@ class OperatingRound(Round):
         if isinstance(action, TakeLoan | RepayLoan):
             raise GameError(self.rules.loan_answer(self.state, corp, action),
                             tuple(self.legal()))
+        if isinstance(action, RedeemShares) and self.rules.redeems_at_turn_start:
+            t = self.current
+            assert t is not None
+            require(t.step == 0 and not t.lay_hexes, f"{corp.sym} redeems shares first "
+                    "in its turn, before it lays track", tuple(self.legal()))
+            self.rules.redeem_in_turn(self.state, corp, action.count)
+            return
         step = STEP_OF.get(type(action))
         if step is None or step not in self.steps:
             raise not_here(action, self.name, self.state.title.name, self.legal())

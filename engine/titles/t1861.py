@@ -457,14 +457,25 @@ class Rules1861(Rules):
         return self.why_not_par(state, corp) is None
 
     def end_of_stock_round(self, state: GameState) -> None:
-        """9.5: each public company wholly in players' hands rises (minors do not)."""
+        """9.5: each public company wholly in players' hands rises one row; on the top
+        row it moves right and down, to the same price (minors do not move). All move
+        at once, keeping their order: the first in operating order goes first."""
+        from engine.market import cell_at
+        from engine.shares import place_token
+
         sold_out = [
             c for c in state.corporations.values()
             if c.spec.kind == "major" and c.sym in state.market.positions
             and sum(c.percent_held_by(s) for s in state.seats) == 100
         ]
         for corp in sorted(sold_out, key=lambda c: state.market.order_key(c.sym)):
-            self.move_price(state, corp, "up")
+            row, col = state.market.positions[corp.sym]
+            if row == 0 and cell_at(state.market.spec, (1, col + 1)) is not None:
+                place_token(state, corp, (1, col + 1))
+                state.say(f"{corp.sym} is sold out on the top row: it moves right and "
+                          "down, below any markers there (9.5)")
+            else:
+                self.move_price(state, corp, "up")
 
     def float_corporation(self, state: GameState, corp: Corporation) -> None:
         """9.3: the Director's payment (twice the price) goes to the treasury, where
@@ -556,6 +567,45 @@ class Rules1861(Rules):
 
     def offer_privates_at_end_of_turn(self, state: GameState, corp: Corporation) -> bool:
         return False
+
+    # --- redeeming stock (10.3) ---------------------------------------------------------
+    redeems_at_turn_start = True
+
+    def redeem_in_turn(self, state: GameState, corp: Corporation, count: int) -> None:
+        """10.3: a public company buys back shares from the Bank Pool into its
+        treasury at the current price, from its own money (no loans)."""
+        from engine.errors import require
+        from engine.state import POOL
+
+        require(corp.spec.kind == "major", f"{corp.sym} has no shares to redeem; public "
+                "companies redeem shares (10.3)")
+        pool = corp.certificates_of(POOL)
+        price = state.market.price(corp.sym)
+        require(count >= 1, "redeem at least one share")
+        require(len(pool) >= count, f"the Bank Pool holds {len(pool)} share(s) of "
+                f"{corp.sym}; a company redeems only from the Bank Pool (10.3)")
+        require(corp.cash >= price * count, f"{corp.sym} has {money(state, corp.cash)}; "
+                f"{count} share(s) cost {money(state, price * count)}, and no loan pays "
+                "for them (10.3)")
+        for cert in pool[:count]:
+            cert.owner = TREASURY
+        state.transfer_cash(corp.sym, BANK, price * count)
+        state.say(f"{corp.sym} redeems {count} share(s) from the Bank Pool for "
+                  f"{money(state, price * count)}")
+
+    def step_extras(self, state: GameState, corp: Corporation, step: str, round: Round
+                    ) -> list[str]:
+        """10.3: at the start of its turn a public may redeem shares from the pool."""
+        from engine.state import POOL
+
+        current = getattr(round, "current", None)
+        if step != "track" or corp.spec.kind != "major" or current is None or \
+                current.step or current.lay_hexes:
+            return []
+        price = state.market.price(corp.sym)
+        most = min(len(corp.certificates_of(POOL)), corp.cash // price)
+        return [f"redeem N (1 to {most}, from the Bank Pool at {money(state, price)} "
+                "each)"] if most else []
 
     def token_cost(self, state: GameState, corp: Corporation, hex_id: str) -> int:
         """10.5: the second station costs R20 per hex from the first, the third R40 per
