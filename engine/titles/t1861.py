@@ -29,9 +29,18 @@ if TYPE_CHECKING:
 TRAINLESS = "trainless: may be nationalised"  # 11: the Director decides
 FINAL_SET = "the first 8-train: this is the last set of operating rounds"  # 13
 NEXT_SET = "the first 8-train: the next set of operating rounds is the last"
+BANK_BROKEN = "the bank has broken"  # 13: the operating round under way (or next) ends it
+TWO_PLUS_TWO = "two_plus_two"
 UNLIMITED_TRAINS = "unlimited_trains"
+RSR_IN_ST_PETERSBURG = "rsr_in_st_petersburg"
+LONG_GAME = "long_game"
+PROPOSER_ORDER = "proposer_order"
 OPTIONS = {
+    TWO_PLUS_TWO: "14.1: two 2+2-trains, available after the first 8-train",
     UNLIMITED_TRAINS: "14.2: unlimited 2+2 and 5+5E trains (18xx.games plays this way)",
+    RSR_IN_ST_PETERSBURG: "14.3: the RSR's station in St. Petersburg from the start",
+    LONG_GAME: "14.4: the 8-train does not end the game; it ends when the bank breaks",
+    PROPOSER_ORDER: "14.5: after an auction the player left of the proposer goes next",
 }
 PHASE_8_TRAINS = ("5+5E", "2+2")  # 10.10: in phase 8 besides the cheapest new train
 NIKOLAEV = "N"  # 9.4: the first minor auctioned
@@ -66,6 +75,11 @@ class Rules1861(Rules):
             title = dataclasses.replace(title, trains=tuple(
                 dataclasses.replace(t, count=None) if t.name in PHASE_8_TRAINS else t
                 for t in title.trains))
+        elif TWO_PLUS_TWO in options:
+            # 14.1: two 2+2-trains (offered in phase 8 only, 10.10)
+            title = dataclasses.replace(title, trains=tuple(
+                dataclasses.replace(t, count=2) if t.name == "2+2" else t
+                for t in title.trains))
         super().__init__(title, options)
 
     # --- set-up (3) --------------------------------------------------------------------
@@ -78,6 +92,12 @@ class Rules1861(Rules):
             private.price = private.spec.min_bid or private.spec.value
         rsr = state.corporations[RSR]
         rsr.markers |= {RESERVE + ST_PETERSBURG, RESERVE + MOSCOW}  # 7.4
+        if RSR_IN_ST_PETERSBURG in self.options:
+            self._rsr_home(state, rsr)  # 14.3
+
+    def seat_after_auction(self, state: GameState, winner: str, proposer: str) -> str:
+        """9.2: the player after the winner; 14.5: after the proposer."""
+        return state.next_seat(proposer if PROPOSER_ORDER in self.options else winner)
 
     def first_round(self, state: GameState) -> Round:
         from engine.rounds.auction_stock import AuctionStockRound
@@ -123,8 +143,22 @@ class Rules1861(Rules):
         from engine.rounds.operating import OperatingRound
 
         assert isinstance(round, OperatingRound)
+        if state.end_triggered == BANK_BROKEN:
+            return True
         return state.end_triggered == FINAL_SET and \
             round.number >= state.operating_rounds_in_set
+
+    def check_end(self, state: GameState) -> None:
+        """13: the bank runs out before the first 8-train (14.4: at any time): a
+        stock round is completed and one operating round played, an operating round
+        completed. (An 8-train bought meanwhile sets the longer end, 13.)"""
+        if state.bank_cash >= 0 or state.end_triggered is not None or state.game_over:
+            return
+        if int(self.phase(state).name) >= 8 and LONG_GAME not in self.options:
+            return
+        state.end_triggered = BANK_BROKEN
+        state.say("The bank has broken: the game ends after the operating round under "
+                  "way, or the next one after a stock round (13)")
 
     def end_game(self, state: GameState, reason: str) -> None:
         """13: each company's price moves one space left per loan outstanding."""
@@ -918,7 +952,7 @@ class Rules1861(Rules):
         operating order, once obsolete trains are gone)."""
         from engine import national
 
-        if phase.name == "8":
+        if phase.name == "8" and LONG_GAME not in self.options:
             # 13: the first 8-train signals the end: in the first operating round of a
             # set, this round and two more; else this set, a stock round and three.
             if state.operating_round_number == 1:

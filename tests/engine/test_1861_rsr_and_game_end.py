@@ -6,11 +6,16 @@ a richer RSR), the test says what it changes before playing the rule out."""
 
 from __future__ import annotations
 
-from scenarios_1861 import now, record_game
+from collections.abc import Callable
+
+from scenarios_1861 import now, record, record_game
 
 from engine.actions import Done, LayTile
+from engine.game import Game, Setup
 from engine.national import RESERVE
+from engine.rounds.operating import OperatingRound
 from engine.state import BANK
+from engine.titles.t1861 import BANK_BROKEN, LONG_GAME
 
 
 def _rsr_stations(g: object, hex_id: str) -> int:
@@ -66,3 +71,90 @@ def test_7_4_the_rsr_buys_the_first_8_train_and_no_more() -> None:
     assert g.rules.phase(state).name == "8"
     assert rsr.cash >= 1000  # it could pay for another 8-train, and buys none (7.4)
     assert not g.rules.national_operates(state)  # type: ignore[attr-defined]
+
+
+def _replay_changing(change_before: int, change: Callable[[Game], None]) -> Game:
+    """Record 167259 replayed with `change` made before site action `change_before`,
+    then on until the record ends or our game does."""
+    from engine.records import (
+        RecordMapper,
+        expanded,
+        folded_actions,
+        replay_action,
+        setup_of,
+    )
+
+    data = record()
+    setup, names = setup_of(data)
+    g = Game(setup)
+    mapper = RecordMapper(g, names)
+    changed = False
+    for index, raw in enumerate(expanded(folded_actions(data["actions"]))):  # type: ignore[arg-type]
+        if raw.get("id") == change_before and not changed:
+            change(g)
+            changed = True
+        if g.state.game_over:
+            break
+        replay_action(g, mapper, index, raw)
+    return g
+
+
+def _bank_of(amount: int) -> Callable[[Game], None]:
+    def change(g: Game) -> None:
+        # The bank holds `amount` (the rest moved to no one), as if play had drained it.
+        g.state.bank_cash = amount
+    return change
+
+
+def test_13_the_bank_breaking_in_an_operating_round_ends_the_game_after_it() -> None:
+    """13: R50 left in the bank as OR 5.1 begins (the privates' revenue breaks it):
+    OR 5.1 is completed and the game ends, with no merger round after it; 13's loan
+    adjustment and scores apply as at any end."""
+    g = _replay_changing(489, _bank_of(50))  # 489: OR 5.1's first action
+    state = g.state
+    assert state.game_over and state.end_reason == BANK_BROKEN
+    assert isinstance(g.round, OperatingRound) and g.round.name == "Operating Round 5.1"
+    assert state.bank_cash < 0  # IOUs: players and companies were paid in full (13)
+    scores = g.scores()
+    for seat, player in state.players.items():  # 13: cash, shares, minors twice
+        shares = sum(state.market.price(c.sym) * (2 if c.spec.kind == "minor"
+                                                  else c.percent_held_by(seat) // 10)
+                     for c in state.corporations.values()
+                     if c.percent_held_by(seat) and c.sym in state.market.positions)
+        privates = sum(p.spec.value for p in state.privates.values() if p.owner == seat)
+        assert scores[seat] == player.cash + shares + privates
+
+
+def test_13_an_8_train_after_the_bank_breaks_sets_the_longer_end() -> None:
+    """13: the bank breaks in Stock Round 6 (starting the public companies draws on
+    it): the round is completed and one operating round is due; but the first 8-train
+    is bought in that round (OR 6.1), so 6.2 and 6.3 follow, and the game ends as the
+    record's did, with the record's scores."""
+    g = _replay_changing(601, _bank_of(0))  # 601: Stock Round 6 begins
+    state = g.state
+    assert state.game_over and g.round.name == "Operating Round 6.3"
+    assert g.scores() == {"Player 1": 2731, "Player 2": 2460, "Player 3": 2336,
+                          "Player 4": 3354}
+    assert any(line.startswith("The bank has broken") for line in state.log)
+
+
+def test_14_4_the_long_game_ignores_the_8_train() -> None:
+    """14.4: no end at the first 8-train; the bank breaking ends it even in phase 8
+    (which 13 alone ignores)."""
+    g = Game(Setup("1861", ("Ann", "Bob", "Cy", "Dee"), 0, frozenset({LONG_GAME}),
+                   priority="Ann"))
+    g.state.phase_index = len(g.state.title.phases) - 1  # the first 8-train: phase 8
+    assert g.rules.phase(g.state).name == "8"
+    g.rules.on_phase_change(g.state, g.state.title.phases[-1])
+    assert g.state.end_triggered is None
+    g.state.bank_cash = -1
+    g.rules.check_end(g.state)  # in phase 8 the bank still ends it
+    assert g.state.end_triggered == BANK_BROKEN
+
+
+def test_13_the_bank_breaking_in_phase_8_does_not_end_the_standard_game() -> None:
+    g = Game(Setup("1861", ("Ann", "Bob", "Cy", "Dee"), 0, priority="Ann"))
+    g.state.phase_index = len(g.state.title.phases) - 1
+    g.state.bank_cash = -1
+    g.rules.check_end(g.state)  # 13: only before the first 8-train
+    assert g.state.end_triggered is None
