@@ -790,6 +790,16 @@ class Rules1861(Rules):
 
     president_contributes = False  # 10.10: loans, never the Director's money
 
+    def why_not_train_price(self, state: GameState, buyer: Corporation, seller: Corporation,
+                            train: Train, price: int) -> str | None:
+        """10.10: the RSR buys its trains from the bank (by itself, at its turn's end),
+        and no company buys trains from the RSR."""
+        if buyer.spec.kind == "national":
+            return f"{RSR} buys its trains from the bank only, by itself (10.10)"
+        if seller.spec.kind == "national":
+            return f"no company buys trains from the {RSR} (10.10)"
+        return None
+
     def train_budget(self, state: GameState, corp: Corporation) -> int:
         """10.2: only a company without a train takes loans for one."""
         from engine import loans

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from scenarios_1861 import now, record, record_game
 
-from engine.actions import Done, LayTile
+from engine.actions import BuyTrain, Done, LayTile
+from engine.errors import GameError
 from engine.game import Game, Setup
 from engine.national import RESERVE
 from engine.rounds.operating import OperatingRound
@@ -158,3 +160,14 @@ def test_13_the_bank_breaking_in_phase_8_does_not_end_the_standard_game() -> Non
     g.state.bank_cash = -1
     g.rules.check_end(g.state)  # 13: only before the first 8-train
     assert g.state.end_triggered is None
+
+
+def test_10_10_the_rsr_buys_no_train_from_a_company_and_sells_none() -> None:
+    g = record_game(595)  # the RSR's train step: it holds a 4 and a 5
+    assert not any(" from " in option for option in g.round.legal())
+    with pytest.raises(GameError, match="from the bank only"):
+        g.apply(now(g), BuyTrain("4", source="MK", price=1))
+    state = g.state
+    rsr, mk = state.corporations["RSR"], state.corporations["MK"]
+    why = g.rules.why_not_train_price(state, mk, rsr, rsr.trains[0], 1)
+    assert why is not None and "no company buys trains from the RSR" in why
