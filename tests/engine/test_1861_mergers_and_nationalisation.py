@@ -11,7 +11,17 @@ import json
 import pytest
 from scenarios_1861 import now, record, record_game
 
-from engine.actions import BuyShares, Convert, Merge, Nationalise, Pass, Route, RunRoutes
+from engine.actions import (
+    Accept,
+    BuyShares,
+    Convert,
+    Decline,
+    Merge,
+    Nationalise,
+    Pass,
+    Route,
+    RunRoutes,
+)
 from engine.errors import GameError
 from engine.export import export_record
 from engine.records import import_record
@@ -203,6 +213,7 @@ def test_12_3_the_director_chooses_two_of_three_stations() -> None:
                           names_for_title(g.state.title, g.state.seats))
     assert order == Merge(("M-NN", "K-K", "M-V"), "MKN", ("M-NN", "M-V"))
     g.apply("Player 3", order)  # type: ignore[arg-type]
+    g.apply("Player 4", Accept())  # M-V's owner agrees (12.1)
     assert _stations(g, "MKN") == ["H8", "I13"]
     assert _stations(g, "K-K") == [] and _stations(g, "M-V") == []
     assert g.state.corporations["MKN"].president == "Player 3"  # two shares of three
@@ -216,6 +227,7 @@ def test_12_3_two_stations_in_one_hex_are_one_station_of_the_new_company() -> No
     with pytest.raises(GameError, match="different hexes"):
         g.apply("Player 3", Merge(("M-NN", "M-K", "K-K"), "MKN", ("M-NN", "M-K")))
     g.apply("Player 3", Merge(("M-NN", "M-K", "K-K"), "MKN"))
+    g.apply("Player 4", Accept())
     assert _stations(g, "MKN") == ["D14", "H8"]
     assert _stations(g, "M-K") == []
 
@@ -229,6 +241,7 @@ def test_12_4_a_merger_where_nobody_comes_to_hold_two_shares_is_reversed() -> No
     prices = {m: state.market.price(m) for m in ("M-NN", "M-K")}
     cash = {m: state.corporations[m].cash for m in ("M-NN", "M-K")}
     g.apply("Player 3", Merge(("M-NN", "M-K"), "MKN"))
+    g.apply("Player 4", Accept())
     rnd = g.round
     assert isinstance(rnd, MergerRound) and rnd.dealing is not None
     assert state.corporations["MKN"].percent_held_by("Player 3") == 10
@@ -243,3 +256,23 @@ def test_12_4_a_merger_where_nobody_comes_to_hold_two_shares_is_reversed() -> No
     assert {s: state.players[s].cash for s in state.seats} == before
     assert "the merger is not allowed and is reversed (12.4)" in state.log[-1]
     assert rnd.current not in ("M-NN", "M-K")  # both have had their turn
+
+
+def test_12_1_the_other_owners_must_agree_to_a_merger() -> None:
+    """12.1: all parties to a proposed merger must agree: M-K's owner (Player 4) is
+    asked; when he declines nothing merges and M-NN may propose again or pass."""
+    g = record_game(328)
+    with pytest.raises(GameError):  # a merger that may not take place is not proposed
+        g.apply("Player 3", Merge(("M-NN", "R-O"), "MKN"))
+    state = g.state  # (a refused order leaves the game as it was, in a new copy)
+    g.apply("Player 3", Merge(("M-NN", "M-K"), "MKN"))
+    turn = g.turn()
+    assert turn is not None and turn.seat == "Player 4"
+    assert g.round.legal() == ["accept", "decline"]
+    assert not state.corporations["MKN"].floated  # nothing happens before he agrees
+    g.apply("Player 4", Decline())
+    assert not state.corporations["MKN"].floated and not state.corporations["M-K"].closed
+    rnd = g.round
+    assert isinstance(rnd, MergerRound) and rnd.current == "M-NN" and now(g) == "Player 3"
+    g.apply("Player 3", Merge(("M-NN", "K-K"), "MKN"))  # his own two: nobody to ask
+    assert state.corporations["MKN"].floated
