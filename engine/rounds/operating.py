@@ -579,6 +579,11 @@ class OperatingRound(Round):
         self.rules.pay_dividend(self.state, corp, revenue, choice, self)
         t.dividend_done = True
         self.rules.after_dividend(self.state, corp, self)
+        if corp.president is None and self.rules.loan_terms(self.state)[0]:
+            # 1861 10.8: nationalised for the loan interest it could not pay
+            self.done.add(corp.sym)
+            self._next_company()
+            return
         t.step = self.steps.index("train")
         trains.remove_obsolete(self.state, corp)
 

@@ -905,11 +905,14 @@ class Rules1861(Rules):
             loans.take_loans_for(self, state, corp, amount, purpose)
 
     def after_dividend(self, state: GameState, corp: Corporation, round: Round) -> None:
-        """10.8: interest on the loans the company began its turn with; 10.9: repay
-        what it can. (Unpaid interest nationalises it: not yet.)"""
-        from engine import loans
+        """10.8: interest on the loans the company began its turn with (a company
+        that cannot pay it, even with further loans, pays all it has and is
+        nationalised at once, 11); 10.9: repay what it can."""
+        from engine import loans, national
 
-        loans.pay_interest(self, state, corp)
+        if not loans.pay_interest(self, state, corp):
+            national.nationalise(self, state, corp)
+            return
         loans.repay_loans(self, state, corp)
 
     def upgrade_cost(self, state: GameState, hex_id: str, tile: TileSpec) -> int:

@@ -276,3 +276,39 @@ def test_12_1_the_other_owners_must_agree_to_a_merger() -> None:
     assert isinstance(rnd, MergerRound) and rnd.current == "M-NN" and now(g) == "Player 3"
     g.apply("Player 3", Merge(("M-NN", "K-K"), "MKN"))  # his own two: nobody to ask
     assert state.corporations["MKN"].floated
+
+
+def test_10_8_a_company_that_cannot_pay_its_interest_is_nationalised() -> None:
+    """10.8, 11: MK (OR 4.2, no money left after its tile) is given five loans, its
+    limit, as if it had begun its turn with them, and its treasury's shares are put in
+    the Bank Pool and with Player 2, as if sold: it pays out its run (the pool's share
+    of it is lost), cannot pay the R25 interest nor take another loan, pays what it has
+    (nothing) and is nationalised at once: one space left and one more per loan (none
+    repaid), each share paid that price, its train to the RSR, the next company on."""
+    from engine import market
+    from engine.actions import Dividend
+    from engine.state import POOL
+
+    g = record_game(460)  # OR 4.2: MK has laid its tile
+    state = g.state
+    mk, rsr = state.corporations["MK"], state.corporations["RSR"]
+    assert (mk.cash, mk.loans) == (0, 0) and mk.percent_held_by("Player 1") == 20
+    for i, cert in enumerate(mk.certificates_of(TREASURY)):
+        cert.owner = POOL if i < 5 else "Player 2"
+    mk.loans = mk.interest_due = 5
+    pos = state.market.positions["MK"]
+    rsr_trains = len(rsr.trains)
+    g.apply("Player 1", RunRoutes(auto=True))
+    g.apply("Player 1", Dividend("payout"))
+    assert "MK owes R25 interest and has only R0 (10.8)" in state.log
+    # The price moved right for the dividend, then left 1 + 5 for the nationalisation.
+    pos = market.right(state.market.spec, pos)
+    for _ in range(1 + 5):
+        pos = market.left(state.market.spec, pos)
+    price = market.cell_at(state.market.spec, pos).price  # type: ignore[union-attr]
+    assert "MK" not in state.market.positions and mk.president is None and mk.loans == 0
+    for seat, shares in (("Player 1", 2), ("Player 2", 3)):
+        assert f"{seat} receives R{shares * price} for {shares} share(s) of MK" in state.log
+    assert len(rsr.trains) == rsr_trains + 1 and mk.trains == []
+    turn = g.turn()
+    assert turn is not None and turn.entity != "MK"
