@@ -329,6 +329,8 @@ class Merge(Action):
     kind: ClassVar[str] = "merge"
     minors: tuple[str, ...]
     into: str
+    # 12.3: the minors whose stations the new company takes (when there is a choice).
+    stations: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

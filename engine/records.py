@@ -671,7 +671,12 @@ class RecordMapper:
             return []
         minors = (entity, *(forming[2] if forming is not None else ()))
         self.forming = None
-        return [(seat, Merge(minors, target))]
+        # 12.1: the other minors' owners agree (the site does not ask them).
+        state = self.game.state
+        owners = {state.corporations[m].president for m in minors if m in state.corporations}
+        agree: list[tuple[str, Action]] = [(s, Accept()) for s in state.seats_from(seat)
+                                           if s in owners and s != seat]
+        return [(seat, Merge(minors, target)), *agree]
 
     # --- operating round -----------------------------------------------------------------
     def _choose(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:

@@ -253,6 +253,13 @@ class Rules:
         """Carry out a redemption that `why_not_redeem` allowed."""
         raise GameError("companies do not redeem shares in this title")
 
+    # 1861 10.3: a public company buys back shares from the pool at the start of its
+    # operating turn (`Rules.redeem_in_turn`).
+    redeems_at_turn_start = False
+
+    def redeem_in_turn(self, state: GameState, corp: Corporation, count: int) -> None:
+        raise GameError("companies do not redeem shares in this title")
+
     def why_not_reissue(self, state: GameState, corp: Corporation, round: Round
                         ) -> str | None:
         """Why `corp` may not reissue its redeemed shares now (1850 5.11)."""
@@ -354,9 +361,10 @@ class Rules:
         """Convert `minor` into the company `into`; returns the company formed."""
         raise GameError(f"{minor} cannot convert in {state.title.name}")
 
-    def merge(self, state: GameState, minors: tuple[str, ...], into: str, round: Round
-              ) -> str:
-        """Merge `minors` to form `into`; returns the company formed."""
+    def merge(self, state: GameState, minors: tuple[str, ...], into: str, round: Round,
+              stations: tuple[str, ...] = ()) -> str:
+        """Merge `minors` to form `into`, taking the stations of `stations` (when there
+        is a choice); returns the company formed."""
         raise GameError(f"{', '.join(minors)} cannot merge in {state.title.name}")
 
     def after_formation(self, state: GameState, corp: Corporation, round: Round) -> None:
@@ -464,6 +472,9 @@ class Rules:
         """What laying `tile` on `hex_id` costs beyond the terrain paid on its first
         tile (1861 10.4: Kiev's upgrade to brown)."""
         return 0
+
+    def after_lay(self, state: GameState, corp: Corporation, hex_id: str, tile: str) -> None:
+        """What a tile lay sets off (1861 7.4: the RSR's station on grey Moscow)."""
 
     def stock_candidates(self, state: GameState, seat: str) -> list[Action]:
         """Stock-round actions a title adds to `legal_actions`' candidates (1825: privates

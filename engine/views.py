@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.game import Game
+from engine.shares import money
 from engine.state import IPO, POOL, TREASURY, GameState
 from engine.trains import next_offered, train_limit
 
@@ -40,8 +41,11 @@ class CorporationView:
     treasury_percent: int
     privates: tuple[str, ...]
     # What the title marks on the charter: 18TN's Civil War, 1850's Mesabi rights,
-    # edge token, capital due at the end of the stock round, reissued shares.
+    # edge token, capital due at the end of the stock round, reissued shares; 1861's
+    # loans and the interest they cost a round.
     markers: tuple[str, ...] = ()
+    kind: str = "major"  # "minor", "national" (1861's RSR): its charter is shown too
+    closed: bool = False  # gone for good (a merged or nationalised minor): not shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +82,9 @@ class GameView:
     game_over: bool
     end_reason: str | None
     scores: tuple[tuple[str, int], ...]
+    # Where the limit differs by kind of company (1861): "minors 2, public companies 4".
+    train_limits: str = ""
+    currency: str = "$"  # the title's money sign (1861: R, 1825: £)
 
 
 def game_view(game: Game) -> GameView:
@@ -107,12 +114,18 @@ def game_view(game: Game) -> GameView:
             corp.percent_held_by(POOL), corp.percent_held_by(TREASURY),
             tuple(p.sym for p in state.privates.values()
                   if p.owner == corp.sym and not p.closed),
-            tuple(sorted(corp.markers))))
+            tuple(sorted(m for m in corp.markers if not m.startswith("reserve ")))
+            + _loans(game, corp),
+            corp.spec.kind, corp.closed))
     privates = tuple(PrivateView(p.sym, p.spec.name, p.spec.value, p.spec.revenue, p.owner,
                                  p.closed) for p in state.privates.values())
     turn = game.turn()
     offer = next_offered(state)
-    limit_corp = next(iter(state.corporations.values()))
+    phase = rules.phase(state)
+    kinds = dict(phase.train_limit) if not isinstance(phase.train_limit, int) else {}
+    kind = "major" if "major" in kinds or not kinds else next(iter(kinds))
+    limit_corp = next((c for c in state.corporations.values() if c.spec.kind == kind),
+                      next(iter(state.corporations.values())))
     return GameView(
         title=state.title.name,
         round=game.round_name,
@@ -138,7 +151,32 @@ def game_view(game: Game) -> GameView:
         game_over=state.game_over,
         end_reason=state.end_reason,
         scores=tuple(sorted(scores.items(), key=lambda kv: -kv[1])),
+        train_limits=_train_limits(game, kinds) if set(kinds) - {"major"} else "",
+        currency=state.title.currency,
     )
+
+
+_KIND_WORDS = {"minor": "minors", "major": "public companies"}
+
+
+def _train_limits(game: Game, kinds: dict[str, int | None]) -> str:
+    """The phase's train limit of each kind of company (1861 8), in its words."""
+    words = []
+    for kind, limit in kinds.items():
+        national = next((c.sym for c in game.state.corporations.values()
+                         if c.spec.kind == kind), kind)
+        words.append(f"{_KIND_WORDS.get(kind, national)} "
+                     f"{'no limit' if limit is None or limit >= 99 else limit}")
+    return ", ".join(words)
+
+
+def _loans(game: Game, corp: Any) -> tuple[str, ...]:
+    """A company's loans and what they cost each operating round (1861 10.2, 10.8)."""
+    if not corp.loans:
+        return ()
+    _, interest = game.rules.loan_terms(game.state)
+    return (f"{corp.loans} loan{'s' if corp.loans > 1 else ''}, "
+            f"{money(game.state, corp.loans * interest)} interest a round",)
 
 
 def _trains_left(state: GameState) -> tuple[tuple[str, int | None], ...]:

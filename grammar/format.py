@@ -274,7 +274,9 @@ def _(x: a.Convert, names: Names) -> str:
 @_fmt.register
 def _(x: a.Merge, names: Names) -> str:
     minors = " ".join(_sym(m, names) for m in x.minors)
-    return f"merge {minors} into {_sym(x.into, names)}"
+    stations = " ".join(_sym(m, names) for m in x.stations)
+    return f"merge {minors} into {_sym(x.into, names)}" + \
+        (f" stations of {stations}" if stations else "")
 
 
 @_fmt.register

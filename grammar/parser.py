@@ -603,9 +603,14 @@ class _Build(Transformer[Token, Any]):
         target = None if into is None else self._company(into, ("corporation",))
         return (a.Convert(self._company(minor, ("minor",)), target),)
 
-    def merge(self, *companies: Token) -> tuple[a.Action, ...]:
-        minors = tuple(self._company(t, ("minor",)) for t in companies[:-1])
-        return (a.Merge(minors, self._company(companies[-1], ("corporation",))),)
+    def merge(self, *companies: Any) -> tuple[a.Action, ...]:
+        *named, stations = companies
+        minors = tuple(self._company(t, ("minor",)) for t in named[:-1])
+        return (a.Merge(minors, self._company(named[-1], ("corporation",)),
+                        tuple(stations or ())),)
+
+    def merge_stations(self, *companies: Token) -> tuple[str, ...]:
+        return tuple(self._company(t, ("minor",)) for t in companies)
 
     def nationalise(self, company: Token) -> tuple[a.Action, ...]:
         return (a.Nationalise(self._company(company)),)

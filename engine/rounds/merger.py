@@ -17,10 +17,11 @@ comes to hold more shares than the Director takes the Director's certificate.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import copy
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
-from engine.actions import Action, BuyShares, Convert, Done, Merge, Pass
+from engine.actions import Accept, Action, BuyShares, Convert, Decline, Done, Merge, Pass
 from engine.errors import GameError, require
 from engine.rounds.base import Round, Turn, not_here
 from engine.shares import buy_certificate, check_can_hold, money
@@ -31,6 +32,17 @@ if TYPE_CHECKING:
 
 
 @dataclass
+class Proposal:
+    """A merger waiting for the other minors' owners to agree (12.1)."""
+
+    proposer: str
+    minors: tuple[str, ...]
+    into: str
+    stations: tuple[str, ...]
+    waiting: list[str]  # owners still to agree, the next first
+
+
+@dataclass
 class Dealing:
     """The shares of a company just formed, offered to the players (12.4)."""
 
@@ -38,6 +50,9 @@ class Dealing:
     waiting: list[str]  # seats still to be asked in this phase, the next first
     several: bool  # the shareholders' phase: any number each
     bought: set[str] = field(default_factory=set)  # who bought in this turn
+    # 12.4: the game as it was before a merger, restored if nobody comes to hold two
+    # shares (None for a conversion: its owner holds the Director's certificate).
+    before: GameState | None = None
 
 
 class MergerRound(Round):
@@ -47,6 +62,7 @@ class MergerRound(Round):
         self.asked: set[str] = set()
         self.current: str | None = None
         self.dealing: Dealing | None = None
+        self.proposal: Proposal | None = None
         state.say(f"Merger Round {self.label} begins")
         self._next()
 
@@ -67,6 +83,10 @@ class MergerRound(Round):
         return self.current is None and self.dealing is None
 
     def turn(self) -> Turn | None:
+        if self.proposal is not None:
+            p = self.proposal
+            return Turn(p.waiting[0], p.waiting[0], f"agree to merge {', '.join(p.minors)} "
+                        f"into {p.into}, or not")
         if self.dealing is not None:
             seat = self.dealing.waiting[0]
             return Turn(seat, seat, f"buy shares of {self.dealing.corporation}")
@@ -76,6 +96,8 @@ class MergerRound(Round):
         return Turn(corp.president or "", corp.sym, "convert, merge or pass")
 
     def legal(self) -> list[str]:
+        if self.proposal is not None:
+            return ["accept", "decline"]
         if self.dealing is not None:
             corp = self.state.corporation(self.dealing.corporation)
             price = money(self.state, self.state.market.price(corp.sym))
@@ -87,6 +109,8 @@ class MergerRound(Round):
 
     def candidates(self) -> list[Action]:
         """The actions `engine.legal` tries now."""
+        if self.proposal is not None:
+            return [Accept(), Decline()]
         if self.dealing is not None:
             return [BuyShares(self.dealing.corporation, 1, "treasury"), Done()]
         if self.current is None:
@@ -99,6 +123,9 @@ class MergerRound(Round):
         require(turn is not None, "the merger round is over")
         assert turn is not None
         require(seat == turn.seat, f"it is {turn.seat}'s turn ({turn.step}), not {seat}'s")
+        if self.proposal is not None:
+            self._answer(seat, action)
+            return
         if self.dealing is not None:
             self._deal(seat, action)
             return
@@ -118,18 +145,57 @@ class MergerRound(Round):
             minors = [self.rules.merger_alias(self.state, m) for m in action.minors]
             require(minor in minors, f"{minor} is asked now; a merger it proposes names it",
                     tuple(self.legal()))
-            formed = self.rules.merge(self.state, tuple(minors), action.into, self)
-            self.asked.update(minors)
+            stations = tuple(self.rules.merger_alias(self.state, m) for m in action.stations)
+            # 12.1: every other owner must agree: the merger is tried on a copy first,
+            # so that they are asked only about one that may take place.
+            self.rules.merge(copy.deepcopy(self.state), tuple(minors), action.into, self,
+                             stations)
+            owners = {self.state.corporation(m).president for m in minors}
+            others = [s for s in self.state.seats_from(seat) if s in owners and s != seat]
+            self.proposal = Proposal(seat, tuple(minors), action.into, stations, others)
+            self.state.say(f"{seat} proposes to merge {', '.join(minors)} into "
+                           f"{action.into}")
+            self._settle_proposal()
+            return
         else:
             raise not_here(action, self.name, self.state.title.name, self.legal())
         self._start_dealing(formed)
 
+    # --- 12.1: the other owners agree --------------------------------------------------
+    def _answer(self, seat: str, action: Action) -> None:
+        p = self.proposal
+        assert p is not None
+        if isinstance(action, Accept):
+            self.state.say(f"{seat} agrees to the merger")
+            p.waiting.pop(0)
+            self._settle_proposal()
+        elif isinstance(action, Decline | Pass):
+            self.state.say(f"{seat} does not agree: the merger of {', '.join(p.minors)} "
+                           "does not take place (12.1)")
+            self.proposal = None  # the minor asked may propose again, or pass
+        else:
+            raise GameError(f"{seat} is asked to agree to the merger of "
+                            f"{', '.join(p.minors)} into {p.into}: accept or decline",
+                            ("accept", "decline"))
+
+    def _settle_proposal(self) -> None:
+        """Once everyone has agreed, the merger takes place (12.3)."""
+        p = self.proposal
+        assert p is not None
+        if p.waiting:
+            return
+        self.proposal = None
+        before = copy.deepcopy(self.state)
+        formed = self.rules.merge(self.state, p.minors, p.into, self, p.stations)
+        self.asked.update(p.minors)
+        self._start_dealing(formed, before)
+
     # --- 12.4: the new company's shares ------------------------------------------------
-    def _start_dealing(self, sym: str) -> None:
+    def _start_dealing(self, sym: str, before: GameState | None = None) -> None:
         corp = self.state.corporation(sym)
         director = corp.president or ""
         holders = [s for s in self.state.seats_from(director) if corp.percent_held_by(s)]
-        self.dealing = Dealing(sym, holders, several=True)
+        self.dealing = Dealing(sym, holders, several=True, before=before)
         self._settle_dealing()
 
     def _deal(self, seat: str, action: Action) -> None:
@@ -174,6 +240,9 @@ class MergerRound(Round):
                 dealing.waiting.pop(0)
             if dealing.waiting:
                 return
+            if dealing.several and corp.certificates[0].owner not in state.seats:
+                self._reverse(dealing)
+                return
             if not dealing.several or not corp.certificates_of(TREASURY):
                 break
             # 12.4: then every player may buy one, from the Director to the left.
@@ -185,6 +254,21 @@ class MergerRound(Round):
             dealing.several = False
         self.dealing = None
         self.rules.after_formation(state, corp, self)
+        self._next()
+
+    def _reverse(self, dealing: Dealing) -> None:
+        """12.3, 12.4: once the shareholders have bought, nobody holds two shares: the
+        merger is not allowed and is undone (the minors stay as they were, asked)."""
+        assert dealing.before is not None
+        state = self.state
+        log = state.log
+        for f in fields(state):
+            if f.name != "log":
+                setattr(state, f.name, getattr(dealing.before, f.name))
+        state.say(f"nobody holds two shares of {dealing.corporation}: the merger is not "
+                  "allowed and is reversed (12.4)")
+        assert state.log is log
+        self.dealing = None
         self._next()
 
     def _may_buy(self, seat: str, corp: Corporation) -> bool:
@@ -223,4 +307,4 @@ def claim_presidency(state: GameState, corp: Corporation) -> None:
             state.say(f"{seat} takes the Director's certificate of {corp.sym}")
 
 
-__all__ = ["Dealing", "MergerRound", "claim_presidency"]
+__all__ = ["Dealing", "MergerRound", "Proposal", "claim_presidency"]

@@ -400,6 +400,13 @@ class OperatingRound(Round):
         if isinstance(action, TakeLoan | RepayLoan):
             raise GameError(self.rules.loan_answer(self.state, corp, action),
                             tuple(self.legal()))
+        if isinstance(action, RedeemShares) and self.rules.redeems_at_turn_start:
+            t = self.current
+            assert t is not None
+            require(t.step == 0 and not t.lay_hexes, f"{corp.sym} redeems shares first "
+                    "in its turn, before it lays track", tuple(self.legal()))
+            self.rules.redeem_in_turn(self.state, corp, action.count)
+            return
         step = STEP_OF.get(type(action))
         if step is None or step not in self.steps:
             raise not_here(action, self.name, self.state.title.name, self.legal())
@@ -530,6 +537,7 @@ class OperatingRound(Round):
         require(corp.cash >= fee, f"{corp.sym} has {money(self.state, corp.cash)}; this "
                 f"lay costs {money(self.state, fee)} more")
         board.lay_tile(self.rules, self.state, corp, action.hex, action.tile, action.rotation)
+        self.rules.after_lay(self.state, corp, action.hex, action.tile)
         if fee:
             self.state.transfer_cash(corp.sym, BANK, fee)
             self.state.say(f"{corp.sym} pays {money(self.state, fee)} for its extra tile lay")
@@ -591,6 +599,11 @@ class OperatingRound(Round):
         self.rules.pay_dividend(self.state, corp, revenue, choice, self)
         t.dividend_done = True
         self.rules.after_dividend(self.state, corp, self)
+        if corp.president is None and self.rules.loan_terms(self.state)[0]:
+            # 1861 10.8: nationalised for the loan interest it could not pay
+            self.done.add(corp.sym)
+            self._next_company()
+            return
         t.step = self.steps.index("train")
         trains.remove_obsolete(self.state, corp)
 

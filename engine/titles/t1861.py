@@ -29,9 +29,18 @@ if TYPE_CHECKING:
 TRAINLESS = "trainless: may be nationalised"  # 11: the Director decides
 FINAL_SET = "the first 8-train: this is the last set of operating rounds"  # 13
 NEXT_SET = "the first 8-train: the next set of operating rounds is the last"
+BANK_BROKEN = "the bank has broken"  # 13: the operating round under way (or next) ends it
+TWO_PLUS_TWO = "two_plus_two"
 UNLIMITED_TRAINS = "unlimited_trains"
+RSR_IN_ST_PETERSBURG = "rsr_in_st_petersburg"
+LONG_GAME = "long_game"
+PROPOSER_ORDER = "proposer_order"
 OPTIONS = {
+    TWO_PLUS_TWO: "14.1: two 2+2-trains, available after the first 8-train",
     UNLIMITED_TRAINS: "14.2: unlimited 2+2 and 5+5E trains (18xx.games plays this way)",
+    RSR_IN_ST_PETERSBURG: "14.3: the RSR's station in St. Petersburg from the start",
+    LONG_GAME: "14.4: the 8-train does not end the game; it ends when the bank breaks",
+    PROPOSER_ORDER: "14.5: after an auction the player left of the proposer goes next",
 }
 PHASE_8_TRAINS = ("5+5E", "2+2")  # 10.10: in phase 8 besides the cheapest new train
 NIKOLAEV = "N"  # 9.4: the first minor auctioned
@@ -66,6 +75,11 @@ class Rules1861(Rules):
             title = dataclasses.replace(title, trains=tuple(
                 dataclasses.replace(t, count=None) if t.name in PHASE_8_TRAINS else t
                 for t in title.trains))
+        elif TWO_PLUS_TWO in options:
+            # 14.1: two 2+2-trains (offered in phase 8 only, 10.10)
+            title = dataclasses.replace(title, trains=tuple(
+                dataclasses.replace(t, count=2) if t.name == "2+2" else t
+                for t in title.trains))
         super().__init__(title, options)
 
     # --- set-up (3) --------------------------------------------------------------------
@@ -78,6 +92,12 @@ class Rules1861(Rules):
             private.price = private.spec.min_bid or private.spec.value
         rsr = state.corporations[RSR]
         rsr.markers |= {RESERVE + ST_PETERSBURG, RESERVE + MOSCOW}  # 7.4
+        if RSR_IN_ST_PETERSBURG in self.options:
+            self._rsr_home(state, rsr)  # 14.3
+
+    def seat_after_auction(self, state: GameState, winner: str, proposer: str) -> str:
+        """9.2: the player after the winner; 14.5: after the proposer."""
+        return state.next_seat(proposer if PROPOSER_ORDER in self.options else winner)
 
     def first_round(self, state: GameState) -> Round:
         from engine.rounds.auction_stock import AuctionStockRound
@@ -123,8 +143,22 @@ class Rules1861(Rules):
         from engine.rounds.operating import OperatingRound
 
         assert isinstance(round, OperatingRound)
+        if state.end_triggered == BANK_BROKEN:
+            return True
         return state.end_triggered == FINAL_SET and \
             round.number >= state.operating_rounds_in_set
+
+    def check_end(self, state: GameState) -> None:
+        """13: the bank runs out before the first 8-train (14.4: at any time): a
+        stock round is completed and one operating round played, an operating round
+        completed. (An 8-train bought meanwhile sets the longer end, 13.)"""
+        if state.bank_cash >= 0 or state.end_triggered is not None or state.game_over:
+            return
+        if int(self.phase(state).name) >= 8 and LONG_GAME not in self.options:
+            return
+        state.end_triggered = BANK_BROKEN
+        state.say("The bank has broken: the game ends after the operating round under "
+                  "way, or the next one after a stock round (13)")
 
     def end_game(self, state: GameState, reason: str) -> None:
         """13: each company's price moves one space left per loan outstanding."""
@@ -228,11 +262,13 @@ class Rules1861(Rules):
                   f"{owner} receives its Director's certificate")
         return public.sym
 
-    def merge(self, state: GameState, minors: tuple[str, ...], into: str, round: Round
-              ) -> str:
+    def merge(self, state: GameState, minors: tuple[str, ...], into: str, round: Round,
+              stations: tuple[str, ...] = ()) -> str:
         """12.3: two to ten connected minors (at most six of one player); the price is
         the highest plus the lowest (at most R200); each minor becomes one share for
-        its owner; the most shares direct it (ties: the minor that operated first)."""
+        its owner; the most shares direct it (ties: the minor that operated first); it
+        takes two of their stations, in different hexes, those of `stations` when
+        there is a choice."""
         from engine.errors import require
         from engine.rounds.merger import claim_presidency
 
@@ -245,6 +281,7 @@ class Rules1861(Rules):
         reach = set(self.merge_partners(state, order[0])) | {order[0]}
         require(all(m in reach for m in order),
                 f"the minors must be connected by track to {order[0]} (12.3)")
+        taken = self.merger_stations(state, order, stations)
         public = self._public(state, into)
         prices = [state.market.price(m) for m in order]
         price = min(200, max(prices) + min(prices))
@@ -258,11 +295,47 @@ class Rules1861(Rules):
         claim_presidency(state, public)
         kept: set[str] = set()
         for sym in order:
-            self._take_over(state, state.corporations[sym], public, kept, limit=2)
+            self._take_over(state, state.corporations[sym], public, kept,
+                            limit=2 if sym in taken else 0)
         state.say(f"{', '.join(order)} merge into {public.sym} at "
                   f"{money(state, state.market.price(public.sym))}; "
                   f"{public.president} directs it")
         return public.sym
+
+    def merger_stations(self, state: GameState, order: list[str],
+                        named: tuple[str, ...]) -> list[str]:
+        """12.3: the minors whose stations the new company takes: two in different
+        hexes (one, when all lie in one hex). Where more than two hexes hold them the
+        order names two (`stations of N M-K`); otherwise it may name them or not."""
+        from engine.errors import require
+
+        hexes = {m: [h for h, cities in state.board.tokens.items()
+                     for corps in cities.values() if m in corps] for m in order}
+        spread = {h for found in hexes.values() for h in found}
+        want = min(2, len(spread))
+
+        def describe(m: str) -> str:
+            return f"{m} ({', '.join(hexes[m]) or 'no station'})"
+
+        choices = "; ".join(describe(m) for m in order if hexes[m])
+        if not named:
+            require(len(spread) <= 2, f"the new company takes two of the merging minors' "
+                    f"stations (12.3); name them: `stations of MINOR MINOR`, of {choices}")
+            out: list[str] = []
+            seen: set[str] = set()
+            for m in order:  # all of them; one per hex, the earliest operating minor's
+                if hexes[m] and not seen & set(hexes[m]):
+                    out.append(m)
+                    seen |= set(hexes[m])
+            return out
+        chosen = list(dict.fromkeys(named))
+        require(all(m in order for m in chosen),
+                f"the stations kept are merging minors' (12.3): of {choices}")
+        chosen_hexes = [h for m in chosen for h in hexes[m]]
+        require(len(chosen) == want and len(set(chosen_hexes)) == len(chosen_hexes) == want,
+                f"the new company takes {want} station(s) in different hexes (12.3); "
+                f"of {choices}")
+        return chosen
 
     def _form(self, state: GameState, public: Corporation, price: int) -> None:
         """The public's marker on the red or purple space of `price` (rounded down to a
@@ -418,14 +491,25 @@ class Rules1861(Rules):
         return self.why_not_par(state, corp) is None
 
     def end_of_stock_round(self, state: GameState) -> None:
-        """9.5: each public company wholly in players' hands rises (minors do not)."""
+        """9.5: each public company wholly in players' hands rises one row; on the top
+        row it moves right and down, to the same price (minors do not move). All move
+        at once, keeping their order: the first in operating order goes first."""
+        from engine.market import cell_at
+        from engine.shares import place_token
+
         sold_out = [
             c for c in state.corporations.values()
             if c.spec.kind == "major" and c.sym in state.market.positions
             and sum(c.percent_held_by(s) for s in state.seats) == 100
         ]
         for corp in sorted(sold_out, key=lambda c: state.market.order_key(c.sym)):
-            self.move_price(state, corp, "up")
+            row, col = state.market.positions[corp.sym]
+            if row == 0 and cell_at(state.market.spec, (1, col + 1)) is not None:
+                place_token(state, corp, (1, col + 1))
+                state.say(f"{corp.sym} is sold out on the top row: it moves right and "
+                          "down, below any markers there (9.5)")
+            else:
+                self.move_price(state, corp, "up")
 
     def float_corporation(self, state: GameState, corp: Corporation) -> None:
         """9.3: the Director's payment (twice the price) goes to the treasury, where
@@ -518,6 +602,45 @@ class Rules1861(Rules):
     def offer_privates_at_end_of_turn(self, state: GameState, corp: Corporation) -> bool:
         return False
 
+    # --- redeeming stock (10.3) ---------------------------------------------------------
+    redeems_at_turn_start = True
+
+    def redeem_in_turn(self, state: GameState, corp: Corporation, count: int) -> None:
+        """10.3: a public company buys back shares from the Bank Pool into its
+        treasury at the current price, from its own money (no loans)."""
+        from engine.errors import require
+        from engine.state import POOL
+
+        require(corp.spec.kind == "major", f"{corp.sym} has no shares to redeem; public "
+                "companies redeem shares (10.3)")
+        pool = corp.certificates_of(POOL)
+        price = state.market.price(corp.sym)
+        require(count >= 1, "redeem at least one share")
+        require(len(pool) >= count, f"the Bank Pool holds {len(pool)} share(s) of "
+                f"{corp.sym}; a company redeems only from the Bank Pool (10.3)")
+        require(corp.cash >= price * count, f"{corp.sym} has {money(state, corp.cash)}; "
+                f"{count} share(s) cost {money(state, price * count)}, and no loan pays "
+                "for them (10.3)")
+        for cert in pool[:count]:
+            cert.owner = TREASURY
+        state.transfer_cash(corp.sym, BANK, price * count)
+        state.say(f"{corp.sym} redeems {count} share(s) from the Bank Pool for "
+                  f"{money(state, price * count)}")
+
+    def step_extras(self, state: GameState, corp: Corporation, step: str, round: Round
+                    ) -> list[str]:
+        """10.3: at the start of its turn a public may redeem shares from the pool."""
+        from engine.state import POOL
+
+        current = getattr(round, "current", None)
+        if step != "track" or corp.spec.kind != "major" or current is None or \
+                current.step or current.lay_hexes:
+            return []
+        price = state.market.price(corp.sym)
+        most = min(len(corp.certificates_of(POOL)), corp.cash // price)
+        return [f"redeem N (1 to {most}, from the Bank Pool at {money(state, price)} "
+                "each)"] if most else []
+
     def token_cost(self, state: GameState, corp: Corporation, hex_id: str) -> int:
         """10.5: the second station costs R20 per hex from the first, the third R40 per
         hex from the nearer (distance in hexes, regardless of track)."""
@@ -571,18 +694,29 @@ class Rules1861(Rules):
     def _rsr_home(self, state: GameState, rsr: Corporation) -> None:
         """7.4: when it first operates, a station in St. Petersburg (its reserved
         space), if it has none there."""
+        self._rsr_station(state, rsr, ST_PETERSBURG, rsr.spec.home_city or 0)
+
+    def _rsr_station(self, state: GameState, rsr: Corporation, hex_id: str, city: int
+                     ) -> None:
+        """7.4: the RSR's station on the space kept for it in `hex_id`, unless it has
+        one there already (from a nationalised company, 11)."""
         from engine.board import has_token_in
         from engine.national import RESERVE
 
-        reserve = RESERVE + ST_PETERSBURG
-        if reserve not in rsr.markers or has_token_in(state, RSR, ST_PETERSBURG):
+        reserve = RESERVE + hex_id
+        if reserve not in rsr.markers or has_token_in(state, RSR, hex_id):
             rsr.markers.discard(reserve)
             return
         rsr.markers.discard(reserve)
-        city = rsr.spec.home_city or 0
-        state.board.tokens.setdefault(ST_PETERSBURG, {}).setdefault(city, []).append(RSR)
+        state.board.tokens.setdefault(hex_id, {}).setdefault(city, []).append(RSR)
         rsr.token_costs.pop(0)
-        state.say(f"{RSR} places its station in St. Petersburg")
+        state.say(f"{RSR} places its station in {state.title.hexes[hex_id].name or hex_id}")
+
+    def after_lay(self, state: GameState, corp: Corporation, hex_id: str, tile: str) -> None:
+        """7.4: when Moscow upgrades to grey, the RSR places its station there (the
+        grey tile's fourth space is the one kept for it, 10.5)."""
+        if hex_id == MOSCOW and state.title.tile(tile).color == "gray":
+            self._rsr_station(state, state.corporations[RSR], MOSCOW, 0)
 
     def end_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:
         """7.4, 10.10: the RSR buys the cheapest train if it has none (with loans) and
@@ -655,6 +789,16 @@ class Rules1861(Rules):
         return out
 
     president_contributes = False  # 10.10: loans, never the Director's money
+
+    def why_not_train_price(self, state: GameState, buyer: Corporation, seller: Corporation,
+                            train: Train, price: int) -> str | None:
+        """10.10: the RSR buys its trains from the bank (by itself, at its turn's end),
+        and no company buys trains from the RSR."""
+        if buyer.spec.kind == "national":
+            return f"{RSR} buys its trains from the bank only, by itself (10.10)"
+        if seller.spec.kind == "national":
+            return f"no company buys trains from the {RSR} (10.10)"
+        return None
 
     def train_budget(self, state: GameState, corp: Corporation) -> int:
         """10.2: only a company without a train takes loans for one."""
@@ -761,11 +905,14 @@ class Rules1861(Rules):
             loans.take_loans_for(self, state, corp, amount, purpose)
 
     def after_dividend(self, state: GameState, corp: Corporation, round: Round) -> None:
-        """10.8: interest on the loans the company began its turn with; 10.9: repay
-        what it can. (Unpaid interest nationalises it: not yet.)"""
-        from engine import loans
+        """10.8: interest on the loans the company began its turn with (a company
+        that cannot pay it, even with further loans, pays all it has and is
+        nationalised at once, 11); 10.9: repay what it can."""
+        from engine import loans, national
 
-        loans.pay_interest(self, state, corp)
+        if not loans.pay_interest(self, state, corp):
+            national.nationalise(self, state, corp)
+            return
         loans.repay_loans(self, state, corp)
 
     def upgrade_cost(self, state: GameState, hex_id: str, tile: TileSpec) -> int:
@@ -818,7 +965,7 @@ class Rules1861(Rules):
         operating order, once obsolete trains are gone)."""
         from engine import national
 
-        if phase.name == "8":
+        if phase.name == "8" and LONG_GAME not in self.options:
             # 13: the first 8-train signals the end: in the first operating round of a
             # set, this round and two more; else this set, a stock round and three.
             if state.operating_round_number == 1:

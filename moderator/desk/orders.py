@@ -220,7 +220,8 @@ def status_text(game_id: str, view: GameView) -> str:
                      + f" ({view.step})")
         lines += [f"  - {option}" for option in view.legal]
     lines.append("")
-    lines.append(f"Bank {view.bank}.  Train limit {view.train_limit}.  Next train: "
+    lines.append(f"Bank {view.bank}.  Train limit {view.train_limits or view.train_limit}."
+                 "  Next train: "
                  f"{view.next_train or 'none'}"
                  + (f".  Open Market trains: {', '.join(view.trains_in_pool)}"
                     if view.trains_in_pool else ""))
@@ -234,7 +235,13 @@ def status_text(game_id: str, view: GameView) -> str:
     lines.append("")
     lines.append("Companies")
     for c in view.corporations:
-        if c.par is None:
+        if (c.par is None and c.kind != "national") or c.closed:
+            continue
+        if c.kind == "national":  # 1861's RSR: no shares, no price
+            lines.append(f"  {c.sym:<7} run by {c.president or '-'}  treasury {c.treasury}  "
+                         f"trains {', '.join(c.trains) or '-'}  tokens left {c.tokens_left}"
+                         + (f"  privates {', '.join(c.privates)}" if c.privates else "")
+                         + (f"  ({', '.join(c.markers)})" if c.markers else ""))
             continue
         lines.append(
             f"  {c.sym:<7} price {c.price!s:>4} (par {c.par})  president {c.president}  "
@@ -244,7 +251,8 @@ def status_text(game_id: str, view: GameView) -> str:
             + ("" if c.floated else "  (not floated)")
             + (f"  privates {', '.join(c.privates)}" if c.privates else "")
             + (f"  ({', '.join(c.markers)})" if c.markers else ""))
-    unsold = [c.sym for c in view.corporations if c.par is None]
+    unsold = [c.sym for c in view.corporations
+              if c.par is None and not c.closed and c.kind != "national"]
     if unsold:
         lines.append(f"  not yet started: {', '.join(unsold)}")
     open_privates = [p for p in view.privates if not p.closed]

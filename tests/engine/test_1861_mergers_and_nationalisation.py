@@ -11,12 +11,24 @@ import json
 import pytest
 from scenarios_1861 import now, record, record_game
 
-from engine.actions import BuyShares, Convert, Merge, Nationalise, Pass, Route, RunRoutes
+from engine.actions import (
+    Accept,
+    BuyShares,
+    Convert,
+    Decline,
+    Merge,
+    Nationalise,
+    Pass,
+    Route,
+    RunRoutes,
+)
 from engine.errors import GameError
 from engine.export import export_record
 from engine.records import import_record
 from engine.rounds.merger import MergerRound
 from engine.state import TREASURY
+from grammar import names_for_title
+from grammar.parser import parse_line
 
 
 def test_12_2_a_minor_in_the_conversion_zone_converts() -> None:
@@ -182,3 +194,121 @@ def test_11_phase_6_nationalises_the_privates_at_face_value() -> None:
     for sym, owner in owners.items():  # each owner paid the face value of Table 1
         value = {"TSR": 30, "BSS": 45, "MYR": 60, "MRR": 75, "WVR": 90}[sym]
         assert f"{sym} is nationalised; {owner} receives R{value}" in said
+
+
+def _stations(g: object, sym: str) -> list[str]:
+    tokens = g.state.board.tokens  # type: ignore[attr-defined]
+    return sorted(h for h, cities in tokens.items() for corps in cities.values() if sym in corps)
+
+
+def test_12_3_the_director_chooses_two_of_three_stations() -> None:
+    """12.3: M-NN (Moscow), K-K (Kiev) and M-V (I13) merge: three hexes, so the order
+    names the two stations the new company takes; the third is removed."""
+    g = record_game(328)
+    with pytest.raises(GameError, match="name them"):
+        g.apply("Player 3", Merge(("M-NN", "K-K", "M-V"), "MKN"))
+    with pytest.raises(GameError, match="merging minors"):
+        g.apply("Player 3", Merge(("M-NN", "K-K", "M-V"), "MKN", ("M-NN", "M-K")))
+    (order,) = parse_line("merge M-NN K-K M-V into MKN stations of M-NN M-V",
+                          names_for_title(g.state.title, g.state.seats))
+    assert order == Merge(("M-NN", "K-K", "M-V"), "MKN", ("M-NN", "M-V"))
+    g.apply("Player 3", order)  # type: ignore[arg-type]
+    g.apply("Player 4", Accept())  # M-V's owner agrees (12.1)
+    assert _stations(g, "MKN") == ["H8", "I13"]
+    assert _stations(g, "K-K") == [] and _stations(g, "M-V") == []
+    assert g.state.corporations["MKN"].president == "Player 3"  # two shares of three
+
+
+def test_12_3_two_stations_in_one_hex_are_one_station_of_the_new_company() -> None:
+    """12.3: the public cannot take two stations in the same hex: M-NN and M-K both
+    stand in Moscow; with K-K (Kiev) the company takes Moscow and Kiev by itself, and
+    an order naming both Moscow stations is refused."""
+    g = record_game(328)
+    with pytest.raises(GameError, match="different hexes"):
+        g.apply("Player 3", Merge(("M-NN", "M-K", "K-K"), "MKN", ("M-NN", "M-K")))
+    g.apply("Player 3", Merge(("M-NN", "M-K", "K-K"), "MKN"))
+    g.apply("Player 4", Accept())
+    assert _stations(g, "MKN") == ["D14", "H8"]
+    assert _stations(g, "M-K") == []
+
+
+def test_12_4_a_merger_where_nobody_comes_to_hold_two_shares_is_reversed() -> None:
+    """12.4: M-NN (Player 3) and M-K (Player 4) merge: one share each; both decline
+    to buy, so nobody holds two shares and the merger is reversed."""
+    g = record_game(328)
+    state = g.state
+    before = {s: state.players[s].cash for s in state.seats}
+    prices = {m: state.market.price(m) for m in ("M-NN", "M-K")}
+    cash = {m: state.corporations[m].cash for m in ("M-NN", "M-K")}
+    g.apply("Player 3", Merge(("M-NN", "M-K"), "MKN"))
+    g.apply("Player 4", Accept())
+    rnd = g.round
+    assert isinstance(rnd, MergerRound) and rnd.dealing is not None
+    assert state.corporations["MKN"].percent_held_by("Player 3") == 10
+    g.apply(now(g), Pass())
+    g.apply(now(g), Pass())
+    state = g.state
+    assert rnd.dealing is None
+    assert not state.corporations["MKN"].floated and "MKN" not in state.market.positions
+    assert {m: state.market.price(m) for m in ("M-NN", "M-K")} == prices
+    assert {m: state.corporations[m].cash for m in ("M-NN", "M-K")} == cash
+    assert _stations(g, "M-NN") == ["H8"] and _stations(g, "M-K") == ["H8"]
+    assert {s: state.players[s].cash for s in state.seats} == before
+    assert "the merger is not allowed and is reversed (12.4)" in state.log[-1]
+    assert rnd.current not in ("M-NN", "M-K")  # both have had their turn
+
+
+def test_12_1_the_other_owners_must_agree_to_a_merger() -> None:
+    """12.1: all parties to a proposed merger must agree: M-K's owner (Player 4) is
+    asked; when he declines nothing merges and M-NN may propose again or pass."""
+    g = record_game(328)
+    with pytest.raises(GameError):  # a merger that may not take place is not proposed
+        g.apply("Player 3", Merge(("M-NN", "R-O"), "MKN"))
+    state = g.state  # (a refused order leaves the game as it was, in a new copy)
+    g.apply("Player 3", Merge(("M-NN", "M-K"), "MKN"))
+    turn = g.turn()
+    assert turn is not None and turn.seat == "Player 4"
+    assert g.round.legal() == ["accept", "decline"]
+    assert not state.corporations["MKN"].floated  # nothing happens before he agrees
+    g.apply("Player 4", Decline())
+    assert not state.corporations["MKN"].floated and not state.corporations["M-K"].closed
+    rnd = g.round
+    assert isinstance(rnd, MergerRound) and rnd.current == "M-NN" and now(g) == "Player 3"
+    g.apply("Player 3", Merge(("M-NN", "K-K"), "MKN"))  # his own two: nobody to ask
+    assert state.corporations["MKN"].floated
+
+
+def test_10_8_a_company_that_cannot_pay_its_interest_is_nationalised() -> None:
+    """10.8, 11: MK (OR 4.2, no money left after its tile) is given five loans, its
+    limit, as if it had begun its turn with them, and its treasury's shares are put in
+    the Bank Pool and with Player 2, as if sold: it pays out its run (the pool's share
+    of it is lost), cannot pay the R25 interest nor take another loan, pays what it has
+    (nothing) and is nationalised at once: one space left and one more per loan (none
+    repaid), each share paid that price, its train to the RSR, the next company on."""
+    from engine import market
+    from engine.actions import Dividend
+    from engine.state import POOL
+
+    g = record_game(460)  # OR 4.2: MK has laid its tile
+    state = g.state
+    mk, rsr = state.corporations["MK"], state.corporations["RSR"]
+    assert (mk.cash, mk.loans) == (0, 0) and mk.percent_held_by("Player 1") == 20
+    for i, cert in enumerate(mk.certificates_of(TREASURY)):
+        cert.owner = POOL if i < 5 else "Player 2"
+    mk.loans = mk.interest_due = 5
+    pos = state.market.positions["MK"]
+    rsr_trains = len(rsr.trains)
+    g.apply("Player 1", RunRoutes(auto=True))
+    g.apply("Player 1", Dividend("payout"))
+    assert "MK owes R25 interest and has only R0 (10.8)" in state.log
+    # The price moved right for the dividend, then left 1 + 5 for the nationalisation.
+    pos = market.right(state.market.spec, pos)
+    for _ in range(1 + 5):
+        pos = market.left(state.market.spec, pos)
+    price = market.cell_at(state.market.spec, pos).price  # type: ignore[union-attr]
+    assert "MK" not in state.market.positions and mk.president is None and mk.loans == 0
+    for seat, shares in (("Player 1", 2), ("Player 2", 3)):
+        assert f"{seat} receives R{shares * price} for {shares} share(s) of MK" in state.log
+    assert len(rsr.trains) == rsr_trains + 1 and mk.trains == []
+    turn = g.turn()
+    assert turn is not None and turn.entity != "MK"

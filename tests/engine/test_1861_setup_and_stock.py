@@ -13,12 +13,14 @@ from scenarios_1861 import (
     now,
     pass_round,
     privates_at_minimum,
+    record_game,
     sell_minor,
     win_lot,
 )
 
 from engine.actions import Bid, BuyShares, Par, Pass, SellShares, StartAuction
 from engine.errors import GameError
+from engine.game import Game
 from engine.rounds.auction_stock import AuctionStockRound
 
 
@@ -198,3 +200,35 @@ def test_7_1_companies_buy_privates_from_phase_3_to_5_for_r1_to_face_value() -> 
     g.apply("Player 1", BuyPrivate("TSR", "Player 1", 30))
     assert state.privates["TSR"].owner == "K-R"
     assert state.corporations["K-R"].cash == cash - 30
+
+
+def _sell_out(g: Game, sym: str) -> None:
+    """Every certificate of `sym` left in its treasury or the pool goes to its
+    Director (a position the record never reaches: nothing sold out in 167259)."""
+    corp = g.state.corporations[sym]
+    for cert in corp.certificates:
+        if cert.owner not in g.state.seats:
+            cert.owner = corp.president
+
+
+def test_9_5_a_sold_out_public_rises_one_row() -> None:
+    g = record_game(485)  # Stock Round 5 begins; NW stands at R110 (row 3)
+    state = g.state
+    _sell_out(g, "NW")
+    row, col = state.market.positions["NW"]
+    pass_round(g)
+    assert state.market.positions["NW"] == (row - 1, col)
+    assert state.market.price("NW") == 120  # the chart: R110 -> R120 above it
+
+
+def test_9_5_a_sold_out_public_on_the_top_row_moves_diagonally_to_the_same_price() -> None:
+    """9.5: on the top row it moves right and down one space, to the same price, at
+    the bottom of the stack there (so behind MKN in operating order)."""
+    g = record_game(485)
+    state = g.state
+    state.market.place("MK", (0, 7))  # as if MK had risen to the top row's R180
+    assert state.market.price("MK") == 180 and state.market.positions["MKN"] == (1, 8)
+    _sell_out(g, "MK")
+    pass_round(g)
+    assert state.market.positions["MK"] == (1, 8) and state.market.price("MK") == 180
+    assert state.market.stacks[(1, 8)] == ["MKN", "MK"]

@@ -98,6 +98,7 @@ def action_in(n: Names) -> st.SearchStrategy[a.Action]:
             a.Merge,
             st.lists(st.sampled_from(n.minors or ("-",)), min_size=1, max_size=3).map(tuple),
             major,
+            st.lists(st.sampled_from(n.minors or ("-",)), max_size=2).map(tuple),
         ),
         st.builds(a.Nationalise, corp),
         st.builds(a.Keep, corp),

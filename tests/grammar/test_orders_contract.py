@@ -81,6 +81,8 @@ EXPECTED: dict[str, tuple[str, tuple[Order, ...]]] = {
     "convert M-K into NW": ("1861", (a.Convert("M-K", "NW"),)),
     "propose M-K at 100": ("1861", (a.StartAuction("M-K", 100),)),
     "merge N K-B into NW": ("1861", (a.Merge(("N", "K-B"), "NW"),)),
+    "merge N K-B M-K into NW stations of N M-K": (
+        "1861", (a.Merge(("N", "K-B", "M-K"), "NW", ("N", "M-K")),)),
     "buy 2 NW": ("1861", (a.BuyShares("NW", count=2),)),
     "nationalise NW": ("1861", (a.Nationalise("NW"),)),
     "keep NW": ("1861", (a.Keep("NW"),)),

@@ -1,0 +1,173 @@
+"""1861: the Russian State Railway's Moscow station and its last train (7.4), played at
+positions of record 167259 (an 18xx.games game).
+
+Where a position needs what the record never shows (a Moscow without an RSR station,
+a richer RSR), the test says what it changes before playing the rule out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from scenarios_1861 import now, record, record_game
+
+from engine.actions import BuyTrain, Done, LayTile
+from engine.errors import GameError
+from engine.game import Game, Setup
+from engine.national import RESERVE
+from engine.rounds.operating import OperatingRound
+from engine.state import BANK
+from engine.titles.t1861 import BANK_BROKEN, LONG_GAME
+
+
+def _rsr_stations(g: object, hex_id: str) -> int:
+    tokens = g.state.board.tokens.get(hex_id, {})  # type: ignore[attr-defined]
+    return sum(corps.count("RSR") for corps in tokens.values())
+
+
+def test_7_4_the_rsr_places_its_station_when_moscow_upgrades_to_grey() -> None:
+    g = record_game(586)  # OR 5.2: M-V lays the grey Moscow (639)
+    state = g.state
+    rsr = state.corporations["RSR"]
+    # In the record the RSR already holds a Moscow station (a nationalised company's);
+    # here it is taken back, as if that company had never stationed in Moscow.
+    for corps in state.board.tokens["H8"].values():
+        if "RSR" in corps:
+            corps.remove("RSR")
+            rsr.token_costs.append(0)
+    rsr.markers.add(RESERVE + "H8")
+    left = len(rsr.token_costs)
+    assert _rsr_stations(g, "H8") == 0
+    g.apply(now(g), LayTile("639", "H8", 0))
+    assert _rsr_stations(g, "H8") == 1  # 7.4, on the space kept for it (10.5)
+    assert len(rsr.token_costs) == left - 1
+    assert RESERVE + "H8" not in rsr.markers
+    assert "RSR places its station in Moscow" in state.log
+
+
+def test_7_4_the_rsr_with_a_moscow_station_places_no_second_one() -> None:
+    g = record_game(586)
+    rsr = g.state.corporations["RSR"]
+    assert _rsr_stations(g, "H8") == 1  # taken from a nationalised company (11)
+    left = len(rsr.token_costs)
+    g.apply(now(g), LayTile("639", "H8", 0))
+    assert _rsr_stations(g, "H8") == 1 and len(rsr.token_costs) == left
+
+
+def test_7_4_the_rsr_buys_the_first_8_train_and_no_more() -> None:
+    """7.4: it may buy the first 8-train and no longer operates once one is bought;
+    10.10: it buys the cheapest new trains while it can pay."""
+    g = record_game(595)  # OR 5.2: the RSR has run and buys its trains at its turn's end
+    state = g.state
+    rsr = state.corporations["RSR"]
+    assert [t.name for t in state.trains_offered[:5]] == ["6", "7", "7", "8", "8"]
+    # R3000 more from the bank: enough for a 6, two 7s and two 8s (R4250 with its own).
+    state.transfer_cash(BANK, "RSR", 3000)
+    assert rsr.cash >= 650 + 2 * 800 + 2 * 1000
+    start = len(state.log)
+    g.apply(now(g), Done())
+    bought = [line for line in state.log[start:] if line.startswith("RSR buys")]
+    assert [line.split()[3] for line in bought] == ["6-train", "7-train", "7-train",
+                                                    "8-train"]
+    assert [t.name for t in rsr.trains].count("8") == 1
+    assert g.rules.phase(state).name == "8"
+    assert rsr.cash >= 1000  # it could pay for another 8-train, and buys none (7.4)
+    assert not g.rules.national_operates(state)  # type: ignore[attr-defined]
+
+
+def _replay_changing(change_before: int, change: Callable[[Game], None]) -> Game:
+    """Record 167259 replayed with `change` made before site action `change_before`,
+    then on until the record ends or our game does."""
+    from engine.records import (
+        RecordMapper,
+        expanded,
+        folded_actions,
+        replay_action,
+        setup_of,
+    )
+
+    data = record()
+    setup, names = setup_of(data)
+    g = Game(setup)
+    mapper = RecordMapper(g, names)
+    changed = False
+    for index, raw in enumerate(expanded(folded_actions(data["actions"]))):  # type: ignore[arg-type]
+        if raw.get("id") == change_before and not changed:
+            change(g)
+            changed = True
+        if g.state.game_over:
+            break
+        replay_action(g, mapper, index, raw)
+    return g
+
+
+def _bank_of(amount: int) -> Callable[[Game], None]:
+    def change(g: Game) -> None:
+        # The bank holds `amount` (the rest moved to no one), as if play had drained it.
+        g.state.bank_cash = amount
+    return change
+
+
+def test_13_the_bank_breaking_in_an_operating_round_ends_the_game_after_it() -> None:
+    """13: R50 left in the bank as OR 5.1 begins (the privates' revenue breaks it):
+    OR 5.1 is completed and the game ends, with no merger round after it; 13's loan
+    adjustment and scores apply as at any end."""
+    g = _replay_changing(489, _bank_of(50))  # 489: OR 5.1's first action
+    state = g.state
+    assert state.game_over and state.end_reason == BANK_BROKEN
+    assert isinstance(g.round, OperatingRound) and g.round.name == "Operating Round 5.1"
+    assert state.bank_cash < 0  # IOUs: players and companies were paid in full (13)
+    scores = g.scores()
+    for seat, player in state.players.items():  # 13: cash, shares, minors twice
+        shares = sum(state.market.price(c.sym) * (2 if c.spec.kind == "minor"
+                                                  else c.percent_held_by(seat) // 10)
+                     for c in state.corporations.values()
+                     if c.percent_held_by(seat) and c.sym in state.market.positions)
+        privates = sum(p.spec.value for p in state.privates.values() if p.owner == seat)
+        assert scores[seat] == player.cash + shares + privates
+
+
+def test_13_an_8_train_after_the_bank_breaks_sets_the_longer_end() -> None:
+    """13: the bank breaks in Stock Round 6 (starting the public companies draws on
+    it): the round is completed and one operating round is due; but the first 8-train
+    is bought in that round (OR 6.1), so 6.2 and 6.3 follow, and the game ends as the
+    record's did, with the record's scores."""
+    g = _replay_changing(601, _bank_of(0))  # 601: Stock Round 6 begins
+    state = g.state
+    assert state.game_over and g.round.name == "Operating Round 6.3"
+    assert g.scores() == {"Player 1": 2731, "Player 2": 2460, "Player 3": 2336,
+                          "Player 4": 3354}
+    assert any(line.startswith("The bank has broken") for line in state.log)
+
+
+def test_14_4_the_long_game_ignores_the_8_train() -> None:
+    """14.4: no end at the first 8-train; the bank breaking ends it even in phase 8
+    (which 13 alone ignores)."""
+    g = Game(Setup("1861", ("Ann", "Bob", "Cy", "Dee"), 0, frozenset({LONG_GAME}),
+                   priority="Ann"))
+    g.state.phase_index = len(g.state.title.phases) - 1  # the first 8-train: phase 8
+    assert g.rules.phase(g.state).name == "8"
+    g.rules.on_phase_change(g.state, g.state.title.phases[-1])
+    assert g.state.end_triggered is None
+    g.state.bank_cash = -1
+    g.rules.check_end(g.state)  # in phase 8 the bank still ends it
+    assert g.state.end_triggered == BANK_BROKEN
+
+
+def test_13_the_bank_breaking_in_phase_8_does_not_end_the_standard_game() -> None:
+    g = Game(Setup("1861", ("Ann", "Bob", "Cy", "Dee"), 0, priority="Ann"))
+    g.state.phase_index = len(g.state.title.phases) - 1
+    g.state.bank_cash = -1
+    g.rules.check_end(g.state)  # 13: only before the first 8-train
+    assert g.state.end_triggered is None
+
+
+def test_10_10_the_rsr_buys_no_train_from_a_company_and_sells_none() -> None:
+    g = record_game(595)  # the RSR's train step: it holds a 4 and a 5
+    assert not any(" from " in option for option in g.round.legal())
+    with pytest.raises(GameError, match="from the bank only"):
+        g.apply(now(g), BuyTrain("4", source="MK", price=1))
+    state = g.state
+    rsr, mk = state.corporations["RSR"], state.corporations["MK"]
+    why = g.rules.why_not_train_price(state, mk, rsr, rsr.trains[0], 1)
+    assert why is not None and "no company buys trains from the RSR" in why
