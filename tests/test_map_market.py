@@ -17,7 +17,10 @@ from engine.title import available_titles, load_title
 from moderator.reports.mapimage import company_colour, rgb
 from moderator.reports.marketimage import (
     ZONE_FILL,
+    draw_market,
     market_geometry,
+    market_part,
+    part_box,
     render_game_market,
     render_market,
 )
@@ -124,3 +127,41 @@ def test_market_golden(finished: Game) -> None:
     assert new.size == old.size
     histogram = ImageChops.difference(new, old).convert("L").histogram()
     assert sum(histogram[48:]) / (new.size[0] * new.size[1]) < 0.003
+
+
+def test_a_reports_part_of_the_chart_keeps_every_token_at_full_scale() -> None:
+    """1850's chart is 1800 px wide, too wide for a phone: a report shows the columns
+    from the leftmost to the rightmost token and one either side, at full scale, each
+    token where the whole chart has it; with a company still to start, the start spaces."""
+    record = FIXTURE.parents[1] / "1850" / "115810.json"
+    game = import_record(json.loads(record.read_text())).game
+    at = Game(game.setup, game.log[:400])
+    title, market = at.state.title, at.state.market
+    whole = draw_market(title, market)
+    left, right = part_box(title, market)
+    part = market_part(title, market)
+    assert part.size == (right - left, whole.height) and part.width < whole.width / 2
+    g = market_geometry(title)
+    for pos, stack in market.stacks.items():
+        for depth, sym in enumerate(stack):
+            x, y = g.token_centre(pos, depth, len(stack))
+            below = (round(x) - left, round(y + 0.7 * g.token_radius(len(stack))))
+            assert near(part.getpixel(below), company_colour(title, sym)), sym
+    columns = [col for (_, col), stack in market.stacks.items() if stack]
+    assert left < g.margin + min(columns) * g.cell_width - g.cell_width // 2
+    assert right > g.margin + (max(columns) + 1) * g.cell_width + g.cell_width // 2
+    # Every start space is in the part while a company may still start.
+    par_left, par_right = part_box(title, market, par=True)
+    for cell in title.market.par_cells():
+        x0, _, x1, _ = g.cell_box((cell.row, cell.col))
+        assert par_left <= x0 and x1 <= par_right
+
+
+def test_a_one_row_chart_is_shown_whole() -> None:
+    """1825's Share Price Index is one row, drawn wrapped: the report shows all of it."""
+    title = load_title("1825")
+    market = StockMarket(title.market)
+    first = title.market.par_cells()[0]
+    market.place(title.corporations[0].sym, (first.row, first.col))
+    assert market_geometry(title).wrap is not None
+    assert part_box(title, market) == (0, market_geometry(title).size[0])

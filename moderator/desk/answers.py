@@ -15,6 +15,7 @@ from typing import Any
 
 from engine.game import Game
 from engine.rounds.operating import OperatingRound
+from engine.rounds.stock import StockRound
 from moderator.desk.auth import stop_address, stop_token, tag_address
 from moderator.desk.deadlines import format_deadline, policy_text
 from moderator.desk.games import PictureCache
@@ -32,6 +33,7 @@ from moderator.reports.calendar import deadline_event
 from moderator.reports.charts import CHARTS_CID, Progress, chart_png, progress
 from moderator.reports.crop import crop_map
 from moderator.reports.lays import Lays, lays_text, legal_lays
+from moderator.reports.marketimage import MARKET_CID, report_market
 from moderator.reports.report import (
     MAP_CID,
     HistoryEntry,
@@ -130,6 +132,7 @@ class Answers:
         self.final: dict[str, tuple[Attachment, ...]] = {}
         self._charts: dict[tuple[str, int], tuple[Progress, Picture]] = {}
         self._lays: dict[tuple[str, int], Lays] = {}
+        self._markets: dict[tuple[str, int], Picture] = {}
         # Who asked for the whole map (`status`, `map`): their answer carries it.
         self.whole_map: set[str] = set()
 
@@ -288,6 +291,7 @@ class Answers:
                 context["lays"] = lays_text(game.state.title, self.lays(game_id, game))
             context["progress"], charts = self.charts_for(game_id, game, to)
             images += charts
+            images += self.market_for(game_id, game, to, whole_map)
             images += tuple(
                 Picture(section_cid(n), f"{game_id}-section-{n}.png", section.picture)
                 for n, section in enumerate(context.get("sections", ()), 1)
@@ -295,6 +299,8 @@ class Answers:
         text, html = render(template, subject=subject, footer=footer, pos=pos,
                             game_id=game_id,
                             map_cid=MAP_CID if any(i.cid == MAP_CID for i in images) else None,
+                            market_cid=(MARKET_CID if any(i.cid == MARKET_CID for i in images)
+                                        else None),
                             **context)
         # Every mail of a game refers to one (never sent) root id, so mail programs
         # keep the game in one thread; an answer is threaded under the mail it answers.
@@ -430,6 +436,30 @@ class Answers:
                 chart_png(game, data)))
         data, picture = self._charts[key]
         return data, (picture,)
+
+    def market_for(self, game_id: str, game: Game, to: str, whole: bool
+                   ) -> tuple[Picture, ...]:
+        """The stock market picture, where a player decides by it: in TO's first report
+        of a stock round and whenever TO is to move in one, in TO's first report after a
+        stock round (the dividends start to move the tokens), at the end, and when TO
+        asked for the whole position (`status`, `map`). Other reports list the market as
+        a table (a picture in every report of a stock round doubles a typical mail).
+        Made once per position however many mails carry it."""
+        turn = game.turn()
+        new_round = self.store.reported_round(game_id, to) != game.round_name
+        stock = isinstance(game.round, StockRound)
+        after_stock_round = (isinstance(game.round, OperatingRound)
+                             and game.round_name.endswith(".1") and new_round)
+        to_move = turn is not None and turn.seat == self.seat_of(game_id, to, game)
+        wanted = (whole or after_stock_round or (stock and (new_round or to_move))
+                  or turn is None or game_id in self.final)
+        if not wanted:
+            return ()
+        key = (game_id, game.next_move)
+        if key not in self._markets:
+            self._markets[key] = Picture(
+                MARKET_CID, f"{game_id}-market-move-{game.next_move}.png", report_market(game))
+        return (self._markets[key],)
 
     def map_for(self, game_id: str, game: Game, to: str) -> Picture:
         """The map for TO's report, outlining what changed since their last report;

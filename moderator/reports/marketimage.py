@@ -11,6 +11,7 @@ its place in the stack: that order decides who operates first and who moves unde
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -212,3 +213,51 @@ def _stack(draw: ImageDraw.ImageDraw, g: MarketGeometry, title: Title, pos: Posi
 def render_game_market(game: Game, *, caption: str | None = None) -> bytes:
     """The stock market of a game in its current position (for the mail reports)."""
     return render_market(game.state.title, game.state.market, caption=caption)
+
+
+MARKET_CID = "market"  # what a report's HTML names its stock market picture by
+
+
+def part_box(title: Title, market: MarketLike, *, par: bool = False, margin: int = 1
+             ) -> tuple[int, int]:
+    """The left and right pixel edges of the part of the chart a report shows: the
+    columns from the leftmost to the rightmost token, MARGIN more either side (where the
+    next moves go), and the start spaces too when PAR (a company may still start); every
+    row of those columns. A one-row chart (1825) wraps and is shown whole."""
+    g = market_geometry(title)
+    width, _ = g.size
+    columns = [col for (_, col), stack in market.stacks.items() if stack]
+    if par:
+        columns += [cell.col for cell in title.market.par_cells()]
+    if g.wrap is not None or not columns:
+        return 0, width
+    first = max(0, min(columns) - margin)
+    last = min(g.columns - 1, max(columns) + margin)
+    left = 0 if first == 0 else g.margin + first * g.cell_width - g.margin // 2
+    right = width if last == g.columns - 1 else (g.margin + (last + 1) * g.cell_width
+                                                 + g.margin // 2)
+    return left, right
+
+
+def market_part(title: Title, market: MarketLike, *, par: bool = False) -> Image.Image:
+    """The part of the chart a report shows (``part_box``). The whole chart is too wide
+    for a phone (1850's is 1800 px); a part is at full scale, so its prices can be read."""
+    image = draw_market(title, market)
+    left, right = part_box(title, market, par=par)
+    return image.crop((left, 0, right, image.height))
+
+
+def market_png(image: Image.Image) -> bytes:
+    """A market picture for mail: the chart's flat colours fit a small palette."""
+    out = io.BytesIO()
+    image.quantize(colors=64, method=Image.Quantize.FASTOCTREE,
+                   dither=Image.Dither.NONE).save(out, "PNG", optimize=True)
+    return out.getvalue()
+
+
+def report_market(game: Game) -> bytes:
+    """The stock market picture of a game's report (``market_part`` of its position,
+    with the start spaces while a company may still start)."""
+    state = game.state
+    par = any(corp.par_price is None for corp in state.corporations.values())
+    return market_png(market_part(state.title, state.market, par=par))
