@@ -207,8 +207,12 @@ async def test_bids_on_privates_and_the_cash_they_tie_up(
     state = table.store.load(table.game_id).state
     supply = state.board.supply
     assert f"yellow 3 x{supply['3']}, 4 x{supply['4']}," in text_of(report)
-    ability = " ".join(state.privates["ETWCR"].spec.ability.split())
+    # (#2 lays "under the same conditions as #1": spelt out, in its own hex.)
+    ability = "A major company owning it may lay one free yellow tile in F-19, without " \
+        "connection to its stations and outside its normal two yellow lays; does not " \
+        "close the private; lost if another tile is laid in F-19 first."
     assert ability in " ".join(text_of(report).split())
+    assert "may use it: the company that buys it" in " ".join(text_of(report).split())
 
 
 async def test_legal_lists_the_lays_and_show_draws_them(
