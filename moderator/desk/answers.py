@@ -8,6 +8,7 @@ root id, so mail programs keep a game in one thread.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,6 +21,7 @@ from moderator.desk.auth import stop_address, stop_token, tag_address
 from moderator.desk.deadlines import format_deadline, policy_text
 from moderator.desk.games import PictureCache
 from moderator.desk.settings import ProcessorSettings
+from moderator.desk.webhooks import Post, hook, set_hook, summary_lines
 from moderator.mail.compose import (
     Attachment,
     MailKind,
@@ -135,6 +137,8 @@ class Answers:
         self._markets: dict[tuple[str, int], Picture] = {}
         # Who asked for the whole map (`status`, `map`): their answer carries it.
         self.whole_map: set[str] = set()
+        # Summaries for the games' webhooks, handed to the sender after the commit.
+        self.posts: list[Post] = []
 
     # -- to the sender ---------------------------------------------------------------------
     def reply(self, game_id: str, key: str | None, template: str, *, results: Results,
@@ -181,6 +185,32 @@ class Answers:
                 continue
             reported.add(member.address)
             self.report(game_id, member, game, intro=intro)
+        self.webhook_post(game_id, game)
+
+    def webhook_post(self, game_id: str, game: Game) -> None:
+        """The summary of this report for GAME_ID's webhook, if it has one: the headline
+        and the moves since its last post (kept in the store with the hook, in this
+        transaction; the post itself goes out after the commit)."""
+        found = hook(self.store, game_id)
+        if found is None or found.posted >= game.next_move:
+            return
+        entries = self.history(game_id, game, found.posted)
+        view = self.position(game_id, game).view
+        self.posts.append(Post(
+            game_id=game_id, url=found.url, kind=found.kind,
+            headline=self.position(game_id, game).headline,
+            lines=summary_lines([e.line for e in entries if e.lines]), move=game.next_move,
+            to_move=None if view.game_over else view.acting_seat, game_over=view.game_over,
+            moderator=self.settings.name))
+        set_hook(self.store, game_id, dataclasses.replace(found, posted=game.next_move))
+
+    def committed(self) -> None:
+        """After the commit: hand the webhook posts to the service's sender."""
+        notify = self.settings.notify
+        if notify is not None:
+            for post in self.posts:
+                notify(post)
+        self.posts.clear()
 
     def report(self, game_id: str, member: Member, game: Game, intro: str | None) -> None:
         """The position and what happened since MEMBER's last report -- unless MEMBER
