@@ -12,18 +12,20 @@ import logging
 import pytest
 from webhookserver import hook_server
 
-from moderator.desk.webhooks import (
-    MAX_LINES,
+from moderator.desk.webhooks import MAX_LINES, summary_lines
+from moderator.mail import webhook
+from moderator.mail.webhook import (
     MAX_TEXT,
     Post,
+    WebhookError,
+    WebhookPolicy,
+    WebhookSender,
     address_problem,
     guess_kind,
     payload,
-    summary_lines,
+    post_once,
     url_problem,
 )
-from moderator.mail import webhook
-from moderator.mail.webhook import WebhookError, WebhookPolicy, WebhookSender, post_once
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -21,7 +21,7 @@ from moderator.desk.auth import stop_address, stop_token, tag_address
 from moderator.desk.deadlines import format_deadline, policy_text
 from moderator.desk.games import PictureCache
 from moderator.desk.settings import ProcessorSettings
-from moderator.desk.webhooks import Post, hook, set_hook, summary_lines
+from moderator.desk.webhooks import hook, set_hook, summary_lines
 from moderator.mail.compose import (
     Attachment,
     MailKind,
@@ -31,6 +31,7 @@ from moderator.mail.compose import (
     message_id_for,
 )
 from moderator.mail.parse import Incoming
+from moderator.mail.webhook import Post
 from moderator.reports.calendar import deadline_event
 from moderator.reports.charts import CHARTS_CID, Progress, chart_png, progress
 from moderator.reports.crop import crop_map

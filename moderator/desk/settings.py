@@ -10,7 +10,7 @@ from moderator.config import ModeratorConfig
 from moderator.desk.auth import make_token
 
 if TYPE_CHECKING:
-    from moderator.desk.webhooks import Post
+    from moderator.mail.webhook import Post
 
 __all__ = ["ProcessorSettings"]
 
