@@ -13,14 +13,15 @@ from PIL import Image, ImageChops
 from engine.game import Game
 from engine.market import StockMarket
 from engine.records import import_record
-from engine.title import available_titles, load_title
+from engine.title import Title, available_titles, load_title
 from moderator.reports.mapimage import company_colour, rgb
 from moderator.reports.marketimage import (
+    BAND_COLUMNS,
     ZONE_FILL,
     draw_market,
     market_geometry,
     market_part,
-    part_box,
+    part_boxes,
     render_game_market,
     render_market,
 )
@@ -138,23 +139,46 @@ def test_a_reports_part_of_the_chart_keeps_every_token_at_full_scale() -> None:
     at = Game(game.setup, game.log[:400])
     title, market = at.state.title, at.state.market
     whole = draw_market(title, market)
-    left, right = part_box(title, market)
+    [(left, top, right, bottom)] = part_boxes(title, market)
     part = market_part(title, market)
-    assert part.size == (right - left, whole.height) and part.width < whole.width / 2
+    assert part.size == (right - left, bottom - top) and part.width < whole.width / 2
+    assert_tokens_in_part(title, market, part)
     g = market_geometry(title)
-    for pos, stack in market.stacks.items():
-        for depth, sym in enumerate(stack):
-            x, y = g.token_centre(pos, depth, len(stack))
-            below = (round(x) - left, round(y + 0.7 * g.token_radius(len(stack))))
-            assert near(part.getpixel(below), company_colour(title, sym)), sym
     columns = [col for (_, col), stack in market.stacks.items() if stack]
     assert left < g.margin + min(columns) * g.cell_width - g.cell_width // 2
     assert right > g.margin + (max(columns) + 1) * g.cell_width + g.cell_width // 2
     # Every start space is in the part while a company may still start.
-    par_left, par_right = part_box(title, market, par=True)
+    [(par_left, _, par_right, par_bottom)] = part_boxes(title, market, par=True)
     for cell in title.market.par_cells():
-        x0, _, x1, _ = g.cell_box((cell.row, cell.col))
-        assert par_left <= x0 and x1 <= par_right
+        x0, _, x1, y1 = g.cell_box((cell.row, cell.col))
+        assert par_left <= x0 and x1 <= par_right and y1 <= par_bottom
+
+
+def assert_tokens_in_part(title: Title, market: StockMarket, part: Image.Image) -> None:
+    """Each token of MARKET is in PART (the boxes one under the other) in its colour."""
+    g = market_geometry(title)
+    boxes = part_boxes(title, market)
+    offsets = [sum(b[3] - b[1] for b in boxes[:i]) for i in range(len(boxes))]
+    for pos, stack in market.stacks.items():
+        for depth, sym in enumerate(stack):
+            x, y = g.token_centre(pos, depth, len(stack))
+            y += 0.7 * g.token_radius(len(stack))  # below the symbol: the token's colour
+            [(box, offset)] = [(b, o) for b, o in zip(boxes, offsets, strict=True)
+                               if b[0] <= x < b[2] and b[1] <= y < b[3]]
+            point = (round(x) - box[0], round(y) - box[1] + offset)
+            assert near(part.getpixel(point), company_colour(title, sym)), sym
+
+
+def test_a_wide_part_is_cut_into_bands_one_under_the_other(finished: Game) -> None:
+    """At 18TN's end the tokens spread over 14 columns: two bands of at most
+    BAND_COLUMNS spaces, each token in one of them in its colour."""
+    title, market = finished.state.title, finished.state.market
+    boxes = part_boxes(title, market)
+    assert len(boxes) == 2
+    g = market_geometry(title)
+    part = market_part(title, market)
+    assert part.width <= BAND_COLUMNS * g.cell_width + g.margin
+    assert_tokens_in_part(title, market, part)
 
 
 def test_a_one_row_chart_is_shown_whole() -> None:
@@ -164,4 +188,4 @@ def test_a_one_row_chart_is_shown_whole() -> None:
     first = title.market.par_cells()[0]
     market.place(title.corporations[0].sym, (first.row, first.col))
     assert market_geometry(title).wrap is not None
-    assert part_box(title, market) == (0, market_geometry(title).size[0])
+    assert part_boxes(title, market) == [(0, 0, *market_geometry(title).size)]

@@ -108,6 +108,6 @@ def test_the_report_shows_the_ability_and_its_user(tn: Game) -> None:
                         deadline=None, withheld=None,
                         map_cid=None)
     flat = " ".join(text.split())
-    assert "may use it: SR" in flat and "may use it: L&amp;N" in html
+    assert "may use it: SR" in flat and "May use it: L&amp;N" in html
     assert "(same conditions as #1)" not in flat and "18xx.games" not in html
     assert "lay one free yellow tile in F-19, without connection" in flat

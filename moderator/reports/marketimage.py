@@ -218,33 +218,56 @@ def render_game_market(game: Game, *, caption: str | None = None) -> bytes:
 MARKET_CID = "market"  # what a report's HTML names its stock market picture by
 
 
-def part_box(title: Title, market: MarketLike, *, par: bool = False, margin: int = 1
-             ) -> tuple[int, int]:
-    """The left and right pixel edges of the part of the chart a report shows: the
-    columns from the leftmost to the rightmost token, MARGIN more either side (where the
-    next moves go), and the start spaces too when PAR (a company may still start); every
-    row of those columns. A one-row chart (1825) wraps and is shown whole."""
+#: A part wider than this many spaces is cut into bands shown one under the other, so
+#: that a phone shows it at half scale at most (18TN's whole chart is 16 spaces wide).
+BAND_COLUMNS = 9
+
+Box = tuple[int, int, int, int]  # left, top, right, bottom in the whole picture
+
+
+def part_boxes(title: Title, market: MarketLike, *, par: bool = False, margin: int = 1
+               ) -> list[Box]:
+    """The parts of the chart a report shows, as boxes of the whole picture, to be shown
+    one under the other: the columns from the leftmost to the rightmost token, MARGIN
+    more either side (where the next moves go), and the start spaces too when PAR (a
+    company may still start), cut into bands of at most BAND_COLUMNS spaces; each band
+    down to its lowest space. A one-row chart (1825) wraps and is shown whole."""
     g = market_geometry(title)
-    width, _ = g.size
+    width, height = g.size
     columns = [col for (_, col), stack in market.stacks.items() if stack]
     if par:
         columns += [cell.col for cell in title.market.par_cells()]
     if g.wrap is not None or not columns:
-        return 0, width
+        return [(0, 0, width, height)]
     first = max(0, min(columns) - margin)
     last = min(g.columns - 1, max(columns) + margin)
-    left = 0 if first == 0 else g.margin + first * g.cell_width - g.margin // 2
-    right = width if last == g.columns - 1 else (g.margin + (last + 1) * g.cell_width
-                                                 + g.margin // 2)
-    return left, right
+    bands = -(-(last - first + 1) // BAND_COLUMNS)
+    size = -(-(last - first + 1) // bands)  # bands of even width
+    boxes = []
+    for start in range(first, last + 1, size):
+        stop = min(last, start + size - 1)
+        rows = max(c.row for c in title.market.cells() if start <= c.col <= stop) + 1
+        left = 0 if start == 0 else g.margin + start * g.cell_width - g.margin // 2
+        right = width if stop == g.columns - 1 else (g.margin + (stop + 1) * g.cell_width
+                                                     + g.margin // 2)
+        bottom = min(height, g.margin + rows * g.cell_height + g.margin // 2)
+        boxes.append((left, 0, right, bottom))
+    return boxes
 
 
 def market_part(title: Title, market: MarketLike, *, par: bool = False) -> Image.Image:
-    """The part of the chart a report shows (``part_box``). The whole chart is too wide
-    for a phone (1850's is 1800 px); a part is at full scale, so its prices can be read."""
+    """The parts of the chart a report shows (``part_boxes``), one under the other. The
+    whole chart is too wide for a phone (1850's is 1800 px); a part is at full scale, so
+    its prices can be read."""
     image = draw_market(title, market)
-    left, right = part_box(title, market, par=par)
-    return image.crop((left, 0, right, image.height))
+    boxes = part_boxes(title, market, par=par)
+    part = Image.new("RGB", (max(b[2] - b[0] for b in boxes),
+                             sum(b[3] - b[1] for b in boxes)), BACKGROUND)
+    top = 0
+    for box in boxes:
+        part.paste(image.crop(box), (0, top))
+        top += box[3] - box[1]
+    return part
 
 
 def market_png(image: Image.Image) -> bytes:
