@@ -140,7 +140,8 @@ async def test_loopback_is_refused_by_default_before_any_request() -> None:
 
 @pytest.mark.parametrize(("answer", "retry"), [(500, True), (503, True), (429, True),
                                                (404, False), (400, False), (302, False),
-                                               ("garbage", True), ("hang", True)])
+                                               ("garbage", True), ("flood", True),
+                                               ("hang", True)])
 async def test_failures_say_whether_to_try_again(answer: int | str, retry: bool) -> None:
     async with hook_server(answer) as server:
         with pytest.raises(WebhookError) as failed:

@@ -24,7 +24,8 @@ class Received:
 @dataclass
 class HookServer:
     """ANSWERS are used in turn, the last one for every request after: an int is a
-    status, "garbage" a line that is not HTTP, "hang" no answer until `release`."""
+    status, "garbage" a line that is not HTTP, "flood" a line without end, "hang" no
+    answer until `release`."""
 
     answers: list[int | str] = field(default_factory=lambda: [200])
     received: list[Received] = field(default_factory=list)
@@ -69,6 +70,8 @@ class HookServer:
                 self._arrived.notify_all()
             if answer == "garbage":
                 writer.write(b"SURPRISE! this is no HTTP\r\n\r\n")
+            elif answer == "flood":  # a line without end
+                writer.write(b"HTTP/1.1 200 " + b"x" * 100_000)
             elif isinstance(answer, int):
                 writer.write(f"HTTP/1.1 {answer} X\r\nContent-Length: 0\r\n"
                              "Connection: close\r\n\r\n".encode())

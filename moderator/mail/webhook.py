@@ -22,6 +22,7 @@ import contextlib
 import ipaddress
 import json
 import logging
+import socket
 import ssl
 from collections import deque
 from dataclasses import dataclass
@@ -218,7 +219,12 @@ class WebhookSender:
         for attempt in range(1, policy.attempts + 1):
             try:
                 status = await post_once(post, policy)
-            except WebhookError as exc:
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a bug must not stop the posts after this one
+                if not isinstance(exc, WebhookError):
+                    log.exception("webhook of %s at %s: the post failed", post.game_id, host)
+                    exc = WebhookError(f"{type(exc).__name__}: {exc}", retry=False)
                 last = attempt == policy.attempts or not exc.retry
                 log.warning("webhook of %s at %s: try %d of %d failed: %s%s", post.game_id,
                             host, attempt, policy.attempts, exc,
@@ -242,7 +248,7 @@ async def post_once(post: Post, policy: WebhookPolicy) -> int:
         return await asyncio.wait_for(_post(post, policy), policy.timeout)
     except TimeoutError:
         raise WebhookError(f"no answer within {policy.timeout:g}s", retry=True) from None
-    except (OSError, ssl.SSLError) as exc:
+    except (OSError, ssl.SSLError, ValueError) as exc:  # ValueError: an endless line
         raise WebhookError(f"{type(exc).__name__}: {exc}", retry=True) from None
 
 
@@ -298,7 +304,7 @@ async def _checked_address(host: str, port: int, allow_private: bool) -> str:
     """An address of HOST to connect to, after checking every address it has."""
     loop = asyncio.get_running_loop()
     try:
-        found = await loop.getaddrinfo(host, port, type=1)  # SOCK_STREAM
+        found = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except OSError as exc:
         raise WebhookError(f"{host} does not resolve ({exc})", retry=True) from None
     addresses = [str(info[4][0]) for info in found]
