@@ -142,6 +142,10 @@ def test_a_reports_part_of_the_chart_keeps_every_token_at_full_scale() -> None:
     [(left, top, right, bottom)] = part_boxes(title, market)
     part = market_part(title, market)
     assert part.size == (right - left, bottom - top) and part.width < whole.width / 2
+    # Down to two rows under the lowest token: the empty bottom of the chart is left out.
+    lowest = max(row for (row, _), stack in market.stacks.items() if stack)
+    assert bottom == market_geometry(title).margin + (lowest + 3) * market_geometry(
+        title).cell_height + 2 and part.height < whole.height
     assert_tokens_in_part(title, market, part)
     g = market_geometry(title)
     columns = [col for (_, col), stack in market.stacks.items() if stack]

@@ -222,6 +222,9 @@ MARKET_CID = "market"  # what a report's HTML names its stock market picture by
 #: that a phone shows it at half scale at most (18TN's whole chart is 16 spaces wide).
 BAND_COLUMNS = 9
 
+#: Rows shown below the lowest token: where a sale or two takes it (the rest is empty).
+ROWS_BELOW = 2
+
 Box = tuple[int, int, int, int]  # left, top, right, bottom in the whole picture
 
 
@@ -231,14 +234,17 @@ def part_boxes(title: Title, market: MarketLike, *, par: bool = False, margin: i
     one under the other: the columns from the leftmost to the rightmost token, MARGIN
     more either side (where the next moves go), and the start spaces too when PAR (a
     company may still start), cut into bands of at most BAND_COLUMNS spaces; each band
-    down to its lowest space. A one-row chart (1825) wraps and is shown whole."""
+    down to ROWS_BELOW rows under the lowest token (or its own lowest space). A one-row
+    chart (1825) wraps and is shown whole."""
     g = market_geometry(title)
     width, height = g.size
-    columns = [col for (_, col), stack in market.stacks.items() if stack]
+    places = [pos for pos, stack in market.stacks.items() if stack]
     if par:
-        columns += [cell.col for cell in title.market.par_cells()]
-    if g.wrap is not None or not columns:
+        places += [(cell.row, cell.col) for cell in title.market.par_cells()]
+    if g.wrap is not None or not places:
         return [(0, 0, width, height)]
+    columns = [col for _, col in places]
+    lowest = max(row for row, _ in places) + ROWS_BELOW
     first = max(0, min(columns) - margin)
     last = min(g.columns - 1, max(columns) + margin)
     bands = -(-(last - first + 1) // BAND_COLUMNS)
@@ -246,11 +252,14 @@ def part_boxes(title: Title, market: MarketLike, *, par: bool = False, margin: i
     boxes = []
     for start in range(first, last + 1, size):
         stop = min(last, start + size - 1)
-        rows = max(c.row for c in title.market.cells() if start <= c.col <= stop) + 1
+        own = max(c.row for c in title.market.cells() if start <= c.col <= stop) + 1
+        rows = min(lowest + 1, own)
         left = 0 if start == 0 else g.margin + start * g.cell_width - g.margin // 2
         right = width if stop == g.columns - 1 else (g.margin + (stop + 1) * g.cell_width
                                                      + g.margin // 2)
-        bottom = min(height, g.margin + rows * g.cell_height + g.margin // 2)
+        # Cut under a row's grid line, or with a margin under the band's lowest space.
+        bottom = min(height, g.margin + rows * g.cell_height
+                     + (g.margin // 2 if rows == own else 2))
         boxes.append((left, 0, right, bottom))
     return boxes
 
