@@ -61,6 +61,13 @@ async def test_each_report_is_posted_to_the_games_webhook(
         report = await inboxes.wait(table.seats["Player 2"],
                                     lambda m: "next move 301" in text_of(m))
         [posted] = await server.wait_for(1)
+        # The game master takes the move back: the next post says so.
+        await as_master(mail_servers, config, table, "undo to move 300\n")
+        _, undone = await server.wait_for(2)
+    # (The log keeps the undone move and the undo; the post names the undo.)
+    assert undone.json()["move"] == 302 and undone.json()["headline"] == "OR 5.2: TC to move"
+    assert undone.json()["moves"] == ["#301 Player 1: Player 1 takes back the moves from "
+                                      "move 300 on"]
     body = posted.json()
     assert body["game"] == table.game_id and body["move"] == 301
     assert body["moves"] == [f"#300 {seat}: " + "; ".join(

@@ -193,9 +193,12 @@ class Answers:
         and the moves since its last post (kept in the store with the hook, in this
         transaction; the post itself goes out after the commit)."""
         found = hook(self.store, game_id)
-        if found is None or found.posted >= game.next_move:
+        if found is None or found.posted == game.next_move:
             return
-        entries = self.history(game_id, game, found.posted)
+        # A log shorter than at the last post (a game replaced by the operator): the
+        # post says where the game is now, no moves.
+        entries = (self.history(game_id, game, found.posted)
+                   if found.posted < game.next_move else ())
         view = self.position(game_id, game).view
         self.posts.append(Post(
             game_id=game_id, url=found.url, kind=found.kind,
