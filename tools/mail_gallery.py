@@ -178,9 +178,9 @@ def gallery(out: Path) -> list[str]:
 
 def sizes(out: Path) -> None:
     """The sizes of every mail while 40 recorded moves of each game are played by mail."""
-    # 18TN from move 120 is stock round 4 (the market picture goes to the player to
-    # move); from 280 operating rounds 5.1-5.2 and the start of stock round 6.
-    for record, start in ((TN, 120), (TN, 280), (MIDWEST, 380)):
+    # 18TN from move 280: operating rounds 5.1-5.2 and the start of stock round 6; from
+    # 312 stock round 6 (the market picture goes to the player to move) and OR 6.1.
+    for record, start in ((TN, 280), (TN, 312), (MIDWEST, 380)):
         desk = Desk(out / f"sizes-{record.stem}.sqlite")
         game_id, seats = desk.seat_game(record, start)
         found: list[int] = []
