@@ -286,13 +286,24 @@ class EndGame(Command):
     game_master: ClassVar[bool] = True
 
 
+@dataclass(frozen=True, slots=True)
+class Webhook(Command):
+    """Post each report's summary to `url` in `form` ("discord", "slack", "json"; None:
+    as the URL suggests); `url` None stops the posts (`webhook off`)."""
+
+    kind: ClassVar[str] = "webhook"
+    game_master: ClassVar[bool] = True
+    url: str | None = None
+    form: str | None = None
+
+
 COMMAND_TYPES: dict[str, type[Command]] = {
     cls.kind: cls
     for cls in (
         Status, ShowMap, History, Legal, ShowHex, Help, UndoLast, Resign, SetFormat, SetReports,
         SetTimezone, Away, MoveNumber, GameId, Password, AutoPass, CreateGame, Invite, Join,
         Start, Observe, Stop, SetDeadline, SetTimeout, Pause, Resume, Replace, Force, UndoTo,
-        EndGame,
+        EndGame, Webhook,
     )
 }  # fmt: skip
 

@@ -346,6 +346,10 @@ def _command(c: cmd.Command, names: Names) -> str:
             return f"undo to move {n}"
         case cmd.ShowHex(hex=h):
             return f"show {h}"
+        case cmd.Webhook(url=None):
+            return "webhook off"
+        case cmd.Webhook(url=str(url), form=form):
+            return f"webhook {url}" + (f" {form}" if form else "")
     simple = {
         cmd.Status: "status", cmd.ShowMap: "map", cmd.Legal: "legal", cmd.UndoLast: "undo",
         cmd.Resign: "resign", cmd.Join: "join", cmd.Start: "start", cmd.Pause: "pause",

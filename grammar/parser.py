@@ -753,6 +753,19 @@ class _Build(Transformer[Token, Any]):
     def end_game(self) -> cmd.Command:
         return cmd.EndGame()
 
+    def webhook(self, url: Token, form: Tok) -> cmd.Command:
+        if form is None:
+            return cmd.Webhook(str(url))
+        forms = {"discord": "discord", "slack": "slack", "json": "json"}
+        return cmd.Webhook(str(url), self._resolve(form, lambda: _choice(str(form),
+                                                                          "webhook form",
+                                                                          forms)))
+
+    def webhook_off(self, onoff: Token) -> cmd.Command:
+        if str(onoff).casefold() == "on":
+            raise self._fail(onoff, "name the webhook's address: webhook https://...")
+        return cmd.Webhook()
+
 
 def _with_company(action: a.Action, company: str) -> a.Action:
     # Only called for actions that have a `company` field (checked by the caller);

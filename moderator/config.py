@@ -127,6 +127,14 @@ class ModeratorConfig:
     max_attempts: int = 5
     retry_min: float = 10.0
     retry_max: float = 900.0
+    # Games' webhooks (`webhook URL` by mail): each post waits at most webhook_timeout
+    # seconds and is tried webhook_attempts times, the wait between doubling from
+    # webhook_retry_min. Addresses on this machine or a private network are refused
+    # unless webhook_allow_private (the service is public: no requests into the LAN).
+    webhook_timeout: float = 10.0
+    webhook_attempts: int = 4
+    webhook_retry_min: float = 5.0
+    webhook_allow_private: bool = False
 
 
 @dataclass(frozen=True)
@@ -370,6 +378,10 @@ def parse_config(data: Mapping[str, Any], source: str, base: Path,
         max_attempts=mod.get("max_attempts", int, 5, check=_positive),
         retry_min=mod.get("retry_min", float, 10.0, check=_positive),
         retry_max=mod.get("retry_max", float, 900.0, check=_positive),
+        webhook_timeout=mod.get("webhook_timeout", float, 10.0, check=_positive),
+        webhook_attempts=mod.get("webhook_attempts", int, 4, check=_positive),
+        webhook_retry_min=mod.get("webhook_retry_min", float, 5.0, check=_positive),
+        webhook_allow_private=mod.get("webhook_allow_private", bool, False),
     )
     mod.check_unknown()
 

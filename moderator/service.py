@@ -72,6 +72,7 @@ from moderator.mail.endpoints import (
 from moderator.mail.inbox import FetchedMail, ImapError, ImapSession
 from moderator.mail.outbox import Outbox
 from moderator.mail.parse import automatic_reason
+from moderator.mail.webhook import WebhookPolicy, WebhookSender
 from moderator.store import Store
 
 __all__ = [
@@ -389,7 +390,12 @@ async def serve_forever(config: Config, stop_event: asyncio.Event,
     worker_store = open_store(database)
     outbox_store = open_store(database)
     mod = config.moderator
-    processor = Processor(worker_store, ProcessorSettings.from_config(mod), clock=clock,
+    # The games' webhooks: posted from a task of their own, never in the mail's way.
+    webhooks = WebhookSender(WebhookPolicy(mod.webhook_timeout, mod.webhook_attempts,
+                                           mod.webhook_retry_min, mod.webhook_allow_private))
+    webhook_task = asyncio.create_task(webhooks.run(stop_event))
+    settings = dataclasses.replace(ProcessorSettings.from_config(mod), notify=webhooks.submit)
+    processor = Processor(worker_store, settings, clock=clock,
                           retry=RetryPolicy(mod.max_attempts, mod.retry_min, mod.retry_max))
     if started is not None:
         started(processor)
@@ -415,6 +421,8 @@ async def serve_forever(config: Config, stop_event: asyncio.Event,
                     await asyncio.wait_for(task, 30)
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.wait_for(outbox_task, config.smtp.timeout + 5)
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(webhook_task, 5)
         worker_store.close()
         outbox_store.close()
 

@@ -34,9 +34,12 @@ def test_a_report_shows_the_map_inline_once(tmp_path: Path) -> None:
     assert isinstance(html, EmailMessage)
     assert 'src="cid:map"' in str(html.get_content())
     related = next(p for p in report.walk() if p.get_content_type() == "multipart/related")
-    assert [p.get_content_type() for p in related.iter_parts()] == ["text/html", "image/png"]
+    # The map, and (a stock round's first report) the stock market: each once.
+    assert [p.get_content_type() for p in related.iter_parts()] == ["text/html", "image/png",
+                                                                    "image/png"]
     inline, attached = pictures(report)
-    assert [p["Content-ID"] for p in inline] == ["<map>"]
+    assert [p["Content-ID"] for p in inline] == ["<map>", "<market>"]
+    assert 'src="cid:market"' in str(html.get_content())
     assert attached == [] and inline[0].get_filename() == "18TN-1-move-0.png"
     for part in inline:
         png = part.get_content()

@@ -52,10 +52,11 @@ def html_of(message: EmailMessage) -> str:
     return str(body.get_content())
 
 
-def pngs(message: EmailMessage) -> list[bytes]:
-    """The pictures a mail carries (inline in the HTML, each once)."""
+def pngs(message: EmailMessage, cid: str | None = None) -> list[bytes]:
+    """The pictures a mail carries (inline in the HTML, each once); those named CID."""
     return [bytes(p.get_content()) for p in message.walk()
-            if p.get_content_type() == "image/png" and p.get("Content-ID")]
+            if p.get_content_type() == "image/png" and p.get("Content-ID")
+            and cid in (None, p.get("Content-ID").strip("<>"))]
 
 
 def rows(html: str, heading: str) -> list[list[str]]:
@@ -166,8 +167,8 @@ async def test_the_map_goes_where_it_tells_the_reader_something(
         await table.send(mail_servers, "Player 1", "lay 141 at E10 rot 2\n")
         other = await inboxes.wait(table.seats["Player 2"],
                                    lambda m: "outlined: E10" in text_of(m))
-        [whole] = pngs(status)
-        [part] = pngs(other)
+        [whole] = pngs(status, "map")
+        [part] = pngs(other, "map")
         with Image.open(io.BytesIO(whole)) as w, Image.open(io.BytesIO(part)) as p:
             assert p.width < w.width / 2 and p.height < w.height / 2
         assert len(part) < len(whole) / 2
@@ -178,7 +179,7 @@ async def test_the_map_goes_where_it_tells_the_reader_something(
         await table.send(mail_servers, "Player 1", "run auto\n")
         later = await inboxes.wait(table.seats["Player 2"], lambda m: "runs" in text_of(m)
                                    and "has not changed" in text_of(m))
-        assert pngs(later) == []
+        assert pngs(later) == []  # neither map nor market in the middle of a round
         assert "The map has not changed since your report of move 302" in text_of(later)
 
 
@@ -206,8 +207,12 @@ async def test_bids_on_privates_and_the_cash_they_tie_up(
     state = table.store.load(table.game_id).state
     supply = state.board.supply
     assert f"yellow 3 x{supply['3']}, 4 x{supply['4']}," in text_of(report)
-    ability = " ".join(state.privates["ETWCR"].spec.ability.split())
+    # (#2 lays "under the same conditions as #1": spelt out, in its own hex.)
+    ability = "A major company owning it may lay one free yellow tile in F-19, without " \
+        "connection to its stations and outside its normal two yellow lays; does not " \
+        "close the private; lost if another tile is laid in F-19 first."
     assert ability in " ".join(text_of(report).split())
+    assert "may use it: the company that buys it" in " ".join(text_of(report).split())
 
 
 async def test_legal_lists_the_lays_and_show_draws_them(
@@ -293,10 +298,18 @@ async def test_charts_after_each_stock_round_and_at_the_end(
         assert len(charts(first)) == 1
         assert "Net worth after each stock round (SR 1, SR 2, SR 3;" in text_of(first)
         assert 'src="cid:charts"' in html_of(first)
+        # The stock market as a picture where the reader decides by it: here after the
+        # stock round, under the companies; the table then goes only in the text.
+        assert len(pngs(first, "market")) == 1
+        html = html_of(first)
+        assert html.index("<h3>Companies</h3>") < html.index('src="cid:market"')
+        assert "Companies (top of the stack first)" not in html
         seat, order = order_text(game, 75)  # `pass` again: `move 75` says it is meant
         await table.send(mail_servers, seat, f"move 75\n{order}\n")
         second = await inboxes.wait(table.seats[other], lambda m: "next move 76" in text_of(m))
         assert charts(second) == [] and "Net worth after" not in text_of(second)
+        assert pngs(second, "market") == []  # the market as a table instead
+        assert "Companies (top of the stack first)" in html_of(second)
 
     ended = Table(await daemon_settings(mail_servers, **limits()), game, len(game.log))
     async with running_daemon(ended.config):
@@ -304,9 +317,36 @@ async def test_charts_after_each_stock_round_and_at_the_end(
         last = await inboxes.wait(ended.seats["Player 1"], lambda m: "game is over" in text_of(m)
                                   and "Net worth after" in text_of(m))
     assert len(charts(last)) == 1
+    assert len(pngs(last, "market")) == 1
     text = text_of(last)
     assert "(SR 1, SR 2, SR 3, SR 4, SR 5, SR 6, SR 7, SR 8, end;" in text
     for seat, score in record.result.items():
         row = next(line for line in text.splitlines()
                    if line.startswith(f"  {seat:<16} ") and line.count(" ") > 10)
         assert row.split()[-1] == str(score)
+
+
+async def test_the_stock_market_picture_goes_to_whoever_is_to_move_in_a_stock_round(
+        mail_servers: LocalMail, inboxes: Inboxes) -> None:
+    """In a stock round the player to move gets the market as a picture (the part of
+    the chart with the tokens and the start spaces); a player who already had this
+    round's report and is not to move gets it as a table (the typical mail stays small)."""
+    config = await daemon_settings(mail_servers, **limits())
+    game = record_game()
+    table = Table(config, game, 313)  # stock round 6, its second move
+    assert Game(game.setup, game.log[:313]).round_name == "Stock Round 6"
+    seat, order = order_text(game, 313)
+    after = Game(game.setup, game.log[:314])
+    turn = after.turn()
+    assert turn is not None and after.round_name == "Stock Round 6"
+    idle = next(s for s in table.seats if s not in (seat, turn.seat))
+    async with running_daemon(config):
+        await table.send(mail_servers, seat, order + "\n")
+        mover = await inboxes.wait(table.seats[turn.seat], lambda m: "your turn" in text_of(m))
+        other = await inboxes.wait(table.seats[idle], lambda m: "next move 314" in text_of(m))
+    [market] = pngs(mover, "market")
+    with Image.open(io.BytesIO(market)) as picture:
+        assert picture.width < 1000  # a part of 18TN's chart (1376 px whole)
+    assert 'src="cid:market"' in html_of(mover)
+    assert pngs(other, "market") == []
+    assert "Companies (top of the stack first)" in html_of(other)

@@ -13,11 +13,15 @@ from PIL import Image, ImageChops
 from engine.game import Game
 from engine.market import StockMarket
 from engine.records import import_record
-from engine.title import available_titles, load_title
+from engine.title import Title, available_titles, load_title
 from moderator.reports.mapimage import company_colour, rgb
 from moderator.reports.marketimage import (
+    BAND_COLUMNS,
     ZONE_FILL,
+    draw_market,
     market_geometry,
+    market_part,
+    part_boxes,
     render_game_market,
     render_market,
 )
@@ -124,3 +128,68 @@ def test_market_golden(finished: Game) -> None:
     assert new.size == old.size
     histogram = ImageChops.difference(new, old).convert("L").histogram()
     assert sum(histogram[48:]) / (new.size[0] * new.size[1]) < 0.003
+
+
+def test_a_reports_part_of_the_chart_keeps_every_token_at_full_scale() -> None:
+    """1850's chart is 1800 px wide, too wide for a phone: a report shows the columns
+    from the leftmost to the rightmost token and one either side, at full scale, each
+    token where the whole chart has it; with a company still to start, the start spaces."""
+    record = FIXTURE.parents[1] / "1850" / "115810.json"
+    game = import_record(json.loads(record.read_text())).game
+    at = Game(game.setup, game.log[:400])
+    title, market = at.state.title, at.state.market
+    whole = draw_market(title, market)
+    [(left, top, right, bottom)] = part_boxes(title, market)
+    part = market_part(title, market)
+    assert part.size == (right - left, bottom - top) and part.width < whole.width / 2
+    # Down to two rows under the lowest token: the empty bottom of the chart is left out.
+    lowest = max(row for (row, _), stack in market.stacks.items() if stack)
+    assert bottom == market_geometry(title).margin + (lowest + 3) * market_geometry(
+        title).cell_height + 2 and part.height < whole.height
+    assert_tokens_in_part(title, market, part)
+    g = market_geometry(title)
+    columns = [col for (_, col), stack in market.stacks.items() if stack]
+    assert left < g.margin + min(columns) * g.cell_width - g.cell_width // 2
+    assert right > g.margin + (max(columns) + 1) * g.cell_width + g.cell_width // 2
+    # Every start space is in the part while a company may still start.
+    [(par_left, _, par_right, par_bottom)] = part_boxes(title, market, par=True)
+    for cell in title.market.par_cells():
+        x0, _, x1, y1 = g.cell_box((cell.row, cell.col))
+        assert par_left <= x0 and x1 <= par_right and y1 <= par_bottom
+
+
+def assert_tokens_in_part(title: Title, market: StockMarket, part: Image.Image) -> None:
+    """Each token of MARKET is in PART (the boxes one under the other) in its colour."""
+    g = market_geometry(title)
+    boxes = part_boxes(title, market)
+    offsets = [sum(b[3] - b[1] for b in boxes[:i]) for i in range(len(boxes))]
+    for pos, stack in market.stacks.items():
+        for depth, sym in enumerate(stack):
+            x, y = g.token_centre(pos, depth, len(stack))
+            y += 0.7 * g.token_radius(len(stack))  # below the symbol: the token's colour
+            [(box, offset)] = [(b, o) for b, o in zip(boxes, offsets, strict=True)
+                               if b[0] <= x < b[2] and b[1] <= y < b[3]]
+            point = (round(x) - box[0], round(y) - box[1] + offset)
+            assert near(part.getpixel(point), company_colour(title, sym)), sym
+
+
+def test_a_wide_part_is_cut_into_bands_one_under_the_other(finished: Game) -> None:
+    """At 18TN's end the tokens spread over 14 columns: two bands of at most
+    BAND_COLUMNS spaces, each token in one of them in its colour."""
+    title, market = finished.state.title, finished.state.market
+    boxes = part_boxes(title, market)
+    assert len(boxes) == 2
+    g = market_geometry(title)
+    part = market_part(title, market)
+    assert part.width <= BAND_COLUMNS * g.cell_width + g.margin
+    assert_tokens_in_part(title, market, part)
+
+
+def test_a_one_row_chart_is_shown_whole() -> None:
+    """1825's Share Price Index is one row, drawn wrapped: the report shows all of it."""
+    title = load_title("1825")
+    market = StockMarket(title.market)
+    first = title.market.par_cells()[0]
+    market.place(title.corporations[0].sym, (first.row, first.col))
+    assert market_geometry(title).wrap is not None
+    assert part_boxes(title, market) == [(0, 0, *market_geometry(title).size)]

@@ -5,7 +5,8 @@ store, no servers) and written out to be looked at, with their sizes.
     python tools/mail_gallery.py OUT --shots    # and headless Chromium screenshots at
                                                 # 390 and 1280 px (OUT/NAME-390.png)
     python tools/mail_gallery.py OUT --sizes    # the sizes of every mail while 40 moves
-                                                # of 18TN 7818 and 1850 115810 are played
+                                                # of 18TN 7818 (twice) and 1850 115810
+                                                # are played
 
 Run from the repository root (its packages first: PYTHONPATH=.). The positions are
 the recorded games in /work/shared/fixtures (or $FIXTURES).
@@ -177,7 +178,9 @@ def gallery(out: Path) -> list[str]:
 
 def sizes(out: Path) -> None:
     """The sizes of every mail while 40 recorded moves of each game are played by mail."""
-    for record, start in ((TN, 280), (MIDWEST, 380)):
+    # 18TN from move 280: operating rounds 5.1-5.2 and the start of stock round 6; from
+    # 312 stock round 6 (the market picture goes to the player to move) and OR 6.1.
+    for record, start in ((TN, 280), (TN, 312), (MIDWEST, 380)):
         desk = Desk(out / f"sizes-{record.stem}.sqlite")
         game_id, seats = desk.seat_game(record, start)
         found: list[int] = []

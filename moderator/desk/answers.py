@@ -8,6 +8,7 @@ root id, so mail programs keep a game in one thread.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -15,10 +16,12 @@ from typing import Any
 
 from engine.game import Game
 from engine.rounds.operating import OperatingRound
+from engine.rounds.stock import StockRound
 from moderator.desk.auth import stop_address, stop_token, tag_address
 from moderator.desk.deadlines import format_deadline, policy_text
 from moderator.desk.games import PictureCache
 from moderator.desk.settings import ProcessorSettings
+from moderator.desk.webhooks import hook, set_hook, summary_lines
 from moderator.mail.compose import (
     Attachment,
     MailKind,
@@ -28,9 +31,11 @@ from moderator.mail.compose import (
     message_id_for,
 )
 from moderator.mail.parse import Incoming
+from moderator.mail.webhook import Post
 from moderator.reports.calendar import deadline_event
 from moderator.reports.charts import CHARTS_CID, Progress, chart_png, progress
 from moderator.reports.lays import Lays, lays_text, legal_lays
+from moderator.reports.marketimage import MARKET_CID, report_market
 from moderator.reports.report import (
     MAP_CID,
     HistoryEntry,
@@ -129,8 +134,11 @@ class Answers:
         self.final: dict[str, tuple[Attachment, ...]] = {}
         self._charts: dict[tuple[str, int], tuple[Progress, Picture]] = {}
         self._lays: dict[tuple[str, int], Lays] = {}
+        self._markets: dict[tuple[str, int], Picture] = {}
         # Who asked for the whole map (`status`, `map`): their answer carries it.
         self.whole_map: set[str] = set()
+        # Summaries for the games' webhooks, handed to the sender after the commit.
+        self.posts: list[Post] = []
 
     # -- to the sender ---------------------------------------------------------------------
     def reply(self, game_id: str, key: str | None, template: str, *, results: Results,
@@ -177,6 +185,35 @@ class Answers:
                 continue
             reported.add(member.address)
             self.report(game_id, member, game, intro=intro)
+        self.webhook_post(game_id, game)
+
+    def webhook_post(self, game_id: str, game: Game) -> None:
+        """The summary of this report for GAME_ID's webhook, if it has one: the headline
+        and the moves since its last post (kept in the store with the hook, in this
+        transaction; the post itself goes out after the commit)."""
+        found = hook(self.store, game_id)
+        if found is None or found.posted == game.next_move:
+            return
+        # A log shorter than at the last post (a game replaced by the operator): the
+        # post says where the game is now, no moves.
+        entries = (self.history(game_id, game, found.posted)
+                   if found.posted < game.next_move else ())
+        view = self.position(game_id, game).view
+        self.posts.append(Post(
+            game_id=game_id, url=found.url, kind=found.kind,
+            headline=self.position(game_id, game).headline,
+            lines=summary_lines([e.line for e in entries if e.lines]), move=game.next_move,
+            to_move=None if view.game_over else view.acting_seat, game_over=view.game_over,
+            moderator=self.settings.name))
+        set_hook(self.store, game_id, dataclasses.replace(found, posted=game.next_move))
+
+    def committed(self) -> None:
+        """After the commit: hand the webhook posts to the service's sender."""
+        notify = self.settings.notify
+        if notify is not None:
+            for post in self.posts:
+                notify(post)
+        self.posts.clear()
 
     def report(self, game_id: str, member: Member, game: Game, intro: str | None) -> None:
         """The position and what happened since MEMBER's last report -- unless MEMBER
@@ -289,6 +326,7 @@ class Answers:
                 context["lays"] = lays_text(game.state.title, self.lays(game_id, game))
             context["progress"], charts = self.charts_for(game_id, game, to)
             images += charts
+            images += self.market_for(game_id, game, to, whole_map)
             images += tuple(
                 Picture(section_cid(n), f"{game_id}-section-{n}.png", section.picture)
                 for n, section in enumerate(context.get("sections", ()), 1)
@@ -296,6 +334,8 @@ class Answers:
         text, html = render(template, subject=subject, footer=footer, pos=pos,
                             game_id=game_id,
                             map_cid=MAP_CID if any(i.cid == MAP_CID for i in images) else None,
+                            market_cid=(MARKET_CID if any(i.cid == MARKET_CID for i in images)
+                                        else None),
                             **context)
         # Every mail of a game refers to one (never sent) root id, so mail programs
         # keep the game in one thread; an answer is threaded under the mail it answers.
@@ -445,6 +485,30 @@ class Answers:
                 chart_png(game, data)))
         data, picture = self._charts[key]
         return data, (picture,)
+
+    def market_for(self, game_id: str, game: Game, to: str, whole: bool
+                   ) -> tuple[Picture, ...]:
+        """The stock market picture, where a player decides by it: in TO's first report
+        of a stock round and whenever TO is to move in one, in TO's first report after a
+        stock round (the dividends start to move the tokens), at the end, and when TO
+        asked for the whole position (`status`, `map`). Other reports list the market as
+        a table (a picture in every report of a stock round doubles a typical mail).
+        Made once per position however many mails carry it."""
+        turn = game.turn()
+        new_round = self.store.reported_round(game_id, to) != game.round_name
+        stock = isinstance(game.round, StockRound)
+        after_stock_round = (isinstance(game.round, OperatingRound)
+                             and game.round_name.endswith(".1") and new_round)
+        to_move = turn is not None and turn.seat == self.seat_of(game_id, to, game)
+        wanted = (whole or after_stock_round or (stock and (new_round or to_move))
+                  or turn is None or game_id in self.final)
+        if not wanted:
+            return ()
+        key = (game_id, game.next_move)
+        if key not in self._markets:
+            self._markets[key] = Picture(
+                MARKET_CID, f"{game_id}-market-move-{game.next_move}.png", report_market(game))
+        return (self._markets[key],)
 
     def map_for(self, game_id: str, game: Game, to: str) -> Picture:
         """The map for TO's report, outlining what changed since their last report;

@@ -27,6 +27,7 @@ from moderator.desk.lobby import check_invitation_limits, check_invite, invite, 
 from moderator.desk.orders import CommandMoves, CommandRefused
 from moderator.desk.sender import Auth
 from moderator.desk.turns import MODERATOR, deadline_for
+from moderator.desk.webhooks import WebhookRefused, configure
 from moderator.desk.work import Refused, Work
 from moderator.reports.lays import hex_pictures, lays_text, legal_lays
 from moderator.reports.report import Section
@@ -420,6 +421,18 @@ class GameCommands:
         self.announcements.append("The game master has ended the game: the scores below "
                                   "are final.")
         return "the game ends now; everyone gets the final scores and the game record"
+
+    def _webhook(self, command: cmd.Webhook) -> str:
+        """`webhook URL [FORM]` / `webhook off` (`moderator.desk.webhooks`)."""
+        try:
+            answer, announcement, change = configure(
+                self.store, self.game_id, self.game.next_move, command.url, command.form,
+                self.work.settings.webhook_allow_private)
+        except WebhookRefused as refused:
+            self._refuse(str(refused))
+        self.effects.append(change)
+        self.announcements.append(announcement)
+        return answer
 
     def _seat_named(self, name: str) -> str:
         for seat in self.game.setup.seats:

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from moderator.config import ModeratorConfig
 from moderator.desk.auth import make_token
+
+if TYPE_CHECKING:
+    from moderator.mail.webhook import Post
 
 __all__ = ["ProcessorSettings"]
 
@@ -30,6 +35,11 @@ class ProcessorSettings:
     reminder_hours: float = 4.0
     away_windows: int = 3
     away_days: int = 15
+    # Webhooks: whether a game master may name an address on this machine or a private
+    # network (the tests' local server), and where the posts go after each commit (the
+    # service's `moderator.mail.webhook.WebhookSender.submit`; None: nowhere).
+    webhook_allow_private: bool = False
+    notify: Callable[[Post], None] | None = field(default=None, compare=False, repr=False)
 
     @property
     def domain(self) -> str:
@@ -52,4 +62,5 @@ class ProcessorSettings:
                    max_message_bytes=config.max_message_bytes,
                    deadline_hours=config.deadline_hours,
                    reminder_hours=config.reminder_hours,
-                   away_windows=config.away_windows, away_days=config.away_days)
+                   away_windows=config.away_windows, away_days=config.away_days,
+                   webhook_allow_private=config.webhook_allow_private)

@@ -57,6 +57,7 @@ class Work:
         """After the commit: the games this work changed are now the stored ones."""
         for game_id, game in self.committed.items():
             self.games.remember(game_id, game)
+        self.answers.committed()  # the webhook posts (moderator.desk.webhooks)
 
 
 def masked(text: str) -> str:

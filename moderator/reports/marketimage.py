@@ -11,6 +11,7 @@ its place in the stack: that order decides who operates first and who moves unde
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -212,3 +213,83 @@ def _stack(draw: ImageDraw.ImageDraw, g: MarketGeometry, title: Title, pos: Posi
 def render_game_market(game: Game, *, caption: str | None = None) -> bytes:
     """The stock market of a game in its current position (for the mail reports)."""
     return render_market(game.state.title, game.state.market, caption=caption)
+
+
+MARKET_CID = "market"  # what a report's HTML names its stock market picture by
+
+
+#: A part wider than this many spaces is cut into bands shown one under the other, so
+#: that a phone shows it at half scale at most (18TN's whole chart is 16 spaces wide).
+BAND_COLUMNS = 9
+
+#: Rows shown below the lowest token: where a sale or two takes it (the rest is empty).
+ROWS_BELOW = 2
+
+Box = tuple[int, int, int, int]  # left, top, right, bottom in the whole picture
+
+
+def part_boxes(title: Title, market: MarketLike, *, par: bool = False, margin: int = 1
+               ) -> list[Box]:
+    """The parts of the chart a report shows, as boxes of the whole picture, to be shown
+    one under the other: the columns from the leftmost to the rightmost token, MARGIN
+    more either side (where the next moves go), and the start spaces too when PAR (a
+    company may still start), cut into bands of at most BAND_COLUMNS spaces; each band
+    down to ROWS_BELOW rows under the lowest token (or its own lowest space). A one-row
+    chart (1825) wraps and is shown whole."""
+    g = market_geometry(title)
+    width, height = g.size
+    places = [pos for pos, stack in market.stacks.items() if stack]
+    if par:
+        places += [(cell.row, cell.col) for cell in title.market.par_cells()]
+    if g.wrap is not None or not places:
+        return [(0, 0, width, height)]
+    columns = [col for _, col in places]
+    lowest = max(row for row, _ in places) + ROWS_BELOW
+    first = max(0, min(columns) - margin)
+    last = min(g.columns - 1, max(columns) + margin)
+    bands = -(-(last - first + 1) // BAND_COLUMNS)
+    size = -(-(last - first + 1) // bands)  # bands of even width
+    boxes = []
+    for start in range(first, last + 1, size):
+        stop = min(last, start + size - 1)
+        own = max(c.row for c in title.market.cells() if start <= c.col <= stop) + 1
+        rows = min(lowest + 1, own)
+        left = 0 if start == 0 else g.margin + start * g.cell_width - g.margin // 2
+        right = width if stop == g.columns - 1 else (g.margin + (stop + 1) * g.cell_width
+                                                     + g.margin // 2)
+        # Cut under a row's grid line, or with a margin under the band's lowest space.
+        bottom = min(height, g.margin + rows * g.cell_height
+                     + (g.margin // 2 if rows == own else 2))
+        boxes.append((left, 0, right, bottom))
+    return boxes
+
+
+def market_part(title: Title, market: MarketLike, *, par: bool = False) -> Image.Image:
+    """The parts of the chart a report shows (``part_boxes``), one under the other. The
+    whole chart is too wide for a phone (1850's is 1800 px); a part is at full scale, so
+    its prices can be read."""
+    image = draw_market(title, market)
+    boxes = part_boxes(title, market, par=par)
+    part = Image.new("RGB", (max(b[2] - b[0] for b in boxes),
+                             sum(b[3] - b[1] for b in boxes)), BACKGROUND)
+    top = 0
+    for box in boxes:
+        part.paste(image.crop(box), (0, top))
+        top += box[3] - box[1]
+    return part
+
+
+def market_png(image: Image.Image) -> bytes:
+    """A market picture for mail: the chart's flat colours fit a small palette."""
+    out = io.BytesIO()
+    image.quantize(colors=64, method=Image.Quantize.FASTOCTREE,
+                   dither=Image.Dither.NONE).save(out, "PNG", optimize=True)
+    return out.getvalue()
+
+
+def report_market(game: Game) -> bytes:
+    """The stock market picture of a game's report (``market_part`` of its position,
+    with the start spaces while a company may still start)."""
+    state = game.state
+    par = any(corp.par_price is None for corp in state.corporations.values())
+    return market_png(market_part(state.title, state.market, par=par))

@@ -14,6 +14,7 @@ from engine.game import Game
 from engine.rounds.stock import StockRound
 from engine.shares import certificate_count
 from engine.state import IPO, POOL, TREASURY
+from moderator.reports.privates import private_rows
 
 __all__ = ["Bid", "HolderRow", "Sheet", "TrainRow", "sheet", "short_names"]
 
@@ -73,6 +74,7 @@ class Sheet:
     operating_order: tuple[str, ...]  # floated companies in the order they operate now
     tiles_left: tuple[tuple[str, tuple[tuple[str, int | None], ...]], ...]  # by colour
     abilities: dict[str, str]  # private -> its special ability, in the rulebook's words
+    users: dict[str, str | None]  # private -> who may still use its ability (privates.py)
 
     def player(self, name: str) -> PlayerSheet:
         return next(p for p in self.players if p.name == name)
@@ -109,10 +111,12 @@ def sheet(game: Game) -> Sheet:
     order: list[str] = []  # the rules' own choice of the next company, asked in turn
     while (nxt := rules.operating_order(state, set(order))) is not None:
         order.append(nxt)
+    privates = private_rows(game)
     return Sheet(seats, short_names(seats), tuple(holders), players,
                  rules.certificate_limit(state), tuple(bids), _trains(game), tuple(order),
                  _tiles_left(game),
-                 {p.sym: p.spec.ability for p in state.privates.values()})
+                 {sym: row.ability for sym, row in privates.items()},
+                 {sym: row.use for sym, row in privates.items()})
 
 
 #: A seat name up to this long heads a column of the share table as it is.

@@ -217,6 +217,13 @@ def _command() -> st.SearchStrategy[c.Command]:
         st.builds(c.Force, seat, action_in(n).map(lambda x: (x,))),
         st.builds(c.UndoTo, st.integers(0, 10**6)),
         st.builds(c.ShowHex, st.sampled_from(n.hexes)),
+        st.builds(c.Webhook, st.none()),
+        st.builds(c.Webhook,
+                  st.tuples(st.sampled_from(["http", "https", "HTTPS"]), ident,
+                            st.text(string.ascii_letters + string.digits + "/?=&._-%",
+                                    max_size=30))
+                  .map(lambda p: f"{p[0]}://{p[1]}.example/{p[2]}"),
+                  st.none() | st.sampled_from(["discord", "slack", "json"])),
     ]
     return st.one_of(options)
 
