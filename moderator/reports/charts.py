@@ -47,12 +47,14 @@ def progress(game: Game) -> Progress:
 
     in_stock = isinstance(replay.round, StockRound)
     name = replay.round_name
-    for move in game.log:
-        replay.apply(move.seat, move.action)
-        now_stock = isinstance(replay.round, StockRound)
-        if in_stock and not now_stock:
-            sample(_short(name))
-        in_stock, name = now_stock, replay.round_name
+    # The log was played once already: no safety copy before each move (reading_log).
+    with replay.reading_log():
+        for move in game.log:
+            replay.apply(move.seat, move.action)
+            now_stock = isinstance(replay.round, StockRound)
+            if in_stock and not now_stock:
+                sample(_short(name))
+            in_stock, name = now_stock, replay.round_name
     if replay.state.game_over or in_stock or not samples:
         sample("end" if replay.state.game_over else "now")
     values = [v for _, v in samples]

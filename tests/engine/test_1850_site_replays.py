@@ -1,0 +1,46 @@
+"""Random 1850 games of our engine, exported as 18xx.games records and replayed by the
+18xx.games engine (tools/oracle/differential.py --title 1850), position by position,
+to the same scores. The site's scores are kept in tests/fixtures/1850/site_results.json
+as facts from an independent engine; here each record is imported and must end on them.
+
+Most random 1850 games end dead: every company closed in the black area, the players
+trading shares back and forth. The site ends such a game at its 100th turn; the records
+here stop there (docs/site-differences.md, "A dead game"), where the scores are the
+players' net worth in both engines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.actions import RedeemShares, ReissueShares
+from engine.records import import_record
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "1850"
+FACTS = json.loads((FIXTURES / "site_results.json").read_text())
+RESULTS: dict[str, dict[str, int]] = FACTS["results"]
+
+
+def test_the_kept_games_play_the_companies_own_stock_actions() -> None:
+    """5.10 redemption and 5.11 reissue, the company's own buy_shares and sell_shares on
+    the site, are among the moves the site replayed."""
+    assert len(RESULTS) >= 5
+    kinds: set[type] = set()
+    for name in RESULTS:
+        record = json.loads((FIXTURES / name).read_text())
+        corporate = {a["type"] for a in record["actions"]
+                     if a.get("entity_type") == "corporation"}
+        if "sell_shares" in corporate or "buy_shares" in corporate:
+            kinds |= {type(m.action) for m in import_record(record).game.log}
+    assert {RedeemShares, ReissueShares} <= kinds
+
+
+@pytest.mark.parametrize("name", sorted(RESULTS))
+def test_imported_game_ends_on_the_sites_scores(name: str) -> None:
+    record = json.loads((FIXTURES / name).read_text())
+    replay = import_record(record)
+    ids = {seat: pid for pid, seat in replay.names.items()}
+    scores = {ids[seat]: value for seat, value in replay.game.scores().items()}
+    assert scores == {pid: int(v) for pid, v in RESULTS[name].items()}
