@@ -33,6 +33,7 @@ from engine.actions import (
     Dividend,
     Done,
     Keep,
+    LeaseTrain,
     Par,
     Pass,
     PlaceToken,
@@ -156,6 +157,10 @@ def _rank(game: Game, duties: _Duties, action: Action) -> Rank | None:
         # resolved by the engine to the optimizer's routes) is what every shareholder
         # may insist on (4.2.3.1).
         return (1, 0, "") if action.auto and not action.routes else None
+    if isinstance(action, LeaseTrain):
+        # 1825 6.4.3: a receiver must lease the train that improves the income (the
+        # engine refuses any other lease), before the run.
+        return (1, -1, "")
     if isinstance(action, Dividend):
         # 4.2.4: withholding keeps the money in the company (the price moves left).
         return (2, 0, "") if action.choice == "withhold" else None

@@ -529,6 +529,29 @@ class Rules:
         """Before `corp` pays `amount` for `purpose` ("track", "train"): a title may
         raise the money first (1861 10.2 takes loans)."""
 
+    def check_sale(self, state: GameState, seat: str, corp: Corporation, percent: int
+                   ) -> None:
+        """Raise when the sale is refused (18TN 3.2(a); 1825 4.4 lets the director's
+        certificate go to the pool)."""
+        from engine.shares import check_sale
+
+        check_sale(self, state, seat, corp, percent)
+
+    def why_not_run(self, state: GameState, corp: Corporation) -> str | None:
+        """Why `corp` may not run (or skip running) yet: 1825 6.4.3, a receiver must
+        first lease a train that improves the income."""
+        return None
+
+    def lease_train(self, state: GameState, corp: Corporation, ran: bool) -> None:
+        """A company leases a train for its run (1825 6.4.3)."""
+        raise GameError(f"{state.title.name} has no leased trains")
+
+    def why_not_buy_train(self, state: GameState, corp: Corporation, source: str,
+                          name: str, price: int | None) -> str | None:
+        """Why `corp` may not buy this train (1825 6.4.4: a company in receivership
+        buys only the bank's next new train)."""
+        return None
+
     def must_buy_train(self, state: GameState, corp: Corporation) -> bool | None:
         """Whether `corp` must buy a train before its turn ends; None: the 1830 rule (a
         route, no train, a train left; the president helps pay)."""
