@@ -537,6 +537,12 @@ class Rules:
 
         check_sale(self, state, seat, corp, percent)
 
+    def hold_for_vote(self, state: GameState, corp: Corporation, seat: str,
+                      action: Action, round: Round) -> bool:
+        """Whether the operating company's action waits for the other players' vote
+        (1825 6.4.5: the veto of a receiver who is also a director)."""
+        return False
+
     def why_not_run(self, state: GameState, corp: Corporation) -> str | None:
         """Why `corp` may not run (or skip running) yet: 1825 6.4.3, a receiver must
         first lease a train that improves the income."""

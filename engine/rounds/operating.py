@@ -390,6 +390,8 @@ class OperatingRound(Round):
         company = getattr(action, "company", None)
         require(company in (None, corp.sym),
                 f"{company} is not the company operating now; {corp.sym} is")
+        if self.rules.hold_for_vote(self.state, corp, seat, action, self):
+            return
         if isinstance(action, BuyPrivate):
             self._buy_private(corp, action)
             return

@@ -10,9 +10,10 @@ Companies form at the start of an operating round once six new shares are sold
 share price moves by income against price (6.3).
 
 A company whose director's certificate is sold with nobody else holding two shares is
-in receivership (4.4, 6.4): engine/titles/t1825_receivership.py.
+in receivership (4.4, 6.4): engine/titles/t1825_receivership.py; the veto of a receiver
+who is also a director (6.4.5): engine/titles/t1825_veto.py.
 
-Not yet here: the veto (6.4.5) and double-heading (5.5.5).
+Not yet here: double-heading (5.5.5).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from engine.actions import (
+    Accept,
     Action,
     BuyPrivate,
     BuyShares,
@@ -30,6 +32,7 @@ from engine.actions import (
     SellPrivate,
     SellShares,
     ShareSource,
+    Veto,
 )
 from engine.errors import GameError, require
 from engine.geometry import neighbour
@@ -45,9 +48,10 @@ from engine.shares import (
 from engine.state import BANK, IPO, POOL, Corporation, GameState, Private, Train
 from engine.title import TileSpec, Title
 from engine.titles import t1825_receivership as rcv
+from engine.titles import t1825_veto
 
 if TYPE_CHECKING:
-    from engine.rounds.base import Round
+    from engine.rounds.base import Round, Turn
     from engine.routes import Walk
 
 LNWR = "LNWR"
@@ -288,6 +292,22 @@ class Rules1825(Rules):
             return f"leasing the bank's next train improves {corp.sym}'s income: the " \
                    "receiver must lease it first (6.4.3): `lease train`"
         return None
+
+    def hold_for_vote(self, state: GameState, corp: Corporation, seat: str,
+                      action: Action, round: Round) -> bool:
+        return t1825_veto.put_to_vote(self, state, corp, seat, action, round)
+
+    def pending_decision(self, state: GameState) -> Turn | None:
+        return t1825_veto.pending(state)
+
+    def decision_options(self, state: GameState) -> list[str]:
+        return ["veto", "accept"]
+
+    def decision_candidates(self, state: GameState) -> list[Action]:
+        return [Veto(), Accept()]
+
+    def decide(self, state: GameState, seat: str, action: Action, round: Round) -> None:
+        t1825_veto.answer(self, state, seat, action, round)
 
     def lease_train(self, state: GameState, corp: Corporation, ran: bool) -> None:
         rcv.lease(self, state, corp, ran)

@@ -86,6 +86,7 @@ EXPECTED: dict[str, tuple[str, tuple[Order, ...]]] = {
     "keep NW": ("1861", (a.Keep("NW"),)),
     # 1825
     "lease train": ("1825", (a.LeaseTrain(),)),
+    "veto": ("1825", (a.Veto(),)),
     "run 2+2: U17 V18 W19": (
         "1825",
         (a.RunRoutes(routes=(a.Route("2+2", ("U17", "V18", "W19")),)),),
