@@ -537,11 +537,21 @@ class Rules:
 
         check_sale(self, state, seat, corp, percent)
 
+    def train_sets(self, state: GameState, corp: Corporation) -> list[list[Train]]:
+        """The ways `corp`'s trains may run this turn, each a list of trains (1825
+        5.5.5: two 2-trains double-headed count as one `2+2`); the first is the trains
+        one by one."""
+        return [list(corp.trains)]
+
     def hold_for_vote(self, state: GameState, corp: Corporation, seat: str,
                       action: Action, round: Round) -> bool:
         """Whether the operating company's action waits for the other players' vote
         (1825 6.4.5: the veto of a receiver who is also a director)."""
         return False
+
+    def route_step_extras(self, state: GameState, corp: Corporation) -> list[str]:
+        """Order texts a title adds before the run (1825 6.4.3: the lease)."""
+        return []
 
     def why_not_run(self, state: GameState, corp: Corporation) -> str | None:
         """Why `corp` may not run (or skip running) yet: 1825 6.4.3, a receiver must

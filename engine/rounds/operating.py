@@ -223,7 +223,7 @@ class OperatingRound(Round):
         if step <= 1 and not t.token_placed:
             out += self.rules.step_extras(state, corp, "token", self)
         if step <= 2 and t.revenue is None:
-            out += self.rules.step_extras(state, corp, "route", self)
+            out += self.rules.route_step_extras(state, corp)
         if step <= 2 and corp.trains and t.revenue is None:
             out.append("run auto | run TRAIN: HEX HEX ...")
         if t.revenue is not None and not t.dividend_done:

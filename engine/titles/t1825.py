@@ -312,10 +312,8 @@ class Rules1825(Rules):
     def lease_train(self, state: GameState, corp: Corporation, ran: bool) -> None:
         rcv.lease(self, state, corp, ran)
 
-    def step_extras(self, state: GameState, corp: Corporation, step: str, round: Round
-                    ) -> list[str]:
-        if step == "route" and rcv.in_receivership(corp) and \
-                rcv.must_lease(self, state, corp):
+    def route_step_extras(self, state: GameState, corp: Corporation) -> list[str]:
+        if rcv.in_receivership(corp) and rcv.must_lease(self, state, corp):
             return ["lease train (the bank's next train, "
                     f"{money(state, rcv.LEASE_PRICE)} at the end of the turn, 6.4.3)"]
         return []
@@ -394,6 +392,20 @@ class Rules1825(Rules):
         if self.why_not_walk(state, corp, train, walk) is not None:
             return ILLEGAL_ROUTE  # never part of a best run
         return sum(values)
+
+    def train_sets(self, state: GameState, corp: Corporation) -> list[list[Train]]:
+        """5.5.5: two 2-trains may run double-headed, on a route legal for a 3-train,
+        earning what a 3-train would: every number of such pairs is a way to run."""
+        title = state.title
+        heads = [t for t in corp.trains if title.train(t.name).double_heads_as]
+        others = [t for t in corp.trains if not title.train(t.name).double_heads_as]
+        out = []
+        for pairs in range(len(heads) // 2 + 1):
+            joined = [Train(f"{a.name}+{b.name}", f"{a.id}+{b.id}")
+                      for a, b in zip(heads[:2 * pairs:2], heads[1:2 * pairs:2], strict=True)]
+            out.append(others + heads[2 * pairs:] + joined
+                       if pairs else list(corp.trains))
+        return out
 
     def route_revenue_bound(self, state: GameState, corp: Corporation, train: Train,
                             values: int) -> int:
