@@ -11,9 +11,9 @@ share price moves by income against price (6.3).
 
 A company whose director's certificate is sold with nobody else holding two shares is
 in receivership (4.4, 6.4): engine/titles/t1825_receivership.py; the veto of a receiver
-who is also a director (6.4.5): engine/titles/t1825_veto.py.
-
-Not yet here: double-heading (5.5.5).
+who is also a director (6.4.5): engine/titles/t1825_veto.py. Two 2-trains may run
+double-headed as one 3-train (5.5.5): `train_sets` offers each way to the optimizer and
+to declared runs (`run 2+2: ...`).
 """
 
 from __future__ import annotations
