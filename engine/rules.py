@@ -537,6 +537,16 @@ class Rules:
 
         check_sale(self, state, seat, corp, percent)
 
+    def charter_notes(self, state: GameState, corp: Corporation) -> tuple[str, ...]:
+        """What reports say is marked on the company's charter (18TN's Civil War,
+        1850's Mesabi rights, ...): its markers, unless a title words them."""
+        return tuple(sorted(corp.markers))
+
+    def position_notes(self, state: GameState) -> list[str]:
+        """Lines a title adds to the reports' position (1825: the bank's new shares on
+        sale, a vote under way)."""
+        return []
+
     def train_sets(self, state: GameState, corp: Corporation) -> list[list[Train]]:
         """The ways `corp`'s trains may run this turn, each a list of trains (1825
         5.5.5: two 2-trains double-headed count as one `2+2`); the first is the trains

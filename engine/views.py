@@ -78,6 +78,8 @@ class GameView:
     game_over: bool
     end_reason: str | None
     scores: tuple[tuple[str, int], ...]
+    # What the title adds to the position (1825: the new shares the bank sells now).
+    notes: tuple[str, ...] = ()
 
 
 def game_view(game: Game) -> GameView:
@@ -107,7 +109,7 @@ def game_view(game: Game) -> GameView:
             corp.percent_held_by(POOL), corp.percent_held_by(TREASURY),
             tuple(p.sym for p in state.privates.values()
                   if p.owner == corp.sym and not p.closed),
-            tuple(sorted(corp.markers))))
+            rules.charter_notes(state, corp)))
     privates = tuple(PrivateView(p.sym, p.spec.name, p.spec.value, p.spec.revenue, p.owner,
                                  p.closed) for p in state.privates.values())
     turn = game.turn()
@@ -138,6 +140,7 @@ def game_view(game: Game) -> GameView:
         game_over=state.game_over,
         end_reason=state.end_reason,
         scores=tuple(sorted(scores.items(), key=lambda kv: -kv[1])),
+        notes=tuple(rules.position_notes(state)),
     )
 
 

@@ -213,6 +213,35 @@ class Rules1825(Rules):
         return [c.sym for c in state.corporations.values() if c.certificates_of(IPO)
                 and self.why_not_new_shares(state, c) is None]
 
+    def charter_notes(self, state: GameState, corp: Corporation) -> tuple[str, ...]:
+        """Reports: formation, receivership, the leased train, a vote, in words."""
+        out = []
+        if FORMING in corp.markers:
+            out.append("forms at the next operating round (4.1)")
+        if rcv.in_receivership(corp):
+            seat = rcv.receiver(corp)
+            out.append(f"in receivership, receiver {seat} (6.4)" if seat else
+                       "no director: in receivership once it operates (4.4, 6.4)")
+        lease = rcv.leased(corp)
+        if lease is not None:
+            out.append(f"leases the bank's {lease.split('-')[0]}-train this turn (6.4.3)")
+        if t1825_veto.voting(state) is corp:
+            out.append(f"vote under way on {t1825_veto.describe(t1825_veto.decision(corp))} "
+                       "(6.4.5)")
+        return tuple(out)
+
+    def position_notes(self, state: GameState) -> list[str]:
+        """Reports: what the bank sells new (4.1); a receiver's decision put to the vote
+        (6.4.5); payments are company credit (5.1.2)."""
+        out = []
+        order = self.new_share_order(state)
+        if order:
+            out.append(f"The bank sells new shares of: {', '.join(order)} (4.1)")
+        turn = t1825_veto.pending(state)
+        if turn is not None:
+            out.append(f"Waiting for {turn.seat} to {turn.step}")
+        return out
+
     def floats(self, state: GameState, corp: Corporation) -> bool:
         """4.1: six new shares bought by players (the director's certificate is two)."""
         return corp.par_price is not None and 100 - corp.ipo_percent >= 60

@@ -107,3 +107,19 @@ def test_6_4_5_a_player_who_does_not_answer_lets_the_decision_stand() -> None:
     g = ann_receiver_with_route()
     g.apply("Ann", PlaceToken("V10", None))
     assert conservative_action(g) == order(g, "accept")
+
+
+def test_reports_show_the_receiver_the_vote_and_the_new_shares_on_sale() -> None:
+    from engine.views import game_view
+
+    g = ann_receiver_with_route()
+    g.apply("Ann", PlaceToken("V10", None))
+    view = game_view(g)
+    gwr = next(c for c in view.corporations if c.sym == "GWR")
+    assert gwr.markers == ("in receivership, receiver Ann (6.4)",
+                           "vote under way on a base in V10 (6.4.5)")
+    assert "The bank sells new shares of: GWR (4.1)" in view.notes
+    assert "Waiting for Bob to veto or accept the receiver Ann's decision for GWR: a " \
+           "base in V10 (6.4.5)" in view.notes
+    lnwr = next(c for c in view.corporations if c.sym == "LNWR")
+    assert lnwr.markers == ()  # no raw "formed:0"

@@ -34,13 +34,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import site_1825
 from oracle import DEFAULT_SITE_LIB, Oracle
 
 from engine import legal, track
 from engine.actions import (
     Action,
-    BuyPrivate,
-    BuyTrain,
     Dividend,
     Done,
     LayTile,
@@ -59,7 +58,6 @@ from engine.records import (
     replay_action,
     setup_of,
 )
-from engine.rounds.stock import StockRound
 from engine.state import Corporation, GameState
 from engine.titles.t18tn import CIVIL_WAR
 from engine.titles.t1850 import CAPITAL_DUE
@@ -205,26 +203,9 @@ def take(rng: random.Random, game: Game, seat: str,
 def site_refuses(game: Game, action: Action) -> bool:
     """Legal actions the random player leaves out because the site refuses them, a
     difference known and listed (docs/site-differences.md), so that the rest of the game
-    is compared: in 1825, a private sold to the bank after the turn's purchase (the
-    rulebook does not order them; the site offers the sale only before), and one bought
-    from the pool while the bank still has privates never sold, and a train from the
-    pool once a company went bankrupt (the site removes its trains, 6.3)."""
-    rnd = game.round
-    if game.state.title.name != "1825":
-        return False
-    if isinstance(action, BuyTrain) and action.source == "pool":
-        # 6.3: a bankrupt company's trains go back to the bank for resale; the site
-        # removes them (the pool holds no other trains but those discarded).
-        return any(c.closed for c in game.state.corporations.values())
-    if not isinstance(rnd, StockRound):
-        return False
-    if isinstance(action, SellPrivate):
-        return rnd.s.turn.bought
-    if isinstance(action, BuyPrivate):
-        # 4.2: a private in the pool is bought at face value; the site sells none
-        # while the bank has privates never sold.
-        unsold = any(p.owner is None and not p.closed for p in game.state.privates.values())
-        return unsold and game.state.privates[action.private].owner is not None
+    is compared (1825: tools/oracle/site_1825.py)."""
+    if game.state.title.name == "1825":
+        return site_1825.site_refuses(game, action)
     return False
 
 
@@ -414,7 +395,7 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
         at = answer["error_action_index"]
         action = record["actions"][at] if at is not None else {}
         if TITLE == "1825":
-            known = site_difference_1825(game, answer, action, site_states)
+            known = site_1825.site_difference(game, answer, action, site_states)
             if known is not None:
                 return Outcome(index, f"site difference: {known}",
                                f"action {at}: {answer['error']}", record, features=features)
@@ -460,28 +441,6 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
         return Outcome(index, "differs: final scores", f"ours {mine_result} site {result}",
                        record, result, features)
     return Outcome(index, "agree", "", record, result, features)
-
-
-def site_difference_1825(game: Game, answer: dict[str, Any], action: dict[str, Any],
-                         site_states: list[dict[str, Any]]) -> str | None:
-    """A refusal of the site that is one of 1825's listed differences
-    (docs/site-differences.md), or None."""
-    error = str(answer.get("error"))
-    said = " ".join(game.state.log)
-    from_pool = [a.get("train") for a in action.get("moderator_actions", ())
-                 if a.get("source") == "pool"]
-    if action.get("type") == "buy_train" and "it is bankrupt" in said and (
-            "Not a buyable train" in error or (
-                from_pool and f"discards a {from_pool[0]}-train" not in said)):
-        # (The site, without the train, also skips a train step ours stops at.)
-        return "6.3 a bankrupt company's trains"
-    if "GameIsOver" in error and site_states and \
-            site_states[-1]["round"].startswith("Stock Round 100"):
-        # A game left with nothing anyone can do: the site ends it at its 100th turn.
-        return "the site's end at turn 100 (a dead game)"
-    if "GameIsOver" in error and game.state.end_reason == "market":
-        return "2 the top of the index ends the game at once"
-    return None
 
 
 def auction_difference(record: dict[str, Any], at: int) -> str:
