@@ -453,7 +453,7 @@ def _operating_candidates(game: Game, rnd: OperatingRound, prune: bool = True
             if node.kind == "c":
                 yield PlaceToken(node.hex, node.index)
     if t.step <= STEPS.index("route") and t.revenue is None and \
-            type(game.rules).lease_train is not Rules.lease_train:  # 1825 6.4.3
+            game.rules.route_step_extras(state, corp):  # 1825 6.4.3
         yield LeaseTrain()
     if t.step <= STEPS.index("route") and corp.trains:
         yield RunRoutes(auto=True)

@@ -192,6 +192,8 @@ def take(rng: random.Random, game: Game, seat: str,
         rng.shuffle(mixed)
         order = [*runs, *pays, *mixed, *others]
     for action in order:
+        if game.state.title.name == "1825" and site_1825.left_when_tried(game, action):
+            continue
         try:
             game.apply(seat, action)  # a refusal leaves the game as it was
             return

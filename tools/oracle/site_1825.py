@@ -23,8 +23,8 @@ def site_refuses(game: Game, action: Action) -> bool:
     """Legal actions the random player leaves out: in 1825, a private sold to the bank
     after the turn's purchase (the rulebook does not order them; the site offers the sale
     only before), one bought from the pool while the bank still has privates never sold,
-    a train from the pool once a company went bankrupt (the site removes its trains,
-    6.3), and a sale that leaves a company without a director (receivership, above)."""
+    and a train from the pool once a company went bankrupt (the site removes its trains,
+    6.3)."""
     rnd = game.round
     state = game.state
     if isinstance(action, BuyTrain) and action.source == "pool":
@@ -33,11 +33,6 @@ def site_refuses(game: Game, action: Action) -> bool:
         return any(c.closed for c in state.corporations.values())
     if not isinstance(rnd, StockRound):
         return False
-    if isinstance(action, SellShares):
-        corp = state.corporations.get(action.corporation)
-        percent = action.percent if action.percent is not None else 10 * (action.count or 1)
-        return corp is not None and rcv.receivership_sale(
-            state, rnd.s.current, corp, percent)
     if isinstance(action, SellPrivate):
         return rnd.s.turn.bought
     if isinstance(action, BuyPrivate):
@@ -46,6 +41,19 @@ def site_refuses(game: Game, action: Action) -> bool:
         unsold = any(p.owner is None and not p.closed for p in state.privates.values())
         return unsold and state.privates[action.private].owner is not None
     return False
+
+
+def left_when_tried(game: Game, action: Action) -> bool:
+    """A sale that would leave a company without a director (receivership, above): the
+    random player skips it when he comes to it, as our engine refused it before
+    receivership was built, so that the games played then are played again alike."""
+    rnd = game.round
+    if not isinstance(action, SellShares) or not isinstance(rnd, StockRound):
+        return False
+    corp = game.state.corporations.get(action.corporation)
+    percent = action.percent if action.percent is not None else 10 * (action.count or 1)
+    return corp is not None and rcv.receivership_sale(game.state, rnd.s.current, corp,
+                                                      percent)
 
 
 def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
@@ -70,4 +78,4 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
     return None
 
 
-__all__ = ["site_difference", "site_refuses"]
+__all__ = ["left_when_tried", "site_difference", "site_refuses"]
