@@ -176,7 +176,8 @@ def take(rng: random.Random, game: Game, seat: str,
     runs = [a for a in candidates if isinstance(a, RunRoutes) and a.auto]
     pays = [a for a in candidates if isinstance(a, Dividend)]
     rng.shuffle(pays)
-    if game.state.title.name == "1825" and len(pays) > 1 and rng.random() < 0.5:
+    if game.state.title.name == "1825" and len(pays) > 1 and \
+            rng.random() < site_1825.PAYOUT_FIRST:
         # 1825: paying out more often than not keeps companies alive (6.3): games that
         # reach the late phases and the bank's end, not only bankrupt companies.
         pays.sort(key=lambda a: a.choice != "payout")
@@ -520,9 +521,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, help="folder of games played before (our logs)")
     parser.add_argument("--play-only", action="store_true",
                         help="only play the games into --cache")
+    parser.add_argument("--payout", type=float, default=site_1825.PAYOUT_FIRST,
+                        help="1825: how often a random director pays out first")
+    parser.add_argument("--moves", type=int, help="moves after which a game stops")
     args = parser.parse_args(argv)
     global TITLE
     TITLE = args.title
+    site_1825.PAYOUT_FIRST = args.payout
+    if args.moves:
+        MOVES[args.title] = args.moves
     groups: dict[str, list[Outcome]] = defaultdict(list)
     started = time.monotonic()
     if args.play_only:

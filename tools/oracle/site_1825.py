@@ -18,6 +18,10 @@ from engine.game import Game
 from engine.rounds.stock import StockRound
 from engine.titles import t1825_receivership as rcv
 
+#: How often a random director pays out before trying to withhold (--payout): paying
+#: keeps companies alive (6.3), so that games reach the late phases and the bank's end.
+PAYOUT_FIRST = 0.5
+
 
 def site_refuses(game: Game, action: Action) -> bool:
     """Legal actions the random player leaves out: in 1825, a private sold to the bank
