@@ -537,6 +537,11 @@ class Rules:
 
         check_sale(self, state, seat, corp, percent)
 
+    def director_of(self, state: GameState, corp: Corporation) -> str:
+        """Who decides for `corp` outside its turn (a discard): its president; 1825 6.4:
+        a company in receivership, its receiver."""
+        return corp.president or ""
+
     def charter_notes(self, state: GameState, corp: Corporation) -> tuple[str, ...]:
         """What reports say is marked on the company's charter (18TN's Civil War,
         1850's Mesabi rights, ...): its markers, unless a title words them."""

@@ -173,7 +173,7 @@ class OperatingRound(Round):
                         f"answer {self.offer.buyer}'s offer for a train")
         if self.discards:
             corp = self.state.corporation(self.discards[0])
-            return Turn(corp.president or "", corp.sym, "discard a train")
+            return Turn(self.rules.director_of(self.state, corp), corp.sym, "discard a train")
         if self.protecting:
             sale = self.state.pending_sales[0]
             president = protection.protector(self.state, sale)
@@ -798,8 +798,8 @@ class OperatingRound(Round):
 
     def _discard(self, seat: str, action: Action) -> None:
         corp = self.state.corporation(self.discards[0])
-        require(seat == corp.president,
-                f"{corp.president} must first discard a train of {corp.sym}")
+        director = self.rules.director_of(self.state, corp)
+        require(seat == director, f"{director} must first discard a train of {corp.sym}")
         require(isinstance(action, DiscardTrain),
                 f"{corp.sym} is over its train limit and must discard a train",
                 tuple(self.legal()))

@@ -213,6 +213,13 @@ class Rules1825(Rules):
         return [c.sym for c in state.corporations.values() if c.certificates_of(IPO)
                 and self.why_not_new_shares(state, c) is None]
 
+    def director_of(self, state: GameState, corp: Corporation) -> str:
+        """6.4: a company in receivership decides through its receiver (a discard after a
+        phase change may come outside its turn)."""
+        if corp.president is None and rcv.in_receivership(corp):
+            return rcv.receiver(corp) or rcv.choose_receiver(state, corp)
+        return corp.president or ""
+
     def charter_notes(self, state: GameState, corp: Corporation) -> tuple[str, ...]:
         """Reports: formation, receivership, the leased train, a vote, in words."""
         out = []

@@ -19,6 +19,7 @@ from engine.actions import (
     Accept,
     BuyShares,
     BuyTrain,
+    DiscardTrain,
     Dividend,
     Done,
     LayTile,
@@ -240,3 +241,28 @@ def test_6_4_7_receivership_ends_when_a_player_holds_two_shares() -> None:
     assert rcv.receiver(gwr) is None
     assert "Di holds two shares of GWR and becomes its director: its receivership " \
            "ends (6.4.7)" in state.log
+
+
+def test_6_4_the_receiver_discards_for_the_company_outside_its_turn() -> None:
+    g = gwr_in_receivership()
+    g.apply("Cy", Done())  # no route yet: nothing to lease or buy
+    all_pass(g)
+    state = g.state
+    # The GWR holds four trains (given here); the LNWR buys the first 5-train.
+    gwr = state.corporations["GWR"]
+    while state.trains_offered[0].name == "2":
+        state.trains_offered.pop(0)
+    for _ in range(4):
+        gwr.trains.append(state.trains_offered.pop(0))
+    while state.trains_offered[0].name != "5":
+        state.trains_offered.pop(0)
+    assert [t.name for t in gwr.trains] == ["3", "3", "3", "3"]
+    g.apply("Ann", Pass())
+    g.apply("Ann", Pass())
+    g.apply("Ann", RunRoutes(auto=True))
+    g.apply("Ann", Dividend("payout"))
+    g.apply("Ann", BuyTrain("5"))
+    # 5.7.3: phase three allows three trains; the GWR's receiver discards one (6.4).
+    assert now(g) == "Cy" and g.legal() == ["discard train 3"] * 4
+    g.apply("Cy", DiscardTrain("3"))
+    assert len(g.state.corporations["GWR"].trains) == 3
