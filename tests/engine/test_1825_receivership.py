@@ -266,3 +266,18 @@ def test_6_4_the_receiver_discards_for_the_company_outside_its_turn() -> None:
     assert now(g) == "Cy" and g.legal() == ["discard train 3"] * 4
     g.apply("Cy", DiscardTrain("3"))
     assert len(g.state.corporations["GWR"].trains) == 3
+
+
+def test_6_4_3_a_game_with_a_lease_goes_out_as_a_record_and_comes_back_alike() -> None:
+    from engine.export import export_record
+    from engine.records import import_record
+
+    g = gwr_in_receivership()
+    g.apply("Cy", GWR_ROUTE)
+    g.apply("Cy", LeaseTrain())
+    g.apply("Cy", RunRoutes(auto=True))
+    g.apply("Cy", BuyTrain("2"))
+    g.apply("Cy", Done())
+    back = import_record(export_record(g)).game
+    assert [m.action for m in back.log] == [m.action for m in g.log]
+    assert back.state.corporations["GWR"].cash == g.state.corporations["GWR"].cash
