@@ -575,7 +575,8 @@ class Rules:
 
     def lease_train(self, state: GameState, corp: Corporation, ran: bool) -> None:
         """A company leases a train for its run (1825 6.4.3)."""
-        raise GameError(f"{state.title.name} has no leased trains")
+        raise GameError(f"`lease train` is not available in {state.title.name}: only "
+                        "1825's receivers lease trains")
 
     def why_not_buy_train(self, state: GameState, corp: Corporation, source: str,
                           name: str, price: int | None) -> str | None:
