@@ -293,6 +293,13 @@ class LeaseTrain(Action):
 
 
 @dataclass(frozen=True, slots=True)
+class Veto(Action):
+    """Veto the receiver's decision put to the vote (1825 6.4.5)."""
+
+    kind: ClassVar[str] = "veto"
+
+
+@dataclass(frozen=True, slots=True)
 class UsePrivate(Action):
     """Use a private company's special ability: a tile lay or a token (`then`)."""
 
@@ -370,7 +377,7 @@ ACTION_TYPES: dict[str, type[Action]] = {
         Accept, Decline, RedeemShares, IssueShares, ReissueShares, Protect,
         DeclineProtection, LayTile, PlaceToken, PlaceEdgeToken, RunRoutes,
         Dividend, BuyTrain, DiscardTrain, TakeLoan, RepayLoan, PayMesabi, LeaseTrain,
-        UsePrivate, Done, Convert, Merge, Nationalise, Keep, Undo,
+        Veto, UsePrivate, Done, Convert, Merge, Nationalise, Keep, Undo,
     )
 }  # fmt: skip
 

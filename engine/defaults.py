@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from engine import routes, trains
 from engine.actions import (
+    Accept,
     Action,
     BuyPrivate,
     BuyTrain,
@@ -33,6 +34,7 @@ from engine.actions import (
     Dividend,
     Done,
     Keep,
+    LeaseTrain,
     Par,
     Pass,
     PlaceToken,
@@ -148,6 +150,10 @@ def _rank(game: Game, duties: _Duties, action: Action) -> Rank | None:
         # An offer addressed to the player: no sale, no purchase; 1861 11: a trainless
         # public is kept rather than nationalised.
         return (0, 0, "")
+    if isinstance(action, Accept):
+        # After `decline` where both are offered; 1825 6.4.5: a vote nobody answers
+        # lets the receiver's decision stand (no veto).
+        return (0, 1, "")
     if isinstance(action, PlaceToken) and isinstance(game.round, AuctionStockRound) \
             and game.round.home_pending is not None:
         return (4, 0, action.hex)  # 1861 9.3: the home a started public must have
@@ -156,6 +162,10 @@ def _rank(game: Game, duties: _Duties, action: Action) -> Rank | None:
         # resolved by the engine to the optimizer's routes) is what every shareholder
         # may insist on (4.2.3.1).
         return (1, 0, "") if action.auto and not action.routes else None
+    if isinstance(action, LeaseTrain):
+        # 1825 6.4.3: a receiver must lease the train that improves the income (the
+        # engine refuses any other lease), before the run.
+        return (1, -1, "")
     if isinstance(action, Dividend):
         # 4.2.4: withholding keeps the money in the company (the price moves left).
         return (2, 0, "") if action.choice == "withhold" else None

@@ -73,7 +73,7 @@ from engine.records import (
 )
 from engine.rounds.operating import CompanyTurn, OperatingRound
 from engine.rounds.stock import StockRound
-from engine.state import IPO, POOL, TREASURY, Corporation, GameState, PlacedTile
+from engine.state import IPO, POOL, TREASURY, Corporation, GameState, PlacedTile, Train
 from engine.title import Title
 
 # Our end reasons in the site's words.
@@ -713,6 +713,9 @@ class _Renderer:
         unused = list(corp.trains)
         out = []
         for train_run in run.runs:
+            if train_run.train not in {t.name for t in corp.trains}:
+                out += _double_headed(self.trains, unused, train_run)
+                continue
             # check_run gives each declared route the first unused train of its type.
             train = next(t for t in unused if t.name == train_run.train)
             unused.remove(train)
@@ -819,6 +822,23 @@ class _StockPass:
     """A pass (or `done`) in a stock round; `idle`: the player could do nothing else."""
 
     idle: bool
+
+
+def _double_headed(ids: dict[str, str], unused: list[Train], train_run: routes.TrainRun
+                   ) -> list[dict[str, Any]]:
+    """1825 5.5.5: two 2-trains run as one (`2+2`). The site takes them as two routes of
+    two stops sharing the middle one; a route of two stops is one train's."""
+    head = train_run.train.split("+")[0]
+    pair = [t for t in unused if t.name == head][:2]
+    walk = train_run.walk
+    chains = connections(walk)
+    out = []
+    for i, train in enumerate(pair[:len(chains)]):
+        unused.remove(train)
+        out.append({"train": ids.get(train.id, train.id), "connections": [chains[i]],
+                    "hexes": [walk.stops[i].hex, walk.stops[i + 1].hex],
+                    "revenue": train_run.revenue if i == 0 else 0})
+    return out
 
 
 def connections(walk: routes.Walk) -> list[list[str]]:

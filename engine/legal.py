@@ -34,6 +34,7 @@ from engine.actions import (
     Done,
     IssueShares,
     LayTile,
+    LeaseTrain,
     Par,
     Pass,
     PayMesabi,
@@ -55,7 +56,7 @@ from engine.rounds.merger import MergerRound
 from engine.rounds.operating import STEP_OF, STEPS, OperatingRound
 from engine.rounds.stock import StockRound
 from engine.rules import Rules
-from engine.shares import check_can_hold, check_sale, next_certificate, price_per_share
+from engine.shares import check_can_hold, next_certificate, price_per_share
 from engine.state import IPO, POOL, TREASURY, Corporation, GameState
 from engine.title import HexSpec, TileSpec
 
@@ -163,7 +164,7 @@ class _Judge:
             percent = action.percent if action.percent is not None else \
                 10 * (action.count or 1)
             try:
-                check_sale(self.game.rules, state, self.seat, corp, percent)
+                self.game.rules.check_sale(state, self.seat, corp, percent)
             except GameError:
                 return True
             return self.why_not(rnd._why_not_sell, corp) is not None
@@ -456,6 +457,9 @@ def _operating_candidates(game: Game, rnd: OperatingRound, prune: bool = True
         for node in sorted(nodes, key=str):
             if node.kind == "c":
                 yield PlaceToken(node.hex, node.index)
+    if t.step <= STEPS.index("route") and t.revenue is None and \
+            game.rules.route_step_extras(state, corp):  # 1825 6.4.3
+        yield LeaseTrain()
     if t.step <= STEPS.index("route") and corp.trains:
         yield RunRoutes(auto=True)
         yield RunRoutes()

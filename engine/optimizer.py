@@ -70,6 +70,7 @@ leaves the result unproven. Nothing else grows with the size of the search.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import time
 from bisect import bisect_left
@@ -891,14 +892,31 @@ def optimize(rules: Rules, state: GameState, corp: Corporation, *,
 
     `budget`: seconds before the search gives up and returns the best run found
     (`proven` False); None searches to the end. `max_routes`: routes held in memory
-    over all train types.
+    over all train types. Where the title lets trains run together (1825 5.5.5: two
+    2-trains double-headed as one 3-train), each way of combining them is searched and
+    the best run taken.
     """
+    graph = graph if graph is not None else _route_track(rules, state, corp)
+    best: Optimum | None = None
+    for trains in rules.train_sets(state, corp):
+        found = _optimize_trains(rules, state, corp, trains, budget=budget,
+                                 max_routes=max_routes, graph=graph)
+        if best is None or found.run.revenue > best.run.revenue:
+            proven = found.proven and best.proven if best is not None else found.proven
+            best = dataclasses.replace(found, proven=proven)
+        elif not found.proven:
+            best = dataclasses.replace(best, proven=False)
+    assert best is not None
+    return best
+
+
+def _optimize_trains(rules: Rules, state: GameState, corp: Corporation,
+                     trains: list[Train], *, budget: float | None, max_routes: int,
+                     graph: Track) -> Optimum:
     from engine.rules import Rules as BaseRules
 
     started = time.perf_counter()
     clock = _Clock(None if budget is None else started + budget)
-    graph = graph if graph is not None else _route_track(rules, state, corp)
-    trains = list(corp.trains)
     net = compress(state, graph, corp.sym, lambda n: stop_value(rules, state, n))
     position = {node: i for i, node in enumerate(net.stops)}
     default_route = type(rules).route_revenue is BaseRules.route_revenue

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from engine.actions import Route, RunRoutes
 from engine.errors import GameError, require
 from engine.state import Corporation, GameState, Train
-from engine.title import Shared
+from engine.title import Shared, Title, TrainSpec
 from engine.track import (
     Node,
     Point,
@@ -278,7 +278,21 @@ def all_walks(state: GameState, graph: Track, corp: str, max_stops: int) -> list
 
 
 def train_distance(state: GameState, train: Train) -> int:
-    return state.title.train(train.name).distance.stops
+    return run_spec(state.title, train.name).distance.stops
+
+
+def run_spec(title: Title, name: str) -> TrainSpec:
+    """The train type a train runs as: its own, or for two trains double-headed
+    (`2+2` in 1825 5.5.5, where no such train is sold) the type they run as."""
+    try:
+        return title.train(name)
+    except KeyError:
+        heads = name.split("+")
+        if len(heads) == 2 and heads[0] == heads[1]:
+            spec = title.train(heads[0])
+            if spec.double_heads_as is not None:
+                return title.train(spec.double_heads_as)
+        raise
 
 
 def walk_revenue(rules: Rules, state: GameState, corp: Corporation, train: Train,
@@ -326,7 +340,11 @@ def check_run(rules: Rules, state: GameState, corp: Corporation, action: RunRout
         from engine.optimizer import optimize
 
         return optimize(rules, state, corp, graph=graph).run
-    trains = list(corp.trains)
+    declared = [route.train for route in action.routes]
+    sets = rules.train_sets(state, corp)
+    # The way of running that serves the most of the declared routes, in order (the
+    # first route it cannot serve is then refused by name).
+    trains = max(sets, key=lambda s: _covered(s, declared))
     used_trains: list[Train] = []
     candidates: list[list[tuple[Walk, int]]] = []
     for route in action.routes:
@@ -364,6 +382,16 @@ def check_run(rules: Rules, state: GameState, corp: Corporation, action: RunRout
     runs = tuple(TrainRun(t.name, w, r) for t, (w, r) in zip(used_trains, best[1], strict=True))
     revenue = rules.run_revenue(state, corp, runs)
     return Run(runs, revenue)
+
+
+def _covered(trains: list[Train], names: list[str]) -> int:
+    """How many of the declared routes, in order, have a train of their own."""
+    left = [t.name for t in trains]
+    for i, name in enumerate(names):
+        if name not in left:
+            return i
+        left.remove(name)
+    return len(names)
 
 
 def _why_no_route(state: GameState, graph: Track, corp: Corporation, route: Route,

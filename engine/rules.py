@@ -540,6 +540,61 @@ class Rules:
         """Before `corp` pays `amount` for `purpose` ("track", "train"): a title may
         raise the money first (1861 10.2 takes loans)."""
 
+    def check_sale(self, state: GameState, seat: str, corp: Corporation, percent: int
+                   ) -> None:
+        """Raise when the sale is refused (18TN 3.2(a); 1825 4.4 lets the director's
+        certificate go to the pool)."""
+        from engine.shares import check_sale
+
+        check_sale(self, state, seat, corp, percent)
+
+    def director_of(self, state: GameState, corp: Corporation) -> str:
+        """Who decides for `corp` outside its turn (a discard): its president; 1825 6.4:
+        a company in receivership, its receiver."""
+        return corp.president or ""
+
+    def charter_notes(self, state: GameState, corp: Corporation) -> tuple[str, ...]:
+        """What reports say is marked on the company's charter (18TN's Civil War,
+        1850's Mesabi rights, ...): its markers, unless a title words them."""
+        return tuple(sorted(corp.markers))
+
+    def position_notes(self, state: GameState) -> list[str]:
+        """Lines a title adds to the reports' position (1825: the bank's new shares on
+        sale, a vote under way)."""
+        return []
+
+    def train_sets(self, state: GameState, corp: Corporation) -> list[list[Train]]:
+        """The ways `corp`'s trains may run this turn, each a list of trains (1825
+        5.5.5: two 2-trains double-headed count as one `2+2`); the first is the trains
+        one by one."""
+        return [list(corp.trains)]
+
+    def hold_for_vote(self, state: GameState, corp: Corporation, seat: str,
+                      action: Action, round: Round) -> bool:
+        """Whether the operating company's action waits for the other players' vote
+        (1825 6.4.5: the veto of a receiver who is also a director)."""
+        return False
+
+    def route_step_extras(self, state: GameState, corp: Corporation) -> list[str]:
+        """Order texts a title adds before the run (1825 6.4.3: the lease)."""
+        return []
+
+    def why_not_run(self, state: GameState, corp: Corporation) -> str | None:
+        """Why `corp` may not run (or skip running) yet: 1825 6.4.3, a receiver must
+        first lease a train that improves the income."""
+        return None
+
+    def lease_train(self, state: GameState, corp: Corporation, ran: bool) -> None:
+        """A company leases a train for its run (1825 6.4.3)."""
+        raise GameError(f"`lease train` is not available in {state.title.name}: only "
+                        "1825's receivers lease trains")
+
+    def why_not_buy_train(self, state: GameState, corp: Corporation, source: str,
+                          name: str, price: int | None) -> str | None:
+        """Why `corp` may not buy this train (1825 6.4.4: a company in receivership
+        buys only the bank's next new train)."""
+        return None
+
     def must_buy_train(self, state: GameState, corp: Corporation) -> bool | None:
         """Whether `corp` must buy a train before its turn ends; None: the 1830 rule (a
         route, no train, a train left; the president helps pay)."""

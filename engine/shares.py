@@ -91,6 +91,8 @@ def resolve_presidency(state: GameState, corp: Corporation, seller: str | None =
         return
     if best == 0:
         return
+    if current is None and best < corp.certificates[0].percent:
+        return  # nobody could exchange for the certificate (1825 4.4: no director)
     start = seller or current or state.seats[0]
     order = state.seats_from(state.next_seat(start))
     new = next(seat for seat in order if holdings[seat] == best)

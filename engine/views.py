@@ -85,6 +85,8 @@ class GameView:
     # Where the limit differs by kind of company (1861): "minors 2, public companies 4".
     train_limits: str = ""
     currency: str = "$"  # the title's money sign (1861: R, 1825: £)
+    # What the title adds to the position (1825: the new shares the bank sells now).
+    notes: tuple[str, ...] = ()
 
 
 def game_view(game: Game) -> GameView:
@@ -114,7 +116,7 @@ def game_view(game: Game) -> GameView:
             corp.percent_held_by(POOL), corp.percent_held_by(TREASURY),
             tuple(p.sym for p in state.privates.values()
                   if p.owner == corp.sym and not p.closed),
-            tuple(sorted(m for m in corp.markers if not m.startswith("reserve ")))
+            tuple(m for m in rules.charter_notes(state, corp) if not m.startswith("reserve "))
             + _loans(game, corp),
             corp.spec.kind, corp.closed))
     privates = tuple(PrivateView(p.sym, p.spec.name, p.spec.value, p.spec.revenue, p.owner,
@@ -153,6 +155,7 @@ def game_view(game: Game) -> GameView:
         scores=tuple(sorted(scores.items(), key=lambda kv: -kv[1])),
         train_limits=_train_limits(game, kinds) if set(kinds) - {"major"} else "",
         currency=state.title.currency,
+        notes=tuple(rules.position_notes(state)),
     )
 
 

@@ -256,6 +256,11 @@ def _(x: a.LeaseTrain, names: Names) -> str:
 
 
 @_fmt.register
+def _(x: a.Veto, names: Names) -> str:
+    return "veto"
+
+
+@_fmt.register
 def _(x: a.UsePrivate, names: Names) -> str:
     return f"use {_sym(x.private, names)} {_action(x.then, names)}"
 

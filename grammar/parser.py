@@ -588,6 +588,9 @@ class _Build(Transformer[Token, Any]):
     def lease(self) -> tuple[a.Action, ...]:
         return (a.LeaseTrain(),)
 
+    def veto(self) -> tuple[a.Action, ...]:
+        return (a.Veto(),)
+
     def use(self, private: Token, then: tuple[a.Action, ...]) -> tuple[a.Action, ...]:
         sym = self._company(private, ("private",))
         step = then[0]

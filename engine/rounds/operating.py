@@ -24,6 +24,7 @@ from engine.actions import (
     Done,
     IssueShares,
     LayTile,
+    LeaseTrain,
     Pass,
     PayMesabi,
     PlaceEdgeToken,
@@ -53,6 +54,7 @@ STEP_OF: dict[type[Action], str] = {
     PlaceEdgeToken: "token",
     PayMesabi: "track",
     RunRoutes: "route",
+    LeaseTrain: "route",  # 1825 6.4.3: a receiver leases before running
     Dividend: "dividend",
     BuyTrain: "train",
     IssueShares: "issue",
@@ -131,7 +133,7 @@ class OperatingRound(Round):
             return
         corp = self.state.corporation(sym)
         self.current = CompanyTurn(sym)
-        self.state.say(f"{sym} operates ({corp.president})")
+        self.state.say(f"{sym} operates ({corp.president or 'no director'})")
         self.rules.start_of_company_turn(self.state, corp, self)
 
     def _finish_company(self) -> None:
@@ -171,7 +173,7 @@ class OperatingRound(Round):
                         f"answer {self.offer.buyer}'s offer for a train")
         if self.discards:
             corp = self.state.corporation(self.discards[0])
-            return Turn(corp.president or "", corp.sym, "discard a train")
+            return Turn(self.rules.director_of(self.state, corp), corp.sym, "discard a train")
         if self.protecting:
             sale = self.state.pending_sales[0]
             president = protection.protector(self.state, sale)
@@ -220,6 +222,8 @@ class OperatingRound(Round):
             out.append(f"token HEX (costs {money(state, self._token_cost(corp))})")
         if step <= 1 and not t.token_placed:
             out += self.rules.step_extras(state, corp, "token", self)
+        if step <= 2 and t.revenue is None:
+            out += self.rules.route_step_extras(state, corp)
         if step <= 2 and corp.trains and t.revenue is None:
             out.append("run auto | run TRAIN: HEX HEX ...")
         if t.revenue is not None and not t.dividend_done:
@@ -261,6 +265,9 @@ class OperatingRound(Round):
             if skipped == "route" and t.revenue is None and corp.trains and \
                     routes.has_route(self.rules, self.state, corp):
                 return False
+            if skipped == "route" and t.revenue is None and \
+                    self.rules.why_not_run(self.state, corp):
+                return False
             if skipped == "dividend" and not t.dividend_done and t.revenue:
                 return False
         return True
@@ -288,6 +295,8 @@ class OperatingRound(Round):
             out += self._trade_in_options(corp)
         if may_buy_new or not self.rules.pool_trains_count_as_new:
             for name in sorted({tr.name for tr in state.trains_pool}):
+                if self.rules.why_not_buy_train(state, corp, POOL, name, None):
+                    continue
                 price = state.title.train(name).price
                 helped = forced and cheapest is not None and cheapest[0].name == name \
                     and cheapest[2] == POOL
@@ -383,6 +392,8 @@ class OperatingRound(Round):
         company = getattr(action, "company", None)
         require(company in (None, corp.sym),
                 f"{company} is not the company operating now; {corp.sym} is")
+        if self.rules.hold_for_vote(self.state, corp, seat, action, self):
+            return
         if isinstance(action, BuyPrivate):
             self._buy_private(corp, action)
             return
@@ -423,6 +434,9 @@ class OperatingRound(Round):
             self._token(corp, action)
         elif isinstance(action, RunRoutes):
             self._run(corp, action)
+        elif isinstance(action, LeaseTrain):
+            self.rules.lease_train(self.state, corp, self.current is not None
+                                   and self.current.revenue is not None)
         elif isinstance(action, Dividend):
             self._dividend(corp, action)
         elif isinstance(action, BuyTrain):
@@ -503,6 +517,9 @@ class OperatingRound(Round):
         t = self.current
         assert t is not None
         if step == "route" and t.revenue is None:
+            why = self.rules.why_not_run(self.state, corp)
+            if why:
+                raise GameError(why, tuple(self.legal()))
             if corp.trains and routes.has_route(self.rules, self.state, corp):
                 raise GameError(f"{corp.sym} must run its trains first (`run auto`)",
                                 ("run auto",))
@@ -573,6 +590,9 @@ class OperatingRound(Round):
         t = self.current
         assert t is not None
         require(t.revenue is None, f"{corp.sym} has already run its trains")
+        why = self.rules.why_not_run(self.state, corp)
+        if why:
+            raise GameError(why, tuple(self.legal()))
         run = routes.check_run(self.rules, self.state, corp, action)
         t.run = run
         t.revenue = run.revenue
@@ -612,6 +632,10 @@ class OperatingRound(Round):
         t = self.current
         assert t is not None
         state = self.state
+        why = self.rules.why_not_buy_train(state, corp, action.source, action.train,
+                                           action.price)
+        if why:
+            raise GameError(why, tuple(self.legal()))
         limit = trains.train_limit(self.rules, state, corp)
         # (A train traded in leaves before the new one comes: the count stays.)
         require(len(corp.trains) - (action.trade_in is not None) < limit,
@@ -811,8 +835,8 @@ class OperatingRound(Round):
 
     def _discard(self, seat: str, action: Action) -> None:
         corp = self.state.corporation(self.discards[0])
-        require(seat == corp.president,
-                f"{corp.president} must first discard a train of {corp.sym}")
+        director = self.rules.director_of(self.state, corp)
+        require(seat == director, f"{director} must first discard a train of {corp.sym}")
         require(isinstance(action, DiscardTrain),
                 f"{corp.sym} is over its train limit and must discard a train",
                 tuple(self.legal()))

@@ -9,9 +9,11 @@ Companies form at the start of an operating round once six new shares are sold
 (5.1.2), operate in a fixed order (5.1.3), never have to buy trains (5.6), and their
 share price moves by income against price (6.3).
 
-Not yet here: receivership (4.4, 6.4) with leasing and the veto, and double-heading
-(5.5.5). A director's certificate may therefore be sold only to a player who takes the
-directorship over, and a company always has a director.
+A company whose director's certificate is sold with nobody else holding two shares is
+in receivership (4.4, 6.4): engine/titles/t1825_receivership.py; the veto of a receiver
+who is also a director (6.4.5): engine/titles/t1825_veto.py. Two 2-trains may run
+double-headed as one 3-train (5.5.5): `train_sets` offers each way to the optimizer and
+to declared runs (`run 2+2: ...`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from engine.actions import (
+    Accept,
     Action,
     BuyPrivate,
     BuyShares,
@@ -29,6 +32,7 @@ from engine.actions import (
     SellPrivate,
     SellShares,
     ShareSource,
+    Veto,
 )
 from engine.errors import GameError, require
 from engine.geometry import neighbour
@@ -43,9 +47,11 @@ from engine.shares import (
 )
 from engine.state import BANK, IPO, POOL, Corporation, GameState, Private, Train
 from engine.title import TileSpec, Title
+from engine.titles import t1825_receivership as rcv
+from engine.titles import t1825_veto
 
 if TYPE_CHECKING:
-    from engine.rounds.base import Round
+    from engine.rounds.base import Round, Turn
     from engine.routes import Walk
 
 LNWR = "LNWR"
@@ -158,6 +164,17 @@ class Rules1825(Rules):
         return corp.sym in state.market.positions and \
             state.market.price(corp.sym) < CERT_LIMIT_PRICE
 
+    def check_sale(self, state: GameState, seat: str, corp: Corporation, percent: int
+                   ) -> None:
+        """4.4: with nobody else holding two shares the director's certificate goes
+        whole to the pool."""
+        if rcv.receivership_sale(state, seat, corp, percent):
+            why = rcv.why_not_receivership_sale(state, seat, corp, percent)
+            if why:
+                raise GameError(why)
+            return
+        check_sale(self, state, seat, corp, percent)
+
     def holding_limit_exempt(self, state: GameState, corp: Corporation) -> bool:
         return True
 
@@ -195,6 +212,42 @@ class Rules1825(Rules):
             return [min(unsold, key=lambda p: p.spec.value).sym]
         return [c.sym for c in state.corporations.values() if c.certificates_of(IPO)
                 and self.why_not_new_shares(state, c) is None]
+
+    def director_of(self, state: GameState, corp: Corporation) -> str:
+        """6.4: a company in receivership decides through its receiver (a discard after a
+        phase change may come outside its turn)."""
+        if corp.president is None and rcv.in_receivership(corp):
+            return rcv.receiver(corp) or rcv.choose_receiver(state, corp)
+        return corp.president or ""
+
+    def charter_notes(self, state: GameState, corp: Corporation) -> tuple[str, ...]:
+        """Reports: formation, receivership, the leased train, a vote, in words."""
+        out = []
+        if FORMING in corp.markers:
+            out.append("forms at the next operating round (4.1)")
+        if rcv.in_receivership(corp):
+            seat = rcv.receiver(corp)
+            out.append(f"in receivership, receiver {seat} (6.4)" if seat else
+                       "no director: in receivership once it operates (4.4, 6.4)")
+        lease = rcv.leased(corp)
+        if lease is not None:
+            out.append(f"leases the bank's {lease.split('-')[0]}-train this turn (6.4.3)")
+        if t1825_veto.voting(state) is corp:
+            out.append(f"vote under way on {t1825_veto.describe(t1825_veto.decision(corp))} "
+                       "(6.4.5)")
+        return tuple(out)
+
+    def position_notes(self, state: GameState) -> list[str]:
+        """Reports: what the bank sells new (4.1); a receiver's decision put to the vote
+        (6.4.5); payments are company credit (5.1.2)."""
+        out = []
+        order = self.new_share_order(state)
+        if order:
+            out.append(f"The bank sells new shares of: {', '.join(order)} (4.1)")
+        turn = t1825_veto.pending(state)
+        if turn is not None:
+            out.append(f"Waiting for {turn.seat} to {turn.step}")
+        return out
 
     def floats(self, state: GameState, corp: Corporation) -> bool:
         """4.1: six new shares bought by players (the director's certificate is two)."""
@@ -257,7 +310,64 @@ class Rules1825(Rules):
             place_home_token(state, corp)
 
     def start_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:
-        """The base was placed at formation (5.1.2)."""
+        """The base was placed at formation (5.1.2); a company without a director is run
+        by its receiver (6.4)."""
+        rcv.appoint(state, corp)
+
+    def end_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:
+        """6.4.6: a company in receivership pays at the end of its turn."""
+        rcv.end_turn(state, corp)
+
+    # --- 6.4: receivership ------------------------------------------------------------------
+    def automatic_dividend(self, state: GameState, corp: Corporation) -> str | None:
+        """6.4.1: a receiver always withholds."""
+        return "withhold" if rcv.in_receivership(corp) else None
+
+    def why_not_run(self, state: GameState, corp: Corporation) -> str | None:
+        if rcv.in_receivership(corp) and rcv.must_lease(self, state, corp):
+            return f"leasing the bank's next train improves {corp.sym}'s income: the " \
+                   "receiver must lease it first (6.4.3): `lease train`"
+        return None
+
+    def hold_for_vote(self, state: GameState, corp: Corporation, seat: str,
+                      action: Action, round: Round) -> bool:
+        return t1825_veto.put_to_vote(self, state, corp, seat, action, round)
+
+    def pending_decision(self, state: GameState) -> Turn | None:
+        return t1825_veto.pending(state)
+
+    def decision_options(self, state: GameState) -> list[str]:
+        return ["veto", "accept"]
+
+    def decision_candidates(self, state: GameState) -> list[Action]:
+        return [Veto(), Accept()]
+
+    def decide(self, state: GameState, seat: str, action: Action, round: Round) -> None:
+        t1825_veto.answer(self, state, seat, action, round)
+
+    def lease_train(self, state: GameState, corp: Corporation, ran: bool) -> None:
+        rcv.lease(self, state, corp, ran)
+
+    def route_step_extras(self, state: GameState, corp: Corporation) -> list[str]:
+        if rcv.in_receivership(corp) and rcv.must_lease(self, state, corp):
+            return ["lease train (the bank's next train, "
+                    f"{money(state, rcv.LEASE_PRICE)} at the end of the turn, 6.4.3)"]
+        return []
+
+    def after_dividend(self, state: GameState, corp: Corporation, round: Round) -> None:
+        """6.4.3: the leased train goes back to the bank once the company has run."""
+        rcv.drop_lease(corp)
+
+    def must_buy_train(self, state: GameState, corp: Corporation) -> bool | None:
+        """5.6: no company must buy a train, but one in receivership buys the next new
+        train when it has none, the money and a route for it (6.4.4)."""
+        return rcv.in_receivership(corp) and rcv.must_buy(self, state, corp)
+
+    def why_not_buy_train(self, state: GameState, corp: Corporation, source: str,
+                          name: str, price: int | None) -> str | None:
+        if rcv.in_receivership(corp):
+            return rcv.why_not_buy_train(state, corp, source, name, price)
+        return None
 
     def operating_order(self, state: GameState, done: set[str]) -> str | None:
         """5.1.3: decreasing face value, then the order of formation; it never changes."""
@@ -319,6 +429,20 @@ class Rules1825(Rules):
             return ILLEGAL_ROUTE  # never part of a best run
         return sum(values)
 
+    def train_sets(self, state: GameState, corp: Corporation) -> list[list[Train]]:
+        """5.5.5: two 2-trains may run double-headed, on a route legal for a 3-train,
+        earning what a 3-train would: every number of such pairs is a way to run."""
+        title = state.title
+        heads = [t for t in corp.trains if title.train(t.name).double_heads_as]
+        others = [t for t in corp.trains if not title.train(t.name).double_heads_as]
+        out = []
+        for pairs in range(len(heads) // 2 + 1):
+            joined = [Train(f"{a.name}+{b.name}", f"{a.id}+{b.id}")
+                      for a, b in zip(heads[:2 * pairs:2], heads[1:2 * pairs:2], strict=True)]
+            out.append(others + heads[2 * pairs:] + joined
+                       if pairs else list(corp.trains))
+        return out
+
     def route_revenue_bound(self, state: GameState, corp: Corporation, train: Train,
                             values: int) -> int:
         return values
@@ -329,6 +453,9 @@ class Rules1825(Rules):
         company credit; 6.3: the price moves by income against price."""
         from engine.rounds.operating import pay_out, withhold
 
+        require(choice != "payout" or not rcv.in_receivership(corp),
+                f"{corp.sym} is in receivership: its income is always withheld (6.4.1)",
+                ("withhold",))
         price = state.market.price(corp.sym)
         if choice == "payout" and revenue > 0:
             pay_out(state, corp, revenue, pool_pays_company=False)
@@ -339,7 +466,8 @@ class Rules1825(Rules):
             move_token(state, corp, "right", min(4, max(1, revenue // price)))
             self.check_market_end(state, corp)
             return
-        require(revenue <= 0 or not self.closes_on_withholding(state, corp),
+        require(revenue <= 0 or rcv.in_receivership(corp)  # 6.4.1: even so
+                or not self.closes_on_withholding(state, corp),
                 f"withholding {money(state, revenue)} would make {corp.sym} bankrupt; a "
                 "director may not do that (6.3): pay it out")
         withhold(state, corp, revenue)
@@ -349,7 +477,10 @@ class Rules1825(Rules):
 
     def dividend_choices(self, state: GameState, corp: Corporation, revenue: int
                          ) -> list[str]:
-        """6.3: no director withholds a company into bankruptcy."""
+        """6.3: no director withholds a company into bankruptcy; 6.4.1: a receiver always
+        withholds."""
+        if rcv.in_receivership(corp):
+            return ["withhold"]
         if revenue > 0 and self.closes_on_withholding(state, corp):
             return ["pay"]
         return ["pay", "withhold"]
@@ -362,6 +493,12 @@ class Rules1825(Rules):
     def why_not_train_price(self, state: GameState, buyer: Corporation, seller: Corporation,
                             train: Train, price: int) -> str | None:
         """5.6.5: any multiple of £10 the directors agree."""
+        if rcv.in_receivership(seller):
+            return f"{seller.sym} is in receivership and may never sell a train (6.4.4)"
+        if rcv.in_receivership(buyer):
+            why = rcv.why_not_buy_train(state, buyer, seller.sym, train.name, price)
+            if why:
+                return why
         if price < TRAIN_PRICE_STEP or price % TRAIN_PRICE_STEP:
             return f"a train changes companies for a multiple of " \
                    f"{money(state, TRAIN_PRICE_STEP)} (5.6.5)"
@@ -443,6 +580,12 @@ class ShareDealingRound(StockRound):
         try:
             check_sale(self.rules, self.state, seat, corp, 10)
         except GameError as exc:
+            # 4.4: the director's certificate goes whole to the pool when nobody else
+            # holds two shares.
+            if rcv.receivership_sale(self.state, seat, corp, rcv.DIRECTOR_SHARES) and \
+                    rcv.why_not_receivership_sale(self.state, seat, corp,
+                                                  rcv.DIRECTOR_SHARES) is None:
+                return None
             return exc.message
         return None
 
@@ -522,6 +665,31 @@ class ShareDealingRound(StockRound):
 
     def _turn_action(self, seat: str, action: Action) -> None:
         state = self.state
+        corp_sym = getattr(action, "corporation", None)
+        corp_now = state.corporations.get(corp_sym) if isinstance(corp_sym, str) else None
+        was = corp_now is not None and rcv.in_receivership(corp_now)
+        self._dealing_action(seat, action)
+        if corp_now is not None:
+            rcv.end_of_receivership(state, corp_now, was)
+
+    def _dealing_action(self, seat: str, action: Action) -> None:
+        state = self.state
+        if isinstance(action, SellShares):
+            corp = self._corp(action.corporation)
+            percent = action.percent if action.percent is not None \
+                else 10 * (action.count or 1)
+            if rcv.receivership_sale(state, seat, corp, percent):
+                why = self._why_not_sell(seat, corp)
+                if why:
+                    raise GameError(why)
+                rcv.sell_into_receivership(state, seat, corp, percent)
+                t = self.s.turn
+                t.sold = True
+                t.sold_companies.add(corp.sym)
+                if not t.bought:
+                    t.sold_before_buying = True
+                self._after_own_action(seat)
+                return
         if isinstance(action, BuyShares | Par):
             corp = self._corp(action.corporation)
             source: ShareSource | None = action.source if isinstance(action, BuyShares) \

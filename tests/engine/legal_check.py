@@ -32,6 +32,7 @@ from engine.actions import (
     Done,
     IssueShares,
     LayTile,
+    LeaseTrain,
     Par,
     Pass,
     PayMesabi,
@@ -75,6 +76,7 @@ def action_kind(game: Game, action: Action) -> str:
         BuyPrivate: "buy private", SellPrivate: "sell private", Accept: "accept",
         Decline: "decline", Protect: "protect", DeclineProtection: "decline protection",
         ReissueShares: "reissue", PayMesabi: "mesabi", PlaceEdgeToken: "edge token",
+        LeaseTrain: "lease",
     }
     return kinds[type(action)]
 
@@ -115,7 +117,7 @@ def text_kind(game: Game, text: str) -> str:
     return {"lay": "lay", "token": "token", "run": "run", "issue": "issue",
             "redeem": "redeem", "sell": "sell", "par": "par", "bid": "bid",
             "accept": "accept", "decline": "decline", "use": "use", "protect": "protect",
-            "reissue": "reissue"}[first]
+            "reissue": "reissue", "lease": "lease"}[first]
 
 
 def disagreements(game: Game, accepted: list[Action]) -> list[str]:

@@ -1,5 +1,6 @@
 """1825 Unit 1: what a seat does when nobody decides for it (engine/defaults.py) keeps
-to the rules of 6.3: a late director withholds, but never into bankruptcy."""
+to the rules of 6.3: a late director withholds, but never into bankruptcy; a late
+receiver does what 6.4 obliges him to and nothing more."""
 
 from __future__ import annotations
 
@@ -41,3 +42,20 @@ def test_4_a_share_dealing_turn_with_nothing_left_is_ended_for_the_player() -> N
     assert isinstance(sole_action(g), Pass | Done)
     g.apply("Ann", Done())
     assert sole_action(g) is None  # Bob may buy
+
+
+def test_6_4_3_a_late_receiver_leases_runs_withholds_and_buys_the_train_it_must() -> None:
+    from test_1825_receivership import GWR_ROUTE, gwr_in_receivership
+
+    from engine.actions import BuyTrain, LeaseTrain
+
+    g = gwr_in_receivership()
+    g.apply("Cy", GWR_ROUTE)
+    chosen = []
+    while g.turn() is not None and g.turn().entity == "GWR":  # type: ignore[union-attr]
+        action = conservative_action(g)
+        chosen.append(action)
+        g.apply("Cy", action)
+    # 6.4.3 the lease that improves the income; 6.4.1 withheld without asking; 6.4.4
+    # the next new train, which it can pay for and has a route for.
+    assert chosen == [LeaseTrain(), RunRoutes(auto=True), BuyTrain("2", "bank"), Done()]

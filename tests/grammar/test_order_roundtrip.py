@@ -92,6 +92,7 @@ def action_in(n: Names) -> st.SearchStrategy[a.Action]:
         st.builds(a.RepayLoan, company),
         st.builds(a.PayMesabi, company),
         st.builds(a.LeaseTrain, company),
+        st.just(a.Veto()),
         st.builds(a.UsePrivate, private, lay | token, company),
         st.builds(a.Done, company),
         st.builds(

@@ -125,6 +125,7 @@ EXPECTED: dict[str, tuple[str, tuple[Order, ...]]] = {
 
 # Forms the contract names in its prose rather than in code blocks.
 PROSE: dict[str, tuple[str, tuple[Order, ...]]] = {
+    "veto": ("1825", (a.Veto(),)),  # 1825 6.4.5 (docs/orders.md; not in the contract)
     "buy L&N": ("18TN", (a.BuyShares("L&N"),)),
     "buy LN": ("18TN", (a.BuyShares("L&N"),)),
     "buy l&n": ("18TN", (a.BuyShares("L&N"),)),

@@ -34,13 +34,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import site_1825
 from oracle import DEFAULT_SITE_LIB, Oracle
 
 from engine import legal, track
 from engine.actions import (
     Action,
     Bid,
-    BuyPrivate,
     BuyTrain,
     Dividend,
     Done,
@@ -185,7 +185,8 @@ def take(rng: random.Random, game: Game, seat: str,
     runs = [a for a in candidates if isinstance(a, RunRoutes) and a.auto]
     pays = [a for a in candidates if isinstance(a, Dividend)]
     rng.shuffle(pays)
-    if game.state.title.name == "1825" and len(pays) > 1 and rng.random() < 0.5:
+    if game.state.title.name == "1825" and len(pays) > 1 and \
+            rng.random() < site_1825.PAYOUT_FIRST:
         # 1825: paying out more often than not keeps companies alive (6.3): games that
         # reach the late phases and the bank's end, not only bankrupt companies.
         pays.sort(key=lambda a: a.choice != "payout")
@@ -201,6 +202,8 @@ def take(rng: random.Random, game: Game, seat: str,
         rng.shuffle(mixed)
         order = [*runs, *pays, *mixed, *others]
     for action in order:
+        if game.state.title.name == "1825" and site_1825.left_when_tried(game, action):
+            continue
         try:
             game.apply(seat, action)  # a refusal leaves the game as it was
             return
@@ -212,28 +215,11 @@ def take(rng: random.Random, game: Game, seat: str,
 def site_refuses(game: Game, action: Action) -> bool:
     """Legal actions the random player leaves out because the site refuses them, a
     difference known and listed (docs/site-differences.md), so that the rest of the game
-    is compared: in 1825, a private sold to the bank after the turn's purchase (the
-    rulebook does not order them; the site offers the sale only before), and one bought
-    from the pool while the bank still has privates never sold, and a train from the
-    pool once a company went bankrupt (the site removes its trains, 6.3)."""
-    rnd = game.round
+    is compared (1825: tools/oracle/site_1825.py)."""
     if game.state.title.name == "1850":
         return site_refuses_1850(game, action)
-    if game.state.title.name != "1825":
-        return False
-    if isinstance(action, BuyTrain) and action.source == "pool":
-        # 6.3: a bankrupt company's trains go back to the bank for resale; the site
-        # removes them (the pool holds no other trains but those discarded).
-        return any(c.closed for c in game.state.corporations.values())
-    if not isinstance(rnd, StockRound):
-        return False
-    if isinstance(action, SellPrivate):
-        return rnd.s.turn.bought
-    if isinstance(action, BuyPrivate):
-        # 4.2: a private in the pool is bought at face value; the site sells none
-        # while the bank has privates never sold.
-        unsold = any(p.owner is None and not p.closed for p in game.state.privates.values())
-        return unsold and game.state.privates[action.private].owner is not None
+    if game.state.title.name == "1825":
+        return site_1825.site_refuses(game, action)
     return False
 
 
@@ -467,7 +453,7 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
             # turn (docs/site-differences.md); it agreed up to there.
             return dead_game(index, record, answer, at, features)
         if TITLE == "1825":
-            known = site_difference_1825(game, answer, action, site_states)
+            known = site_1825.site_difference(game, answer, action, site_states)
             if known is not None:
                 return Outcome(index, f"site difference: {known}",
                                f"action {at}: {answer['error']}", record, features=features)
@@ -535,24 +521,6 @@ def dead_game(index: int, record: dict[str, Any], answer: dict[str, Any], upto: 
         "differs: scores at the site's end of a dead game"
     return Outcome(index, group, f"upto {upto}; ours {ours} site {site}", record, site,
                    features)
-
-
-def site_difference_1825(game: Game, answer: dict[str, Any], action: dict[str, Any],
-                         site_states: list[dict[str, Any]]) -> str | None:
-    """A refusal of the site that is one of 1825's listed differences
-    (docs/site-differences.md), or None."""
-    error = str(answer.get("error"))
-    said = " ".join(game.state.log)
-    from_pool = [a.get("train") for a in action.get("moderator_actions", ())
-                 if a.get("source") == "pool"]
-    if action.get("type") == "buy_train" and "it is bankrupt" in said and (
-            "Not a buyable train" in error or (
-                from_pool and f"discards a {from_pool[0]}-train" not in said)):
-        # (The site, without the train, also skips a train step ours stops at.)
-        return "6.3 a bankrupt company's trains"
-    if "GameIsOver" in error and game.state.end_reason == "market":
-        return "2 the top of the index ends the game at once"
-    return None
 
 
 def auction_difference(record: dict[str, Any], at: int) -> str:
@@ -630,9 +598,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, help="folder of games played before (our logs)")
     parser.add_argument("--play-only", action="store_true",
                         help="only play the games into --cache")
+    parser.add_argument("--payout", type=float, default=site_1825.PAYOUT_FIRST,
+                        help="1825: how often a random director pays out first")
+    parser.add_argument("--moves", type=int, help="moves after which a game stops")
     args = parser.parse_args(argv)
     global TITLE
     TITLE = args.title
+    site_1825.PAYOUT_FIRST = args.payout
+    if args.moves:
+        MOVES[args.title] = args.moves
     groups: dict[str, list[Outcome]] = defaultdict(list)
     started = time.monotonic()
     if args.play_only:

@@ -1,0 +1,85 @@
+"""1825 Unit 1 in the differential check (tools/oracle/differential.py): the random
+player's moves left out because the site refuses them or plays them its own way, and the
+site's refusals that are listed differences (docs/site-differences.md).
+
+Receivership (4.4, 6.4) is not compared yet: the site puts a company into receivership
+its own way (its director's certificate sold to the market with its
+PRESIDENT_SALES_TO_MARKET), chooses who acts for it otherwise than 6.4, leases by a
+"special buy" our export has no form for, and buys the receiver's train by itself. The
+random player therefore never sells a director's certificate into the pool.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.actions import Action, BuyPrivate, BuyTrain, SellPrivate, SellShares
+from engine.game import Game
+from engine.rounds.stock import StockRound
+from engine.titles import t1825_receivership as rcv
+
+#: How often a random director pays out before trying to withhold (--payout): paying
+#: keeps companies alive (6.3), so that games reach the late phases and the bank's end.
+PAYOUT_FIRST = 0.5
+
+
+def site_refuses(game: Game, action: Action) -> bool:
+    """Legal actions the random player leaves out: in 1825, a private sold to the bank
+    after the turn's purchase (the rulebook does not order them; the site offers the sale
+    only before), one bought from the pool while the bank still has privates never sold,
+    and a train from the pool once a company went bankrupt (the site removes its trains,
+    6.3)."""
+    rnd = game.round
+    state = game.state
+    if isinstance(action, BuyTrain) and action.source == "pool":
+        # 6.3: a bankrupt company's trains go back to the bank for resale; the site
+        # removes them (the pool holds no other trains but those discarded).
+        return any(c.closed for c in state.corporations.values())
+    if not isinstance(rnd, StockRound):
+        return False
+    if isinstance(action, SellPrivate):
+        return rnd.s.turn.bought
+    if isinstance(action, BuyPrivate):
+        # 4.2: a private in the pool is bought at face value; the site sells none
+        # while the bank has privates never sold.
+        unsold = any(p.owner is None and not p.closed for p in state.privates.values())
+        return unsold and state.privates[action.private].owner is not None
+    return False
+
+
+def left_when_tried(game: Game, action: Action) -> bool:
+    """A sale that would leave a company without a director (receivership, above): the
+    random player skips it when he comes to it, as our engine refused it before
+    receivership was built, so that the games played then are played again alike."""
+    rnd = game.round
+    if not isinstance(action, SellShares) or not isinstance(rnd, StockRound):
+        return False
+    corp = game.state.corporations.get(action.corporation)
+    percent = action.percent if action.percent is not None else 10 * (action.count or 1)
+    return corp is not None and rcv.receivership_sale(game.state, rnd.s.current, corp,
+                                                      percent)
+
+
+def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
+                    site_states: list[dict[str, Any]]) -> str | None:
+    """A refusal of the site that is one of 1825's listed differences
+    (docs/site-differences.md), or None."""
+    error = str(answer.get("error"))
+    said = " ".join(game.state.log)
+    from_pool = [a.get("train") for a in action.get("moderator_actions", ())
+                 if a.get("source") == "pool"]
+    if action.get("type") == "buy_train" and "it is bankrupt" in said and (
+            "Not a buyable train" in error or (
+                from_pool and f"discards a {from_pool[0]}-train" not in said)):
+        # (The site, without the train, also skips a train step ours stops at.)
+        return "6.3 a bankrupt company's trains"
+    if "GameIsOver" in error and site_states and \
+            site_states[-1]["round"].startswith("Stock Round 100"):
+        # A game left with nothing anyone can do: the site ends it at its 100th turn.
+        return "the site's end at turn 100 (a dead game)"
+    if "GameIsOver" in error and game.state.end_reason == "market":
+        return "2 the top of the index ends the game at once"
+    return None
+
+
+__all__ = ["left_when_tried", "site_difference", "site_refuses"]
