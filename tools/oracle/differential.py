@@ -440,6 +440,9 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
                                f"action {at}: {', '.join(diff)} of {sorted(tokened)}",
                                record, features=features)
             prev = record["actions"][at - 1] if at else {}
+            if TITLE == "1850" and at and _stock_round_ended_early(site_states, at):
+                return Outcome(index, "site difference: 5.2.2 the site's stock round ended",
+                               f"action {at}: {', '.join(diff)}", record, features=features)
             return Outcome(index, f"differs: {', '.join(diff)} after {action['type']}",
                            f"action {at} ({json.dumps(action)[:200]}; before: "
                            f"{prev.get('type')}) {site_states[at]['round']}", record,
@@ -484,6 +487,13 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
             # can do nothing for himself, though his company could redeem or reissue.
             return Outcome(index, "site difference: 5.10.6 a company's stock action",
                            f"action {at}: {answer['error']}", record, features=features)
+        if TITLE == "1850" and action.get("entity_type") == "player" and \
+                action.get("type") in ("pass", "buy_shares", "sell_shares", "par") and \
+                site_states and site_states[-1]["round"].startswith("Operating Round"):
+            # docs/site-differences.md (1850 5.2.2): a pass after a sale the president
+            # was asked to protect ended the site's stock round, not ours.
+            return Outcome(index, "site difference: 5.2.2 the site's stock round ended",
+                           f"action {at}: {answer['error']}", record, features=features)
         return Outcome(index, f"refused: {action.get('type')}: {_normalise(answer['error'])}",
                        f"action {at} ({json.dumps(action)[:300]}): {answer['error']}",
                        record, features=features)
@@ -503,6 +513,15 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
         return Outcome(index, "differs: final scores", f"ours {mine_result} site {result}",
                        record, result, features)
     return Outcome(index, "agree", "", record, result, features)
+
+
+def _stock_round_ended_early(site_states: list[dict[str, Any]], at: int) -> bool:
+    """Whether the site went on to the next stock round at record action `at` (its
+    operating round of nothing but private income in between), as after 5.2.2's
+    difference: our stock round goes on."""
+    before, now = str(site_states[at - 1]["round"]), str(site_states[at]["round"])
+    return before.startswith("Stock Round") and now.startswith("Stock Round") and \
+        before.split(".")[0] != now.split(".")[0]
 
 
 def dead_game(index: int, record: dict[str, Any], answer: dict[str, Any], upto: int,
