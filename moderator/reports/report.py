@@ -212,6 +212,7 @@ def render(template: str, **context: Any) -> tuple[str, str]:
     context.setdefault("progress", None)  # `moderator.reports.charts.Progress`
     context.setdefault("lays", None)  # the legal tile lays, for the player laying track
     context.setdefault("market_cid", None)  # the stock market picture, when it goes
+    context.setdefault("tournament", None)  # "Tournament X, heat N, table M", when one
     text = env.get_template(f"{template}.txt.j2").render(**context)
     html = env.get_template(f"{template}.html.j2").render(plain=text, **context)
     return _tidy(text), html
