@@ -607,8 +607,11 @@ class _Renderer:
             if isinstance(action, Pass | Done):
                 # A bidder who passed in the auction under way is out of it on the site:
                 # his pass there again is one the site never asks for.
-                again = rnd.s.auction is not None and move.seat in rnd.s.auction.passed
-                return _StockPass(idle=again or site_idle(game, move.seat))
+                # A bidder who cannot raise is asked all the same (the site's auction
+                # offers the lowest bidder his bid or pass whatever his cash).
+                if rnd.s.auction is not None:
+                    return _StockPass(idle=move.seat in rnd.s.auction.passed)
+                return _StockPass(idle=site_idle(game, move.seat))
             if isinstance(action, Bid):
                 target = action.target or (rnd.s.auction.private if rnd.s.auction else None)
                 return {"type": "bid", "company": target, "price": action.amount}
