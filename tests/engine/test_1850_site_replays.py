@@ -6,7 +6,9 @@ as facts from an independent engine; here each record is imported and must end o
 Most random 1850 games end dead: every company closed in the black area, the players
 trading shares back and forth. The site ends such a game at its 100th turn; the records
 here stop there (docs/site-differences.md, "A dead game"), where the scores are the
-players' net worth in both engines."""
+players' net worth in both engines. Kept: the 20 agreeing games of 40 (seed 2); the
+others met a listed difference, the site's own error, or one still to explain
+(issue #16's note)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ import pytest
 from engine.actions import RedeemShares, ReissueShares
 from engine.records import import_record
 
+pytestmark = pytest.mark.slow  # twenty whole games of up to 1800 record actions
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "1850"
 FACTS = json.loads((FIXTURES / "site_results.json").read_text())
 RESULTS: dict[str, dict[str, int]] = FACTS["results"]
@@ -26,7 +30,7 @@ RESULTS: dict[str, dict[str, int]] = FACTS["results"]
 def test_the_kept_games_play_the_companies_own_stock_actions() -> None:
     """5.10 redemption and 5.11 reissue, the company's own buy_shares and sell_shares on
     the site, are among the moves the site replayed."""
-    assert len(RESULTS) >= 5
+    assert len(RESULTS) >= 20
     kinds: set[type] = set()
     for name in RESULTS:
         record = json.loads((FIXTURES / name).read_text())
