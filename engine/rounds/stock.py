@@ -284,9 +284,14 @@ class StockRound(Round):
         return t.bought or t.sold
 
     def _can_afford(self, seat: str, corp: Corporation, source: str) -> bool:
-        from engine.shares import price_per_share
+        from engine.shares import next_certificate, price_per_share
 
-        cert = min(corp.certificates_of(source), key=lambda c: c.index)
+        # The certificate a purchase takes: from the pool a plain share before a
+        # director's certificate sold into receivership (1825 4.4); from the bank the
+        # first in order (1825 4.1: the director's certificate).
+        cert = next_certificate(corp, source) if source == POOL else \
+            min(corp.certificates_of(source), key=lambda c: c.index)
+        assert cert is not None
         price = price_per_share(self.rules, self.state, corp, source) * cert.percent // 10
         return self.state.player(seat).cash >= price
 
