@@ -778,10 +778,10 @@ class _Renderer:
                     for t in ids if t not in after.trains.get(corp, ())]
             return {"type": "discard_train", "train": self.trains.get(gone[0], gone[0])}
         if isinstance(action, SellPrivate) and action.buyer == "bank":
-            # 1825 4.2: to the bank at face value less the fee.
+            # 1825 4.2: to the bank, at the price its rules give.
             private = self.game.state.privates[action.private]
             return {"type": "sell_company", "company": action.private,
-                    "price": max(0, private.spec.value - 30)}
+                    "price": self.game.rules.private_sale_to_bank(self.game.state, private)}
         if isinstance(action, BuyPrivate):
             value = self.game.state.privates[action.private].spec.value
             return {"type": "buy_company", "company": action.private,

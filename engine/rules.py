@@ -192,6 +192,11 @@ class Rules:
         """What the bank asks for the cheapest unsold private in this stock round."""
         return private.spec.value
 
+    def private_sale_to_bank(self, state: GameState, private: Private) -> int:
+        """What the bank pays a player for a private (1825 4.2); titles where the bank
+        buys none refuse."""
+        raise GameError(f"the bank buys no private companies in {state.title.name}")
+
     def must_take_private(self, state: GameState, seat: str, stock_round: int,
                           round: Round) -> bool:
         """Whether `seat` is forced to take the cheapest private this turn (18TN 3.1.2)."""

@@ -143,6 +143,10 @@ class Rules1825(Rules):
         assert corp.spec.par is not None
         return corp.spec.par
 
+    def private_sale_to_bank(self, state: GameState, private: Private) -> int:
+        """4.2: face value less £30 (never below nothing)."""
+        return max(0, private.spec.value - PRIVATE_SALE_DISCOUNT)
+
     def start_company(self, state: GameState, corp: Corporation) -> None:
         """The director's certificate is sold: the company's face value is fixed and its
         token marks it on the Share Price Index (the price stays at face value until
@@ -618,7 +622,7 @@ class ShareDealingRound(StockRound):
                     out.insert(0, f"buy {private.sym} ({money(state, private.spec.value)})")
         for private in state.privates.values():
             if private.owner == seat and self._why_not_sell_private(seat, private) is None:
-                price = max(0, private.spec.value - PRIVATE_SALE_DISCOUNT)
+                price = self.r.private_sale_to_bank(state, private)
                 out.insert(0, f"sell {private.sym} to bank ({money(state, price)})")
         return out
 
@@ -771,7 +775,7 @@ class ShareDealingRound(StockRound):
         why = self._why_not_sell_private(seat, private)
         if why:
             raise GameError(why)
-        price = max(0, private.spec.value - PRIVATE_SALE_DISCOUNT)
+        price = self.r.private_sale_to_bank(state, private)
         require(action.price in (None, price),
                 f"the bank pays {money(state, price)} for {private.sym} (face value less "
                 f"{money(state, PRIVATE_SALE_DISCOUNT)}, 4.2)")

@@ -35,19 +35,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import site_1825
+import site_1850
 from oracle import DEFAULT_SITE_LIB, Oracle
 
 from engine import legal, track
 from engine.actions import (
     Action,
-    Bid,
-    BuyTrain,
     Dividend,
     Done,
     LayTile,
     Pass,
-    RedeemShares,
-    ReissueShares,
     RunRoutes,
     SellPrivate,
 )
@@ -59,11 +56,10 @@ from engine.records import (
     RecordMapper,
     expanded,
     folded_actions,
+    import_record,
     replay_action,
     setup_of,
-    site_idle,
 )
-from engine.rounds.stock import StockRound
 from engine.state import Corporation, GameState
 from engine.titles.t18tn import CIVIL_WAR
 from engine.titles.t1850 import CAPITAL_DUE
@@ -217,35 +213,9 @@ def site_refuses(game: Game, action: Action) -> bool:
     difference known and listed (docs/site-differences.md), so that the rest of the game
     is compared (1825: tools/oracle/site_1825.py)."""
     if game.state.title.name == "1850":
-        return site_refuses_1850(game, action)
+        return site_1850.site_refuses(game, action)
     if game.state.title.name == "1825":
         return site_1825.site_refuses(game, action)
-    return False
-
-
-def site_refuses_1850(game: Game, action: Action) -> bool:
-    """1850's listed differences (docs/site-differences.md) the random players stay clear
-    of: a bid after a pass in an auction (5.7: the site drops the bidder), a third bidder
-    on a private (with two, both engines give the turn to the lower bidder; with more
-    they order the turns otherwise), and a company's redemption or reissue when its
-    president could do nothing for himself (5.10.6: the site passes him); a train from
-    the Open Market once a company closed in the black area (5.1.1 puts its trains
-    there; the site removes them)."""
-    rnd = game.round
-    if isinstance(action, BuyTrain) and action.source == "pool":
-        return any(c.closed for c in game.state.corporations.values())
-    if not isinstance(rnd, StockRound):
-        return False
-    turn = game.turn()
-    seat = turn.seat if turn is not None else ""
-    if isinstance(action, Bid):
-        auction = rnd.s.auction
-        if auction is not None:
-            return seat in auction.passed
-        bids = rnd.s.bids.get(action.target or "", {})
-        return seat not in bids and len(bids) >= 2
-    if isinstance(action, RedeemShares | ReissueShares):
-        return site_idle(game, seat)
     return False
 
 
@@ -440,7 +410,7 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
                                f"action {at}: {', '.join(diff)} of {sorted(tokened)}",
                                record, features=features)
             prev = record["actions"][at - 1] if at else {}
-            if TITLE == "1850" and at and _stock_round_ended_early(site_states, at):
+            if TITLE == "1850" and at and site_1850.stock_round_ended_early(site_states, at):
                 return Outcome(index, "site difference: 5.2.2 the site's stock round ended",
                                f"action {at}: {', '.join(diff)}", record, features=features)
             return Outcome(index, f"differs: {', '.join(diff)} after {action['type']}",
@@ -515,27 +485,14 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
     return Outcome(index, "agree", "", record, result, features)
 
 
-def _stock_round_ended_early(site_states: list[dict[str, Any]], at: int) -> bool:
-    """Whether the site went on to the next stock round at record action `at` (its
-    operating round of nothing but private income in between), as after 5.2.2's
-    difference: our stock round goes on."""
-    before, now = str(site_states[at - 1]["round"]), str(site_states[at]["round"])
-    return before.startswith("Stock Round") and now.startswith("Stock Round") and \
-        before.split(".")[0] != now.split(".")[0]
-
-
 def dead_game(index: int, record: dict[str, Any], answer: dict[str, Any], upto: int,
               features: list[str]) -> Outcome:
     """The site ended a dead game at its 100th turn after `upto` record actions: its
     scores then (net worth) against ours at the same action."""
     site = {str(k): int(v) for k, v in answer["result"].items()}
-    setup, names = setup_of(record)
-    game = Game(setup)
-    mapper = RecordMapper(game, names)
-    for i, raw in enumerate(expanded(folded_actions(record["actions"][:upto]))):
-        replay_action(game, mapper, i, raw)
-    ids = {seat: pid for pid, seat in names.items()}
-    ours = {ids[seat]: value for seat, value in game.scores().items()}
+    replay = import_record({**record, "actions": record["actions"][:upto], "result": {}})
+    ids = {seat: pid for pid, seat in replay.names.items()}
+    ours = {ids[seat]: value for seat, value in replay.game.scores().items()}
     group = "agree to the site's end of a dead game (turn 100)" if ours == site else \
         "differs: scores at the site's end of a dead game"
     return Outcome(index, group, f"upto {upto}; ours {ours} site {site}", record, site,
