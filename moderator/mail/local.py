@@ -85,6 +85,7 @@ PYMAP_LOG = "pymap.log"
 # can be cheap to check (pymap's default, 500000 rounds, costs ~0.3 s per login).
 _HASH_ROUNDS = 1000
 _IMAP_TIMEOUT = 10.0
+_DELIVERY_ATTEMPTS = 3
 _SAFE_NAME = re.compile(r"[a-z0-9][a-z0-9._@-]*")
 
 # pymap runs as `python -c _PYMAP_MAIN <our pid> <pymap arguments>`. On Linux it asks
@@ -328,16 +329,33 @@ class LocalMail:
                 else:
                     self._delivery_clients[login] = client
                     return
-            client = aioimaplib.IMAP4(host=self.host, port=self.imap_port,
-                                      timeout=_IMAP_TIMEOUT)
-            try:
-                await client.wait_hello_from_server()
-                await _expect_ok(client.login(login, password), f"LOGIN {login}")
-                await _expect_ok(client.append(message, mailbox="INBOX"), f"APPEND {login}")
-            except BaseException:
-                await _logout_quietly(client)
-                raise
-            self._delivery_clients[login] = client
+            # Like a real MTA, a delivery that times out is tried again on a fresh
+            # connection: pymap is one process, and a loaded machine can keep it
+            # busy with a megabyte APPEND longer than one attempt's patience.
+            for attempt in range(_DELIVERY_ATTEMPTS):
+                try:
+                    self._delivery_clients[login] = await self._append_fresh(
+                        login, password, message)
+                    return
+                except (TimeoutError, OSError):
+                    if attempt + 1 == _DELIVERY_ATTEMPTS:
+                        raise
+                    await asyncio.sleep(0.5 * 2 ** attempt)
+
+    async def _append_fresh(self, login: str, password: str,
+                            message: bytes) -> aioimaplib.IMAP4:
+        """Log in as LOGIN on a new connection and APPEND MESSAGE; return the client."""
+        # A second of patience per 100 KB on top: the large items of the hostile corpus.
+        client = aioimaplib.IMAP4(host=self.host, port=self.imap_port,
+                                  timeout=_IMAP_TIMEOUT + len(message) / 100_000)
+        try:
+            await client.wait_hello_from_server()
+            await _expect_ok(client.login(login, password), f"LOGIN {login}")
+            await _expect_ok(client.append(message, mailbox="INBOX"), f"APPEND {login}")
+        except BaseException:
+            await _logout_quietly(client)
+            raise
+        return client
 
     async def _close_delivery_clients(self) -> None:
         clients, self._delivery_clients = self._delivery_clients, {}
