@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.actions import Action, Bid, BuyTrain, RedeemShares, ReissueShares
+from engine.actions import Action, Bid, BuyTrain, RedeemShares, ReissueShares, SellShares
 from engine.game import Game
 from engine.records import site_idle
 from engine.rounds.stock import StockRound
@@ -19,7 +19,9 @@ def site_refuses(game: Game, action: Action) -> bool:
     they order the turns otherwise), and a company's redemption or reissue when its
     president could do nothing for himself (5.10.6: the site passes him); a train from
     the Open Market once a company closed in the black area (5.1.1 puts its trains
-    there; the site removes them)."""
+    there; the site removes them); and a player's sale of a company another player is
+    president of (5.9: the site asks him about protection and then counts the seller's
+    turn as a pass, 5.2.2)."""
     rnd = game.round
     if isinstance(action, BuyTrain) and action.source == "pool":
         return any(c.closed for c in game.state.corporations.values())
@@ -35,6 +37,9 @@ def site_refuses(game: Game, action: Action) -> bool:
         return seat not in bids and len(bids) >= 2
     if isinstance(action, RedeemShares | ReissueShares):
         return site_idle(game, seat)
+    if isinstance(action, SellShares) and action.company is None:
+        president = game.state.corporations[action.corporation].president
+        return president is not None and president != seat
     return False
 
 
@@ -45,3 +50,30 @@ def stock_round_ended_early(site_states: list[dict[str, Any]], at: int) -> bool:
     before, now = str(site_states[at - 1]["round"]), str(site_states[at]["round"])
     return before.startswith("Stock Round") and now.startswith("Stock Round") and \
         before.split(".")[0] != now.split(".")[0]
+
+
+def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
+                    site_states: list[dict[str, Any]]) -> str | None:
+    """A refusal of the site that is one of 1850's listed differences
+    (docs/site-differences.md), or None."""
+    error = str(answer.get("error"))
+    if action.get("entity_type") == "player" and \
+            action.get("type") in ("pass", "buy_shares", "sell_shares", "par") and \
+            site_states and site_states[-1]["round"].startswith("Operating Round"):
+        # A pass after a sale the president was asked to protect ended the site's
+        # stock round, not ours.
+        return "5.2.2 the site's stock round ended"
+    if action.get("entity_type") == "corporation" and action.get("type") == "pass" and \
+            "Blocking step Run Routes" in error and \
+            any("closes and its shares are worthless" in line for line in game.state.log) \
+            and game.state.trains_pool:
+        # 5.1.1 puts a closed company's trains on the Open Market; the site removes
+        # them, so where they were a company's only choice it skips the train step
+        # our company passes at, and our next pass meets its run.
+        return "5.1.1 a closed company's trains"
+    if "NoMethodError" in error and "phase_2_companies" in error and any(
+            game.state.privates[sym].closed for sym in ("MRC", "MRB")):
+        # In phase 2 the site lists the Mesabi and river privates' owners, and a private
+        # closed with its company (5.1.1) has none: its own error, no rule of ours.
+        return "the site's error at a closed phase-2 private"
+    return None
