@@ -300,16 +300,19 @@ class _ShareLedger:
                 self.held.setdefault(corp.sym, {}).setdefault(cert.owner, []).append(cert.index)
 
     def update(self, before: _Holdings, after: _Holdings,
-               first: tuple[str, str, str] | None, newest: bool = False) -> list[str]:
+               first: tuple[str, str, str] | None, newest: bool = False,
+               amount: int | None = None) -> list[str]:
         """Follow one move; `first` (corporation, from, to) is the move's own transfer,
         made first (`newest`: of the shares last come to its source, as a protected sale
-        is bought back); returns the site's ids of the shares it moved."""
+        is bought back; AMOUNT: its percent, where the move's end hides it, as a sale
+        that closed the company); returns the site's ids of the shares it moved."""
         moved: list[str] = []
         if first is not None:
             sym, source, target = first
             was, now = self._ours(sym, before), self._ours(sym, after)
-            amount = min(was.get(source, 0) - now.get(source, 0),
-                         now.get(target, 0) - was.get(target, 0))
+            if amount is None:
+                amount = min(was.get(source, 0) - now.get(source, 0),
+                             now.get(target, 0) - was.get(target, 0))
             if amount > 0:
                 moved = [f"{sym}_{i}"
                          for i in self._move(sym, source, target, amount, newest)]
@@ -425,6 +428,7 @@ class _Renderer:
         self.turn_of: object = None  # the company turn the site step belongs to
         self.site_step = 0
         self.waiting: list[int] = []  # our passes not yet carried by a site pass
+        self.closing_sale: int | None = None  # the percent of a sale that closed its company
 
     def render(self, moves: list[Move]) -> list[_Piece]:
         for index, move in enumerate(moves):
@@ -471,8 +475,11 @@ class _Renderer:
             if before.tiles.get(hex_id) != placed:
                 self.tiles.lay(hex_id, placed.name)
         self.slots.update(after.tokens)
+        closing_sale = _closing_sale(game.state, move.action)
         shares = self.shares.update(before, after, transfer,
-                                    newest=isinstance(move.action, Protect))
+                                    newest=isinstance(move.action, Protect),
+                                    amount=closing_sale)
+        self.closing_sale = closing_sale
         now = game.round
         if at_trains and was_turn is not None and not isinstance(move.action, Pass | Done) \
                 and (now is not was or (isinstance(now, OperatingRound)
@@ -770,7 +777,7 @@ class _Renderer:
             # his certificate names it with the part sold (the site swaps it for shares).
             assert transfer is not None
             return {"type": "sell_shares", "shares": shares,
-                    "percent": self.shares.sold(transfer, before, after)}
+                    "percent": self.closing_sale or self.shares.sold(transfer, before, after)}
         if isinstance(action, BuyTrain):
             return self._buy_train(action, before, after)
         if isinstance(action, DiscardTrain):
@@ -889,6 +896,18 @@ def _site_waits_at(game: Game, step: str) -> bool:
     if step == "train":
         return rnd._can_buy_train(corp) or _site_train_step_open(game)
     return rnd._step_available(corp, step)
+
+
+def _closing_sale(state: GameState, action: Action) -> int | None:
+    """The percent a player's sale sold where it closed the company (1850 5.1.1: its
+    price entered the black area, and every certificate went with it), else None."""
+    if not isinstance(action, SellShares) or action.company is not None:
+        return None
+    corp = state.corporation(action.corporation)
+    if not corp.closed:
+        return None
+    share = min(cert.percent for cert in corp.certificates)
+    return action.percent or (action.count or 1) * share
 
 
 def _site_train_step_open(game: Game, corp: Corporation | None = None,

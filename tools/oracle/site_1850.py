@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.actions import Action, Bid, BuyTrain, RedeemShares, ReissueShares, SellShares
+from engine.actions import (
+    Action,
+    Bid,
+    BuyPrivate,
+    BuyTrain,
+    RedeemShares,
+    ReissueShares,
+    SellShares,
+)
 from engine.game import Game
 from engine.records import site_idle
 from engine.rounds.stock import StockRound
@@ -17,12 +25,19 @@ def site_refuses(game: Game, action: Action) -> bool:
     of: a bid after a pass in an auction (5.7: the site drops the bidder), a third bidder
     on a private (with two, both engines give the turn to the lower bidder; with more
     they order the turns otherwise), and a company's redemption or reissue when its
-    president could do nothing for himself (5.10.6: the site passes him); a train from
+    president could do nothing for himself (5.10.6: the site passes him), or a
+    redemption of another player's share (5.10.3: the site takes only the president's); a train from
     the Open Market once a company closed in the black area (5.1.1 puts its trains
     there; the site removes them); and a player's sale of a company another player is
     president of (5.9: the site asks him about protection and then counts the seller's
-    turn as a pass, 5.2.2)."""
+    turn as a pass, 5.2.2); a company's purchase of the Mesabi or river private in
+    phase 2 (the site fails once the company closes in phase 2)."""
     rnd = game.round
+    if isinstance(action, BuyPrivate) and action.private in ("MRC", "MRB") and \
+            game.rules.phase(game.state).name == "2":
+        # Bought in phase 2 and closed with its company before phase 3, the private
+        # trips the site's own error (site_difference below).
+        return True
     if isinstance(action, BuyTrain) and action.source == "pool":
         return any(c.closed for c in game.state.corporations.values())
     if not isinstance(rnd, StockRound):
@@ -35,6 +50,8 @@ def site_refuses(game: Game, action: Action) -> bool:
             return seat in auction.passed
         bids = rnd.s.bids.get(action.target or "", {})
         return seat not in bids and len(bids) >= 2
+    if isinstance(action, RedeemShares) and action.holder not in (None, seat):
+        return True  # 5.10.3: from another player; the site redeems from the president only
     if isinstance(action, RedeemShares | ReissueShares):
         return site_idle(game, seat)
     if isinstance(action, SellShares) and action.company is None:
