@@ -231,7 +231,8 @@ class StockRound(Round):
                 out.append(f"buy {cheapest.sym} (for {money(self.state, price)})")
             for p in self.unsold_privates()[1:]:
                 floor = max([p.spec.value, *self.s.bids.get(p.sym, {}).values()])
-                if self.available(seat) >= floor + 5:
+                # (Raising his own bid frees what that bid set aside.)
+                if self.available(seat, p.sym) >= floor + 5:
                     out.append(f"bid {floor + 5} on {p.sym}")
             out.append("pass")
             return out
