@@ -74,6 +74,8 @@ PERSIST_OF = {"1850": 5}
 #: Per title, the module that names its listed differences at a refusal of the site.
 SITE_HOOKS = {"1825": site_1825, "1850": site_1850}
 HEXES_TRIED = 6
+#: Titles whose random companies pay out first (--payout of the time).
+PAYOUT_TITLES = ("1825", "1850")
 
 
 #: Players per game: game i of a title has PLAYERS[title][i % len(...)] players.
@@ -183,10 +185,10 @@ def take(rng: random.Random, game: Game, seat: str,
     runs = [a for a in candidates if isinstance(a, RunRoutes) and a.auto]
     pays = [a for a in candidates if isinstance(a, Dividend)]
     rng.shuffle(pays)
-    if game.state.title.name == "1825" and len(pays) > 1 and \
+    if game.state.title.name in PAYOUT_TITLES and len(pays) > 1 and \
             rng.random() < site_1825.PAYOUT_FIRST:
-        # 1825: paying out more often than not keeps companies alive (6.3): games that
-        # reach the late phases and the bank's end, not only bankrupt companies.
+        # Paying out more often than not keeps companies alive (1825 6.3, 1850's black
+        # area): games that reach the late phases and the bank's end, not only dead ones.
         pays.sort(key=lambda a: a.choice != "payout")
     busy = [a for a in candidates if not isinstance(a, Pass | Done | RunRoutes | Dividend)]
     idle = [a for a in candidates if isinstance(a, Pass | Done)]
