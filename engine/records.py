@@ -326,6 +326,10 @@ def site_idle(game: Game, seat: str) -> bool:
     rnd = game.round
     if isinstance(rnd, StockRound) and game.state.title.name == "1825":
         return site_idle_1825(game, rnd, seat)
+    if isinstance(rnd, StockRound) and rnd.s.auction is None and rnd.cheapest() is not None:
+        # While privates are for sale the site's turn always offers a bid and a pass,
+        # whatever the player's cash: it never passes him by itself.
+        return False
     if _own_options(game) not in (["pass"], ["done"]):
         return False
     state = game.state
