@@ -48,6 +48,7 @@ from engine.actions import (
     RunRoutes,
     SellPrivate,
 )
+from engine.defaults import conservative_action
 from engine.errors import GameError
 from engine.export import export_record
 from engine.game import Game, Setup
@@ -172,7 +173,19 @@ def cut_stuck(game: Game) -> Game:
     last_real = real[-1] + 1 if real else 0
     if len(game.log) - last_real <= STUCK:
         return game
-    return Game(game.setup, game.log[:last_real])
+    return settled(Game(game.setup, game.log[:last_real]))
+
+
+def settled(game: Game) -> Game:
+    """GAME with a last sale still waiting for the protection decisions (1850 5.9)
+    settled by the players' conservative moves (the seller's turn ends, nobody
+    protects), as the site settles it at once."""
+    for _ in range(2 * len(game.setup.seats)):
+        turn = game.turn()
+        if not game.state.pending_sales or turn is None:
+            break
+        game.apply(turn.seat, conservative_action(game))
+    return game
 
 
 def take(rng: random.Random, game: Game, seat: str,
@@ -344,7 +357,7 @@ def _normalise(text: str) -> str:
 def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | None,
           title: str = "18TN") -> Outcome:
     try:
-        game = played(seed, index, cache, title)
+        game = settled(played(seed, index, cache, title))
     except Exception as exc:  # our engine fails: a finding in itself
         return Outcome(index, f"our engine fails: {_normalise(str(exc))}", repr(exc))
     features = _features(game)
@@ -531,6 +544,10 @@ def _our_states(record: dict[str, Any]) -> list[dict[str, Any] | str]:
             out.append(str(exc))
             return out
         out.append(our_summary(game.state, ids))
+    if out and game.state.pending_sales:
+        # The record's end leaves out the seller's last pass and the answers to his
+        # sale, moves the site makes by itself at once: our position once made.
+        out[-1] = our_summary(settled(game).state, ids)
     return out
 
 
