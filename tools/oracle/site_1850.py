@@ -34,9 +34,10 @@ def site_refuses(game: Game, action: Action) -> bool:
     phase 2 (the site fails once the company closes in phase 2)."""
     rnd = game.round
     if isinstance(action, BuyPrivate) and action.private in ("MRC", "MRB") and \
-            game.rules.phase(game.state).name == "2":
-        # Bought in phase 2 and closed with its company before phase 3, the private
-        # trips the site's own error (site_difference below).
+            not isinstance(rnd, StockRound) and game.rules.phase(game.state).name == "2":
+        # A company's purchase (a player's in the private sale is his): bought in
+        # phase 2 and closed with its company before phase 3, the private trips the
+        # site's own error (site_difference below).
         return True
     if isinstance(action, BuyTrain) and action.source == "pool":
         return any(c.closed for c in game.state.corporations.values())
