@@ -18,6 +18,8 @@ from engine.actions import (
 from engine.game import Game
 from engine.records import site_idle
 from engine.rounds.stock import StockRound
+from engine.state import Corporation
+from engine.titles.t1850 import reissue_par
 
 
 def site_refuses(game: Game, action: Action) -> bool:
@@ -53,6 +55,11 @@ def site_refuses(game: Game, action: Action) -> bool:
         return seat not in bids and len(bids) >= 2
     if isinstance(action, RedeemShares) and action.holder not in (None, seat):
         return True  # 5.10.3: from another player; the site redeems from the president only
+    if isinstance(action, ReissueShares):
+        mine = [c for c in game.state.corporations.values()
+                if c.sym == action.company or (action.company is None and c.president == seat)]
+        if len(mine) == 1 and site_reissue_par(game, mine[0]) != reissue_par(game.state, mine[0]):
+            return True  # 5.11: the site's par above the display's $200 (docs)
     if isinstance(action, RedeemShares | ReissueShares):
         return site_idle(game, seat)
     if isinstance(action, SellShares) and action.company is None:
@@ -82,12 +89,13 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # stock round, not ours.
         return "5.2.2 the site's stock round ended"
     if action.get("entity_type") == "corporation" and action.get("type") == "pass" and \
-            "Blocking step Run Routes" in error and \
+            "Blocking step" in error and "cannot process action pass" in error and \
             any("closes and its shares are worthless" in line for line in game.state.log) \
             and game.state.trains_pool:
         # 5.1.1 puts a closed company's trains on the Open Market; the site removes
         # them, so where they were a company's only choice it skips the train step
-        # our company passes at, and our next pass meets its run.
+        # our company passes at, and our next pass meets its next step (a run, or the
+        # stock round after the last company).
         return "5.1.1 a closed company's trains"
     if "NoMethodError" in error and "phase_2_companies" in error and any(
             game.state.privates[sym].closed for sym in ("MRC", "MRB")):
@@ -95,3 +103,13 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # closed with its company (5.1.1) has none: its own error, no rule of ours.
         return "the site's error at a closed phase-2 private"
     return None
+
+
+def site_reissue_par(game: Game, corp: Corporation) -> int:
+    """The par the site gives CORP's reissue: the nearest price of the market's top row
+    to 75% of the share price (rounded up at a tie), not the Par Value Display's (5.11
+    caps it at $200), and at least the old par."""
+    assert corp.par_price is not None
+    top = [cell.price for cell in game.state.title.market.rows[0] if cell is not None]
+    target = game.state.market.price(corp.sym) * 3 / 4 + 1
+    return max(corp.par_price, min(top, key=lambda p: abs(target - p)))
