@@ -42,6 +42,7 @@ GM = "gm@example.org"
 FIXTURES = Path(os.environ.get("FIXTURES", "/work/shared/fixtures"))
 TN = FIXTURES / "18TN" / "7818.json"
 MIDWEST = FIXTURES / "1850" / "115810.json"
+NORTH = FIXTURES / "1861" / "167259.json"
 
 
 class Desk:
@@ -180,15 +181,18 @@ def sizes(out: Path) -> None:
     """The sizes of every mail while 40 recorded moves of each game are played by mail."""
     # 18TN from move 280: operating rounds 5.1-5.2 and the start of stock round 6; from
     # 312 stock round 6 (the market picture goes to the player to move) and OR 6.1.
-    for record, start in ((TN, 280), (TN, 312), (MIDWEST, 380)):
+    # 1861 from 330: stock round 4 into OR 4.1.
+    for record, start in ((TN, 280), (TN, 312), (MIDWEST, 380), (NORTH, 330)):
         desk = Desk(out / f"sizes-{record.stem}.sqlite")
         game_id, seats = desk.seat_game(record, start)
         found: list[int] = []
+        worst = b""
         for n in range(40):
             seat, order = desk.next_order(game_id)
             move = desk.store.load(game_id).next_move
-            found += [len(raw) for _, raw in
-                      desk.as_seat(game_id, seats, seat, f"move {move}\n{order}\n")]
+            mails = desk.as_seat(game_id, seats, seat, f"move {move}\n{order}\n")
+            found += [len(raw) for _, raw in mails]
+            worst = max([worst, *(raw for _, raw in mails)], key=len)
             assert desk.store.load(game_id).next_move == move + 1, (n, order)
         found.sort()
         print(f"{record.parent.name} {record.stem} moves {start}-{start + 39}: "
@@ -196,6 +200,18 @@ def sizes(out: Path) -> None:
               f"mean {statistics.mean(found) / 1000:.1f} KB, "
               f"p90 {found[len(found) * 9 // 10] / 1000:.1f} KB, max {found[-1] / 1000:.1f} "
               f"KB, under 60 KB: {sum(size < 60_000 for size in found)}/{len(found)}")
+        print(f"  the largest: {parts(worst)}")
+        (out / f"largest-{record.stem}-{start}.eml").write_bytes(worst)
+
+
+def parts(raw: bytes) -> str:
+    """What makes up the mail RAW: each part's type (or picture's name) and size."""
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    subject = message["Subject"]
+    sizes = [f"{part.get('Content-ID') or part.get_filename() or part.get_content_type()}"
+             f" {len(part.as_bytes()) / 1000:.1f} KB" for part in message.walk()
+             if not part.is_multipart()]
+    return f"{subject}: {', '.join(sizes)}"
 
 
 def screenshots(out: Path, names: list[str]) -> None:

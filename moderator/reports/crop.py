@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw
 from engine.title import Title
 from moderator.reports.mapimage import BACKGROUND, COORDINATE_INK, font, map_geometry
 
-__all__ = ["crop_box", "crop_map"]
+__all__ = ["crop_box", "crop_map", "neighbourhood_map"]
 
 #: Hexes of the map's picture around the changed ones that a part shows.
 RING = 1.5
@@ -27,16 +27,16 @@ LEAST = 5.0
 PART_COLOURS = 48
 
 
-def crop_box(title: Title, hexes: Collection[str], size: tuple[int, int]
-             ) -> tuple[int, int, int, int] | None:
+def crop_box(title: Title, hexes: Collection[str], size: tuple[int, int], most: float = 0.6,
+             ring: float = RING) -> tuple[int, int, int, int] | None:
     """The box (left, top, right, bottom) of the map's picture of SIZE that holds HEXES
-    and a ring round them; None when it would be most of the map anyway."""
+    and a RING (in hexes) round them; None when it would be more than MOST of the map."""
     geometry = map_geometry(title)
     centres = [geometry.centre(h) for h in hexes if h in title.hexes]
     if not centres:
         return None
-    pad_x = geometry.half_width * (1 + 2 * RING)
-    pad_y = geometry.half_height * (1 + 2 * RING)
+    pad_x = geometry.half_width * (1 + 2 * ring)
+    pad_y = geometry.half_height * (1 + 2 * ring)
     left = min(x for x, _ in centres) - pad_x
     right = max(x for x, _ in centres) + pad_x
     top = min(y for _, y in centres) - pad_y
@@ -48,7 +48,7 @@ def crop_box(title: Title, hexes: Collection[str], size: tuple[int, int]
     width, height = size
     box = (max(0, round(left)), max(0, round(top)), min(width, round(right)),
            min(height, round(bottom)))
-    if (box[2] - box[0]) * (box[3] - box[1]) > 0.6 * width * height:
+    if (box[2] - box[0]) * (box[3] - box[1]) > most * width * height:
         return None
     return box
 
@@ -92,6 +92,47 @@ def crop_map(png: bytes, title: Title, hexes: Collection[str]) -> bytes | None:
         if box is None:
             return None
         part = _with_rulers(image.crop(box).convert("RGB"), title, box)
+    out = io.BytesIO()
+    part.quantize(colors=PART_COLOURS, method=Image.Quantize.FASTOCTREE,
+                  dither=Image.Dither.NONE).save(out, "PNG", optimize=True)
+    return out.getvalue()
+
+
+#: How a hex away from the ones a neighbourhood map shows is drawn: a pale flat hex
+#: keeps the board's shape and costs next to nothing in the PNG.
+FADED_FILL, FADED_OUTLINE = "#ffffff", "#e4e4e4"
+
+
+def neighbourhood_map(png: bytes, title: Title, hexes: Collection[str]) -> bytes:
+    """The map's PNG with only HEXES and their neighbours drawn, the other hexes pale
+    and empty, cut to the box that holds them: for a company whose stations and legal
+    lays are spread over the board (late in a game), what it decides by at full scale
+    in half the bytes of the whole map or less."""
+    geometry = map_geometry(title)
+    centres = {h: geometry.centre(h) for h in title.hexes}
+    near = geometry.half_width * 2 * 1.05  # the distance of neighbouring centres, and a bit
+    shown = [centres[h] for h in hexes if h in centres]
+    kept = {h for h, (x, y) in centres.items()
+            if any((x - sx) ** 2 + (y - sy) ** 2 <= near ** 2 for sx, sy in shown)}
+    with Image.open(io.BytesIO(png)) as image:
+        image.load()
+        whole = image.convert("RGB")
+    draw = ImageDraw.Draw(whole)
+    for hex_id in title.hexes:
+        if hex_id not in kept:
+            draw.polygon(geometry.corners(hex_id), fill=FADED_FILL, outline=FADED_OUTLINE)
+    for hex_id in kept:  # the kept hexes' own borders, where a faded one overlapped
+        draw.polygon(geometry.corners(hex_id), outline=None)
+    box = crop_box(title, kept or set(centres), whole.size, most=1.0, ring=0.05)
+    assert box is not None
+    # Not into the whole map's own margin: its coordinates would show cut in two.
+    xs = [x for x, _ in centres.values()]
+    ys = [y for _, y in centres.values()]
+    box = (max(box[0], round(min(xs) - geometry.half_width)),
+           max(box[1], round(min(ys) - geometry.half_height)),
+           min(box[2], round(max(xs) + geometry.half_width) + 1),
+           min(box[3], round(max(ys) + geometry.half_height) + 1))
+    part = _with_rulers(whole.crop(box), title, box)
     out = io.BytesIO()
     part.quantize(colors=PART_COLOURS, method=Image.Quantize.FASTOCTREE,
                   dither=Image.Dither.NONE).save(out, "PNG", optimize=True)
