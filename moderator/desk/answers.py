@@ -34,7 +34,6 @@ from moderator.mail.parse import Incoming
 from moderator.mail.webhook import Post
 from moderator.reports.calendar import deadline_event
 from moderator.reports.charts import CHARTS_CID, Progress, chart_png, progress
-from moderator.reports.crop import neighbourhood_map
 from moderator.reports.lays import Lays, lays_text, legal_lays
 from moderator.reports.marketimage import MARKET_CID, report_market
 from moderator.reports.report import (
@@ -443,9 +442,9 @@ class Answers:
                         if any(turn.entity in tokens for tokens in cities.values())}
             lays = set(self.lays(game_id, game))
             # When what changed since TO's last report (after a stock round: a whole
-            # operating round's track) would make the part most of the map, it is left
-            # out rather than send the whole map: the lay is decided by the company's
-            # stations and lays (issue 19: a report under 60 KB).
+            # operating round's track) would make the part most of the board, it is
+            # left out rather than send the whole map: the lay is decided by the
+            # company's stations and lays (issue 19: a report under 60 KB).
             choices = [set(changed) | stations | lays, stations | lays, lays or stations]
         elif changed:
             choices = [set(changed)]
@@ -457,19 +456,12 @@ class Answers:
             part = self.pictures.part(whole_map, game.state.title, where)
             if part is not None:
                 break
-        blank = False
-        if part is None and laying:
-            # Stations and lays all over the board: they and their neighbours, the rest
-            # of the board left blank (half the whole map's bytes or less).
-            part, blank = neighbourhood_map(whole_map.png, game.state.title, where), True
         if part is None:
             return (whole_map,), None
         if laying:
             left_out = sorted(set(changed) - where)
             note = (f"The part of the map where {turn.entity} may lay track: its "
-                    "stations and the hexes of its legal lays"
-                    + (" with their neighbours (the other hexes left blank)" if blank
-                       else "")
+                    "stations and the hexes of its legal lays, with their neighbours"
                     + (f" (also changed since your report of move {since}: "
                        f"{', '.join(left_out)})" if left_out else "")
                     + "; mail `map` for the whole map.")

@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw
 from engine.title import Title
 from moderator.reports.mapimage import BACKGROUND, COORDINATE_INK, font, map_geometry
 
-__all__ = ["crop_box", "crop_map", "neighbourhood_map"]
+__all__ = ["crop_box", "crop_map", "neighbourhood"]
 
 #: Hexes of the map's picture around the changed ones that a part shows.
 RING = 1.5
@@ -85,55 +85,67 @@ def _with_rulers(part: Image.Image, title: Title, box: tuple[int, int, int, int]
 
 def crop_map(png: bytes, title: Title, hexes: Collection[str]) -> bytes | None:
     """The part of the map's PNG (as `mapimage` draws it, at its default scale) that
-    shows HEXES; None when that is most of the map (then the whole map serves)."""
-    with Image.open(io.BytesIO(png)) as image:
-        image.load()
-        box = crop_box(title, hexes, image.size)
-        if box is None:
-            return None
-        part = _with_rulers(image.crop(box).convert("RGB"), title, box)
-    out = io.BytesIO()
-    part.quantize(colors=PART_COLOURS, method=Image.Quantize.FASTOCTREE,
-                  dither=Image.Dither.NONE).save(out, "PNG", optimize=True)
-    return out.getvalue()
-
-
-#: How a hex away from the ones a neighbourhood map shows is drawn: a pale flat hex
-#: keeps the board's shape and costs next to nothing in the PNG.
-FADED_FILL, FADED_OUTLINE = "#ffffff", "#e4e4e4"
-
-
-def neighbourhood_map(png: bytes, title: Title, hexes: Collection[str]) -> bytes:
-    """The map's PNG with only HEXES and their neighbours drawn, the other hexes pale
-    and empty, cut to the box that holds them: for a company whose stations and legal
-    lays are spread over the board (late in a game), what it decides by at full scale
-    in half the bytes of the whole map or less."""
-    geometry = map_geometry(title)
-    centres = {h: geometry.centre(h) for h in title.hexes}
-    near = geometry.half_width * 2 * 1.05  # the distance of neighbouring centres, and a bit
-    shown = [centres[h] for h in hexes if h in centres]
-    kept = {h for h, (x, y) in centres.items()
-            if any((x - sx) ** 2 + (y - sy) ** 2 <= near ** 2 for sx, sy in shown)}
+    shows HEXES: a plain cut when they lie close together; when they are spread over
+    the board, HEXES and their neighbours with the other hexes blank (a cut holding
+    them all would cost most of the whole map's bytes); None when that would be most of
+    the board anyway (then the whole map serves)."""
     with Image.open(io.BytesIO(png)) as image:
         image.load()
         whole = image.convert("RGB")
-    draw = ImageDraw.Draw(whole)
-    for hex_id in title.hexes:
-        if hex_id not in kept:
-            draw.polygon(geometry.corners(hex_id), fill=FADED_FILL, outline=FADED_OUTLINE)
-    for hex_id in kept:  # the kept hexes' own borders, where a faded one overlapped
-        draw.polygon(geometry.corners(hex_id), outline=None)
-    box = crop_box(title, kept or set(centres), whole.size, most=1.0, ring=0.05)
-    assert box is not None
-    # Not into the whole map's own margin: its coordinates would show cut in two.
-    xs = [x for x, _ in centres.values()]
-    ys = [y for _, y in centres.values()]
-    box = (max(box[0], round(min(xs) - geometry.half_width)),
-           max(box[1], round(min(ys) - geometry.half_height)),
-           min(box[2], round(max(xs) + geometry.half_width) + 1),
-           min(box[3], round(max(ys) + geometry.half_height) + 1))
+    box = crop_box(title, hexes, whole.size)
+    kept = neighbourhood(title, hexes)
+    if box is None or _hexes_in(title, box) > SPARSE * len(kept):
+        if not kept or len(kept) > MOST_HEXES * len(title.hexes):
+            return None
+        box = _blank_all_but(whole, title, kept)
     part = _with_rulers(whole.crop(box), title, box)
     out = io.BytesIO()
     part.quantize(colors=PART_COLOURS, method=Image.Quantize.FASTOCTREE,
                   dither=Image.Dither.NONE).save(out, "PNG", optimize=True)
     return out.getvalue()
+
+
+#: A plain cut holding more than this many times the hexes it is for (with their
+#: neighbours) shows those only, the other hexes blank: two changes far apart (1861's
+#: nationalisations) cost a third of the whole map otherwise.
+SPARSE = 1.5
+#: A part with the far hexes blank shows at most this share of the board's hexes.
+MOST_HEXES = 0.6
+#: How a hex away from the ones a part shows is drawn: blank, outlined faintly (the
+#: board's shape stays, at next to no cost in the PNG).
+BLANK_FILL, BLANK_OUTLINE = "#ffffff", "#e4e4e4"
+
+
+def neighbourhood(title: Title, hexes: Collection[str]) -> set[str]:
+    """HEXES (those of the board) and their neighbours."""
+    geometry = map_geometry(title)
+    centres = {h: geometry.centre(h) for h in title.hexes}
+    near = geometry.half_width * 2 * 1.05  # neighbouring centres are 2 half-widths apart
+    shown = [centres[h] for h in hexes if h in centres]
+    return {h for h, (x, y) in centres.items()
+            if any((x - sx) ** 2 + (y - sy) ** 2 <= near ** 2 for sx, sy in shown)}
+
+
+def _hexes_in(title: Title, box: tuple[int, int, int, int]) -> int:
+    geometry = map_geometry(title)
+    return sum(box[0] <= x <= box[2] and box[1] <= y <= box[3]
+               for x, y in map(geometry.centre, title.hexes))
+
+
+def _blank_all_but(image: Image.Image, title: Title, kept: set[str]
+                   ) -> tuple[int, int, int, int]:
+    """Blank IMAGE's hexes but KEPT; the box that holds KEPT (within the hexes: the
+    whole map's margin holds its coordinates, which would show cut)."""
+    geometry = map_geometry(title)
+    draw = ImageDraw.Draw(image)
+    for hex_id in title.hexes:
+        if hex_id not in kept:
+            draw.polygon(geometry.corners(hex_id), fill=BLANK_FILL, outline=BLANK_OUTLINE)
+    box = crop_box(title, kept, image.size, most=1.0, ring=0.05)
+    assert box is not None
+    xs = [geometry.centre(h)[0] for h in title.hexes]
+    ys = [geometry.centre(h)[1] for h in title.hexes]
+    return (max(box[0], round(min(xs) - geometry.half_width)),
+            max(box[1], round(min(ys) - geometry.half_height)),
+            min(box[2], round(max(xs) + geometry.half_width) + 1),
+            min(box[3], round(max(ys) + geometry.half_height) + 1))
