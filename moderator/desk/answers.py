@@ -194,10 +194,10 @@ class Answers:
         found = hook(self.store, game_id)
         if found is None or found.posted == game.next_move:
             return
-        # A log shorter than at the last post (a game replaced by the operator): the
-        # post says where the game is now, no moves.
+        # A log shorter than at the last post (a game replaced by the operator), or
+        # the first post (a webhook set before `start`): where the game is now, no moves.
         entries = (self.history(game_id, game, found.posted)
-                   if found.posted < game.next_move else ())
+                   if 0 <= found.posted < game.next_move else ())
         view = self.position(game_id, game).view
         self.posts.append(Post(
             game_id=game_id, url=found.url, kind=found.kind,
