@@ -93,8 +93,8 @@ def crop_map(png: bytes, title: Title, hexes: Collection[str]) -> bytes | None:
         image.load()
         whole = image.convert("RGB")
     box = crop_box(title, hexes, whole.size)
-    kept = neighbourhood(title, hexes)
-    if box is None or _hexes_in(title, box) > SPARSE * len(kept):
+    if box is None or _hexes_in(title, box) > SPARSE * len(neighbourhood(title, hexes, 2)):
+        kept = neighbourhood(title, hexes)
         if not kept or len(kept) > MOST_HEXES * len(title.hexes):
             return None
         box = _blank_all_but(whole, title, kept)
@@ -105,9 +105,10 @@ def crop_map(png: bytes, title: Title, hexes: Collection[str]) -> bytes | None:
     return out.getvalue()
 
 
-#: A plain cut holding more than this many times the hexes it is for (with their
-#: neighbours) shows those only, the other hexes blank: two changes far apart (1861's
-#: nationalisations) cost a third of the whole map otherwise.
+#: A plain cut holding more than this many times the hexes it is for and two rings of
+#: neighbours (what a cut of one hex holds) shows those and one ring only, the other
+#: hexes blank: two changes far apart (1861's nationalisations) cost a third of the
+#: whole map otherwise.
 SPARSE = 1.5
 #: A part with the far hexes blank shows at most this share of the board's hexes.
 MOST_HEXES = 0.6
@@ -116,14 +117,17 @@ MOST_HEXES = 0.6
 BLANK_FILL, BLANK_OUTLINE = "#ffffff", "#e4e4e4"
 
 
-def neighbourhood(title: Title, hexes: Collection[str]) -> set[str]:
-    """HEXES (those of the board) and their neighbours."""
+def neighbourhood(title: Title, hexes: Collection[str], rings: int = 1) -> set[str]:
+    """HEXES (those of the board) and their neighbours, RINGS deep."""
     geometry = map_geometry(title)
     centres = {h: geometry.centre(h) for h in title.hexes}
     near = geometry.half_width * 2 * 1.05  # neighbouring centres are 2 half-widths apart
-    shown = [centres[h] for h in hexes if h in centres]
-    return {h for h, (x, y) in centres.items()
-            if any((x - sx) ** 2 + (y - sy) ** 2 <= near ** 2 for sx, sy in shown)}
+    found = {h for h in hexes if h in centres}
+    for _ in range(rings):
+        shown = [centres[h] for h in found]
+        found = {h for h, (x, y) in centres.items()
+                 if any((x - sx) ** 2 + (y - sy) ** 2 <= near ** 2 for sx, sy in shown)}
+    return found
 
 
 def _hexes_in(title: Title, box: tuple[int, int, int, int]) -> int:
