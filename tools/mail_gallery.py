@@ -24,6 +24,7 @@ import shutil
 import statistics
 import subprocess
 import time
+from collections.abc import Callable
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -39,6 +40,7 @@ from moderator.store import Store
 MODERATOR = "moderator@example.org"
 SECRET = "gallery-secret-0123456789abcdef"
 GM = "gm@example.org"
+DIRECTOR = "dana@example.org"
 FIXTURES = Path(os.environ.get("FIXTURES", "/work/shared/fixtures"))
 TN = FIXTURES / "18TN" / "7818.json"
 MIDWEST = FIXTURES / "1850" / "115810.json"
@@ -51,8 +53,10 @@ class Desk:
     def __init__(self, db: Path) -> None:
         db.unlink(missing_ok=True)
         self.store = Store(db)
-        self.processor = Processor(self.store, ProcessorSettings(address=MODERATOR,
-                                                                 secret=SECRET))
+        self.now = time.time()  # the games' clock: moved on for reminders and late notices
+        self.processor = Processor(self.store, ProcessorSettings(
+            address=MODERATOR, secret=SECRET, tournament_directors=(DIRECTOR,)),
+            clock=lambda: self.now)
         self.count = 0
         self.seen = 0
         self.records: dict[str, Game] = {}
@@ -67,6 +71,10 @@ class Desk:
         key, done = self.processor.receive(message.as_bytes())
         if not done:
             self.processor.process(key)
+        return self.since()
+
+    def since(self) -> list[tuple[str, bytes]]:
+        """The mail queued since the last look."""
         rows = self.store.execute("SELECT recipient, raw FROM outbox WHERE id > ? "
                                   "ORDER BY id", [self.seen])
         self.seen = self.store.execute("SELECT COALESCE(MAX(id), 0) FROM outbox")[0][0]
@@ -137,6 +145,7 @@ def gallery(out: Path) -> list[str]:
     def keep(prefix: str, mails: list[tuple[str, bytes]]) -> None:
         for to, raw in mails:
             name = f"{prefix}-{to.split('@')[0]}"
+            name += f"-{sum(n.startswith(name) for n in names) + 1}" if name in names else ""
             write(out, name, raw)
             names.append(name)
 
@@ -160,6 +169,31 @@ def gallery(out: Path) -> list[str]:
     to = tag_address(MODERATOR, "18TN-1", waiting, make_token(SECRET, "18TN-1", waiting))
     keep("held", desk.send(f"{waiting.lower()}@example.org", "buy TCC\n", to=to,
                            subject="[18TN-1]"))
+    # The clock: a reminder before the deadline; under `timeout wait` the late notices
+    # (to everyone once, then the late player daily).
+    desk.send(GM, "set timeout wait\n", to=master, subject="[18TN-1]")
+    desk.since()
+    clock = desk.store.clock("18TN-1")
+    assert clock is not None and clock.deadline is not None
+    desk.now = clock.deadline - 3600
+    desk.processor.tick()
+    keep("reminder", desk.since())
+    desk.now = clock.deadline + 60
+    desk.processor.tick()
+    keep("late", desk.since())
+    desk.now = clock.deadline + 86400 + 120
+    desk.processor.tick()
+    keep("late-again", desk.since())
+    # A mail given up after its tries: its sender is told.
+    desk.count += 1
+    failing = EmailMessage()
+    failing["From"], failing["To"], failing["Subject"] = "bob@example.org", to, "[18TN-1]"
+    failing["Message-ID"] = f"<gallery{desk.count}@example.org>"
+    failing.set_content("pass\n")
+    key, _ = desk.processor.receive(failing.as_bytes())
+    desk.processor._quarantine(key, 3, "RuntimeError: the gallery's stand-in failure")
+    keep("quarantined", desk.since())
+    tournament(desk, keep)
     # 18TN in operating round 5.2, TC to lay track: status, legal and show, a refusal,
     # then the record's next three moves (a lay, a run, a dividend) to everyone.
     game_id, seats = desk.seat_game(TN, 300)
@@ -175,6 +209,35 @@ def gallery(out: Path) -> list[str]:
     game_id, seats = desk.seat_game(TN, 10**6)
     keep("tn-over", desk.as_seat(game_id, seats, "Player 1", "status\n"))
     return names
+
+
+def tournament(desk: Desk, keep: Callable[[str, list[tuple[str, bytes]]], None]) -> None:
+    """A tournament's mail: created, an entry, entry closed, a heat seated (the first
+    reports say the table), a table ended, the standings, the final order."""
+    mails = desk.send(DIRECTOR, "create tournament Cup titles 18TN sizes 3 heats 1 final 3 "
+                      "scoring share deadline 24h timeout pass seed 5\n", subject="a cup")
+    keep("tournament-created", mails)
+    password = re.search(r"password ([a-z2-7]{16})", mails[0][1].decode("ascii", "replace"))
+    assert password is not None
+    entrants = [f"{name}@example.org" for name in ("ann", "bob", "cy", "dee", "eve", "fay")]
+    for n, address in enumerate(entrants):
+        mails = desk.send(address, "register Cup\n", subject="entry")
+        if n == 0:
+            keep("tournament-registered", mails)
+
+    def direct(name: str, line: str) -> None:
+        keep(name, desk.send(DIRECTOR, f"password {password.group(1)}\n{line}\n",
+                             subject="Cup"))
+
+    direct("tournament-closed", "close entry Cup")
+    direct("tournament-heat", "start heat Cup")
+    for table in desk.store.tournament_tables("Cup"):
+        direct("tournament-ended", f"end table {table.game_id}")
+    keep("tournament-standings", desk.send("bob@example.org", "standings Cup\n",
+                                           subject="standings"))
+    direct("tournament-final", "start heat Cup")
+    final = desk.store.tournament_tables("Cup")[-1]
+    direct("tournament-over", f"end table {final.game_id}")
 
 
 def sizes(out: Path) -> None:
