@@ -87,8 +87,10 @@ def test_the_first_report_after_a_stock_round_to_the_player_laying_track(
     assert "OR 6.1: L&N to move" in str(report["Subject"])
     assert picture(report, "charts") is not None
     assert picture(report, "market") is None
-    assert "Companies (top of the stack first)" in str(
-        report.get_body(preferencelist=("html",)).get_content())  # type: ignore[union-attr]
+    html = str(report.get_body(preferencelist=("html",)).get_content())  # type: ignore[union-attr]
+    assert "Companies (top of the stack first)" in html
+    # The note under the part names the order in code, as the text's backticks mean.
+    assert "with their neighbours; mail <code>map</code> for the whole map.</p>" in html
     part = picture(report, "map")
     assert part is not None
     whole = render_game_map(after)

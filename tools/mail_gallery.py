@@ -203,6 +203,11 @@ def gallery(out: Path) -> list[str]:
     for n in range(3):
         seat, order = desk.next_order(game_id)
         keep(f"tn-move{n}", desk.as_seat(game_id, seats, seat, order + "\n"))
+    # The first reports after 18TN's stock round 6: L&N lays track first, its stations
+    # and lays spread over the board (the largest report: charts and a part of the map).
+    game_id, seats = desk.seat_game(TN, 332)
+    seat, order = desk.next_order(game_id)
+    keep("tn-after-sr", desk.as_seat(game_id, seats, seat, order + "\n"))
     # 1850 in operating round 6.1, and a finished 18TN.
     game_id, seats = desk.seat_game(MIDWEST, 400)
     keep("midwest-status", desk.as_seat(game_id, seats, "Player 2", "status\n"))
