@@ -91,14 +91,18 @@ def crop_map(png: bytes, title: Title, hexes: Collection[str]) -> bytes | None:
     the board anyway (then the whole map serves)."""
     with Image.open(io.BytesIO(png)) as image:
         image.load()
-        whole = image.convert("RGB")
-    box = crop_box(title, hexes, whole.size)
-    if box is None or _hexes_in(title, box) > SPARSE * len(neighbourhood(title, hexes, 2)):
-        kept = neighbourhood(title, hexes)
-        if not kept or len(kept) > MOST_HEXES * len(title.hexes):
-            return None
-        box = _blank_all_but(whole, title, kept)
-    part = _with_rulers(whole.crop(box), title, box)
+        box = crop_box(title, hexes, image.size)
+        if box is not None and \
+                _hexes_in(title, box) <= SPARSE * len(neighbourhood(title, hexes, 2)):
+            cut = image.crop(box).convert("RGB")
+        else:
+            kept = neighbourhood(title, hexes)
+            if not kept or len(kept) > MOST_HEXES * len(title.hexes):
+                return None
+            whole = image.convert("RGB")
+            box = _blank_all_but(whole, title, kept)
+            cut = whole.crop(box)
+    part = _with_rulers(cut, title, box)
     out = io.BytesIO()
     part.quantize(colors=PART_COLOURS, method=Image.Quantize.FASTOCTREE,
                   dither=Image.Dither.NONE).save(out, "PNG", optimize=True)
