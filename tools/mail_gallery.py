@@ -5,8 +5,9 @@ store, no servers) and written out to be looked at, with their sizes.
     python tools/mail_gallery.py OUT --shots    # and headless Chromium screenshots at
                                                 # 390 and 1280 px (OUT/NAME-390.png)
     python tools/mail_gallery.py OUT --sizes    # the sizes of every mail while 40 moves
-                                                # of 18TN 7818 (twice) and 1850 115810
-                                                # are played
+                                                # of 18TN 7818 (twice), 1850 115810 and
+                                                # 1861 167259 are played; the largest
+                                                # mail of each kept as OUT/largest-*.eml
 
 Run from the repository root (its packages first: PYTHONPATH=.). The positions are
 the recorded games in /work/shared/fixtures (or $FIXTURES).
