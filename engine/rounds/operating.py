@@ -422,6 +422,9 @@ class OperatingRound(Round):
         if step is None or step not in self.steps:
             raise not_here(action, self.name, self.state.title.name, self.legal())
         self._enter_step(corp, self.steps.index(step))
+        require(self.current is not None and self.current.corporation == corp.sym,
+                f"{corp.sym}'s turn ended on the way to its {step} step (1861 10.8: "
+                "nationalised for interest it could not pay)", tuple(self.legal()))
         if step not in STEPS:
             self.rules.step_action(self.state, corp, step, action, self)
             self._finish_if_nothing_left()
