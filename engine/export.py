@@ -506,6 +506,13 @@ class _Renderer:
             corp = game.state.corporations[was_turn.corporation]
             self.preloan = (was_turn, export_1861.may_buy_private(
                 game, corp, export_1861.cash_before_loans(corp.sym, said, corp.cash)))
+        if game.state.title.name == "1861" and isinstance(move.action, BuyPrivate) and \
+                was_turn is not None and not ended and \
+                self._preloan_stop(was_turn) is not None:
+            # A private bought at the site's stop before loans: the stop stays while the
+            # company may buy another.
+            corp = game.state.corporations[was_turn.corporation]
+            self.preloan = (was_turn, export_1861.may_buy_private(game, corp))
         if game.state.title.name == "1861" and was_turn is not None and ended and \
                 not isinstance(move.action, Pass | Done):
             # The site's private purchases still to come (ours ended the turn).
@@ -939,6 +946,11 @@ def _site_stops_at(game: Game, step: str, preloan: bool | None = None) -> int:
             return int(step == "route" and _site_waits_at(game, step))  # 7.4: its run
         if step == "token":
             return int(export_1861.token_stop(game))
+        if step == "train":
+            # (The interest and repayments come first, 10.8, 10.9: only a company that
+            # could pay for a bank train with its loans must buy one.)
+            waits = export_1861.must_buy_train(game) or _site_train_step_open(game)
+            return int(waits) + export_1861.extra_stops(game, step, preloan)
         return int(_site_waits_at(game, step)) + export_1861.extra_stops(game, step, preloan)
     return int(_site_waits_at(game, step))
 

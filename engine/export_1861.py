@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from engine import board, loans, track, trains
 from engine.actions import (
     Accept,
     Bid,
@@ -115,8 +116,9 @@ def _merger_round(renderer: Any, index: int, move: Move, rnd: MergerRound) -> Fo
         minors = [alias(state, m) for m in action.minors]
         public = rules.auction_target(state, action.into)
         forms = [{**entity, "type": "merge", "corporation": m} for m in minors if m != minor]
-        forms += [{**entity, "type": "pass"},
-                  {**entity, "type": "merge", "corporation": public}]
+        if _more_partners(game, [minor, *(m for m in minors if m != minor)]):
+            forms.append({**entity, "type": "pass"})  # done naming partners
+        forms.append({**entity, "type": "merge", "corporation": public})
         order = [m for m in rules.merger_candidates(state) if m in minors]
         stations = tuple(alias(state, m) for m in action.stations)
         kept = set(rules.merger_stations(state, order, stations))
@@ -125,6 +127,21 @@ def _merger_round(renderer: Any, index: int, move: Move, rnd: MergerRound) -> Fo
                    "city": city, "slot": slot} for city, slot in removed]
         return forms
     return None
+
+
+def _more_partners(game: Game, merging: list[str]) -> bool:
+    """Whether the site would offer another partner to the minors merging (12.3): one
+    connected to any of them, while fewer than ten merge and its owner has fewer than
+    six among them. Without one the site goes on to the public by itself."""
+    rules = game.rules
+    assert isinstance(rules, Rules1861)
+    state = game.state
+    if len(merging) >= 10:
+        return False
+    owners = [state.corporations[m].president for m in merging]
+    full = {o for o in owners if owners.count(o) >= 6}
+    return any(other not in merging and state.corporations[other].president not in full
+               for m in merging for other in rules.merge_partners(state, m))
 
 
 def _agreed(renderer: Any, index: int) -> bool:
@@ -201,14 +218,32 @@ def extra_stops(game: Game, step: str, preloan: bool | None = None) -> int:
 
 
 def token_stop(game: Game) -> bool:
-    """Whether the site stops at the company's token step: a station marker left and
-    cash for the cheapest one's price (10.5's multiplier), whether or not a city is
-    within reach (the site then passes by itself, as an auto action)."""
+    """Whether the site stops at the company's token step: a station marker left, cash
+    for the cheapest one's price (10.5's multiplier) and a city within reach with room,
+    whether or not the distance makes it dearer (the site then passes by itself, as an
+    auto action)."""
     rnd = game.round
     assert isinstance(rnd, OperatingRound) and rnd.current is not None
-    corp = rnd.company()
-    return not rnd.current.token_placed and bool(corp.token_costs) and \
-        corp.cash >= min(corp.token_costs)
+    corp, state = rnd.company(), game.state
+    if rnd.current.token_placed or not corp.token_costs or corp.cash < min(corp.token_costs):
+        return False
+    nodes, _ = track.reachable(state, track.build_track(state), corp.sym)
+    return any(node.kind == "c" and not board.has_token_in(state, corp.sym, node.hex)
+               and board.free_slots(state, node.hex, node.index)
+               - board.reserved_slots(state, node.hex, node.index, corp.sym) > 0
+               for node in nodes)
+
+
+def must_buy_train(game: Game) -> bool:
+    """10.10 as the site has it: a company without a train must buy one where the
+    Initial Offering's (or the Open Market's) cheapest is within its cash and the loans
+    it may still take (10.2)."""
+    rnd = game.round
+    assert isinstance(rnd, OperatingRound)
+    corp, state = rnd.company(), game.state
+    cheapest = trains.cheapest_available(state)
+    return not corp.trains and cheapest is not None and \
+        loans.buying_power(game.rules, state, corp) >= cheapest[1]
 
 
 def stops_after_turn(game: Game, sym: str) -> int:
