@@ -460,6 +460,8 @@ class _Renderer:
         was = game.round
         was_turn = was.current if isinstance(was, OperatingRound) else None
         paid_before = was_turn is not None and was_turn.dividend_done
+        merging = export_1861.merger_owners(game, move) if game.state.title.name == "1861" \
+            else None
         at_trains = isinstance(was, OperatingRound) and was_turn is not None and \
             "train" in was.steps and was_turn.step >= was.steps.index("train")
         stays_open = False
@@ -486,6 +488,8 @@ class _Renderer:
         self.slots.update(after.tokens)
         shares = self.shares.update(before, after, transfer,
                                     newest=isinstance(move.action, Protect))
+        if merging is not None:
+            export_1861.deal_merger_shares(self.shares.held, game, *merging)
         now = game.round
         if at_trains and was_turn is not None and not isinstance(move.action, Pass | Done) \
                 and (now is not was or (isinstance(now, OperatingRound)

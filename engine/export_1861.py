@@ -129,6 +129,52 @@ def _merger_round(renderer: Any, index: int, move: Move, rnd: MergerRound) -> Fo
     return None
 
 
+def merger_owners(game: Game, move: Move) -> tuple[str, list[str]] | None:
+    """For a merger that takes place: the public and the merging minors' owners in
+    operating order (the order the site hands out the new company's shares in)."""
+    rnd = game.round
+    action = move.action
+    if not isinstance(rnd, MergerRound) or not isinstance(action, Merge) or \
+            rnd.proposal is not None:
+        return None
+    rules = game.rules
+    assert isinstance(rules, Rules1861)
+    state = game.state
+    minors = {rules.merger_alias(state, m) for m in action.minors}
+    order = [m for m in rules.merger_candidates(state) if m in minors]
+    return rules.auction_target(state, action.into), \
+        [state.corporations[m].president or "" for m in order]
+
+
+def deal_merger_shares(held: dict[str, dict[str, list[int]]], game: Game, public: str,
+                       owners: list[str]) -> None:
+    """12.3 as the site hands the certificates out (which ids each owner holds, for the
+    export's share ledger): to each minor's owner in operating order the last share of
+    the treasury, and to one who comes to hold two the Director's certificate for them."""
+    state = game.state
+    corp = state.corporations[public]
+    if not corp.floated or not all(corp.percent_held_by(o) for o in owners):
+        return  # the merger did not take place (or is not yet agreed)
+    from engine.state import TREASURY
+
+    # (The site's treasury list in the order shares came to it: a share given back goes
+    # to its end, and the last one is handed out next.)
+    treasury = sorted(i for indexes in held[public].values() for i in indexes)
+    mine: dict[str, list[int]] = {}
+    for owner in owners:
+        if treasury[0] == 0 and len(mine.get(owner, [])) == 1:
+            treasury.append(mine[owner].pop())
+            treasury.remove(0)
+            mine[owner].append(0)
+        else:
+            mine.setdefault(owner, []).append(treasury.pop())
+    ours = {o: corp.percent_held_by(o) for o in owners}
+    site = {o: sum(corp.certificates[i].percent for i in v) for o, v in mine.items()}
+    if ours != site:
+        return  # ours dealt otherwise: the ledger keeps its own reading
+    held[public] = {TREASURY: treasury, **mine}
+
+
 def _more_partners(game: Game, merging: list[str]) -> bool:
     """Whether the site would offer another partner to the minors merging (12.3): one
     connected to any of them, while fewer than ten merge and its owner has fewer than
