@@ -612,7 +612,14 @@ class _Renderer:
             self.pieces.append(_Piece(None, index, unrecorded=True))
             return _CARRIED
         if isinstance(rnd, OperatingRound):
+            new_turn = rnd.current is not self.turn_of
             self._follow_turn(rnd)
+            if new_turn and game.state.title.name == "1861" and rnd.current is not None \
+                    and not isinstance(action, RedeemShares) and export_1861.redeem_stop(game):
+                # 10.3: the site first offers the company its shares in the pool.
+                self.pieces.append(_Piece({"entity": rnd.current.corporation,
+                                           "entity_type": "corporation", "type": "pass"},
+                                          None))
             if self._in_turn(rnd):
                 step = _SITE_STEP_OF.get(type(action))
                 if isinstance(action, Pass | Done):

@@ -134,15 +134,21 @@ def merger_owners(game: Game, move: Move) -> tuple[str, list[str]] | None:
     operating order (the order the site hands out the new company's shares in)."""
     rnd = game.round
     action = move.action
-    if not isinstance(rnd, MergerRound) or not isinstance(action, Merge) or \
-            rnd.proposal is not None:
+    if not isinstance(rnd, MergerRound):
         return None
     rules = game.rules
     assert isinstance(rules, Rules1861)
     state = game.state
-    minors = {rules.merger_alias(state, m) for m in action.minors}
+    if isinstance(action, Merge) and rnd.proposal is None:
+        named, into = action.minors, action.into
+    elif isinstance(action, Accept) and rnd.proposal is not None and \
+            len(rnd.proposal.waiting) == 1:  # the last owner agrees: the merger is made
+        named, into = rnd.proposal.minors, rnd.proposal.into
+    else:
+        return None
+    minors = {rules.merger_alias(state, m) for m in named}
     order = [m for m in rules.merger_candidates(state) if m in minors]
-    return rules.auction_target(state, action.into), \
+    return rules.auction_target(state, into), \
         [state.corporations[m].president or "" for m in order]
 
 
@@ -261,6 +267,19 @@ def extra_stops(game: Game, step: str, preloan: bool | None = None) -> int:
     if step == "train" and not corp.trains:
         return 0  # passing its train step without a train, the company is nationalised
     return int(may_buy_private(game, corp))
+
+
+def redeem_stop(game: Game) -> bool:
+    """Whether the site's turn begins at its redemption step (10.3): shares of the
+    company in the Bank Pool and the cash for one."""
+    rnd = game.round
+    assert isinstance(rnd, OperatingRound) and rnd.current is not None
+    corp, state = rnd.company(), game.state
+    if corp.spec.kind != "major" or corp.sym not in state.market.positions:
+        return False
+    from engine.state import POOL
+
+    return bool(corp.certificates_of(POOL)) and corp.cash >= state.market.price(corp.sym)
 
 
 def token_stop(game: Game) -> bool:

@@ -115,6 +115,21 @@ def test_10_8_interest_on_the_loans_held_when_the_turn_began() -> None:
     assert mv.cash == cash + 60 - 10 - 50
 
 
+def test_10_8_a_company_nationalised_for_its_interest_buys_no_train() -> None:
+    """10.8, 11: a company that cannot pay its interest, even with loans, is nationalised
+    when its dividend is settled; a train purchase that would pass its dividend step
+    first is refused (its turn is over), not made for a company that is gone. (N's two
+    loans and empty treasury are set directly: the position the random games reached.)"""
+    g = first_operating_round()
+    n = g.state.corporations["N"]
+    n.loans, n.interest_due = 2, 2
+    g.state.transfer_cash("N", "bank", n.cash)
+    with pytest.raises(GameError, match="turn ended on the way to its train step"):
+        g.apply("Bob", BuyTrain("2", "bank"))
+    n = g.state.corporations["N"]  # the refusal leaves the game as it was
+    assert n.floated and n.president == "Bob" and n.loans == 2
+
+
 def test_10_10_a_company_that_ends_its_turn_without_a_train_is_nationalised() -> None:
     g = record_game(392)  # OR 4.1: O-K has laid its tiles and cannot afford a 4-train
     ok = g.state.corporations["O-K"]

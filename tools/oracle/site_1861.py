@@ -4,7 +4,8 @@ them (docs/site-differences.md, 1861)."""
 
 from __future__ import annotations
 
-from engine.actions import Action, Decline, Pass
+from engine import export_1861
+from engine.actions import Action, BuyTrain, Decline, Pass
 from engine.game import Game
 from engine.rounds.merger import MergerRound
 
@@ -16,7 +17,11 @@ PLAYERS = (3, 4, 5, 6)
 
 def site_refuses(game: Game, action: Action) -> bool:
     """12.1: the site asks no owner to agree to a merger; an owner's refusal (ours) has
-    no form there, so the random owners agree."""
+    no form there, so the random owners agree. 7.4: the site's RSR buys its trains by
+    itself at the end of its turn (ours lets its operator buy one before): the random
+    operator leaves that to the rules."""
+    if isinstance(action, BuyTrain) and export_1861.national_operates(game):
+        return True
     return isinstance(game.round, MergerRound) and game.round.proposal is not None and \
         isinstance(action, Decline)
 
