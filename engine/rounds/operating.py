@@ -958,6 +958,8 @@ class OperatingRound(Round):
         state = self.state
         cheapest = trains.cheapest_available(state)
         assert cheapest is not None
+        if not self.rules.president_contributes:  # 1861 10.10: loans, not the Director
+            return self.rules.train_budget(state, corp) >= cheapest[1]
         seat = corp.president or ""
         raised = corp.cash + state.player(seat).cash + self._saleable_value(seat, corp)
         if raised >= cheapest[1]:

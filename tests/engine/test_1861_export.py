@@ -64,3 +64,29 @@ def test_12_and_11_conversions_mergers_and_nationalisations_are_the_sites_own() 
     assert all(OUR_ACTIONS not in a for a in exported["actions"]
                if a["type"] in ("convert", "merge", "choose"))
     assert len(_site_actions(theirs, "convert", "merge")) == 8
+
+
+def test_12_3_a_merger_keeping_two_of_three_stations_is_the_sites_removal() -> None:
+    """12.3: M-NN (Moscow), K-K (Kiev) and M-V (I13) merge keeping M-NN's and M-V's
+    stations: the export names the partners, passes, names the public and removes
+    K-K's station in Kiev (`remove_token`), and reads back to the same stations."""
+    from scenarios_1861 import record_game
+
+    from engine.actions import Accept, Merge
+
+    g = record_game(328)
+    g.apply("Player 3", Merge(("M-NN", "K-K", "M-V"), "MKN", ("M-NN", "M-V")))
+    g.apply("Player 4", Accept())
+    exported = export_record(g)
+    site = [(a["type"], a.get("corporation")) for a in exported["actions"]
+            if a["entity"] in ("MNN", "MKN") and a["type"] in ("merge", "pass", "remove_token")]
+    assert site[-5:] == [("merge", "KK"), ("merge", "MV"), ("pass", None), ("merge", "MKN"),
+                         ("remove_token", None)]
+    (removal,) = [a for a in exported["actions"] if a["type"] == "remove_token"]
+    kiev = [a["tile"] for a in exported["actions"]
+            if a["type"] == "lay_tile" and a["hex"] == "D14"][-1]
+    assert removal["city"] == f"{kiev}-1" and removal["slot"] == 0  # one slot a city
+    back = import_record(exported).game
+    stations = sorted((h, c) for h, cities in back.state.board.tokens.items()
+                      for c, corps in cities.items() if "MKN" in corps)
+    assert stations == [("H8", 2), ("I13", 0)]

@@ -130,6 +130,22 @@ def test_10_8_a_company_nationalised_for_its_interest_buys_no_train() -> None:
     assert n.floated and n.president == "Bob" and n.loans == 2
 
 
+def test_10_10_a_trainless_company_that_can_pay_with_loans_must_buy() -> None:
+    """10.10 with 10.2: N has no train and the 2-train costs R100: with R60 and its two
+    loans (R45 each after interest) it can pay, so it must buy; its Director's purse
+    plays no part (Bob's cash and most of N's are spent here first) and nobody goes
+    bankrupt."""
+    g = first_operating_round()
+    g.state.transfer_cash("Bob", "bank", g.state.players["Bob"].cash)
+    g.state.transfer_cash("N", "bank", g.state.corporations["N"].cash - 60)
+    with pytest.raises(GameError, match="must buy"):
+        g.apply("Bob", Done())
+    assert not g.state.players["Bob"].bankrupt and not g.state.game_over
+    g.apply("Bob", BuyTrain("2", "bank"))
+    n = g.state.corporations["N"]
+    assert [t.name for t in n.trains] == ["2"] and (n.loans, n.cash) == (1, 60 + 45 - 100)
+
+
 def test_10_10_a_company_that_ends_its_turn_without_a_train_is_nationalised() -> None:
     g = record_game(392)  # OR 4.1: O-K has laid its tiles and cannot afford a 4-train
     ok = g.state.corporations["O-K"]
