@@ -917,6 +917,8 @@ class OperatingRound(Round):
         assert t is not None
         for step in range(t.step, self.steps.index("train")):
             self._check_skippable(corp, self.steps[step])
+            if self.current is not t:
+                return  # 1861 10.8: nationalised; the next company's turn has begun
         if t.step <= self.steps.index("train"):
             self._leave_train_step(corp)
         if self.current is not None and not self.state.game_over:

@@ -130,6 +130,21 @@ def test_10_8_a_company_nationalised_for_its_interest_buys_no_train() -> None:
     assert n.floated and n.president == "Bob" and n.loans == 2
 
 
+def test_10_8_after_a_nationalisation_at_done_the_next_company_operates() -> None:
+    """10.8, 11: N ends its turn (`done`) and cannot pay its interest: it is nationalised
+    and M-K, next in the operating order, begins its turn (it is not passed over).
+    (N's two loans and empty treasury are set directly, as in the test above.)"""
+    g = first_operating_round()
+    n = g.state.corporations["N"]
+    n.loans, n.interest_due = 2, 2
+    g.state.transfer_cash("N", "bank", n.cash)
+    g.apply("Bob", Done())
+    assert g.state.corporations["N"].closed
+    turn, rnd = g.turn(), g.round
+    assert turn is not None and turn.entity == "M-K" and turn.step == "track"
+    assert isinstance(rnd, OperatingRound) and "M-K" not in rnd.done
+
+
 def test_10_10_a_trainless_company_that_can_pay_with_loans_must_buy() -> None:
     """10.10 with 10.2: N has no train and the 2-train costs R100: with R60 and its two
     loans (R45 each after interest) it can pay, so it must buy; its Director's purse
