@@ -803,6 +803,9 @@ class OperatingRound(Round):
         state = self.state
         t = self.current
         assert t is not None
+        require(self.rules.president_contributes,
+                "the Director's money plays no part in a company's train purchase; it "
+                "takes loans (1861 10.10)")
         require(not corp.trains and self.rules.train_purchase_forced(state, corp)
                 and routes.has_route(self.rules, state, corp),
                 "shares may be sold in an operating round only to raise money for a "

@@ -161,6 +161,16 @@ def test_10_10_a_trainless_company_that_can_pay_with_loans_must_buy() -> None:
     assert [t.name for t in n.trains] == ["2"] and (n.loans, n.cash) == (1, 60 + 45 - 100)
 
 
+def test_10_10_no_share_sale_for_a_train_in_an_operating_round() -> None:
+    """10.10: the company takes loans for its train; its Director's money plays no part,
+    so he sells no shares for it (the 18TN-style emergency sale is not 1861's)."""
+    from engine.actions import SellShares
+
+    g = record_game(392)  # OR 4.1: O-K, trainless; Player 3 holds 20% of MKN
+    with pytest.raises(GameError, match=r"takes loans \(1861 10\.10\)"):
+        g.apply("Player 3", SellShares("MKN", None, 10))
+
+
 def test_10_10_a_company_that_ends_its_turn_without_a_train_is_nationalised() -> None:
     g = record_game(392)  # OR 4.1: O-K has laid its tiles and cannot afford a 4-train
     ok = g.state.corporations["O-K"]
