@@ -437,6 +437,7 @@ class _Renderer:
         # 1861: whether the site stops at its private purchase before loans, judged
         # when the company turn's dividend is done (the turn it belongs to).
         self.preloan: tuple[object, bool] | None = None
+        self.turn_begun = False  # 1861: whether the company turn's first step is passed
 
     def render(self, moves: list[Move]) -> list[_Piece]:
         self.moves = moves
@@ -612,14 +613,18 @@ class _Renderer:
             self.pieces.append(_Piece(None, index, unrecorded=True))
             return _CARRIED
         if isinstance(rnd, OperatingRound):
-            new_turn = rnd.current is not self.turn_of
+            if rnd.current is not self.turn_of:
+                self.turn_begun = False
             self._follow_turn(rnd)
-            if new_turn and game.state.title.name == "1861" and rnd.current is not None \
-                    and not isinstance(action, RedeemShares) and export_1861.redeem_stop(game):
-                # 10.3: the site first offers the company its shares in the pool.
-                self.pieces.append(_Piece({"entity": rnd.current.corporation,
-                                           "entity_type": "corporation", "type": "pass"},
-                                          None))
+            if game.state.title.name == "1861" and rnd.current is not None and \
+                    not self.turn_begun and not export_1861.decides(move):
+                # 10.3: the site first offers the company its shares in the pool (after
+                # the Director's decision on nationalisation, 11).
+                self.turn_begun = True
+                if not isinstance(action, RedeemShares) and export_1861.redeem_stop(game):
+                    self.pieces.append(_Piece({"entity": rnd.current.corporation,
+                                               "entity_type": "corporation",
+                                               "type": "pass"}, None))
             if self._in_turn(rnd):
                 step = _SITE_STEP_OF.get(type(action))
                 if isinstance(action, Pass | Done):

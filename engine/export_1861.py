@@ -331,6 +331,12 @@ def cash_before_loans(sym: str, said: list[str], cash: int) -> int:
     return cash
 
 
+def decides(move: Move) -> bool:
+    """Whether `move` is the Director's decision on nationalisation (11), which the site
+    asks before the company's turn proper."""
+    return isinstance(move.action, Keep | Nationalise)
+
+
 def national_operates(game: Game) -> bool:
     """Whether the RSR's turn is under way (7.4: the site stops only for its run)."""
     rnd = game.round
