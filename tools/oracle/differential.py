@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import site_1825
 import site_1850
+import site_1861
 from oracle import DEFAULT_SITE_LIB, Oracle
 
 from engine import legal, track
@@ -80,7 +81,8 @@ PAYOUT_TITLES = ("1825", "1850")
 
 
 #: Players per game: game i of a title has PLAYERS[title][i % len(...)] players.
-PLAYERS = {"18TN": (3, 4, 5), "1850": (2, 3, 4, 5, 6), "1825": (2, 3, 4, 5)}
+PLAYERS = {"18TN": (3, 4, 5), "1850": (2, 3, 4, 5, 6), "1825": (2, 3, 4, 5),
+           "1861": site_1861.PLAYERS}
 #: Our actions the site has no form for, per title: the random players leave them.
 NO_SITE_FORM: dict[str, tuple[type, ...]] = {"1850": (SellPrivate,)}
 
@@ -110,7 +112,8 @@ def played(seed: int, index: int, cache: Path | None, title: str = "18TN") -> Ga
 # £71).
 TITLE = "18TN"
 #: Options each title's random games are played with.
-OPTIONS: dict[str, frozenset[str]] = {"1825": frozenset({"site_figures"})}
+OPTIONS: dict[str, frozenset[str]] = {"1825": frozenset({"site_figures"}),
+                                      "1861": site_1861.OPTIONS}
 #: Moves after which a random game stops (1825: a dead game goes on: nothing ends it).
 MOVES = {"1825": 3000}
 
@@ -233,6 +236,8 @@ def site_refuses(game: Game, action: Action) -> bool:
         return site_1850.site_refuses(game, action)
     if game.state.title.name == "1825":
         return site_1825.site_refuses(game, action)
+    if game.state.title.name == "1861":
+        return site_1861.site_refuses(game, action)
     return False
 
 
@@ -244,10 +249,11 @@ def _train_name(site_or_ours: str) -> str:
 
 
 def our_summary(state: GameState, ids: dict[str, str]) -> dict[str, Any]:
-    """Our position in the shape of the driver's summaries (trains by type name)."""
+    """Our position in the shape of the driver's summaries (trains by type name; 1861's
+    minors by the site's symbols)."""
     return {
         "players": {ids[seat]: {"cash": p.cash,
-                                "shares": {c.sym: c.percent_held_by(seat)
+                                "shares": {c.spec.site_sym or c.sym: c.percent_held_by(seat)
                                            for c in state.corporations.values()
                                            if c.percent_held_by(seat)}}
                     for seat, p in state.players.items()},
@@ -255,7 +261,8 @@ def our_summary(state: GameState, ids: dict[str, str]) -> dict[str, Any]:
         # site when it floats (docs/site-differences.md): count it as paid. 1825: a
         # company's credit comes at formation in the operating round (5.1.2), the
         # site's when its sixth share is sold: compared once it has formed.
-        "corporations": {c.sym: {"cash": None if TITLE == "1825" and not c.floated
+        "corporations": {c.spec.site_sym or c.sym: {
+                                 "cash": None if TITLE == "1825" and not c.floated
                                  else c.cash + (10 * (c.par_price or 0)
                                                 if CAPITAL_DUE in c.markers else 0),
                                  "price": state.market.price(c.sym)
@@ -540,6 +547,8 @@ def _our_states(record: dict[str, Any]) -> list[dict[str, Any] | str]:
     for index, raw in enumerate(expanded(folded_actions(record["actions"]))):
         try:
             replay_action(game, mapper, index, raw)
+            if TITLE == "1861":
+                site_1861.settle(game)
         except Exception as exc:
             out.append(str(exc))
             return out
