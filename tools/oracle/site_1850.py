@@ -17,6 +17,7 @@ from engine.actions import (
 )
 from engine.game import Game
 from engine.records import site_idle
+from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
 from engine.state import Corporation
 from engine.titles.t1850 import reissue_par
@@ -40,6 +41,13 @@ def site_refuses(game: Game, action: Action) -> bool:
         # A company's purchase (a player's in the private sale is his): bought in
         # phase 2 and closed with its company before phase 3, the private trips the
         # site's own error (site_difference below).
+        return True
+    if isinstance(action, BuyPrivate) and isinstance(rnd, OperatingRound) and \
+            rnd.current is not None and rnd.current.revenue is None and \
+            rnd.current.step > rnd.steps.index("track") and not rnd.company().trains:
+        # A trainless company's empty run and its price's fall are settled when its
+        # track step ends there, ours at its run (listed): a purchase in between would
+        # come after a closing in the black area there (5.1.1).
         return True
     if isinstance(action, BuyTrain) and action.source == "pool":
         return any(c.closed for c in game.state.corporations.values())
