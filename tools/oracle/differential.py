@@ -62,6 +62,7 @@ from engine.records import (
     replay_action,
     setup_of,
 )
+from engine.rounds.operating import OperatingRound
 from engine.state import Corporation, GameState
 from engine.titles.t18tn import CIVIL_WAR
 from engine.titles.t1850 import CAPITAL_DUE
@@ -176,16 +177,19 @@ def cut_stuck(game: Game) -> Game:
     last_real = real[-1] + 1 if real else 0
     if len(game.log) - last_real <= STUCK:
         return game
-    return settled(Game(game.setup, game.log[:last_real]))
+    return settled(Game(game.setup, game.log[:last_real]), stuck=True)
 
 
-def settled(game: Game) -> Game:
+def settled(game: Game, stuck: bool = False) -> Game:
     """GAME with a last sale still waiting for the protection decisions (1850 5.9)
     settled by the players' conservative moves (the seller's turn ends, nobody
-    protects), as the site settles it at once."""
-    for _ in range(2 * len(game.setup.seats)):
+    protects), as the site settles it at once; and a STUCK game (cut at its last move
+    but passes) whose operating round was under way played to its end the same way, as
+    the site ends it at once (a trainless company's empty run, its price's fall)."""
+    for _ in range(20 * len(game.setup.seats)):
         turn = game.turn()
-        if not game.state.pending_sales or turn is None:
+        if turn is None or not (game.state.pending_sales or (
+                stuck and isinstance(game.round, OperatingRound))):
             break
         game.apply(turn.seat, conservative_action(game))
     return game
@@ -364,10 +368,15 @@ def _normalise(text: str) -> str:
 def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | None,
           title: str = "18TN") -> Outcome:
     try:
-        game = settled(played(seed, index, cache, title))
+        game = played(seed, index, cache, title)
+        moved = len(game.log)
+        # (A game shorter than the cap of moves was cut where it got stuck.)
+        game = settled(game, stuck=not game.state.game_over
+                       and moved < MOVES.get(title, MAX_MOVES) - 1)
     except Exception as exc:  # our engine fails: a finding in itself
         return Outcome(index, f"our engine fails: {_normalise(str(exc))}", repr(exc))
     features = _features(game)
+    final = game
     try:
         record = export_record(game, game_id=index)
     except Exception as exc:
@@ -377,13 +386,19 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
                            features=features)
         # A game cut short (MAX_MOVES) ends in our passes the site would make at the
         # next round's start: compare what comes before them.
-        game = Game(game.setup, game.log[:int(tail.group(1))])
+        cut = int(tail.group(1))
+        if cut < moved:
+            final = game = Game(game.setup, game.log[:cut])
+        else:
+            # Only the settling moves (the site's at once) are left out: compared
+            # with the record's last position, as the site settles it.
+            game = Game(game.setup, game.log[:cut])
         record = export_record(game, game_id=index)
     path = scratch / record_name(title, seed, index)
     path.write_text(json.dumps(record))
     answer = oracle.replay(path, states=True)
     site_states = answer.get("states") or []
-    ours = _our_states(record)
+    ours = _our_states(record, final.state)
     diffs: list[list[str]] = []
     war: list[set[str]] = []  # companies with the site's Civil War token only
     apart: list[set[str]] = []  # companies whose position differs
@@ -537,8 +552,12 @@ def auction_difference(record: dict[str, Any], at: int) -> str:
     return "who bids next"
 
 
-def _our_states(record: dict[str, Any]) -> list[dict[str, Any] | str]:
-    """Our position after each record action, read back through our importer."""
+def _our_states(record: dict[str, Any], final: GameState | None = None
+                ) -> list[dict[str, Any] | str]:
+    """Our position after each record action, read back through our importer; the
+    last one FINAL's, where given: the position of the game the record was exported
+    from, after the moves the record leaves out as the site's own (an empty run it
+    settles at once, the answers to a sale)."""
     setup, names = setup_of(record)
     game = Game(setup)
     mapper = RecordMapper(game, names)
@@ -553,10 +572,8 @@ def _our_states(record: dict[str, Any]) -> list[dict[str, Any] | str]:
             out.append(str(exc))
             return out
         out.append(our_summary(game.state, ids))
-    if out and game.state.pending_sales:
-        # The record's end leaves out the seller's last pass and the answers to his
-        # sale, moves the site makes by itself at once: our position once made.
-        out[-1] = our_summary(settled(game).state, ids)
+    if out and not isinstance(out[-1], str):
+        out[-1] = our_summary(final if final is not None else settled(game).state, ids)
     return out
 
 
