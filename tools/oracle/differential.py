@@ -369,10 +369,9 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
           title: str = "18TN") -> Outcome:
     try:
         game = played(seed, index, cache, title)
-        moved = len(game.log)
         # (A game shorter than the cap of moves was cut where it got stuck.)
-        game = settled(game, stuck=not game.state.game_over
-                       and moved < MOVES.get(title, MAX_MOVES) - 1)
+        stuck = not game.state.game_over and len(game.log) < MOVES.get(title, MAX_MOVES) - 1
+        game = settled(game, stuck)
     except Exception as exc:  # our engine fails: a finding in itself
         return Outcome(index, f"our engine fails: {_normalise(str(exc))}", repr(exc))
     features = _features(game)
@@ -386,13 +385,10 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
                            features=features)
         # A game cut short (MAX_MOVES) ends in our passes the site would make at the
         # next round's start: compare what comes before them.
-        cut = int(tail.group(1))
-        if cut < moved:
-            final = game = Game(game.setup, game.log[:cut])
-        else:
-            # Only the settling moves (the site's at once) are left out: compared
-            # with the record's last position, as the site settles it.
-            game = Game(game.setup, game.log[:cut])
+        cut = game.log[:int(tail.group(1))]
+        game = Game(game.setup, cut)
+        # Compared at the record's end as the site settles it there, at once.
+        final = settled(Game(game.setup, cut), stuck)
         record = export_record(game, game_id=index)
     path = scratch / record_name(title, seed, index)
     path.write_text(json.dumps(record))
