@@ -47,8 +47,8 @@ from engine.shares import (
 )
 from engine.state import BANK, IPO, POOL, Corporation, GameState, Private, Train
 from engine.title import TileSpec, Title
+from engine.titles import t1825_access, t1825_veto
 from engine.titles import t1825_receivership as rcv
-from engine.titles import t1825_veto
 
 if TYPE_CHECKING:
     from engine.rounds.base import Round, Turn
@@ -407,9 +407,11 @@ class Rules1825(Rules):
     def why_not_lay(self, state: GameState, corp: Corporation, hex_id: str,
                     tile: TileSpec, rotation: int) -> str | None:
         """A company's reserved hex is its own until it lays a tile there (the title's
-        decision track-reservations)."""
-        if hex_id in state.board.tiles:
-            return None
+        decision track-reservations); a promotion must add track the company reaches or
+        raise a route its trains could run (5.2.4: engine/titles/t1825_access.py)."""
+        why = t1825_access.why_not_promote(self, state, corp, hex_id, tile, rotation)
+        if why is not None or hex_id in state.board.tiles:
+            return why
         for r in state.title.hexes[hex_id].reserved:
             if r.kind == "track" and r.by != corp.sym and r.by in state.corporations \
                     and not state.corporations[r.by].closed:
