@@ -887,6 +887,8 @@ def _site_waits_at(game: Game, step: str) -> bool:
     if step == "dividend":
         return bool(turn.revenue) and not turn.dividend_done
     if step == "train":
+        if state.title.name == "1825":
+            return _site_train_step_open(game)  # its pool after a bankruptcy (6.3)
         return rnd._can_buy_train(corp) or _site_train_step_open(game)
     return rnd._step_available(corp, step)
 
@@ -916,6 +918,12 @@ def _site_train_step_open(game: Game, corp: Corporation | None = None,
         other.sym != corp.sym and any(not t.obsolete for t in other.trains)
         for other in state.corporations.values())
     cheapest = trains.cheapest_available(state)
+    if state.title.name == "1825" and any(c.closed for c in state.corporations.values()):
+        # 6.3: the site removes a bankrupt company's trains; ours are in the pool for
+        # resale (docs/site-differences.md): the site's cheapest is the bank's next.
+        offer = trains.next_offered(state)
+        cheapest = None if offer is None else (offer, state.title.train(offer.name).price,
+                                               "bank")
     if not others and (cheapest is None or corp.cash < cheapest[1]):
         return False
     return others if from_depot else True
