@@ -31,6 +31,7 @@ from engine.actions import (
     Par,
     SellPrivate,
     SellShares,
+    SellTrain,
     ShareSource,
     Veto,
 )
@@ -47,7 +48,7 @@ from engine.shares import (
 )
 from engine.state import BANK, IPO, POOL, Corporation, GameState, Private, Train
 from engine.title import TileSpec, Title
-from engine.titles import t1825_access, t1825_veto
+from engine.titles import t1825_access, t1825_train_sales, t1825_veto
 from engine.titles import t1825_receivership as rcv
 
 if TYPE_CHECKING:
@@ -317,6 +318,7 @@ class Rules1825(Rules):
         """The base was placed at formation (5.1.2); a company without a director is run
         by its receiver (6.4)."""
         rcv.appoint(state, corp)
+        t1825_train_sales.withdraw_all(corp)  # 5.6.5: its offers stand until now
 
     def end_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:
         """6.4.6: a company in receivership pays at the end of its turn."""
@@ -332,6 +334,28 @@ class Rules1825(Rules):
             return f"leasing the bank's next train improves {corp.sym}'s income: the " \
                    "receiver must lease it first (6.4.3): `lease train`"
         return None
+
+    def company_action(self, state: GameState, corp: Corporation, seat: str,
+                       action: Action, round: Round) -> bool:
+        """5.6.5: a train offered to another company, and the answer to such an offer
+        (engine/titles/t1825_train_sales.py)."""
+        if isinstance(action, SellTrain):
+            t1825_train_sales.offer_train(self, state, corp, action)
+            return True
+        return t1825_train_sales.answer(state, corp, seat, action, round)
+
+    def resolve_order(self, state: GameState, round: Round, action: Action) -> Action:
+        return t1825_train_sales.as_purchase(self, state, round, action)
+
+    def train_sale_agreed(self, state: GameState, buyer: Corporation, seller: Corporation,
+                          name: str, price: int) -> bool:
+        return t1825_train_sales.take_agreed(state, buyer, seller, name, price)
+
+    def turn_extras(self, state: GameState, corp: Corporation, round: Round) -> list[str]:
+        return t1825_train_sales.options(self, state, corp)
+
+    def turn_candidates(self, state: GameState, corp: Corporation) -> list[Action]:
+        return t1825_train_sales.candidates(state, corp)
 
     def hold_for_vote(self, state: GameState, corp: Corporation, seat: str,
                       action: Action, round: Round) -> bool:
