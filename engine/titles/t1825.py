@@ -244,7 +244,7 @@ class Rules1825(Rules):
 
     def position_notes(self, state: GameState) -> list[str]:
         """Reports: what the bank sells new (4.1); a receiver's decision put to the vote
-        (6.4.5); payments are company credit (5.1.2)."""
+        (6.4.5); the trains offered between companies (5.6.5)."""
         out = []
         order = self.new_share_order(state)
         if order:
@@ -252,6 +252,9 @@ class Rules1825(Rules):
         turn = t1825_veto.pending(state)
         if turn is not None:
             out.append(f"Waiting for {turn.seat} to {turn.step}")
+        out += [f"{o.seller} offers {o.buyer} its {o.train}-train for "
+                f"{money(state, o.price)}, until {o.seller} operates again (5.6.5)"
+                for o in t1825_train_sales.offers(state)]
         return out
 
     def floats(self, state: GameState, corp: Corporation) -> bool:

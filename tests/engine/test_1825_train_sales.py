@@ -10,11 +10,12 @@ in Operating Round 1.1 (`lnwr_first_turn`'s moves) and offers it to the GWR.
 from __future__ import annotations
 
 import pytest
-from scenarios_1825 import company_turn, first_round, new_game, now
+from scenarios_1825 import all_pass, company_turn, first_round, new_game, now
 
 from engine.actions import Action, BuyTrain, LayTile, PlaceToken, SellTrain
 from engine.errors import GameError
 from engine.game import Game
+from engine.views import game_view
 from grammar.format import format_order
 from grammar.names import names_for_title
 from grammar.parser import parse_line
@@ -52,12 +53,15 @@ def test_5_6_5_the_buyer_accepts_the_seller_s_offer_in_its_own_turn() -> None:
     state = g.state
     lnwr, gwr = state.corporations["LNWR"], state.corporations["GWR"]
     assert "accept (LNWR's 2-train for £100, 5.6.5)" in g.legal()
+    assert "LNWR offers GWR its 2-train for £100, until LNWR operates again (5.6.5)" in \
+        game_view(g).notes
     lnwr_cash, gwr_cash = lnwr.cash, gwr.cash
     g.apply("Bob", order(g, "accept"))
     assert [t.name for t in gwr.trains] == ["2"] and lnwr.trains == []
     assert gwr.cash == gwr_cash - 100 and lnwr.cash == lnwr_cash + 100
     assert now(g) == "Bob"  # the GWR's turn goes on, in its train step; nobody was asked
     assert not any(line.startswith("accept") for line in g.legal())
+    assert not any("offers GWR" in note for note in game_view(g).notes)
 
 
 def test_5_6_5_the_buyer_declines_and_nothing_changes_hands() -> None:
@@ -112,3 +116,11 @@ def test_5_6_5_the_accepted_offer_is_exported_as_the_buyer_s_purchase() -> None:
     replayed = import_record(record).game.state
     assert [t.name for t in replayed.corporations["GWR"].trains] == ["2"]
     assert replayed.corporations["LNWR"].cash == g.state.corporations["LNWR"].cash
+
+
+def test_5_6_5_an_offer_not_taken_lapses_when_the_seller_operates_again() -> None:
+    g = lnwr_offers_its_2_train()
+    g.apply("Bob", order(g, "done"))  # the GWR leaves it
+    all_pass(g)
+    assert company_turn(g) == "LNWR"
+    assert not any(m.startswith("sells:") for m in g.state.corporations["LNWR"].markers)
