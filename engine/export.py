@@ -626,8 +626,11 @@ class _Renderer:
         if isinstance(action, RunRoutes):
             return self._run(action)
         if isinstance(action, BuyTrain) and following is not None and isinstance(
-                following.action, Decline):
-            return _NO_FORM  # an offer refused: nothing happens on the site
+                following.action, Decline) and following.seat != move.seat:
+            # An offer refused by the seller's president: nothing happens on the site.
+            # (The buyer's own `decline` after it drops offers made to his company,
+            # 1825 5.6.5.)
+            return _NO_FORM
         return None
 
     # --- the site's steps in a company's turn ---------------------------------------------
