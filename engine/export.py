@@ -868,6 +868,17 @@ def idle_alike(a: Move, b: Move) -> bool:
 # --- where the site stops in a company's turn -------------------------------------------
 
 
+def _end_the_game(game: Game, moves: list[Move]) -> bool:
+    """Whether the last moves are passes that end the game: a company's pass of a step
+    the site skips (1825: the train step it does not open after a bankruptcy) in the
+    last operating round, after which the site ends the game by itself."""
+    for move in moves:
+        if not isinstance(move.action, Pass | Done) or not game.attempt(move.seat,
+                                                                         move.action):
+            return False
+    return game.state.game_over
+
+
 def _site_waits_at(game: Game, step: str) -> bool:
     """Whether the site stops for the operating company at `step`. It passes a step by
     itself when the step offers nothing: no tile lay left, no token that fits, no train
@@ -1104,7 +1115,8 @@ def _read_back(record: dict[str, Any], moves: list[Move], pieces: list[_Piece],
         # The game's last moves are passes the site makes by itself, at once: the record
         # leaves them out (checked: they are such passes), as the site's own records do.
         probe = reader.game.clone()
-        if pass_idle_players(probe) < len(moves) - at and not probe.state.game_over:
+        if pass_idle_players(probe) < len(moves) - at and not probe.state.game_over and \
+                not _end_the_game(reader.game.clone(), moves[at:]):
             raise RuntimeError(f"moves from {at} on are not the site's own passes")
         at = len(moves)
     if at != len(moves):

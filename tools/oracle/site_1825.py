@@ -14,11 +14,20 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine.actions import Action, BuyPrivate, BuyTrain, LayTile, SellPrivate, SellShares
+from engine.actions import (
+    Action,
+    BuyPrivate,
+    BuyTrain,
+    LayTile,
+    SellPrivate,
+    SellShares,
+    SellTrain,
+)
 from engine.game import Game
 from engine.rounds.stock import StockRound
 from engine.state import POOL
 from engine.titles import t1825_receivership as rcv
+from engine.titles import t1825_train_sales
 
 #: How often a random director pays out before trying to withhold (--payout): paying
 #: keeps companies alive (6.3), so that games reach the late phases and the bank's end.
@@ -65,10 +74,21 @@ def left_when_tried(game: Game, action: Action, rng: random.Random | None = None
     """A sale that would leave a company without a director (receivership, above): the
     random player skips it when he comes to it, as our engine refused it before
     receivership was built, so that the games played then are played again alike. A
-    train from another company is skipped but for TRAIN_TRADES of the times."""
+    train from another company is skipped but for TRAIN_TRADES of the times, and so is
+    an offer of a train (5.6.5) while the company has one standing."""
     if isinstance(action, BuyTrain) and action.source not in ("bank", "pool") and \
             rng is not None and TRAIN_TRADES < 1 and rng.random() >= TRAIN_TRADES:
         return True
+    if isinstance(action, SellTrain):
+        # 5.6.5: one offer standing per company; a random director otherwise makes
+        # offer after offer and his turn never ends.
+        turn = game.turn()
+        seller = game.state.corporations.get(turn.entity) if turn is not None else None
+        if seller is None or any(m.startswith(t1825_train_sales.SELLS)
+                                 for m in seller.markers):
+            return True
+        if rng is not None and TRAIN_TRADES < 1 and rng.random() >= TRAIN_TRADES:
+            return True
     rnd = game.round
     if BUILDER:
         if isinstance(action, BuyTrain):
