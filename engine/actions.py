@@ -293,6 +293,18 @@ class LeaseTrain(Action):
 
 
 @dataclass(frozen=True, slots=True)
+class SellTrain(Action):
+    """A director offers a train of his company to another company at a price; its
+    director accepts (`accept`) or declines in its train step (1825 5.6.5)."""
+
+    kind: ClassVar[str] = "sell_train"
+    train: str
+    to: str
+    price: int
+    company: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Veto(Action):
     """Veto the receiver's decision put to the vote (1825 6.4.5)."""
 
@@ -377,7 +389,7 @@ ACTION_TYPES: dict[str, type[Action]] = {
         Accept, Decline, RedeemShares, IssueShares, ReissueShares, Protect,
         DeclineProtection, LayTile, PlaceToken, PlaceEdgeToken, RunRoutes,
         Dividend, BuyTrain, DiscardTrain, TakeLoan, RepayLoan, PayMesabi, LeaseTrain,
-        Veto, UsePrivate, Done, Convert, Merge, Nationalise, Keep, Undo,
+        Veto, SellTrain, UsePrivate, Done, Convert, Merge, Nationalise, Keep, Undo,
     )
 }  # fmt: skip
 

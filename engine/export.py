@@ -712,8 +712,11 @@ class _Renderer:
         if isinstance(action, RunRoutes):
             return self._run(action)
         if isinstance(action, BuyTrain) and following is not None and isinstance(
-                following.action, Decline):
-            return _NO_FORM  # an offer refused: nothing happens on the site
+                following.action, Decline) and following.seat != move.seat:
+            # An offer refused by the seller's president: nothing happens on the site.
+            # (The buyer's own `decline` after it drops offers made to his company,
+            # 1825 5.6.5.)
+            return _NO_FORM
         return None
 
     # --- the site's steps in a company's turn ---------------------------------------------
@@ -978,6 +981,17 @@ def _site_stops_at(game: Game, step: str, preloan: bool | None = None) -> int:
     return int(_site_waits_at(game, step))
 
 
+def _end_the_game(game: Game, moves: list[Move]) -> bool:
+    """Whether the last moves are passes that end the game: a company's pass of a step
+    the site skips (1825: the train step it does not open after a bankruptcy) in the
+    last operating round, after which the site ends the game by itself."""
+    for move in moves:
+        if not isinstance(move.action, Pass | Done) or not game.attempt(move.seat,
+                                                                         move.action):
+            return False
+    return game.state.game_over
+
+
 def _site_waits_at(game: Game, step: str) -> bool:
     """Whether the site stops for the operating company at `step`. It passes a step by
     itself when the step offers nothing: no tile lay left, no token that fits, no train
@@ -1006,6 +1020,8 @@ def _site_waits_at(game: Game, step: str) -> bool:
     if step == "dividend":
         return bool(turn.revenue) and not turn.dividend_done
     if step == "train":
+        if state.title.name == "1825":
+            return _site_train_step_open(game)  # its pool after a bankruptcy (6.3)
         return rnd._can_buy_train(corp) or _site_train_step_open(game)
     return rnd._step_available(corp, step)
 
@@ -1047,6 +1063,12 @@ def _site_train_step_open(game: Game, corp: Corporation | None = None,
         other.sym != corp.sym and any(not t.obsolete for t in other.trains)
         for other in state.corporations.values())
     cheapest = trains.cheapest_available(state)
+    if state.title.name == "1825" and any(c.closed for c in state.corporations.values()):
+        # 6.3: the site removes a bankrupt company's trains; ours are in the pool for
+        # resale (docs/site-differences.md): the site's cheapest is the bank's next.
+        offer = trains.next_offered(state)
+        cheapest = None if offer is None else (offer, state.title.train(offer.name).price,
+                                               "bank")
     if not others and (cheapest is None or corp.cash < cheapest[1]):
         return False
     return others if from_depot else True
@@ -1237,7 +1259,8 @@ def _read_back(record: dict[str, Any], moves: list[Move], pieces: list[_Piece],
         # The game's last moves are passes the site makes by itself, at once: the record
         # leaves them out (checked: they are such passes), as the site's own records do.
         probe = reader.game.clone()
-        if pass_idle_players(probe) < len(moves) - at and not probe.state.game_over:
+        if pass_idle_players(probe) < len(moves) - at and not probe.state.game_over and \
+                not _end_the_game(reader.game.clone(), moves[at:]):
             raise RuntimeError(f"moves from {at} on are not the site's own passes")
         at = len(moves)
     if at != len(moves):

@@ -262,7 +262,9 @@ class Game:
             if isinstance(rnd, OperatingRound) and rnd.current is not None:
                 found = optimize(self.rules, self.state, rnd.company())
                 return found.action(company=action.company)
-        return action
+        # A title's order that stands for another (1825 5.6.5: `accept` of a train
+        # offered to the company is its purchase at the offered price).
+        return self.rules.resolve_order(self.state, self.round, action)
 
     def turn(self) -> Turn | None:
         """Who must act now, or None when the game is over."""

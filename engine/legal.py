@@ -492,6 +492,7 @@ def _operating_candidates(game: Game, rnd: OperatingRound, prune: bool = True
     for other in state.corporations.values():
         if other.percent_held_by(president):
             yield SellShares(other.sym, 1)
+    yield from game.rules.turn_candidates(state, corp)  # 1825 5.6.5
 
 
 def _tile_lays(game: Game, corp: Corporation, hexes: set[str] | None = None,

@@ -959,7 +959,7 @@ def _optimize_trains(rules: Rules, state: GameState, corp: Corporation,
     used = 0
     for g, train in order:
         found = kinds[g].best(used)
-        if found is not None:
+        if found is not None and found[0] > 0:  # (1825: no legal route is idle)
             greedy.append((train, found[0], found[2].walk(net)))
             used |= found[1]
     runs = run_of(greedy)
@@ -973,7 +973,9 @@ def _optimize_trains(rules: Rules, state: GameState, corp: Corporation,
             found = kind.best(0)
             if clock.expired:
                 raise _OutOfTime
-            alone.append(found[0] if found is not None else 0)
+            # A train without a route that earns stands idle (1825 values a walk that is
+            # no route far below nothing: it must not lower the bounds below).
+            alone.append(max(found[0], 0) if found is not None else 0)
         # A route can belong to a better run only if it earns more than the best run so
         # far less what every other train earns alone: list those routes only.
         total_alone = sum(alone[g] for g, _t in order)

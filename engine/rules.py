@@ -580,6 +580,31 @@ class Rules:
         (1825 6.4.5: the veto of a receiver who is also a director)."""
         return False
 
+    def company_action(self, state: GameState, corp: Corporation, seat: str,
+                       action: Action, round: Round) -> bool:
+        """A title's own order of the operating company, carried out: True (1825 5.6.5:
+        a train offered to another company, and the answer to such an offer)."""
+        return False
+
+    def train_sale_agreed(self, state: GameState, buyer: Corporation, seller: Corporation,
+                          name: str, price: int) -> bool:
+        """Whether the seller's director already agreed to this sale (1825 5.6.5: his
+        standing offer, used up by the purchase), so he is not asked again."""
+        return False
+
+    def resolve_order(self, state: GameState, round: Round, action: Action) -> Action:
+        """The action an order stands for, as the log keeps it (1825 5.6.5: the buyer's
+        `accept` of a train offered to its company is its purchase)."""
+        return action
+
+    def turn_extras(self, state: GameState, corp: Corporation, round: Round) -> list[str]:
+        """Order texts a title adds to any step of a company's turn (1825 5.6.5)."""
+        return []
+
+    def turn_candidates(self, state: GameState, corp: Corporation) -> list[Action]:
+        """Candidate actions behind `turn_extras`, for the list of legal actions."""
+        return []
+
     def route_step_extras(self, state: GameState, corp: Corporation) -> list[str]:
         """Order texts a title adds before the run (1825 6.4.3: the lease)."""
         return []

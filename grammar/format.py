@@ -256,6 +256,11 @@ def _(x: a.LeaseTrain, names: Names) -> str:
 
 
 @_fmt.register
+def _(x: a.SellTrain, names: Names) -> str:
+    return f"sell train {x.train} to {_sym(x.to, names)}{_for(x.price)}"
+
+
+@_fmt.register
 def _(x: a.Veto, names: Names) -> str:
     return "veto"
 

@@ -585,6 +585,9 @@ class _Build(Transformer[Token, Any]):
     def repay_loan(self) -> tuple[a.Action, ...]:
         return (a.RepayLoan(),)
 
+    def sell_train(self, train: Token, buyer: Token, price: Token) -> tuple[a.Action, ...]:
+        return (a.SellTrain(self._train(train), self._company(buyer), self._amount(price)),)
+
     def lease(self) -> tuple[a.Action, ...]:
         return (a.LeaseTrain(),)
 

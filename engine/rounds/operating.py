@@ -245,6 +245,7 @@ class OperatingRound(Round):
                 if (extra not in STEPS and self._may_pass_to(corp, index)
                         and self._step_available(corp, extra)):
                     out += self.rules.step_options(state, corp, extra, self)
+        out += self.rules.turn_extras(state, corp, self)
         out += self._private_options(corp)
         if step < train and self._may_pass_to(corp, step + 1):
             out.append(f"pass (skips the {self.steps[step]} step)")
@@ -392,6 +393,8 @@ class OperatingRound(Round):
         company = getattr(action, "company", None)
         require(company in (None, corp.sym),
                 f"{company} is not the company operating now; {corp.sym} is")
+        if self.rules.company_action(self.state, corp, seat, action, self):
+            return
         if self.rules.hold_for_vote(self.state, corp, seat, action, self):
             return
         if isinstance(action, BuyPrivate):
@@ -732,7 +735,8 @@ class OperatingRound(Round):
         why = self.rules.why_not_train_price(state, corp, seller, train, action.price)
         if why:
             raise GameError(why)
-        if seller.president != corp.president:
+        if seller.president != corp.president and not self.rules.train_sale_agreed(
+                state, corp, seller, train.name, action.price):
             # The other company's president must agree to the sale.
             self.offer = TrainOffer(corp.sym, seller.sym, train.id, action.price,
                                     seller.president or "")

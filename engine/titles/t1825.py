@@ -31,6 +31,7 @@ from engine.actions import (
     Par,
     SellPrivate,
     SellShares,
+    SellTrain,
     ShareSource,
     Veto,
 )
@@ -47,8 +48,8 @@ from engine.shares import (
 )
 from engine.state import BANK, IPO, POOL, Corporation, GameState, Private, Train
 from engine.title import TileSpec, Title
+from engine.titles import t1825_access, t1825_train_sales, t1825_veto
 from engine.titles import t1825_receivership as rcv
-from engine.titles import t1825_veto
 
 if TYPE_CHECKING:
     from engine.rounds.base import Round, Turn
@@ -243,7 +244,7 @@ class Rules1825(Rules):
 
     def position_notes(self, state: GameState) -> list[str]:
         """Reports: what the bank sells new (4.1); a receiver's decision put to the vote
-        (6.4.5); payments are company credit (5.1.2)."""
+        (6.4.5); the trains offered between companies (5.6.5)."""
         out = []
         order = self.new_share_order(state)
         if order:
@@ -251,6 +252,9 @@ class Rules1825(Rules):
         turn = t1825_veto.pending(state)
         if turn is not None:
             out.append(f"Waiting for {turn.seat} to {turn.step}")
+        out += [f"{o.seller} offers {o.buyer} its {o.train}-train for "
+                f"{money(state, o.price)}, until {o.seller} operates again (5.6.5)"
+                for o in t1825_train_sales.offers(state)]
         return out
 
     def floats(self, state: GameState, corp: Corporation) -> bool:
@@ -317,6 +321,7 @@ class Rules1825(Rules):
         """The base was placed at formation (5.1.2); a company without a director is run
         by its receiver (6.4)."""
         rcv.appoint(state, corp)
+        t1825_train_sales.withdraw_all(corp)  # 5.6.5: its offers stand until now
 
     def end_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:
         """6.4.6: a company in receivership pays at the end of its turn."""
@@ -332,6 +337,28 @@ class Rules1825(Rules):
             return f"leasing the bank's next train improves {corp.sym}'s income: the " \
                    "receiver must lease it first (6.4.3): `lease train`"
         return None
+
+    def company_action(self, state: GameState, corp: Corporation, seat: str,
+                       action: Action, round: Round) -> bool:
+        """5.6.5: a train offered to another company, and the answer to such an offer
+        (engine/titles/t1825_train_sales.py)."""
+        if isinstance(action, SellTrain):
+            t1825_train_sales.offer_train(self, state, corp, action)
+            return True
+        return t1825_train_sales.answer(state, corp, seat, action, round)
+
+    def resolve_order(self, state: GameState, round: Round, action: Action) -> Action:
+        return t1825_train_sales.as_purchase(self, state, round, action)
+
+    def train_sale_agreed(self, state: GameState, buyer: Corporation, seller: Corporation,
+                          name: str, price: int) -> bool:
+        return t1825_train_sales.take_agreed(state, buyer, seller, name, price)
+
+    def turn_extras(self, state: GameState, corp: Corporation, round: Round) -> list[str]:
+        return t1825_train_sales.options(self, state, corp)
+
+    def turn_candidates(self, state: GameState, corp: Corporation) -> list[Action]:
+        return t1825_train_sales.candidates(state, corp)
 
     def hold_for_vote(self, state: GameState, corp: Corporation, seat: str,
                       action: Action, round: Round) -> bool:
@@ -407,9 +434,11 @@ class Rules1825(Rules):
     def why_not_lay(self, state: GameState, corp: Corporation, hex_id: str,
                     tile: TileSpec, rotation: int) -> str | None:
         """A company's reserved hex is its own until it lays a tile there (the title's
-        decision track-reservations)."""
-        if hex_id in state.board.tiles:
-            return None
+        decision track-reservations); a promotion must add track the company reaches or
+        raise a route its trains could run (5.2.4: engine/titles/t1825_access.py)."""
+        why = t1825_access.why_not_promote(self, state, corp, hex_id, tile, rotation)
+        if why is not None or hex_id in state.board.tiles:
+            return why
         for r in state.title.hexes[hex_id].reserved:
             if r.kind == "track" and r.by != corp.sym and r.by in state.corporations \
                     and not state.corporations[r.by].closed:

@@ -44,6 +44,7 @@ from engine.actions import (
     RunRoutes,
     SellPrivate,
     SellShares,
+    SellTrain,
     UsePrivate,
 )
 from engine.game import Game
@@ -76,7 +77,7 @@ def action_kind(game: Game, action: Action) -> str:
         BuyPrivate: "buy private", SellPrivate: "sell private", Accept: "accept",
         Decline: "decline", Protect: "protect", DeclineProtection: "decline protection",
         ReissueShares: "reissue", PayMesabi: "mesabi", PlaceEdgeToken: "edge token",
-        LeaseTrain: "lease",
+        LeaseTrain: "lease", SellTrain: "sell train",
     }
     return kinds[type(action)]
 
@@ -103,6 +104,8 @@ def text_kind(game: Game, text: str) -> str:
         return "train"
     if text.startswith("discard train"):
         return "discard"
+    if text.startswith("sell train"):
+        return "sell train"
     if first == "buy":
         target = words[1]
         if target == "private" or target in game.state.privates:

@@ -93,6 +93,7 @@ def action_in(n: Names) -> st.SearchStrategy[a.Action]:
         st.builds(a.PayMesabi, company),
         st.builds(a.LeaseTrain, company),
         st.just(a.Veto()),
+        st.builds(a.SellTrain, train, corp, amount, company),
         st.builds(a.UsePrivate, private, lay | token, company),
         st.builds(a.Done, company),
         st.builds(

@@ -73,7 +73,10 @@ STUCK = 60  # passes in a row after which a random game is over
 PERSIST = 3
 #: 1850: a company's closure when the site settles its empty run at its track step can
 #: show until the next company's passes carry our `done` (docs/site-differences.md).
-PERSIST_OF = {"1850": 5}
+#: 1825: likewise a trainless company's empty run, which the site settles at once when
+#: a promotion used up its track step and no base is within its credit, and ours when
+#: the next passes carry our `done` (seed 13 games 2 and 4: the same final scores).
+PERSIST_OF = {"1850": 5, "1825": 5}
 #: Per title, the module that names its listed differences at a refusal of the site.
 SITE_HOOKS = {"1825": site_1825, "1850": site_1850}
 HEXES_TRIED = 6
@@ -213,6 +216,8 @@ def take(rng: random.Random, game: Game, seat: str,
     busy = [a for a in candidates if not isinstance(a, Pass | Done | RunRoutes | Dividend)]
     idle = [a for a in candidates if isinstance(a, Pass | Done)]
     rng.shuffle(busy)
+    if game.state.title.name == "1825":
+        busy = site_1825.builders_first(busy)
     rng.shuffle(idle)
     others = [a for a in candidates if isinstance(a, RunRoutes) and not a.auto]
     if rng.random() < 0.8:
@@ -222,7 +227,7 @@ def take(rng: random.Random, game: Game, seat: str,
         rng.shuffle(mixed)
         order = [*runs, *pays, *mixed, *others]
     for action in order:
-        if game.state.title.name == "1825" and site_1825.left_when_tried(game, action):
+        if game.state.title.name == "1825" and site_1825.left_when_tried(game, action, rng):
             continue
         try:
             game.apply(seat, action)  # a refusal leaves the game as it was
@@ -620,10 +625,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--payout", type=float, default=site_1825.PAYOUT_FIRST,
                         help="1825: how often a random director pays out first")
     parser.add_argument("--moves", type=int, help="moves after which a game stops")
+    parser.add_argument("--trades", type=float, default=site_1825.TRAIN_TRADES,
+                        help="1825: how often a random director buys a train offered by "
+                             "another company")
+    parser.add_argument("--builder", action="store_true",
+                        help="1825: directors lay track first and keep two trains at most; "
+                             "players buy no private back from the pool")
     args = parser.parse_args(argv)
     global TITLE
     TITLE = args.title
     site_1825.PAYOUT_FIRST = args.payout
+    site_1825.TRAIN_TRADES = args.trades
+    site_1825.BUILDER = args.builder
     if args.moves:
         MOVES[args.title] = args.moves
     groups: dict[str, list[Outcome]] = defaultdict(list)

@@ -11,16 +11,39 @@ random player therefore never sells a director's certificate into the pool.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
-from engine.actions import Action, BuyPrivate, BuyTrain, SellPrivate, SellShares
+from engine.actions import (
+    Action,
+    BuyPrivate,
+    BuyTrain,
+    LayTile,
+    SellPrivate,
+    SellShares,
+    SellTrain,
+)
 from engine.game import Game
 from engine.rounds.stock import StockRound
+from engine.state import POOL
 from engine.titles import t1825_receivership as rcv
+from engine.titles import t1825_train_sales
 
 #: How often a random director pays out before trying to withhold (--payout): paying
 #: keeps companies alive (6.3), so that games reach the late phases and the bank's end.
 PAYOUT_FIRST = 0.5
+#: How often a random director takes up a train from another company when he comes to
+#: it (--trades): at any multiple of £10 (5.6.5), trains pass back and forth at £10 and
+#: nobody runs; fewer trades let companies earn, so that the bank breaks (2). At 1 the
+#: random stream is the one of the games played before the setting.
+TRAIN_TRADES = 1.0
+#: The builder's policy (--builder): a director lays track before anything else and
+#: buys a train only while his company has fewer than two, and players buy no private
+#: back from the pool (sold at face less £30 and bought at face, 4.2, privates passed to
+#: and fro drained the players into the bank): companies that earn, and a bank that
+#: breaks (2).
+BUILDER = False
+BUILDER_TRAINS = 2
 
 
 def site_refuses(game: Game, action: Action) -> bool:
@@ -47,17 +70,47 @@ def site_refuses(game: Game, action: Action) -> bool:
     return False
 
 
-def left_when_tried(game: Game, action: Action) -> bool:
+def left_when_tried(game: Game, action: Action, rng: random.Random | None = None) -> bool:
     """A sale that would leave a company without a director (receivership, above): the
     random player skips it when he comes to it, as our engine refused it before
-    receivership was built, so that the games played then are played again alike."""
+    receivership was built, so that the games played then are played again alike. A
+    train from another company is skipped but for TRAIN_TRADES of the times, and so is
+    an offer of a train (5.6.5) while the company has one standing."""
+    if isinstance(action, BuyTrain) and action.source not in ("bank", "pool") and \
+            rng is not None and TRAIN_TRADES < 1 and rng.random() >= TRAIN_TRADES:
+        return True
+    if isinstance(action, SellTrain):
+        # 5.6.5: one offer standing per company; a random director otherwise makes
+        # offer after offer and his turn never ends.
+        turn = game.turn()
+        seller = game.state.corporations.get(turn.entity) if turn is not None else None
+        if seller is None or any(m.startswith(t1825_train_sales.SELLS)
+                                 for m in seller.markers):
+            return True
+        if rng is not None and TRAIN_TRADES < 1 and rng.random() >= TRAIN_TRADES:
+            return True
     rnd = game.round
+    if BUILDER:
+        if isinstance(action, BuyTrain):
+            corp = game.state.corporations.get(game.turn().entity) if game.turn() else None
+            if corp is not None and len(corp.trains) >= BUILDER_TRAINS:
+                return True
+        if isinstance(action, BuyPrivate) and \
+                game.state.privates[action.private].owner == POOL:
+            return True
     if not isinstance(action, SellShares) or not isinstance(rnd, StockRound):
         return False
     corp = game.state.corporations.get(action.corporation)
     percent = action.percent if action.percent is not None else 10 * (action.count or 1)
     return corp is not None and rcv.receivership_sale(game.state, rnd.s.current, corp,
                                                       percent)
+
+
+def builders_first(actions: list[Action]) -> list[Action]:
+    """The builder's order (BUILDER): tile lays first, the rest as shuffled."""
+    if not BUILDER:
+        return actions
+    return sorted(actions, key=lambda a: not isinstance(a, LayTile))
 
 
 def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
@@ -82,4 +135,4 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
     return None
 
 
-__all__ = ["left_when_tried", "site_difference", "site_refuses"]
+__all__ = ["builders_first", "left_when_tried", "site_difference", "site_refuses"]
