@@ -32,9 +32,10 @@ def site_refuses(game: Game, action: Action) -> bool:
     redemption of another player's share (5.10.3: the site takes only the president's); a train from
     the Open Market once a company closed in the black area (5.1.1 puts its trains
     there; the site removes them); and a player's sale of a company another player is
-    president of (5.9: the site asks him about protection and then counts the seller's
-    turn as a pass, 5.2.2); a company's purchase of the Mesabi or river private in
-    phase 2 (the site fails once the company closes in phase 2)."""
+    president of, or one that makes another player president (5.9: the site asks him
+    about protection and then counts the seller's turn as a pass, 5.2.2); a company's
+    purchase of the Mesabi or river private in phase 2 (the site fails once the company
+    closes in phase 2)."""
     rnd = game.round
     if isinstance(action, BuyPrivate) and action.private in ("MRC", "MRB") and \
             not isinstance(rnd, StockRound) and game.rules.phase(game.state).name == "2":
@@ -71,8 +72,14 @@ def site_refuses(game: Game, action: Action) -> bool:
     if isinstance(action, RedeemShares | ReissueShares):
         return site_idle(game, seat)
     if isinstance(action, SellShares) and action.company is None:
-        president = game.state.corporations[action.corporation].president
-        return president is not None and president != seat
+        corp = game.state.corporations[action.corporation]
+        if corp.president is not None and corp.president != seat:
+            return True
+        # The president's own sale that hands the presidency on: the site asks the new
+        # president about protection as well.
+        sold = action.percent or (action.count or 1) * 10
+        others = [corp.percent_held_by(s) for s in game.state.seats if s != seat]
+        return corp.percent_held_by(seat) - sold < max(others, default=0)
     return False
 
 
