@@ -8,7 +8,10 @@ Three parts run side by side on one asyncio loop:
   1. records the raw mail in the database (`Processor.receive`),
   2. processes it in ONE transaction -- moves, members, every outgoing mail
      (`Processor.process`, in a worker thread so that IMAP and SMTP stay responsive),
-  3. only then flags it processed on the server.
+  3. only then flags it processed on the server;
+  and at the end of each fetched batch it queues the reports the batch's moves owe
+  the members who did not send them: one each, covering the batch
+  (`moderator.desk.batching`).
   A lost connection is reopened with a doubling wait (``reconnect_min`` ..
   ``reconnect_max``).
 * the outbox sender (`moderator.mail.outbox`): delivers queued mail with retries.
@@ -410,6 +413,9 @@ async def serve_forever(config: Config, stop_event: asyncio.Event,
             processor, wake_outbox, stop_event, config.moderator.tick_interval))
         # Mail recorded but not processed when the daemon last died comes first.
         await _process_left_over(processor, wake_outbox)
+        # Reports a batch owed when the daemon last died (`moderator.desk.batching`).
+        if await asyncio.to_thread(processor.flush_reports):
+            wake_outbox.set()
         retry_task = asyncio.create_task(_retry_loop(
             processor, wake_outbox, stop_event, min(5.0, config.moderator.retry_min)))
         await _inbox_loop(config, processor, wake_outbox, stop_event)
@@ -519,9 +525,14 @@ async def process_inbox(session: ImapSession, processor: Processor,
         following = (asyncio.ensure_future(session.fetch_many(uids[:FETCH_BATCH], max_bytes))
                      if uids else None)
         try:
-            for fetched in batch:
-                await _process_fetched(processor, wake_outbox, fetched)
-                handled += 1
+            try:
+                for fetched in batch:
+                    await _process_fetched(processor, wake_outbox, fetched)
+                    handled += 1
+            finally:
+                # The reports the batch's moves owe the other members: one each.
+                if await asyncio.to_thread(processor.flush_reports):
+                    wake_outbox.set()
         except BaseException:
             if following is not None:
                 following.cancel()
@@ -544,7 +555,7 @@ async def _process_fetched(processor: Processor, wake_outbox: asyncio.Event,
     if done:
         log.info("%s was processed before; flagging it again", key)
         return
-    outcome = await asyncio.to_thread(processor.process, key)
+    outcome = await asyncio.to_thread(processor.process, key, True)
     crash_point("committed")
     wake_outbox.set()
     if outcome.status == "deferred":

@@ -44,6 +44,7 @@ from moderator.desk.processor import Processor, ProcessorSettings
 from moderator.mail.endpoints import mailbox_address
 from moderator.mail.inbox import COMMANDS
 from moderator.service import (
+    FETCH_BATCH,
     MODERATOR_ADDRESS,
     embedded_config,
     local_mail_module,
@@ -229,10 +230,12 @@ class ProcessingBench:
 
 def run_processing(workdir: Path, record: Path, at: int, count: int,
                    applied_every: int = APPLIED_EVERY,
-                   profile: Path | None = None) -> ProcessingBench:
+                   profile: Path | None = None, batch: int = FETCH_BATCH) -> ProcessingBench:
     """The burst's mails recorded and processed one after another by a `Processor` on
     a fresh store, as the daemon's worker does, without the mail servers: what the
-    processing itself achieves. PROFILE: write cProfile's statistics there."""
+    processing itself achieves. BATCH: mails per fetch of the inbox (the other members'
+    reports are queued at each batch's end, their cost shared by the batch's mails; 1:
+    after every mail). PROFILE: write cProfile's statistics there."""
     import cProfile
 
     config = ModeratorConfig(address="moderator@bench.test", secret="bench-secret",
@@ -252,13 +255,23 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
         start = time.time()
         if profiler is not None:
             profiler.enable()
-        for mail, raw in zip(mails, raws, strict=True):
+        for start_index in range(0, len(mails), max(batch, 1)):
+            chunk = range(start_index, min(start_index + max(batch, 1), len(mails)))
+            spent_in: list[float] = []
+            for index in chunk:
+                cpu = time.thread_time()
+                key, _ = processor.receive(raws[index])
+                queued += processor.process(key, batch=True).queued
+                spent_in.append(time.thread_time() - cpu)
             cpu = time.thread_time()
-            key, _ = processor.receive(raw)
-            queued += processor.process(key).queued
-            spent = time.thread_time() - cpu
-            first_cpu = first_cpu if applied_cpu or refused_cpu else spent
-            (applied_cpu if mail.applied else refused_cpu).append(spent)
+            queued += processor.flush_reports()
+            # The batch's reports are the applied mails' doing: shared among them.
+            movers = [i for i in chunk if mails[i].applied] or list(chunk)
+            flushed = (time.thread_time() - cpu) / len(movers)
+            for index, spent in zip(chunk, spent_in, strict=True):
+                spent += flushed if index in movers else 0.0
+                first_cpu = first_cpu if applied_cpu or refused_cpu else spent
+                (applied_cpu if mails[index].applied else refused_cpu).append(spent)
         if profiler is not None:
             profiler.disable()
             profiler.dump_stats(str(profile))
@@ -342,16 +355,21 @@ def _load() -> float | None:
                    "fresh store, without the mail servers (CPU per mail).")
 @click.option("--profile", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="With --processing-only: write cProfile's statistics to this file.")
+@click.option("--batch", type=click.IntRange(min=1), default=FETCH_BATCH, show_default=True,
+              help="With --processing-only: mails per fetch of the inbox (the other "
+                   "members get one report per batch; 1: one per move).")
 def mail_command(record: Path | None, at: int, count: int, applied_every: int,
-                 deliver_answers: bool, processing_only: bool, profile: Path | None) -> None:
+                 deliver_answers: bool, processing_only: bool, profile: Path | None,
+                 batch: int) -> None:
     """Throughput and latency of the service under a burst of mail, over the real local
     servers (needs the `local` extra); or, with --processing-only, what the processing
     alone costs."""
     path = record or FIXTURES / "18TN" / "7818.json"
     if processing_only:
         with tempfile.TemporaryDirectory(prefix="bench-process-") as tmp:
-            alone = run_processing(Path(tmp), path, at, count, applied_every, profile)
-        _print_processing(path, at, count, alone)
+            alone = run_processing(Path(tmp), path, at, count, applied_every, profile,
+                                   batch)
+        _print_processing(path, at, count, alone, batch)
         return
     with tempfile.TemporaryDirectory(prefix="bench-mail-") as tmp:
         result = asyncio.run(run_burst(Path(tmp), path, at, count, applied_every,
@@ -389,11 +407,13 @@ def mail_command(record: Path | None, at: int, count: int, applied_every: int,
                    f"{result.load[1]:.1f} after ({os.cpu_count()} cores)")
 
 
-def _print_processing(path: Path, at: int, count: int, result: ProcessingBench) -> None:
+def _print_processing(path: Path, at: int, count: int, result: ProcessingBench,
+                      batch: int) -> None:
     everything = result.applied_cpu + result.refused_cpu
     total = sum(everything)
-    click.echo(f"record {path.name} at move {at}: {count} mails processed (no servers), "
-               f"{result.applied} applied, {result.queued} mails queued")
+    click.echo(f"record {path.name} at move {at}: {count} mails processed (no servers) "
+               f"in batches of {batch}, {result.applied} applied, {result.queued} mails "
+               "queued")
     click.echo(f"processor CPU: {1000 * total / max(len(everything), 1):.1f} ms per mail "
                f"(one core: {len(everything) / max(total, 1e-9):.0f} mails/s); "
                f"wall-clock {result.seconds:.1f} s")

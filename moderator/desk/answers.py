@@ -479,12 +479,17 @@ class Answers:
             return None, ()
         key = (game_id, game.next_move)
         if key not in self._charts:
-            data = progress(game)
-            self._charts[key] = (data, Picture(
-                CHARTS_CID, f"{game_id}-progress-move-{game.next_move}.png",
-                chart_png(game, data)))
+            # Across mails too: a replay of the whole log, for every reader behind.
+            self._charts[key] = self.pictures.shown("charts", game_id, game,
+                                                    lambda: self._chart(game_id, game))
         data, picture = self._charts[key]
         return data, (picture,)
+
+    @staticmethod
+    def _chart(game_id: str, game: Game) -> tuple[Progress, Picture]:
+        data = progress(game)
+        return data, Picture(CHARTS_CID, f"{game_id}-progress-move-{game.next_move}.png",
+                             chart_png(game, data))
 
     def market_for(self, game_id: str, game: Game, to: str, whole: bool
                    ) -> tuple[Picture, ...]:
@@ -506,8 +511,8 @@ class Answers:
             return ()
         key = (game_id, game.next_move)
         if key not in self._markets:
-            self._markets[key] = Picture(
-                MARKET_CID, f"{game_id}-market-move-{game.next_move}.png", report_market(game))
+            self._markets[key] = self.pictures.shown("market", game_id, game, lambda: Picture(
+                MARKET_CID, f"{game_id}-market-move-{game.next_move}.png", report_market(game)))
         return (self._markets[key],)
 
     def map_for(self, game_id: str, game: Game, to: str) -> Picture:
