@@ -28,6 +28,9 @@ def test_bench_mail_answers_the_burst_and_prints_its_figures() -> None:
     assert re.search(r"^processor CPU: [\d.]+ ms per mail \(one core: \d+ mails/s\)",
                      result.output, re.M)
     assert re.search(r"^CPU: \d+ ms per mail in this process", result.output, re.M)
+    # The mail servers and the burst's sender run in a child process, not the daemon's.
+    assert re.search(r"the mail servers \(child processes: .*\): \d+ ms per mail, pymap "
+                     r"\d+ ms of it", result.output), result.output
 
 
 @pytest.mark.skipif(not (FIXTURES / "18TN" / "7818.json").exists(),
