@@ -511,8 +511,17 @@ class Answers:
             return ()
         key = (game_id, game.next_move)
         if key not in self._markets:
-            self._markets[key] = self.pictures.shown("market", game_id, game, lambda: Picture(
-                MARKET_CID, f"{game_id}-market-move-{game.next_move}.png", report_market(game)))
+            # The picture is made of the title and the tokens in their stacks: in a
+            # stock round most moves leave them as they are.
+            market = game.state.market
+            drawn = self.pictures.by_content(
+                ("market", game.state.title.name,
+                 tuple(sorted((pos, tuple(stack)) for pos, stack in market.stacks.items()
+                              if stack)),
+                 any(corp.par_price is None for corp in game.state.corporations.values())),
+                lambda: report_market(game))
+            self._markets[key] = Picture(
+                MARKET_CID, f"{game_id}-market-move-{game.next_move}.png", drawn)
         return (self._markets[key],)
 
     def map_for(self, game_id: str, game: Game, to: str) -> Picture:

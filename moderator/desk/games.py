@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar, cast
 
@@ -115,6 +115,7 @@ class PictureCache:
         # same position.
         self._shown: OrderedDict[tuple[str, str, int], tuple[tuple[Move, ...], object]] = \
             OrderedDict()
+        self._content: OrderedDict[Hashable, object] = OrderedDict()  # `by_content`
 
     def changed(self, game_id: str, game: Game, since: int) -> frozenset[str]:
         """The hexes whose tile or tokens changed since move SINCE (none if SINCE is 0
@@ -179,6 +180,17 @@ class PictureCache:
             return cast(V, known[1])
         value = make()
         _put(self._shown, key, (tuple(game.log), value), self.size)
+        return value
+
+    def by_content(self, key: Hashable, make: Callable[[], V]) -> V:
+        """MAKE's answer for KEY, where KEY holds everything the answer is made from
+        (a market picture: the title, the tokens in their stacks): made once for every
+        position and mail that shows the same."""
+        if key in self._content:
+            self._content.move_to_end(key)
+            return cast(V, self._content[key])
+        value = make()
+        _put(self._content, key, value, self.size)
         return value
 
     def remember_board(self, game_id: str, game: Game) -> None:
