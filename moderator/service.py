@@ -465,10 +465,15 @@ async def _process_left_over(processor: Processor, wake_outbox: asyncio.Event) -
 
 async def _retry_loop(processor: Processor, wake_outbox: asyncio.Event, stop: asyncio.Event,
                       interval: float) -> None:
-    """Every INTERVAL seconds: try the failed (and released) mails whose time has come."""
+    """Every INTERVAL seconds: try the failed (and released) mails whose time has come,
+    and send the reports a batch cut short left owed."""
     while not stop.is_set():
         try:
             if await asyncio.to_thread(processor.retry_due):
+                wake_outbox.set()
+            # Not while a batch is under way: its reports wait for its end.
+            if not processor.batch_open and await asyncio.to_thread(
+                    processor.flush_reports) > 0:
                 wake_outbox.set()
         except Exception:
             log.exception("retrying failed mail failed; trying again in %.1fs", interval)
@@ -525,15 +530,15 @@ async def process_inbox(session: ImapSession, processor: Processor,
         following = (asyncio.ensure_future(session.fetch_many(uids[:FETCH_BATCH], max_bytes))
                      if uids else None)
         try:
-            try:
-                for fetched in batch:
-                    await _process_fetched(processor, wake_outbox, fetched)
-                    handled += 1
-            finally:
-                # The reports the batch's moves owe the other members: one each.
-                if await asyncio.to_thread(processor.flush_reports):
-                    wake_outbox.set()
+            for fetched in batch:
+                await _process_fetched(processor, wake_outbox, fetched)
+                handled += 1
+            # The reports the batch's moves owe the other members: one each. (A batch
+            # cut short leaves them owed in the store: the retry loop sends them.)
+            if await asyncio.to_thread(processor.flush_reports):
+                wake_outbox.set()
         except BaseException:
+            processor.batch_open = False  # what it owes, the retry loop sends
             if following is not None:
                 following.cancel()
                 with contextlib.suppress(BaseException):

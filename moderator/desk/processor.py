@@ -108,6 +108,8 @@ class Processor:
         # CPU seconds spent in `receive` and `process` (of the thread doing them): what
         # the mail costs the moderator, whatever else shares the process or the machine.
         self.cpu = 0.0
+        # A batch of the inbox is under way: its reports wait for `flush_reports`.
+        self.batch_open = False
 
     # -- the two steps -------------------------------------------------------------------
     def receive(self, raw: bytes, size: int | None = None) -> tuple[str, bool]:
@@ -150,6 +152,7 @@ class Processor:
         members who did not send it wait for `flush_reports` at the batch's end."""
         with self.lock:
             started = time.thread_time()
+            self.batch_open = self.batch_open or batch
             try:
                 return self._process(key, batch)
             finally:
@@ -162,6 +165,7 @@ class Processor:
         with self.lock:
             started = time.thread_time()
             queued = 0
+            self.batch_open = False
             try:
                 for game_id in batching.owed(self.store):
                     try:
