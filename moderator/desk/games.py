@@ -7,11 +7,13 @@ from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar, cast
 
+from PIL import Image
+
 from engine.game import Game, Move
 from engine.state import PlacedTile
 from engine.title import Title
 from moderator.mail.compose import Picture
-from moderator.reports.crop import crop_map
+from moderator.reports.crop import crop_map, decode
 from moderator.reports.mapimage import MapPlate, changed_hexes, map_plate
 from moderator.reports.report import MAP_CID
 from moderator.store import Store
@@ -110,6 +112,7 @@ class PictureCache:
         # move mostly get the same part (what changed since their last report).
         self._parts: OrderedDict[tuple[bytes, frozenset[str]], bytes | None] = OrderedDict()
         self.cropped = 0  # parts cut (what the cache could not save)
+        self._decoded: OrderedDict[bytes, Image.Image] = OrderedDict()  # maps, as pictures
         # What a report shows of a position (its view, the legal lays), by kind, game
         # and move, with the moves that led there: every refusal at one move shows the
         # same position.
@@ -165,7 +168,11 @@ class PictureCache:
         if key in self._parts:
             self._parts.move_to_end(key)
             return self._parts[key]
-        part = crop_map(picture.png, title, hexes)
+        image = self._decoded.get(picture.png)
+        if image is None:  # the readers of one move get parts of one map: decode it once
+            image = decode(picture.png)
+            _put(self._decoded, picture.png, image, 2)
+        part = crop_map(picture.png, title, hexes, image)
         self.cropped += 1
         _put(self._parts, key, part, self.size)
         return part
