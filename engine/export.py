@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine import board, routes, track, trains
+from engine import board, export_1861, routes, track, trains
 from engine.actions import (
     Accept,
     Action,
@@ -96,6 +96,8 @@ def export_record(game: Game, *, game_id: int | str = 0,
     renderer = _Renderer(setup, ids)
     pieces = renderer.render(moves)
     actions = _read_back(record, [_renamed(m, names) for m in moves], pieces, renderer.said)
+    if setup.title == "1861":
+        actions = [export_1861.in_site_symbols(game, a) for a in actions]
     record["actions"] = [{"id": number, **action}
                          for number, action in enumerate(actions, start=1)]
     return record
@@ -104,7 +106,7 @@ def export_record(game: Game, *, game_id: int | str = 0,
 # Titles whose moves are not yet written in the site's forms: their record carries our
 # moves only, each as a chat message with our action attached (`moderator import` reads
 # it back exactly; the site shows the messages). 1861: issue #17's differential step.
-OWN_FORM_ONLY = frozenset({"1861"})
+OWN_FORM_ONLY: frozenset[str] = frozenset()
 
 
 def _own_form(moves: list[Move], ids: dict[str, int]) -> list[dict[str, Any]]:
@@ -177,6 +179,9 @@ class _Piece:
     site: dict[str, Any] | None
     move: int | None
     unrecorded: bool = False
+    # A site action standing for nothing of ours that the importer still reads (the
+    # first of several site actions one move of ours is: 1861's `convert`).
+    plain: bool = False
 
 
 @dataclass(frozen=True)
@@ -229,6 +234,9 @@ class _TileCopies:
                      title.tile_manifest.items()}
         self.made = {name: count or 0 for name, count in title.tile_manifest.items()}
         self.on_hex: dict[str, str] = {}  # hex -> the site id of the tile laid there
+        # The site numbers a printed hex's content among the hexes printed alike (1861's
+        # L12 is "L12-5"; title_specific.site_differences.preprinted_tile_index).
+        self.printed: Mapping[str, int] = site_difference(title, "preprinted_tile_index") or {}
 
     def lay(self, hex_id: str, name: str) -> str:
         copies = self.free.setdefault(name, [])
@@ -246,7 +254,8 @@ class _TileCopies:
 
     def city_id(self, hex_id: str, city: int) -> str:
         # Printed content is the site's tile "<hex>-0".
-        return f"{self.on_hex.get(hex_id, f'{hex_id}-0')}-{city}"
+        printed = f"{hex_id}-{self.printed.get(hex_id, 0)}"
+        return f"{self.on_hex.get(hex_id, printed)}-{city}"
 
 
 class _TokenSlots:
@@ -300,16 +309,19 @@ class _ShareLedger:
                 self.held.setdefault(corp.sym, {}).setdefault(cert.owner, []).append(cert.index)
 
     def update(self, before: _Holdings, after: _Holdings,
-               first: tuple[str, str, str] | None, newest: bool = False) -> list[str]:
+               first: tuple[str, str, str] | None, newest: bool = False,
+               amount: int | None = None) -> list[str]:
         """Follow one move; `first` (corporation, from, to) is the move's own transfer,
         made first (`newest`: of the shares last come to its source, as a protected sale
-        is bought back); returns the site's ids of the shares it moved."""
+        is bought back; AMOUNT: its percent, where the move's end hides it, as a sale
+        that closed the company); returns the site's ids of the shares it moved."""
         moved: list[str] = []
         if first is not None:
             sym, source, target = first
             was, now = self._ours(sym, before), self._ours(sym, after)
-            amount = min(was.get(source, 0) - now.get(source, 0),
-                         now.get(target, 0) - was.get(target, 0))
+            if amount is None:
+                amount = min(was.get(source, 0) - now.get(source, 0),
+                             now.get(target, 0) - was.get(target, 0))
             if amount > 0:
                 moved = [f"{sym}_{i}"
                          for i in self._move(sym, source, target, amount, newest)]
@@ -425,14 +437,19 @@ class _Renderer:
         self.turn_of: object = None  # the company turn the site step belongs to
         self.site_step = 0
         self.waiting: list[int] = []  # our passes not yet carried by a site pass
+        self.closing_sale: int | None = None  # the percent of a sale that closed its company
+        # 1861: whether the site stops at its private purchase before loans, judged
+        # when the company turn's dividend is done (the turn it belongs to).
+        self.preloan: tuple[object, bool] | None = None
+        self.turn_begun = False  # 1861: whether the company turn's first step is passed
 
     def render(self, moves: list[Move]) -> list[_Piece]:
+        self.moves = moves
         for index, move in enumerate(moves):
             following = moves[index + 1] if index + 1 < len(moves) else None
-            self.turn_ended: _Piece | None = None
+            self.turn_ended: list[_Piece] = []
             self._render(index, move, following)
-            if self.turn_ended is not None:  # after the move's own action
-                self.pieces.append(self.turn_ended)
+            self.pieces.extend(self.turn_ended)  # after the move's own action
         self._flush()
         return self.pieces
 
@@ -447,6 +464,9 @@ class _Renderer:
         start = len(game.state.log)
         was = game.round
         was_turn = was.current if isinstance(was, OperatingRound) else None
+        paid_before = was_turn is not None and was_turn.dividend_done
+        merging = export_1861.merger_owners(game, move) if game.state.title.name == "1861" \
+            else None
         at_trains = isinstance(was, OperatingRound) and was_turn is not None and \
             "train" in was.steps and was_turn.step >= was.steps.index("train")
         stays_open = False
@@ -471,8 +491,13 @@ class _Renderer:
             if before.tiles.get(hex_id) != placed:
                 self.tiles.lay(hex_id, placed.name)
         self.slots.update(after.tokens)
+        closing_sale = _closing_sale(game.state, move.action)
         shares = self.shares.update(before, after, transfer,
-                                    newest=isinstance(move.action, Protect))
+                                    newest=isinstance(move.action, Protect),
+                                    amount=closing_sale)
+        self.closing_sale = closing_sale
+        if merging is not None:
+            export_1861.deal_merger_shares(self.shares.held, game, *merging)
         now = game.round
         if at_trains and was_turn is not None and not isinstance(move.action, Pass | Done) \
                 and (now is not was or (isinstance(now, OperatingRound)
@@ -481,8 +506,35 @@ class _Renderer:
             # Our engine ended the company's turn by itself (nothing left it may buy);
             # the site still stops at its train step (e.g. a bank train it may not buy
             # this turn): the site's pass, standing for nothing of ours.
-            self.turn_ended = _Piece({"entity": was_turn.corporation,
-                                      "entity_type": "corporation", "type": "pass"}, None)
+            self.turn_ended.append(_Piece({"entity": was_turn.corporation,
+                                           "entity_type": "corporation", "type": "pass"},
+                                          None))
+        ended = was_turn is not None and (now is not was or (
+            isinstance(now, OperatingRound) and now.current is not was_turn))
+        if game.state.title.name == "1861" and was_turn is not None and not paid_before \
+                and (was_turn.dividend_done or ended):
+            # The site's private purchase before loans is judged on the cash after the
+            # dividend, before the interest and repayments ours made with it (10.8, 10.9).
+            corp = game.state.corporations[was_turn.corporation]
+            self.preloan = (was_turn, export_1861.may_buy_private(
+                game, corp, export_1861.cash_before_loans(corp.sym, said, corp.cash)))
+        if game.state.title.name == "1861" and isinstance(move.action, BuyPrivate) and \
+                was_turn is not None and not ended and \
+                self._preloan_stop(was_turn) is not None:
+            # A private bought at the site's stop before loans: the stop stays while the
+            # company may buy another.
+            corp = game.state.corporations[was_turn.corporation]
+            self.preloan = (was_turn, export_1861.may_buy_private(game, corp))
+        if game.state.title.name == "1861" and was_turn is not None and ended and \
+                not isinstance(move.action, Pass | Done):
+            # The site's private purchases still to come (ours ended the turn).
+            assert isinstance(was, OperatingRound)
+            stops = export_1861.stops_after_turn(game, was_turn.corporation)
+            if self.site_step <= was.steps.index("dividend"):
+                stops += bool(self._preloan_stop(was_turn))
+            self.turn_ended += [
+                _Piece({"entity": was_turn.corporation, "entity_type": "corporation",
+                        "type": "pass"}, None) for _ in range(stops)]
         if isinstance(move.action, LayTile | UsePrivate) and was_turn is not None and \
                 self.turn_of is was_turn and isinstance(now, OperatingRound) and \
                 now.current is was_turn and "track" in now.steps:
@@ -515,6 +567,11 @@ class _Renderer:
             # The site's company buys its own share, or "sells" (reissues) the shares it
             # redeemed, in its president's stock turn.
             return {"entity": action.company, "entity_type": "corporation"}
+        if isinstance(self.game.round, StockRound) and isinstance(action, PlaceToken) and \
+                turn.entity in self.game.state.corporations:
+            # 1861 9.3: a public just started places its home station itself.
+            return {"entity": turn.entity, "entity_type": "corporation",
+                    "tokener": turn.entity}
         if (isinstance(self.game.round, OperatingRound) and turn.entity != turn.seat
                 and not isinstance(action, SellShares | Protect | DeclineProtection)):
             return {"entity": turn.entity, "entity_type": "corporation"}
@@ -556,8 +613,25 @@ class _Renderer:
         game = self.game
         action = move.action
         rnd = game.round
+        if game.state.title.name == "1861" and export_1861.national_done(game, move):
+            # The site ends the RSR's turn by itself (the importer too): unrecorded.
+            self._follow_turn(rnd)  # type: ignore[arg-type]
+            self._flush()
+            self.pieces.append(_Piece(None, index, unrecorded=True))
+            return _CARRIED
         if isinstance(rnd, OperatingRound):
+            if rnd.current is not self.turn_of:
+                self.turn_begun = False
             self._follow_turn(rnd)
+            if game.state.title.name == "1861" and rnd.current is not None and \
+                    not self.turn_begun and not export_1861.decides(move):
+                # 10.3: the site first offers the company its shares in the pool (after
+                # the Director's decision on nationalisation, 11).
+                self.turn_begun = True
+                if not isinstance(action, RedeemShares) and export_1861.redeem_stop(game):
+                    self.pieces.append(_Piece({"entity": rnd.current.corporation,
+                                               "entity_type": "corporation",
+                                               "type": "pass"}, None))
             if self._in_turn(rnd):
                 step = _SITE_STEP_OF.get(type(action))
                 if isinstance(action, Pass | Done):
@@ -591,6 +665,18 @@ class _Renderer:
             # before the stock round's first action, not after it.
             self._flush()
             self.turn_of = None
+        if game.state.title.name == "1861":
+            form = export_1861.before(self, index, move)
+            if isinstance(form, bool):
+                return _StockPass(idle=form)
+            if isinstance(form, list):
+                # Several site actions: the first stand for nothing of ours.
+                self.pieces += [_Piece(site, None, plain=True) for site in form[:-1]]
+                return form[-1] if form else _NO_FORM
+            if form is export_1861.NO_FORM:
+                return _NO_FORM
+            if form is not None:
+                return form
         if isinstance(rnd, StockRound):
             if rnd.s.redemption is not None and isinstance(action, Accept | Decline):
                 # The site's company buys the share without asking (5.10.4): an
@@ -659,9 +745,10 @@ class _Renderer:
         them by themselves); our passes waiting for a site pass ride on them."""
         rnd = self.game.round
         assert isinstance(rnd, OperatingRound)
-        stops = [i for i in range(self.site_step, upto)
-                 if _site_waits_at(self.game, rnd.steps[i])]
-        self._site_passes(len(stops), entity)
+        preloan = self._preloan_stop(rnd.current)
+        stops = sum(_site_stops_at(self.game, rnd.steps[i], preloan)
+                    for i in range(self.site_step, upto))
+        self._site_passes(stops, entity)
         self._flush()
         self.site_step = max(self.site_step, upto)
 
@@ -672,7 +759,9 @@ class _Renderer:
         rnd = game.round
         assert isinstance(rnd, OperatingRound) and rnd.current is not None
         ours = rnd.current.step
-        stops = sum(_site_waits_at(game, rnd.steps[i]) for i in range(self.site_step, ours))
+        preloan = self._preloan_stop(rnd.current)
+        stops = sum(_site_stops_at(game, rnd.steps[i], preloan)
+                    for i in range(self.site_step, ours))
         self.waiting.append(index)
         if isinstance(move.action, Done):
             stops += _site_stops_left(game, move.seat, self.site_step)
@@ -684,10 +773,16 @@ class _Renderer:
                 self.pieces.append(_Piece(None, index, unrecorded=True))
             self._flush()  # our passes the site has no stop for
             return
-        stops += self.site_step <= ours < len(rnd.steps) and \
-            _site_waits_at(game, rnd.steps[ours])
+        if self.site_step <= ours < len(rnd.steps):
+            stops += _site_stops_at(game, rnd.steps[ours], preloan)
         self._site_passes(stops, entity)
         self.site_step = max(self.site_step, ours + 1)
+
+    def _preloan_stop(self, turn: object) -> bool | None:
+        """1861: the site's stop before loans in `turn`, where judged already."""
+        if self.preloan is None or self.preloan[0] is not turn:
+            return None
+        return self.preloan[1]
 
     def _site_passes(self, count: int, entity: dict[str, Any]) -> None:
         for _ in range(count):
@@ -770,7 +865,7 @@ class _Renderer:
             # his certificate names it with the part sold (the site swaps it for shares).
             assert transfer is not None
             return {"type": "sell_shares", "shares": shares,
-                    "percent": self.shares.sold(transfer, before, after)}
+                    "percent": self.closing_sale or self.shares.sold(transfer, before, after)}
         if isinstance(action, BuyTrain):
             return self._buy_train(action, before, after)
         if isinstance(action, DiscardTrain):
@@ -865,6 +960,24 @@ def idle_alike(a: Move, b: Move) -> bool:
 # --- where the site stops in a company's turn -------------------------------------------
 
 
+def _site_stops_at(game: Game, step: str, preloan: bool | None = None) -> int:
+    """How many times the site stops for the operating company at our `step`: its own
+    stop there, and the stops of its steps ours does not have (1861; `preloan`: its
+    stop before loans, where judged already)."""
+    if game.state.title.name == "1861":
+        if export_1861.national_operates(game):
+            return int(step == "route" and _site_waits_at(game, step))  # 7.4: its run
+        if step == "token":
+            return int(export_1861.token_stop(game))
+        if step == "train":
+            # (The interest and repayments come first, 10.8, 10.9: only a company that
+            # could pay for a bank train with its loans must buy one.)
+            waits = export_1861.must_buy_train(game) or _site_train_step_open(game)
+            return int(waits) + export_1861.extra_stops(game, step, preloan)
+        return int(_site_waits_at(game, step)) + export_1861.extra_stops(game, step, preloan)
+    return int(_site_waits_at(game, step))
+
+
 def _site_waits_at(game: Game, step: str) -> bool:
     """Whether the site stops for the operating company at `step`. It passes a step by
     itself when the step offers nothing: no tile lay left, no token that fits, no train
@@ -878,7 +991,13 @@ def _site_waits_at(game: Game, step: str) -> bool:
         return step == "token" and (rnd._lays_left(corp) or (
             not turn.token_placed and _may_place_token(game)))
     if step == "track":
-        return rnd._lays_left(corp) or _tile_lay_at_hand(game)
+        # (A lay with a fee, 1861's second, only while the company can pay it, with the
+        # loans it may still take, 10.2, each worth its value less the interest.)
+        fee = game.rules.lay_fee(state, corp, len(turn.lay_hexes))
+        value, interest = game.rules.loan_terms(state)
+        power = corp.cash + max(0, game.rules.max_loans(state, corp) - corp.loans) * (
+            value - interest)
+        return (rnd._lays_left(corp) and power >= fee) or _tile_lay_at_hand(game)
     if step == "token":
         return not turn.token_placed and _may_place_token(game)
     if step == "route":
@@ -889,6 +1008,18 @@ def _site_waits_at(game: Game, step: str) -> bool:
     if step == "train":
         return rnd._can_buy_train(corp) or _site_train_step_open(game)
     return rnd._step_available(corp, step)
+
+
+def _closing_sale(state: GameState, action: Action) -> int | None:
+    """The percent a player's sale sold where it closed the company (1850 5.1.1: its
+    price entered the black area, and every certificate went with it), else None."""
+    if not isinstance(action, SellShares) or action.company is not None:
+        return None
+    corp = state.corporation(action.corporation)
+    if not corp.closed:
+        return None
+    share = min(cert.percent for cert in corp.certificates)
+    return action.percent or (action.count or 1) * share
 
 
 def _site_train_step_open(game: Game, corp: Corporation | None = None,
@@ -993,7 +1124,8 @@ def _site_stops_left(game: Game, seat: str, site_step: int = 0) -> int:
                 or now.current is not turn or now.discards or now.offer is not None
                 or turn is None or turn.step >= len(now.steps)):
             break
-        stops += turn.step >= site_step and _site_waits_at(probe, now.steps[turn.step])
+        if turn.step >= site_step:
+            stops += _site_stops_at(probe, now.steps[turn.step])
         if not probe.attempt(seat, Pass()):
             break
     return stops
@@ -1045,6 +1177,14 @@ class _Reader:
         self.taken.append(raw)
         return len(self.game.log) - start
 
+    def take_plain(self, raw: dict[str, Any]) -> None:
+        """Read `raw`, which makes none of our moves (the importer notes what it names)."""
+        start = len(self.game.log)
+        replay_action(self.game, self.mapper, len(self.taken), raw)
+        if len(self.game.log) != start:
+            raise RuntimeError(f"{raw} makes moves of ours")
+        self.taken.append(raw)
+
     def _maps_to(self, raw: dict[str, Any], expected: Sequence[Move]) -> bool:
         """Whether the importer maps `raw` onto our next moves (before trying it)."""
         try:
@@ -1073,7 +1213,11 @@ def _read_back(record: dict[str, Any], moves: list[Move], pieces: list[_Piece],
         piece = pieces[index]
         if piece.move is None:
             assert piece.site is not None
-            out.append(_extended(piece.site, None))
+            if piece.plain:
+                reader.take_plain(piece.site)
+                out.append(piece.site)
+            else:
+                out.append(_extended(piece.site, None))
         elif piece.move >= at:
             if piece.move != at:
                 raise RuntimeError(f"move {at} has no action in the record")

@@ -326,6 +326,10 @@ def site_idle(game: Game, seat: str) -> bool:
     rnd = game.round
     if isinstance(rnd, StockRound) and game.state.title.name == "1825":
         return site_idle_1825(game, rnd, seat)
+    if isinstance(rnd, StockRound) and rnd.s.auction is None and rnd.cheapest() is not None:
+        # While privates are for sale the site's turn always offers a bid and a pass,
+        # whatever the player's cash: it never passes him by itself.
+        return False
     if _own_options(game) not in (["pass"], ["done"]):
         return False
     state = game.state
@@ -462,6 +466,11 @@ class RecordMapper:
         # 1861: a conversion or merger the site builds over several actions: the kind,
         # the minor asked, the partners named so far.
         self.forming: tuple[str, str, tuple[str, ...]] | None = None
+        # 1861 12.3: a merger whose stations the site has the Director reduce by
+        # `remove_token` after naming the public: the seat, the minors, the public, and
+        # the (hex, city) of each minor's station still standing.
+        self.reducing: tuple[str, tuple[str, ...], str, dict[str, tuple[str, int]]] | None \
+            = None
 
     def fork(self, game: Game) -> RecordMapper:
         """A copy of this bookkeeping that follows `game` (this game or a clone of it)."""
@@ -471,6 +480,9 @@ class RecordMapper:
         other.tile_hexes = dict(self.tile_hexes)
         other.share_owners = dict(self.share_owners)
         other.forming = self.forming
+        if self.reducing is not None:
+            seat, minors, into, standing = self.reducing
+            other.reducing = (seat, minors, into, dict(standing))
         return other
 
     def normalised(self, raw: dict[str, Any]) -> dict[str, Any]:
@@ -525,6 +537,8 @@ class RecordMapper:
         kind = raw["type"]
         if kind == "message" or kind.startswith("program_") or kind == "end_game":
             return []
+        if kind == "remove_token":  # the public removing tokens has no Director yet
+            return self._remove_token(raw)
         seat = self.seat_of(raw)
         handler = getattr(self, "_" + kind, None)
         if handler is None:
@@ -671,12 +685,54 @@ class RecordMapper:
             return []
         minors = (entity, *(forming[2] if forming is not None else ()))
         self.forming = None
+        standing = self._stations_of(minors)
+        if _over_token_limit(standing):
+            # 12.3: the site merges first and then has the Director remove stations
+            # (`remove_token`) until two in different hexes are left: ours names the
+            # minors whose stations are kept in the merger order itself.
+            self.reducing = (seat, minors, target, standing)
+            return []
+        return self._merge_order(seat, minors, target)
+
+    def _merge_order(self, seat: str, minors: tuple[str, ...], into: str,
+                     stations: tuple[str, ...] = ()) -> list[tuple[str, Action]]:
         # 12.1: the other minors' owners agree (the site does not ask them).
         state = self.game.state
         owners = {state.corporations[m].president for m in minors if m in state.corporations}
         agree: list[tuple[str, Action]] = [(s, Accept()) for s in state.seats_from(seat)
                                            if s in owners and s != seat]
-        return [(seat, Merge(minors, target)), *agree]
+        return [(seat, Merge(minors, into, stations)), *agree]
+
+    def _stations_of(self, minors: tuple[str, ...]) -> dict[str, tuple[str, int]]:
+        """Each merging minor's station (hex, city); a minor has one (7.2). Of minors
+        sharing one city the site keeps one by itself: the last in the merger's order."""
+        found: dict[str, tuple[str, int]] = {}
+        for hex_id, cities in self.game.state.board.tokens.items():
+            for city, corps in cities.items():
+                for sym in corps:
+                    if sym in minors:
+                        found[sym] = (hex_id, city)
+        order = [m for m in self.game.rules.merger_candidates(self.game.state) if m in found]
+        by_city = {found[m]: m for m in order}
+        return {m: found[m] for m in order if by_city[found[m]] == m}
+
+    def _remove_token(self, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        """12.3: the Director removes one of the merged minors' stations (the site's city
+        and slot after the merger); once two in different hexes are left, the merger
+        order names the minors whose stations stand."""
+        if self.reducing is None:
+            raise ValueError("a token removed outside a merger")
+        seat, minors, into, standing = self.reducing
+        tile_id, city = str(raw["city"]).rsplit("-", 1)
+        place = (self.tile_hexes.get(tile_id, tile_id.split("-")[0]), int(city))
+        removed = next((m for m, at in standing.items() if at == place), None)
+        if removed is None:
+            raise ValueError(f"no merged station at {place[0]} city {place[1]}")
+        del standing[removed]
+        if _over_token_limit(standing):
+            return []
+        self.reducing = None
+        return self._merge_order(seat, minors, into, tuple(standing))
 
     # --- operating round -----------------------------------------------------------------
     def _choose(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
@@ -757,6 +813,12 @@ class RecordMapper:
         company = str(raw["company"])
         owner = self.game.state.privates[company].owner
         return [(seat, BuyPrivate(company, owner, int(raw["price"])))]
+
+
+def _over_token_limit(stations: Mapping[str, tuple[str, int]]) -> bool:
+    """12.3: a new company takes at most two stations, in different hexes."""
+    hexes = [at[0] for at in stations.values()]
+    return len(hexes) > 2 or len(set(hexes)) < len(hexes)
 
 
 def walk_hexes(connections: list[list[str]]) -> tuple[str, ...]:

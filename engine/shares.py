@@ -260,6 +260,9 @@ def remove_from_game(state: GameState, corp: Corporation) -> None:
         for holders in cities.values():
             while corp.sym in holders:
                 holders.remove(corp.sym)
+    for hex_id, holders in list(state.board.markers.items()):
+        if corp.sym in holders:
+            state.board.markers[hex_id] = [sym for sym in holders if sym != corp.sym]
     state.trains_pool.extend(corp.trains)
     corp.trains = []
     if corp.cash:

@@ -159,6 +159,9 @@ class Board:
     tokens: dict[str, dict[int, list[str]]] = field(default_factory=dict)
     supply: dict[str, int | None] = field(default_factory=dict)  # None: unlimited
     laid_once: set[str] = field(default_factory=set)  # hexes whose terrain was paid
+    # hex -> companies with a token on the hex outside its cities (1850: an edge token
+    # on its red area, 7.4; a Mesabi token, 6.5.1), in the order placed
+    markers: dict[str, list[str]] = field(default_factory=dict)
 
     def tokens_in(self, hex_id: str, city: int) -> list[str]:
         return self.tokens.get(hex_id, {}).get(city, [])

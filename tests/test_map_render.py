@@ -311,3 +311,32 @@ def test_edges_run_clockwise_from_the_schema_directions() -> None:
             nx, ny = g.centre(neighbour(title, hex_id, edge))
             assert math.isclose(nx - cx, 2 * dx, abs_tol=1e-6)
             assert math.isclose(ny - cy, 2 * dy, abs_tol=1e-6)
+
+
+def test_1850_tokens_outside_cities_stand_on_their_hexes() -> None:
+    """1850's edge tokens (7.4) and Mesabi tokens (6.5.1) are drawn on their hexes in
+    company colours, at places the hex's texts leave free, and count as a change."""
+    from moderator.reports.mapimage import MARKER_RADIUS, marker_places, text_layout
+
+    title = load_title("1850")
+    assert marker_places(title) == {"A2": 3, "M2": 1, "C20": 1, "F1": 1, "A10": 4}
+    bare = BoardView({}, {})
+    # Colours far from the hexes' own (MILW's orange is within the tolerance of red).
+    board = BoardView({}, {}, {"A2": ("NP", "GN"), "A10": ("UP",), "F1": ("GN",)})
+    assert changed_hexes(bare, board) == {"A2", "A10", "F1"}
+    image = picture(render_map(title, board))
+    before = picture(render_map(title, bare))
+    geometry = map_geometry(title)
+    for hex_id, syms in board.markers.items():
+        places = text_layout(title, hex_id, None).markers
+        assert len(places) == marker_places(title)[hex_id]
+        for sym, place in zip(syms, places, strict=False):
+            cx, cy = geometry.to_pixels(hex_id, place)
+            r = MARKER_RADIUS * geometry.radius
+            ring = [at(image, (cx + 0.75 * r * math.cos(a), cy + 0.75 * r * math.sin(a)))
+                    for a in (math.pi * k / 4 for k in range(8))]
+            assert sum(near(p, company_colour(title, sym)) for p in ring) >= 4, (hex_id, sym)
+            ring_before = [at(before, (cx + 0.75 * r * math.cos(a),
+                                       cy + 0.75 * r * math.sin(a)))
+                           for a in (math.pi * k / 4 for k in range(8))]
+            assert sum(near(p, company_colour(title, sym)) for p in ring_before) < 4

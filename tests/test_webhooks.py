@@ -8,6 +8,7 @@ import asyncio
 import ipaddress
 import json
 import logging
+from pathlib import Path
 
 import pytest
 from webhookserver import hook_server
@@ -223,3 +224,39 @@ async def test_the_queue_is_bounded(monkeypatch: pytest.MonkeyPatch,
     last = webhook.WORKERS + 3
     assert moves == [*held, last, last + 1, last + 2]  # the two oldest were dropped
     assert sum("queue full" in r.message for r in caplog.records) == 2
+
+
+# -- set before `start` ---------------------------------------------------------------------
+
+
+def test_the_game_master_sets_the_webhook_during_set_up(tmp_path: Path) -> None:
+    """`webhook URL` in the lobby (the game master only; a bad address refuses the mail
+    as in play); the report at `start` is the first post, and each move's the next."""
+    from test_mail_processor import GM, PLAYERS, Harness, text_of
+
+    posts: list[webhook.Post] = []
+    h = Harness(tmp_path, notify=posts.append)
+    h.send(GM, "create game 18TN seed=5")
+    created = h.last_to(GM)
+    h.reply(GM, created, "\n".join(f"invite {a} as {s}" for s, a in PLAYERS.items()))
+    for address in PLAYERS.values():
+        h.reply(address, h.last_to(address), "join\n")
+    h.reply(PLAYERS["Ann"], h.last_to(PLAYERS["Ann"]),
+            "webhook https://discord.com/api/webhooks/1/abc\n")
+    assert "only the game master may set the game's webhook" in text_of(
+        h.last_to(PLAYERS["Ann"]))
+    h.reply(GM, h.last_to(GM), "webhook ftp://example.org/x\n")
+    assert "a webhook must be an http or https URL" in text_of(h.last_to(GM))
+    h.reply(GM, h.last_to(GM), "webhook https://discord.com/api/webhooks/1/abc\n")
+    assert "webhook set: each report's summary is posted to discord.com (discord)" in \
+        text_of(h.last_to(GM))
+    assert posts == []  # nothing to post before the game starts
+    h.reply(GM, h.last_to(GM), "start\n")
+    [started] = posts
+    assert started.url == "https://discord.com/api/webhooks/1/abc"
+    assert started.kind == "discord" and started.move == 0 and started.lines == ()
+    assert started.to_move is not None and started.headline.startswith("SR 1")
+    mover = PLAYERS[started.to_move]
+    h.reply(mover, h.last_to(mover), "pass\n")
+    assert [p.move for p in posts] == [0, 1]
+    assert posts[1].lines and posts[1].lines[0].startswith(f"#0 {started.to_move}")

@@ -5,8 +5,9 @@ store, no servers) and written out to be looked at, with their sizes.
     python tools/mail_gallery.py OUT --shots    # and headless Chromium screenshots at
                                                 # 390 and 1280 px (OUT/NAME-390.png)
     python tools/mail_gallery.py OUT --sizes    # the sizes of every mail while 40 moves
-                                                # of 18TN 7818 (twice) and 1850 115810
-                                                # are played
+                                                # of 18TN 7818 (twice), 1850 115810 and
+                                                # 1861 167259 are played; the largest
+                                                # mail of each kept as OUT/largest-*.eml
 
 Run from the repository root (its packages first: PYTHONPATH=.). The positions are
 the recorded games in /work/shared/fixtures (or $FIXTURES).
@@ -24,6 +25,7 @@ import shutil
 import statistics
 import subprocess
 import time
+from collections.abc import Callable
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -39,9 +41,11 @@ from moderator.store import Store
 MODERATOR = "moderator@example.org"
 SECRET = "gallery-secret-0123456789abcdef"
 GM = "gm@example.org"
+DIRECTOR = "dana@example.org"
 FIXTURES = Path(os.environ.get("FIXTURES", "/work/shared/fixtures"))
 TN = FIXTURES / "18TN" / "7818.json"
 MIDWEST = FIXTURES / "1850" / "115810.json"
+NORTH = FIXTURES / "1861" / "167259.json"
 
 
 class Desk:
@@ -50,8 +54,10 @@ class Desk:
     def __init__(self, db: Path) -> None:
         db.unlink(missing_ok=True)
         self.store = Store(db)
-        self.processor = Processor(self.store, ProcessorSettings(address=MODERATOR,
-                                                                 secret=SECRET))
+        self.now = time.time()  # the games' clock: moved on for reminders and late notices
+        self.processor = Processor(self.store, ProcessorSettings(
+            address=MODERATOR, secret=SECRET, tournament_directors=(DIRECTOR,)),
+            clock=lambda: self.now)
         self.count = 0
         self.seen = 0
         self.records: dict[str, Game] = {}
@@ -66,6 +72,10 @@ class Desk:
         key, done = self.processor.receive(message.as_bytes())
         if not done:
             self.processor.process(key)
+        return self.since()
+
+    def since(self) -> list[tuple[str, bytes]]:
+        """The mail queued since the last look."""
         rows = self.store.execute("SELECT recipient, raw FROM outbox WHERE id > ? "
                                   "ORDER BY id", [self.seen])
         self.seen = self.store.execute("SELECT COALESCE(MAX(id), 0) FROM outbox")[0][0]
@@ -136,6 +146,7 @@ def gallery(out: Path) -> list[str]:
     def keep(prefix: str, mails: list[tuple[str, bytes]]) -> None:
         for to, raw in mails:
             name = f"{prefix}-{to.split('@')[0]}"
+            name += f"-{sum(n.startswith(name) for n in names) + 1}" if name in names else ""
             write(out, name, raw)
             names.append(name)
 
@@ -159,6 +170,31 @@ def gallery(out: Path) -> list[str]:
     to = tag_address(MODERATOR, "18TN-1", waiting, make_token(SECRET, "18TN-1", waiting))
     keep("held", desk.send(f"{waiting.lower()}@example.org", "buy TCC\n", to=to,
                            subject="[18TN-1]"))
+    # The clock: a reminder before the deadline; under `timeout wait` the late notices
+    # (to everyone once, then the late player daily).
+    desk.send(GM, "set timeout wait\n", to=master, subject="[18TN-1]")
+    desk.since()
+    clock = desk.store.clock("18TN-1")
+    assert clock is not None and clock.deadline is not None
+    desk.now = clock.deadline - 3600
+    desk.processor.tick()
+    keep("reminder", desk.since())
+    desk.now = clock.deadline + 60
+    desk.processor.tick()
+    keep("late", desk.since())
+    desk.now = clock.deadline + 86400 + 120
+    desk.processor.tick()
+    keep("late-again", desk.since())
+    # A mail given up after its tries: its sender is told.
+    desk.count += 1
+    failing = EmailMessage()
+    failing["From"], failing["To"], failing["Subject"] = "bob@example.org", to, "[18TN-1]"
+    failing["Message-ID"] = f"<gallery{desk.count}@example.org>"
+    failing.set_content("pass\n")
+    key, _ = desk.processor.receive(failing.as_bytes())
+    desk.processor._quarantine(key, 3, "RuntimeError: the gallery's stand-in failure")
+    keep("quarantined", desk.since())
+    tournament(desk, keep)
     # 18TN in operating round 5.2, TC to lay track: status, legal and show, a refusal,
     # then the record's next three moves (a lay, a run, a dividend) to everyone.
     game_id, seats = desk.seat_game(TN, 300)
@@ -168,6 +204,11 @@ def gallery(out: Path) -> list[str]:
     for n in range(3):
         seat, order = desk.next_order(game_id)
         keep(f"tn-move{n}", desk.as_seat(game_id, seats, seat, order + "\n"))
+    # The first reports after 18TN's stock round 6: L&N lays track first, its stations
+    # and lays spread over the board (the largest report: charts and a part of the map).
+    game_id, seats = desk.seat_game(TN, 332)
+    seat, order = desk.next_order(game_id)
+    keep("tn-after-sr", desk.as_seat(game_id, seats, seat, order + "\n"))
     # 1850 in operating round 6.1, and a finished 18TN.
     game_id, seats = desk.seat_game(MIDWEST, 400)
     keep("midwest-status", desk.as_seat(game_id, seats, "Player 2", "status\n"))
@@ -176,19 +217,51 @@ def gallery(out: Path) -> list[str]:
     return names
 
 
+def tournament(desk: Desk, keep: Callable[[str, list[tuple[str, bytes]]], None]) -> None:
+    """A tournament's mail: created, an entry, entry closed, a heat seated (the first
+    reports say the table), a table ended, the standings, the final order."""
+    mails = desk.send(DIRECTOR, "create tournament Cup titles 18TN sizes 3 heats 1 final 3 "
+                      "scoring share deadline 24h timeout pass seed 5\n", subject="a cup")
+    keep("tournament-created", mails)
+    password = re.search(r"password ([a-z2-7]{16})", mails[0][1].decode("ascii", "replace"))
+    assert password is not None
+    entrants = [f"{name}@example.org" for name in ("ann", "bob", "cy", "dee", "eve", "fay")]
+    for n, address in enumerate(entrants):
+        mails = desk.send(address, "register Cup\n", subject="entry")
+        if n == 0:
+            keep("tournament-registered", mails)
+
+    def direct(name: str, line: str) -> None:
+        keep(name, desk.send(DIRECTOR, f"password {password.group(1)}\n{line}\n",
+                             subject="Cup"))
+
+    direct("tournament-closed", "close entry Cup")
+    direct("tournament-heat", "start heat Cup")
+    for table in desk.store.tournament_tables("Cup"):
+        direct("tournament-ended", f"end table {table.game_id}")
+    keep("tournament-standings", desk.send("bob@example.org", "standings Cup\n",
+                                           subject="standings"))
+    direct("tournament-final", "start heat Cup")
+    final = desk.store.tournament_tables("Cup")[-1]
+    direct("tournament-over", f"end table {final.game_id}")
+
+
 def sizes(out: Path) -> None:
     """The sizes of every mail while 40 recorded moves of each game are played by mail."""
     # 18TN from move 280: operating rounds 5.1-5.2 and the start of stock round 6; from
     # 312 stock round 6 (the market picture goes to the player to move) and OR 6.1.
-    for record, start in ((TN, 280), (TN, 312), (MIDWEST, 380)):
+    # 1861 from 330: stock round 4 into OR 4.1.
+    for record, start in ((TN, 280), (TN, 312), (MIDWEST, 380), (NORTH, 330)):
         desk = Desk(out / f"sizes-{record.stem}.sqlite")
         game_id, seats = desk.seat_game(record, start)
         found: list[int] = []
+        worst = b""
         for n in range(40):
             seat, order = desk.next_order(game_id)
             move = desk.store.load(game_id).next_move
-            found += [len(raw) for _, raw in
-                      desk.as_seat(game_id, seats, seat, f"move {move}\n{order}\n")]
+            mails = desk.as_seat(game_id, seats, seat, f"move {move}\n{order}\n")
+            found += [len(raw) for _, raw in mails]
+            worst = max([worst, *(raw for _, raw in mails)], key=len)
             assert desk.store.load(game_id).next_move == move + 1, (n, order)
         found.sort()
         print(f"{record.parent.name} {record.stem} moves {start}-{start + 39}: "
@@ -196,6 +269,18 @@ def sizes(out: Path) -> None:
               f"mean {statistics.mean(found) / 1000:.1f} KB, "
               f"p90 {found[len(found) * 9 // 10] / 1000:.1f} KB, max {found[-1] / 1000:.1f} "
               f"KB, under 60 KB: {sum(size < 60_000 for size in found)}/{len(found)}")
+        print(f"  the largest: {parts(worst)}")
+        (out / f"largest-{record.stem}-{start}.eml").write_bytes(worst)
+
+
+def parts(raw: bytes) -> str:
+    """What makes up the mail RAW: each part's type (or picture's name) and size."""
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    subject = message["Subject"]
+    sizes = [f"{part.get('Content-ID') or part.get_filename() or part.get_content_type()}"
+             f" {len(part.as_bytes()) / 1000:.1f} KB" for part in message.walk()
+             if not part.is_multipart()]
+    return f"{subject}: {', '.join(sizes)}"
 
 
 def screenshots(out: Path, names: list[str]) -> None:

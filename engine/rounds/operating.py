@@ -422,6 +422,9 @@ class OperatingRound(Round):
         if step is None or step not in self.steps:
             raise not_here(action, self.name, self.state.title.name, self.legal())
         self._enter_step(corp, self.steps.index(step))
+        require(self.current is not None and self.current.corporation == corp.sym,
+                f"{corp.sym}'s turn ended on the way to its {step} step (1861 10.8: "
+                "nationalised for interest it could not pay)", tuple(self.legal()))
         if step not in STEPS:
             self.rules.step_action(self.state, corp, step, action, self)
             self._finish_if_nothing_left()
@@ -800,6 +803,9 @@ class OperatingRound(Round):
         state = self.state
         t = self.current
         assert t is not None
+        require(self.rules.president_contributes,
+                "the Director's money plays no part in a company's train purchase; it "
+                "takes loans (1861 10.10)")
         require(not corp.trains and self.rules.train_purchase_forced(state, corp)
                 and routes.has_route(self.rules, state, corp),
                 "shares may be sold in an operating round only to raise money for a "
@@ -914,6 +920,8 @@ class OperatingRound(Round):
         assert t is not None
         for step in range(t.step, self.steps.index("train")):
             self._check_skippable(corp, self.steps[step])
+            if self.current is not t:
+                return  # 1861 10.8: nationalised; the next company's turn has begun
         if t.step <= self.steps.index("train"):
             self._leave_train_step(corp)
         if self.current is not None and not self.state.game_over:
@@ -955,6 +963,8 @@ class OperatingRound(Round):
         state = self.state
         cheapest = trains.cheapest_available(state)
         assert cheapest is not None
+        if not self.rules.president_contributes:  # 1861 10.10: loans, not the Director
+            return self.rules.train_budget(state, corp) >= cheapest[1]
         seat = corp.president or ""
         raised = corp.cash + state.player(seat).cash + self._saleable_value(seat, corp)
         if raised >= cheapest[1]:

@@ -231,7 +231,8 @@ class StockRound(Round):
                 out.append(f"buy {cheapest.sym} (for {money(self.state, price)})")
             for p in self.unsold_privates()[1:]:
                 floor = max([p.spec.value, *self.s.bids.get(p.sym, {}).values()])
-                if self.available(seat) >= floor + 5:
+                # (Raising his own bid frees what that bid set aside.)
+                if self.available(seat, p.sym) >= floor + 5:
                     out.append(f"bid {floor + 5} on {p.sym}")
             out.append("pass")
             return out
@@ -552,10 +553,10 @@ class StockRound(Round):
             require(corp.par_price is not None,
                     f"{corp.sym} has not been started; `par {corp.sym} at PRICE` buys its "
                     f"president's certificate")
-            require(action.count == 1 or self.rules.may_buy_several(state, corp, source),
-                    "only one certificate may be bought per turn")
+            several = self.rules.may_buy_several(state, corp, source)
+            require(action.count == 1 or several, "only one certificate may be bought per turn")
             paid = buy_certificate(self.rules, state, seat, corp, source, action.count)
-            t.several_of = corp.sym if self.rules.may_buy_several(state, corp, source) else None
+            t.several_of = corp.sym if several else None
             if self.rules.share_payee(state, corp, source) == corp.sym:
                 self.s.reissue_proceeds[corp.sym] = \
                     self.s.reissue_proceeds.get(corp.sym, 0) + paid

@@ -320,6 +320,7 @@ class Rules1850(Rules):
         require(corp.cash >= MESABI_PRICE, f"{corp.sym} has {money(state, corp.cash)}; "
                 f"the Mesabi rights cost {money(state, MESABI_PRICE)}")
         corp.markers.add(MESABI)
+        _mark(state, MESABI_RANGE, corp.sym)
         if owner is not None and owner in state.corporations:
             half = MESABI_PRICE // 2
             state.transfer_cash(corp.sym, owner, half)
@@ -346,6 +347,7 @@ class Rules1850(Rules):
                 f"edge token costs {money(state, edge.cost)}")
         state.transfer_cash(corp.sym, BANK, edge.cost)
         corp.markers.add(EDGE_TOKEN)
+        _mark(state, edge.hex, corp.sym)
         state.say(f"{corp.sym} places its edge token on {edge.hex} for "
                   f"{money(state, edge.cost)}")
 
@@ -371,6 +373,7 @@ class Rules1850(Rules):
         """15.2: P5 comes with a Mesabi token."""
         if private.sym == MESABI_MINING and buyer in state.corporations:
             state.corporations[buyer].markers.add(MESABI)
+            _mark(state, MESABI_RANGE, buyer)
             state.say(f"{buyer} receives a Mesabi token with {private.sym}")
 
     # --- 9: dividends -------------------------------------------------------------------
@@ -705,6 +708,13 @@ def reaches(state: GameState, corp: Corporation, hex_id: str) -> bool:
 
     nodes, _ = track.reachable(state, track.build_track(state), corp.sym)
     return any(node.hex == hex_id for node in nodes)
+
+
+def _mark(state: GameState, hex_id: str, sym: str) -> None:
+    """SYM's token on HEX_ID outside its cities, for the map (an edge or Mesabi token)."""
+    holders = state.board.markers.setdefault(hex_id, [])
+    if sym not in holders:
+        holders.append(sym)
 
 
 def mesabi_tokens_left(state: GameState) -> int:

@@ -194,10 +194,10 @@ class Answers:
         found = hook(self.store, game_id)
         if found is None or found.posted == game.next_move:
             return
-        # A log shorter than at the last post (a game replaced by the operator): the
-        # post says where the game is now, no moves.
+        # A log shorter than at the last post (a game replaced by the operator), or
+        # the first post (a webhook set before `start`): where the game is now, no moves.
         entries = (self.history(game_id, game, found.posted)
-                   if found.posted < game.next_move else ())
+                   if 0 <= found.posted < game.next_move else ())
         view = self.position(game_id, game).view
         self.posts.append(Post(
             game_id=game_id, url=found.url, kind=found.kind,
@@ -440,22 +440,35 @@ class Answers:
         if laying:
             stations = {hex_id for hex_id, cities in game.state.board.tokens.items()
                         if any(turn.entity in tokens for tokens in cities.values())}
-            where = set(changed) | stations | set(self.lays(game_id, game))
-            note = (f"The part of the map where {turn.entity} may lay track: its "
-                    "stations and the hexes of its legal lays; mail `map` for the whole "
-                    "map.")
+            lays = set(self.lays(game_id, game))
+            # When what changed since TO's last report (after a stock round: a whole
+            # operating round's track) would make the part most of the board, it is
+            # left out rather than send the whole map: the lay is decided by the
+            # company's stations and lays (issue 19: a report under 60 KB).
+            choices = [set(changed) | stations | lays, stations | lays, lays or stations]
         elif changed:
-            where = set(changed)
-            note = (f"The part of the map that changed since your report of move {since} "
-                    f"(outlined: {', '.join(sorted(changed))}); mail `map` for the whole "
-                    "map.")
+            choices = [set(changed)]
         else:
             return (), (f"The map has not changed since your report of move {since}; "
                         "mail `map` for it.")
         whole_map = self.map_for(game_id, game, to)
-        part = self.pictures.part(whole_map, game.state.title, where)
+        for where in choices:
+            part = self.pictures.part(whole_map, game.state.title, where)
+            if part is not None:
+                break
         if part is None:
             return (whole_map,), None
+        if laying:
+            left_out = sorted(set(changed) - where)
+            note = (f"The part of the map where {turn.entity} may lay track: its "
+                    "stations and the hexes of its legal lays, with their neighbours"
+                    + (f" (also changed since your report of move {since}: "
+                       f"{', '.join(left_out)})" if left_out else "")
+                    + "; mail `map` for the whole map.")
+        else:
+            note = (f"The part of the map that changed since your report of move {since} "
+                    f"(outlined: {', '.join(sorted(changed))}); mail `map` for the whole "
+                    "map.")
         return (Picture(whole_map.cid, whole_map.filename.replace(".png", "-part.png"),
                         part),), note
 
@@ -494,18 +507,17 @@ class Answers:
     def market_for(self, game_id: str, game: Game, to: str, whole: bool
                    ) -> tuple[Picture, ...]:
         """The stock market picture, where a player decides by it: in TO's first report
-        of a stock round and whenever TO is to move in one, in TO's first report after a
-        stock round (the dividends start to move the tokens), at the end, and when TO
-        asked for the whole position (`status`, `map`). Other reports list the market as
-        a table (a picture in every report of a stock round doubles a typical mail).
-        Made once per position however many mails carry it."""
+        of a stock round and whenever TO is to move in one, at the end, and when TO asked
+        for the whole position (`status`, `map`). Other reports list the market as a
+        table: a picture in every report of a stock round doubles a typical mail, and
+        one in the first report after a stock round, beside the charts and the map, made
+        it twice the 60 KB a report should stay under (issue 19). Made once per position
+        however many mails carry it."""
         turn = game.turn()
         new_round = self.store.reported_round(game_id, to) != game.round_name
         stock = isinstance(game.round, StockRound)
-        after_stock_round = (isinstance(game.round, OperatingRound)
-                             and game.round_name.endswith(".1") and new_round)
         to_move = turn is not None and turn.seat == self.seat_of(game_id, to, game)
-        wanted = (whole or after_stock_round or (stock and (new_round or to_move))
+        wanted = (whole or (stock and (new_round or to_move))
                   or turn is None or game_id in self.final)
         if not wanted:
             return ()

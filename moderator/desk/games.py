@@ -67,21 +67,24 @@ class BoardSnapshot:
 
     tiles: Mapping[str, PlacedTile]
     tokens: Mapping[str, Mapping[int, list[str]]]
+    markers: Mapping[str, list[str]]
 
     @classmethod
     def of(cls, game: Game) -> BoardSnapshot:
         board = game.state.board
         return cls(dict(board.tiles),
                    {h: {c: list(s) for c, s in cities.items()}
-                    for h, cities in board.tokens.items()})
+                    for h, cities in board.tokens.items()},
+                   {h: list(s) for h, s in board.markers.items()})
 
 
 #: What a map is drawn from besides its caption: the game (so its title), the phase,
-#: the laid tiles, the station tokens and the outlined hexes -- the values themselves,
-#: so a cached map is the one these would draw, whatever moves led there.
+#: the laid tiles, the station tokens, the tokens outside cities and the outlined
+#: hexes -- the values themselves, so a cached map is the one these would draw,
+#: whatever moves led there.
 PlateKey = tuple[str, str, tuple[tuple[str, PlacedTile], ...],
                  tuple[tuple[str, tuple[tuple[int, tuple[str, ...]], ...]], ...],
-                 frozenset[str]]
+                 tuple[tuple[str, tuple[str, ...]], ...], frozenset[str]]
 
 
 class PictureCache:
@@ -137,6 +140,7 @@ class PictureCache:
                                tuple(sorted((h, tuple(sorted((c, tuple(s))
                                                              for c, s in cities.items())))
                                             for h, cities in board.tokens.items())),
+                               tuple(sorted((h, tuple(s)) for h, s in board.markers.items())),
                                frozenset(changed))
         caption = f"{game_id} - next move {game.next_move}"
         key = (plate_key, caption)

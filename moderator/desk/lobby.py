@@ -22,6 +22,7 @@ from moderator.desk.answers import Lobby, LobbySeat
 from moderator.desk.auth import MASTER_KEY, observer_key, seat_name_problem
 from moderator.desk.changes import after_change
 from moderator.desk.sender import Auth, games_of
+from moderator.desk.webhooks import WebhookRefused, configure
 from moderator.desk.work import Refused, Work, masked, under
 from moderator.reports.report import LineResult, Results, Section
 from moderator.store import Role, Store
@@ -264,6 +265,18 @@ def lobby_command(work: Work, game_id: str, auth: Auth, roles: set[Role], order:
         return start(work, game_id)
     if isinstance(order, cmd.Stop):
         return stop_mail(work, work.incoming.sender or "", proven=True)
+    if isinstance(order, cmd.Webhook):
+        # Set up with the game (issue 19); posted "up to move -1": the report at
+        # `start` is posted too.
+        if "master" not in roles:
+            raise Refused("only the game master may set the game's webhook")
+        try:
+            answer, _, change = configure(work.store, game_id, -1, order.url, order.form,
+                                          work.settings.webhook_allow_private)
+        except WebhookRefused as refused:
+            raise Refused(str(refused)) from None
+        change()  # in the mail's savepoint: undone with the rest if a line is refused
+        return answer
     if isinstance(order, cmd.CreateGame):
         raise Refused(f"to create another game, mail `create game {order.title}` in a "
                       f"new mail to {work.settings.address} (not a reply)")

@@ -17,7 +17,7 @@ from PIL import Image, ImageDraw
 from engine.title import Title
 from moderator.reports.mapimage import BACKGROUND, COORDINATE_INK, font, map_geometry
 
-__all__ = ["crop_box", "crop_map", "decode"]
+__all__ = ["crop_box", "crop_map", "decode", "neighbourhood"]
 
 #: Hexes of the map's picture around the changed ones that a part shows.
 RING = 1.5
@@ -31,16 +31,16 @@ PART_COLOURS = 48
 PART_COMPRESS_LEVEL = 8
 
 
-def crop_box(title: Title, hexes: Collection[str], size: tuple[int, int]
-             ) -> tuple[int, int, int, int] | None:
+def crop_box(title: Title, hexes: Collection[str], size: tuple[int, int], most: float = 0.6,
+             ring: float = RING) -> tuple[int, int, int, int] | None:
     """The box (left, top, right, bottom) of the map's picture of SIZE that holds HEXES
-    and a ring round them; None when it would be most of the map anyway."""
+    and a RING (in hexes) round them; None when it would be more than MOST of the map."""
     geometry = map_geometry(title)
     centres = [geometry.centre(h) for h in hexes if h in title.hexes]
     if not centres:
         return None
-    pad_x = geometry.half_width * (1 + 2 * RING)
-    pad_y = geometry.half_height * (1 + 2 * RING)
+    pad_x = geometry.half_width * (1 + 2 * ring)
+    pad_y = geometry.half_height * (1 + 2 * ring)
     left = min(x for x, _ in centres) - pad_x
     right = max(x for x, _ in centres) + pad_x
     top = min(y for _, y in centres) - pad_y
@@ -52,7 +52,7 @@ def crop_box(title: Title, hexes: Collection[str], size: tuple[int, int]
     width, height = size
     box = (max(0, round(left)), max(0, round(top)), min(width, round(right)),
            min(height, round(bottom)))
-    if (box[2] - box[0]) * (box[3] - box[1]) > 0.6 * width * height:
+    if (box[2] - box[0]) * (box[3] - box[1]) > most * width * height:
         return None
     return box
 
@@ -102,18 +102,79 @@ def _with_rulers(part: Image.Image, title: Title, box: tuple[int, int, int, int]
 def crop_map(png: bytes, title: Title, hexes: Collection[str],
              image: Image.Image | None = None) -> bytes | None:
     """The part of the map's PNG (as `mapimage` draws it, at its default scale) that
-    shows HEXES; None when that is most of the map (then the whole map serves). IMAGE:
-    the PNG already decoded, where the caller keeps it."""
-    whole = image if image is not None else decode(png)
-    box = crop_box(title, hexes, whole.size)
-    if box is None:
-        return None
-    part = _with_rulers(whole.crop(box).convert("RGB"), title, box)
+    shows HEXES: a plain cut when they lie close together; when they are spread over
+    the board, HEXES and their neighbours with the other hexes blank (a cut holding
+    them all would cost most of the whole map's bytes); None when that would be most of
+    the board anyway (then the whole map serves). IMAGE: the PNG already decoded, where
+    the caller keeps it (it is not changed)."""
+    image = image if image is not None else decode(png)
+    box = crop_box(title, hexes, image.size)
+    if box is not None and \
+            _hexes_in(title, box) <= SPARSE * len(neighbourhood(title, hexes, 2)):
+        cut = image.crop(box).convert("RGB")
+    else:
+        kept = neighbourhood(title, hexes)
+        if not kept or len(kept) > MOST_HEXES * len(title.hexes):
+            return None
+        whole = image.convert("RGB")
+        box = _blank_all_but(whole, title, kept)
+        cut = whole.crop(box)
+    part = _with_rulers(cut, title, box)
     out = io.BytesIO()
     part.quantize(colors=PART_COLOURS, method=Image.Quantize.FASTOCTREE,
                   dither=Image.Dither.NONE).save(out, "PNG",
                                                  compress_level=PART_COMPRESS_LEVEL)
     return out.getvalue()
+
+
+#: A plain cut holding more than this many times the hexes it is for and two rings of
+#: neighbours (what a cut of one hex holds) shows those and one ring only, the other
+#: hexes blank: two changes far apart (1861's nationalisations) cost a third of the
+#: whole map otherwise.
+SPARSE = 1.5
+#: A part with the far hexes blank shows at most this share of the board's hexes.
+MOST_HEXES = 0.6
+#: How a hex away from the ones a part shows is drawn: blank, outlined faintly (the
+#: board's shape stays, at next to no cost in the PNG).
+BLANK_FILL, BLANK_OUTLINE = "#ffffff", "#e4e4e4"
+
+
+def neighbourhood(title: Title, hexes: Collection[str], rings: int = 1) -> set[str]:
+    """HEXES (those of the board) and their neighbours, RINGS deep."""
+    geometry = map_geometry(title)
+    centres = {h: geometry.centre(h) for h in title.hexes}
+    near = geometry.half_width * 2 * 1.05  # neighbouring centres are 2 half-widths apart
+    found = {h for h in hexes if h in centres}
+    for _ in range(rings):
+        shown = [centres[h] for h in found]
+        found = {h for h, (x, y) in centres.items()
+                 if any((x - sx) ** 2 + (y - sy) ** 2 <= near ** 2 for sx, sy in shown)}
+    return found
+
+
+def _hexes_in(title: Title, box: tuple[int, int, int, int]) -> int:
+    geometry = map_geometry(title)
+    return sum(box[0] <= x <= box[2] and box[1] <= y <= box[3]
+               for x, y in map(geometry.centre, title.hexes))
+
+
+def _blank_all_but(image: Image.Image, title: Title, kept: set[str]
+                   ) -> tuple[int, int, int, int]:
+    """Blank IMAGE's hexes but KEPT; the box that holds KEPT (within the hexes: the
+    whole map's margin holds its coordinates, which would show cut)."""
+    geometry = map_geometry(title)
+    draw = ImageDraw.Draw(image)
+    for hex_id in title.hexes:
+        if hex_id not in kept:
+            draw.polygon(geometry.corners(hex_id), fill=BLANK_FILL, outline=BLANK_OUTLINE)
+    box = crop_box(title, kept, image.size, most=1.0, ring=0.05)
+    assert box is not None
+    xs = [geometry.centre(h)[0] for h in title.hexes]
+    ys = [geometry.centre(h)[1] for h in title.hexes]
+    return (max(box[0], round(min(xs) - geometry.half_width)),
+            max(box[1], round(min(ys) - geometry.half_height)),
+            min(box[2], round(max(xs) + geometry.half_width) + 1),
+            min(box[3], round(max(ys) + geometry.half_height) + 1))
 
 
 def decode(png: bytes) -> Image.Image:

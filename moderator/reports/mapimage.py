@@ -27,7 +27,7 @@ import zlib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from PIL import Image, ImageChops, ImageDraw, ImageFont
 
@@ -351,6 +351,9 @@ class BoardLike(Protocol):
     @property
     def tokens(self) -> Mapping[str, Mapping[int, Sequence[str]]]: ...
 
+    @property
+    def markers(self) -> Mapping[str, Sequence[str]]: ...
+
 
 @dataclass(frozen=True, slots=True)
 class BoardView:
@@ -359,6 +362,8 @@ class BoardView:
 
     tiles: Mapping[str, PlacedTile]
     tokens: Mapping[str, Mapping[int, Sequence[str]]]
+    # companies' tokens on a hex outside its cities (1850's edge and Mesabi tokens)
+    markers: Mapping[str, Sequence[str]] = FrozenDict()
 
 
 EMPTY_BOARD = BoardView(FrozenDict(), FrozenDict())
@@ -374,6 +379,8 @@ def changed_hexes(before: BoardLike, after: BoardLike) -> frozenset[str]:
         new = {c: list(s) for c, s in after.tokens.get(hex_id, {}).items() if s}
         if old != new:
             out.add(hex_id)
+    out |= {h for h in set(before.markers) | set(after.markers)
+            if list(before.markers.get(h, ())) != list(after.markers.get(h, ()))}
     return frozenset(out)
 
 
@@ -695,13 +702,18 @@ class NameLayout:
     first: Point
 
 
+#: The radius of a company's token outside a city (unit coordinates).
+MARKER_RADIUS = 0.17
+
+
 @dataclass(frozen=True, slots=True)
 class TextLayout:
     """Where the texts of one hex go, in unit coordinates.
 
     strips: rows of phase values (centre, values, box size); revenues: value circles;
     terrain: the cost sign of an empty hex; label: centre and size; tile_name: where
-    the laid tile's number is printed.
+    the laid tile's number is printed; markers: where companies' tokens outside the
+    cities go (kept free of the name where the title has places for them).
     """
 
     name: NameLayout | None
@@ -710,6 +722,7 @@ class TextLayout:
     terrain: Point | None
     label: tuple[Point, float] | None
     tile_name: Point | None
+    markers: tuple[Point, ...] = ()  # the places of tokens outside the cities
 
 
 class _Room:
@@ -891,6 +904,14 @@ def text_layout(title: Title, hex_id: str, placed: PlacedTile | None) -> TextLay
             room.add(at, r)
 
     name = _place_name(spec.name, room) if spec.name else None
+    # Room for every token the hex may get outside its cities, one by one where there
+    # is most (a crowded hex has no free row), after the name.
+    markers: list[Point] = []
+    for _ in range(marker_places(title).get(hex_id, 0)):
+        spot, _ = room.choose(MARKER_RADIUS + 0.01, near=(0.0, -0.45))
+        room.add(spot, MARKER_RADIUS + 0.01)
+        markers.append(spot)
+
 
     revenues = []
     for at, revenue in _city_revenues(d):
@@ -918,7 +939,23 @@ def text_layout(title: Title, hex_id: str, placed: PlacedTile | None) -> TextLay
         label = (spot, size)
 
     tile_name = room.choose(0.1)[0] if d.tile_name is not None else None
-    return TextLayout(name, tuple(strips), tuple(revenues), terrain, label, tile_name)
+    return TextLayout(name, tuple(strips), tuple(revenues), terrain, label, tile_name,
+                      tuple(sorted(markers)))
+
+
+@functools.cache
+def marker_places(title: Title) -> Mapping[str, int]:
+    """How many companies' tokens outside its cities each hex may get: the edge
+    tokens of the companies that have one (1850 7.4), and the title's own places
+    (title_specific marker_places: 1850's four Mesabi tokens, 6.5.1)."""
+    out: dict[str, int] = {}
+    for corp in title.corporations:
+        if corp.edge_token is not None:
+            out[corp.edge_token.hex] = out.get(corp.edge_token.hex, 0) + 1
+    extra = cast("Mapping[str, int]", title.title_specific.get("marker_places", {}))
+    for hex_id, places in extra.items():
+        out[hex_id] = out.get(hex_id, 0) + int(places)
+    return out
 
 
 # --------------------------------------------------------------------------- public helpers
@@ -1166,6 +1203,8 @@ def _paint(p: _Painter, title: Title, board: BoardLike, phase: str | None,
         _name(p, drawings[h], texts[h])
     for h in hexes:
         _stops(p, title, drawings[h], board.tokens.get(h, {}))
+    for h in hexes:
+        _markers(p, title, h, texts[h].markers, board.markers.get(h, ()))
     for h in hexes:
         _texts(p, title, drawings[h], texts[h], phase)
     _coordinates(p, title, big)
@@ -1435,7 +1474,8 @@ def _snapshot(board: BoardLike) -> BoardView:
     """BOARD's tiles and tokens as they are now (a game's board changes in place)."""
     return BoardView(FrozenDict(board.tiles),
                      FrozenDict({h: FrozenDict({c: tuple(s) for c, s in cities.items()})
-                                 for h, cities in board.tokens.items()}))
+                                 for h, cities in board.tokens.items()}),
+                     FrozenDict({h: tuple(s) for h, s in board.markers.items()}))
 
 
 def encode_png(image: Image.Image) -> bytes:
@@ -1541,6 +1581,19 @@ def _city(p: _Painter, title: Title, spec: HexSpec, hex_id: str, city: CityMark,
             p.circle(centre, r * 0.8, fill=None, outline=company_colour(title, sym),
                      width=p.width(0.035))
             p.fit_text(centre, sym, 1.3 * r, 0.17, fill="#6a6a6a")
+
+
+def _markers(p: _Painter, title: Title, hex_id: str, places: Sequence[Point],
+             syms: Sequence[str]) -> None:
+    """Companies' tokens on a hex outside its cities (an edge token on its red area, a
+    Mesabi token) at the places its text layout kept for them: smaller than a station,
+    as they are no station a route may start from."""
+    r = MARKER_RADIUS * p.r
+    for sym, at in zip(syms, places, strict=False):
+        centre = p.px(hex_id, at)
+        colour = company_colour(title, sym)
+        p.circle(centre, r, fill=colour, outline="#000000", width=p.width(0.012))
+        p.fit_text(centre, sym, 1.7 * r, 0.15, fill=ink_on(colour), bold=True)
 
 
 def _same_company(title: Title, a: str, b: str) -> bool:

@@ -170,6 +170,7 @@ def _environment() -> jinja2.Environment:
     env.filters["money"] = lambda amount: f"${amount}"
     env.filters["paragraphs"] = _paragraphs
     env.filters["prose"] = _prose
+    env.filters["code"] = _code
     return env
 
 
@@ -199,6 +200,12 @@ def _prose(paragraph: str) -> markupsafe.Markup:
     body = markupsafe.Markup("<br>\n").join(markupsafe.escape(item) for item in items)
     return markupsafe.Markup("<p>{}</p>").format(markupsafe.Markup(
         _CODE.sub(lambda m: f"<code>{m.group(1)}</code>", str(body))))
+
+
+def _code(line: str) -> markupsafe.Markup:
+    """LINE escaped, its `orders` set in code (a note such as "mail `map` for it")."""
+    return markupsafe.Markup(_CODE.sub(lambda m: f"<code>{m.group(1)}</code>",
+                                       str(markupsafe.escape(line))))
 
 
 def _paragraphs(text: str) -> list[str]:

@@ -196,10 +196,15 @@ def test_7_4_an_edge_token_costs_50_counts_as_the_token_and_doubles_its_area() -
     edge = corp.spec.edge_token
     assert edge is not None
     cash = corp.cash
+    assert corp.sym not in g.state.board.markers.get(edge.hex, [])
     g.apply(move(n).seat, move(n).action)
     corp = g.state.corporations[corp.sym]
     assert corp.cash == cash - 50
     assert operating(g).current.token_placed  # type: ignore[union-attr]
+    # On the map: a token on the red area, outside any city (the report draws it).
+    assert corp.sym in g.state.board.markers[edge.hex]
+    assert all(corp.sym not in holders for cities in g.state.board.tokens.values()
+               for holders in cities.values() if edge.hex in g.state.board.tokens)
     # A later run to the area counts it twice for this company (8.4).
     run = next(i for i in range(n, len(_log()[1]))
                if isinstance(move(i).action, RunRoutes)
@@ -267,6 +272,7 @@ def test_6_5_1_mesabi_rights_cost_80_half_to_the_company_owning_p5() -> None:
     owner_cash, corp_cash, bank = (g.state.corporations[owner].cash, corp.cash,
                                    g.state.bank_cash)
     g.apply(move(n).seat, move(n).action)
+    assert g.state.board.markers["A10"][-1] == corp.sym  # its Mesabi token, on the map
     assert g.state.corporations[owner].cash == owner_cash + 40
     assert g.state.corporations[corp.sym].cash == corp_cash - 80
     assert g.state.bank_cash == bank + 40

@@ -446,12 +446,14 @@ def test_5_1_1_a_company_entering_the_black_area_closes_and_limits_fall() -> Non
     held = cbq.percent_held_by("Bob")
     bank = state.bank_cash
     worth = held // 10 * price(g, "CBQ")
+    state.board.markers["A10"] = ["GN", "CBQ"]  # CBQ's Mesabi token beside another's
     state.market.place("CBQ", (8, 1))  # $10, brown; left of it the black $0
     g.rules.move_price(state, cbq, "left")
     assert cbq.closed and "CBQ" not in state.market.positions
     assert cbq.percent_held_by("Bob") == 0 and cbq.cash == 0
     assert state.bank_cash == bank + 680
     assert not any("CBQ" in h for c in state.board.tokens.values() for h in c.values())
+    assert state.board.markers["A10"] == ["GN"]  # "All tokens ... are removed from the map"
     assert g.rules.certificate_limit(state) == 15  # 8 companies left (21)
     assert g.rules.scores(state)["Bob"] == bob_before - worth
     assert not any("CBQ" in a for a in g.legal())

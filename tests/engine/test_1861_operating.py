@@ -115,6 +115,62 @@ def test_10_8_interest_on_the_loans_held_when_the_turn_began() -> None:
     assert mv.cash == cash + 60 - 10 - 50
 
 
+def test_10_8_a_company_nationalised_for_its_interest_buys_no_train() -> None:
+    """10.8, 11: a company that cannot pay its interest, even with loans, is nationalised
+    when its dividend is settled; a train purchase that would pass its dividend step
+    first is refused (its turn is over), not made for a company that is gone. (N's two
+    loans and empty treasury are set directly: the position the random games reached.)"""
+    g = first_operating_round()
+    n = g.state.corporations["N"]
+    n.loans, n.interest_due = 2, 2
+    g.state.transfer_cash("N", "bank", n.cash)
+    with pytest.raises(GameError, match="turn ended on the way to its train step"):
+        g.apply("Bob", BuyTrain("2", "bank"))
+    n = g.state.corporations["N"]  # the refusal leaves the game as it was
+    assert n.floated and n.president == "Bob" and n.loans == 2
+
+
+def test_10_8_after_a_nationalisation_at_done_the_next_company_operates() -> None:
+    """10.8, 11: N ends its turn (`done`) and cannot pay its interest: it is nationalised
+    and M-K, next in the operating order, begins its turn (it is not passed over).
+    (N's two loans and empty treasury are set directly, as in the test above.)"""
+    g = first_operating_round()
+    n = g.state.corporations["N"]
+    n.loans, n.interest_due = 2, 2
+    g.state.transfer_cash("N", "bank", n.cash)
+    g.apply("Bob", Done())
+    assert g.state.corporations["N"].closed
+    turn, rnd = g.turn(), g.round
+    assert turn is not None and turn.entity == "M-K" and turn.step == "track"
+    assert isinstance(rnd, OperatingRound) and "M-K" not in rnd.done
+
+
+def test_10_10_a_trainless_company_that_can_pay_with_loans_must_buy() -> None:
+    """10.10 with 10.2: N has no train and the 2-train costs R100: with R60 and its two
+    loans (R45 each after interest) it can pay, so it must buy; its Director's purse
+    plays no part (Bob's cash and most of N's are spent here first) and nobody goes
+    bankrupt."""
+    g = first_operating_round()
+    g.state.transfer_cash("Bob", "bank", g.state.players["Bob"].cash)
+    g.state.transfer_cash("N", "bank", g.state.corporations["N"].cash - 60)
+    with pytest.raises(GameError, match="must buy"):
+        g.apply("Bob", Done())
+    assert not g.state.players["Bob"].bankrupt and not g.state.game_over
+    g.apply("Bob", BuyTrain("2", "bank"))
+    n = g.state.corporations["N"]
+    assert [t.name for t in n.trains] == ["2"] and (n.loans, n.cash) == (1, 60 + 45 - 100)
+
+
+def test_10_10_no_share_sale_for_a_train_in_an_operating_round() -> None:
+    """10.10: the company takes loans for its train; its Director's money plays no part,
+    so he sells no shares for it (the 18TN-style emergency sale is not 1861's)."""
+    from engine.actions import SellShares
+
+    g = record_game(392)  # OR 4.1: O-K, trainless; Player 3 holds 20% of MKN
+    with pytest.raises(GameError, match=r"takes loans \(1861 10\.10\)"):
+        g.apply("Player 3", SellShares("MKN", None, 10))
+
+
 def test_10_10_a_company_that_ends_its_turn_without_a_train_is_nationalised() -> None:
     g = record_game(392)  # OR 4.1: O-K has laid its tiles and cannot afford a 4-train
     ok = g.state.corporations["O-K"]

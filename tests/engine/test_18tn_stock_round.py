@@ -421,3 +421,18 @@ def test_3_3_b_over_the_limit_the_player_must_sell_before_anything_else() -> Non
     g.apply("Cy", SellShares("L&N", 1))
     g.apply("Cy", Pass())
     assert g.turn().seat == "Di"  # type: ignore[union-attr]
+
+
+def test_3_1_b_raising_ones_own_bid_is_listed_when_only_that_bid_ties_the_money() -> None:
+    """The money a bid sets aside is free for raising that same bid: a player whose
+    cash is all but tied up in his bid on a private may still raise it, and `legal`
+    lists the raise (found by the 1850 differential check: the list said only `pass`)."""
+    g = new_game()
+    g.apply("Ann", Bid(420, "MCR"))  # 30 of her 450 left untied
+    g.apply("Bob", Bid(425, "MCR"))
+    g.apply("Cy", Pass())
+    g.apply("Di", Pass())
+    assert "bid 430 on MCR" in g.legal()
+    assert not any(option.endswith("on OWR") for option in g.legal())  # 30 is too little
+    g.apply("Ann", Bid(430, "MCR"))
+    assert g.round.s.bids["MCR"]["Ann"] == 430  # type: ignore[attr-defined]

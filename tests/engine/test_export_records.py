@@ -15,10 +15,13 @@ from tn_scenarios import bankruptcy_with_a_saleable_share, three_company_opening
 
 from engine.actions import (
     Accept,
+    Bid,
+    BuyPrivate,
     BuyTrain,
     Decline,
     Done,
     LayTile,
+    Pass,
     Undo,
 )
 from engine.export import connections, export_record, idle_alike, site_train_ids
@@ -363,3 +366,27 @@ def test_1850_share_purchases_name_the_sites_certificates() -> None:
             if a["type"] == "buy_shares" and a["entity_type"] == "player"]
     assert ours == theirs
     assert len(ours) > 80
+
+
+def test_a_pass_while_privates_are_for_sale_is_recorded_even_with_nothing_else() -> None:
+    """While privates are for sale the site's turn always offers a bid and a pass, so it
+    never passes a player by itself: Bob, his cash all set aside for his bid (3.1(b)),
+    can only pass, and the record holds his pass (found by the 1850 differential check,
+    where the site waited for the pass the record left out)."""
+    from tn_scenarios import SEATS, new_game
+
+    game = new_game()
+    assert SEATS[:4] == ("Ann", "Bob", "Cy", "Di")
+    game.apply("Ann", Bid(75, "MCR"))
+    game.apply("Bob", Bid(450, "LNR"))  # all of Bob's cash
+    game.apply("Cy", Pass())
+    game.apply("Di", Pass())
+    game.apply("Ann", Pass())
+    assert game.turn().seat == "Bob" and game.legal() == ["pass"]  # type: ignore[union-attr]
+    game.apply("Bob", Pass())
+    game.apply("Cy", BuyPrivate("TCC"))
+    record = export_record(game)
+    assert_reads_back(game, record)
+    ids = {p["name"]: p["id"] for p in record["players"]}
+    kinds = [(a["entity"], a["type"]) for a in record["actions"]]
+    assert kinds[-3:] == [(ids["Ann"], "pass"), (ids["Bob"], "pass"), (ids["Cy"], "bid")]

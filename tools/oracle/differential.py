@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import site_1825
 import site_1850
+import site_1861
 from oracle import DEFAULT_SITE_LIB, Oracle
 
 from engine import legal, track
@@ -48,6 +49,7 @@ from engine.actions import (
     RunRoutes,
     SellPrivate,
 )
+from engine.defaults import conservative_action
 from engine.errors import GameError
 from engine.export import export_record
 from engine.game import Game, Setup
@@ -71,11 +73,16 @@ PERSIST = 3
 #: 1850: a company's closure when the site settles its empty run at its track step can
 #: show until the next company's passes carry our `done` (docs/site-differences.md).
 PERSIST_OF = {"1850": 5}
+#: Per title, the module that names its listed differences at a refusal of the site.
+SITE_HOOKS = {"1825": site_1825, "1850": site_1850}
 HEXES_TRIED = 6
+#: Titles whose random companies pay out first (--payout of the time).
+PAYOUT_TITLES = ("1825", "1850")
 
 
 #: Players per game: game i of a title has PLAYERS[title][i % len(...)] players.
-PLAYERS = {"18TN": (3, 4, 5), "1850": (2, 3, 4, 5, 6), "1825": (2, 3, 4, 5)}
+PLAYERS = {"18TN": (3, 4, 5), "1850": (2, 3, 4, 5, 6), "1825": (2, 3, 4, 5),
+           "1861": site_1861.PLAYERS}
 #: Our actions the site has no form for, per title: the random players leave them.
 NO_SITE_FORM: dict[str, tuple[type, ...]] = {"1850": (SellPrivate,)}
 
@@ -105,7 +112,8 @@ def played(seed: int, index: int, cache: Path | None, title: str = "18TN") -> Ga
 # £71).
 TITLE = "18TN"
 #: Options each title's random games are played with.
-OPTIONS: dict[str, frozenset[str]] = {"1825": frozenset({"site_figures"})}
+OPTIONS: dict[str, frozenset[str]] = {"1825": frozenset({"site_figures"}),
+                                      "1861": site_1861.OPTIONS}
 #: Moves after which a random game stops (1825: a dead game goes on: nothing ends it).
 MOVES = {"1825": 3000}
 
@@ -168,7 +176,19 @@ def cut_stuck(game: Game) -> Game:
     last_real = real[-1] + 1 if real else 0
     if len(game.log) - last_real <= STUCK:
         return game
-    return Game(game.setup, game.log[:last_real])
+    return settled(Game(game.setup, game.log[:last_real]))
+
+
+def settled(game: Game) -> Game:
+    """GAME with a last sale still waiting for the protection decisions (1850 5.9)
+    settled by the players' conservative moves (the seller's turn ends, nobody
+    protects), as the site settles it at once."""
+    for _ in range(2 * len(game.setup.seats)):
+        turn = game.turn()
+        if not game.state.pending_sales or turn is None:
+            break
+        game.apply(turn.seat, conservative_action(game))
+    return game
 
 
 def take(rng: random.Random, game: Game, seat: str,
@@ -181,10 +201,10 @@ def take(rng: random.Random, game: Game, seat: str,
     runs = [a for a in candidates if isinstance(a, RunRoutes) and a.auto]
     pays = [a for a in candidates if isinstance(a, Dividend)]
     rng.shuffle(pays)
-    if game.state.title.name == "1825" and len(pays) > 1 and \
+    if game.state.title.name in PAYOUT_TITLES and len(pays) > 1 and \
             rng.random() < site_1825.PAYOUT_FIRST:
-        # 1825: paying out more often than not keeps companies alive (6.3): games that
-        # reach the late phases and the bank's end, not only bankrupt companies.
+        # Paying out more often than not keeps companies alive (1825 6.3, 1850's black
+        # area): games that reach the late phases and the bank's end, not only dead ones.
         pays.sort(key=lambda a: a.choice != "payout")
     busy = [a for a in candidates if not isinstance(a, Pass | Done | RunRoutes | Dividend)]
     idle = [a for a in candidates if isinstance(a, Pass | Done)]
@@ -216,6 +236,8 @@ def site_refuses(game: Game, action: Action) -> bool:
         return site_1850.site_refuses(game, action)
     if game.state.title.name == "1825":
         return site_1825.site_refuses(game, action)
+    if game.state.title.name == "1861":
+        return site_1861.site_refuses(game, action)
     return False
 
 
@@ -227,10 +249,11 @@ def _train_name(site_or_ours: str) -> str:
 
 
 def our_summary(state: GameState, ids: dict[str, str]) -> dict[str, Any]:
-    """Our position in the shape of the driver's summaries (trains by type name)."""
+    """Our position in the shape of the driver's summaries (trains by type name; 1861's
+    minors by the site's symbols)."""
     return {
         "players": {ids[seat]: {"cash": p.cash,
-                                "shares": {c.sym: c.percent_held_by(seat)
+                                "shares": {c.spec.site_sym or c.sym: c.percent_held_by(seat)
                                            for c in state.corporations.values()
                                            if c.percent_held_by(seat)}}
                     for seat, p in state.players.items()},
@@ -238,7 +261,8 @@ def our_summary(state: GameState, ids: dict[str, str]) -> dict[str, Any]:
         # site when it floats (docs/site-differences.md): count it as paid. 1825: a
         # company's credit comes at formation in the operating round (5.1.2), the
         # site's when its sixth share is sold: compared once it has formed.
-        "corporations": {c.sym: {"cash": None if TITLE == "1825" and not c.floated
+        "corporations": {c.spec.site_sym or c.sym: {
+                                 "cash": None if TITLE == "1825" and not c.floated
                                  else c.cash + (10 * (c.par_price or 0)
                                                 if CAPITAL_DUE in c.markers else 0),
                                  "price": state.market.price(c.sym)
@@ -276,9 +300,15 @@ def holders_apart(ours: dict[str, Any] | str, site_state: dict[str, Any]) -> set
     out = companies_apart(ours, site)
     for pid, mine in ours["players"].items():
         theirs = site["players"].get(pid)
-        if theirs is None or mine["cash"] != theirs["cash"] or \
-                mine["shares"] != theirs["shares"]:
+        if theirs is None:
             out.add(f"player {pid}")
+            continue
+        if mine["cash"] != theirs["cash"]:
+            out.add(f"player {pid} cash")
+        # Per company: one company closing an action late, then another, is two lags,
+        # not one lasting difference of the player.
+        out |= {f"player {pid} {sym}" for sym in set(mine["shares"]) | set(theirs["shares"])
+                if mine["shares"].get(sym) != theirs["shares"].get(sym)}
     return out
 
 
@@ -334,7 +364,7 @@ def _normalise(text: str) -> str:
 def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | None,
           title: str = "18TN") -> Outcome:
     try:
-        game = played(seed, index, cache, title)
+        game = settled(played(seed, index, cache, title))
     except Exception as exc:  # our engine fails: a finding in itself
         return Outcome(index, f"our engine fails: {_normalise(str(exc))}", repr(exc))
     features = _features(game)
@@ -425,8 +455,9 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
             # A game left with nothing anyone can do: the site ends it at its 100th
             # turn (docs/site-differences.md); it agreed up to there.
             return dead_game(index, record, answer, at, features)
-        if TITLE == "1825":
-            known = site_1825.site_difference(game, answer, action, site_states)
+        hook = SITE_HOOKS.get(TITLE)
+        if hook is not None:
+            known = hook.site_difference(game, answer, action, site_states)
             if known is not None:
                 return Outcome(index, f"site difference: {known}",
                                f"action {at}: {answer['error']}", record, features=features)
@@ -456,13 +487,6 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
             # docs/site-differences.md (1850 5.10.6): the site passes a president who
             # can do nothing for himself, though his company could redeem or reissue.
             return Outcome(index, "site difference: 5.10.6 a company's stock action",
-                           f"action {at}: {answer['error']}", record, features=features)
-        if TITLE == "1850" and action.get("entity_type") == "player" and \
-                action.get("type") in ("pass", "buy_shares", "sell_shares", "par") and \
-                site_states and site_states[-1]["round"].startswith("Operating Round"):
-            # docs/site-differences.md (1850 5.2.2): a pass after a sale the president
-            # was asked to protect ended the site's stock round, not ours.
-            return Outcome(index, "site difference: 5.2.2 the site's stock round ended",
                            f"action {at}: {answer['error']}", record, features=features)
         return Outcome(index, f"refused: {action.get('type')}: {_normalise(answer['error'])}",
                        f"action {at} ({json.dumps(action)[:300]}): {answer['error']}",
@@ -523,10 +547,16 @@ def _our_states(record: dict[str, Any]) -> list[dict[str, Any] | str]:
     for index, raw in enumerate(expanded(folded_actions(record["actions"]))):
         try:
             replay_action(game, mapper, index, raw)
+            if TITLE == "1861":
+                site_1861.settle(game)
         except Exception as exc:
             out.append(str(exc))
             return out
         out.append(our_summary(game.state, ids))
+    if out and game.state.pending_sales:
+        # The record's end leaves out the seller's last pass and the answers to his
+        # sale, moves the site makes by itself at once: our position once made.
+        out[-1] = our_summary(settled(game).state, ids)
     return out
 
 

@@ -6,10 +6,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.actions import Action, Bid, BuyTrain, RedeemShares, ReissueShares
+from engine.actions import (
+    Action,
+    Bid,
+    BuyPrivate,
+    BuyTrain,
+    RedeemShares,
+    ReissueShares,
+    SellShares,
+)
 from engine.game import Game
 from engine.records import site_idle
+from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
+from engine.state import Corporation
+from engine.titles.t1850 import reissue_par
 
 
 def site_refuses(game: Game, action: Action) -> bool:
@@ -17,10 +28,27 @@ def site_refuses(game: Game, action: Action) -> bool:
     of: a bid after a pass in an auction (5.7: the site drops the bidder), a third bidder
     on a private (with two, both engines give the turn to the lower bidder; with more
     they order the turns otherwise), and a company's redemption or reissue when its
-    president could do nothing for himself (5.10.6: the site passes him); a train from
+    president could do nothing for himself (5.10.6: the site passes him), or a
+    redemption of another player's share (5.10.3: the site takes only the president's); a train from
     the Open Market once a company closed in the black area (5.1.1 puts its trains
-    there; the site removes them)."""
+    there; the site removes them); and a player's sale of a company another player is
+    president of (5.9: the site asks him about protection and then counts the seller's
+    turn as a pass, 5.2.2); a company's purchase of the Mesabi or river private in
+    phase 2 (the site fails once the company closes in phase 2)."""
     rnd = game.round
+    if isinstance(action, BuyPrivate) and action.private in ("MRC", "MRB") and \
+            not isinstance(rnd, StockRound) and game.rules.phase(game.state).name == "2":
+        # A company's purchase (a player's in the private sale is his): bought in
+        # phase 2 and closed with its company before phase 3, the private trips the
+        # site's own error (site_difference below).
+        return True
+    if isinstance(action, BuyPrivate) and isinstance(rnd, OperatingRound) and \
+            rnd.current is not None and rnd.current.revenue is None and \
+            rnd.current.step > rnd.steps.index("track") and not rnd.company().trains:
+        # A trainless company's empty run and its price's fall are settled when its
+        # track step ends there, ours at its run (listed): a purchase in between would
+        # come after a closing in the black area there (5.1.1).
+        return True
     if isinstance(action, BuyTrain) and action.source == "pool":
         return any(c.closed for c in game.state.corporations.values())
     if not isinstance(rnd, StockRound):
@@ -33,8 +61,18 @@ def site_refuses(game: Game, action: Action) -> bool:
             return seat in auction.passed
         bids = rnd.s.bids.get(action.target or "", {})
         return seat not in bids and len(bids) >= 2
+    if isinstance(action, RedeemShares) and action.holder not in (None, seat):
+        return True  # 5.10.3: from another player; the site redeems from the president only
+    if isinstance(action, ReissueShares):
+        mine = [c for c in game.state.corporations.values()
+                if c.sym == action.company or (action.company is None and c.president == seat)]
+        if len(mine) == 1 and site_reissue_par(game, mine[0]) != reissue_par(game.state, mine[0]):
+            return True  # 5.11: the site's par above the display's $200 (docs)
     if isinstance(action, RedeemShares | ReissueShares):
         return site_idle(game, seat)
+    if isinstance(action, SellShares) and action.company is None:
+        president = game.state.corporations[action.corporation].president
+        return president is not None and president != seat
     return False
 
 
@@ -45,3 +83,41 @@ def stock_round_ended_early(site_states: list[dict[str, Any]], at: int) -> bool:
     before, now = str(site_states[at - 1]["round"]), str(site_states[at]["round"])
     return before.startswith("Stock Round") and now.startswith("Stock Round") and \
         before.split(".")[0] != now.split(".")[0]
+
+
+def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
+                    site_states: list[dict[str, Any]]) -> str | None:
+    """A refusal of the site that is one of 1850's listed differences
+    (docs/site-differences.md), or None."""
+    error = str(answer.get("error"))
+    if action.get("entity_type") == "player" and \
+            action.get("type") in ("pass", "buy_shares", "sell_shares", "par") and \
+            site_states and site_states[-1]["round"].startswith("Operating Round"):
+        # A pass after a sale the president was asked to protect ended the site's
+        # stock round, not ours.
+        return "5.2.2 the site's stock round ended"
+    if action.get("entity_type") == "corporation" and action.get("type") == "pass" and \
+            "Blocking step" in error and "cannot process action pass" in error and \
+            any("closes and its shares are worthless" in line for line in game.state.log) \
+            and game.state.trains_pool:
+        # 5.1.1 puts a closed company's trains on the Open Market; the site removes
+        # them, so where they were a company's only choice it skips the train step
+        # our company passes at, and our next pass meets its next step (a run, or the
+        # stock round after the last company).
+        return "5.1.1 a closed company's trains"
+    if "NoMethodError" in error and "phase_2_companies" in error and any(
+            game.state.privates[sym].closed for sym in ("MRC", "MRB")):
+        # In phase 2 the site lists the Mesabi and river privates' owners, and a private
+        # closed with its company (5.1.1) has none: its own error, no rule of ours.
+        return "the site's error at a closed phase-2 private"
+    return None
+
+
+def site_reissue_par(game: Game, corp: Corporation) -> int:
+    """The par the site gives CORP's reissue: the nearest price of the market's top row
+    to 75% of the share price (rounded up at a tie), not the Par Value Display's (5.11
+    caps it at $200), and at least the old par."""
+    assert corp.par_price is not None
+    top = [cell.price for cell in game.state.title.market.rows[0] if cell is not None]
+    target = game.state.market.price(corp.sym) * 3 / 4 + 1
+    return max(corp.par_price, min(top, key=lambda p: abs(target - p)))

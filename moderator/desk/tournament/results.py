@@ -103,12 +103,16 @@ def standings_text(b: Board) -> str:
     rule = "placement points" if t.scoring == "placement" else "share of the table (%)"
     other = "share %" if t.scoring == "placement" else "placement"
     names = b.names
+    # The player column as wide as the longest name: a table of short names fits a
+    # phone's width (issue 19) instead of wrapping every row.
+    width = max([len("player"), *(len(names.get(s.player, s.player)) for s in b.heats)]) + 2
     lines = [f"Standings of {t.name} after the heats played (by {rule}):",
-             f"  {'place':<6}{'player':<28}{'score':>9}{other:>10}{'wins':>6}{'tables':>8}"]
+             f"  {'place':<6}{'player':<{width}}{'score':>7}{other:>10}{'wins':>5}"
+             f"{'tables':>7}"]
     for s in b.heats:
         name = names.get(s.player, s.player)
-        lines.append(f"  {s.place:<6}{name:<28}{points(s.total):>9}{points(s.other):>10}"
-                     f"{s.wins:>6}{s.tables:>8}")
+        lines.append(f"  {s.place:<6}{name:<{width}}{points(s.total):>7}"
+                     f"{points(s.other):>10}{s.wins:>5}{s.tables:>7}")
     if b.final is not None:
         lines += ["", f"Final order of {t.name} (the final decides, then the heats):"]
         lines += [f"  {n:<6}{names.get(p, p)}" for n, p in enumerate(b.final, 1)]

@@ -1,0 +1,92 @@
+"""1861 exported in 18xx.games' own forms (engine.export, engine.export_1861): the
+recorded game 167259 imported and exported again names the site's own actions, and the
+18xx.games engine replays that export to the recorded scores (checked with
+tools/oracle: 2731/2460/2336/3354, every action accepted)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from scenarios_1861 import record
+from test_export_records import assert_reads_back
+
+from engine.export import export_record
+from engine.records import AUTO, OUR_ACTIONS, Replay, expanded, folded_actions, import_record
+
+
+@functools.lru_cache(maxsize=1)
+def exported_167259() -> tuple[dict[str, Any], Replay, dict[str, Any]]:
+    fixture = record()
+    replay = import_record(fixture)
+    return fixture, replay, export_record(replay.game, game_id=167259)
+
+
+def _site_actions(actions: list[dict[str, Any]], *kinds: str) -> list[tuple[Any, ...]]:
+    """The site's actions of `kinds`, by entity and what they name."""
+    return [(a["entity"], a.get("corporation"), a.get("choice"), a.get("price"))
+            for a in actions if a["type"] in kinds]
+
+
+def test_167259_exports_in_the_sites_forms_and_reads_back_to_its_scores() -> None:
+    """Every move has a site form: no chat message carries one of ours; the export
+    imports to the same game and the recorded scores."""
+    _, replay, exported = exported_167259()
+    assert [a for a in exported["actions"] if a["type"] == "message"] == []
+    back = assert_reads_back(replay.game, exported)
+    assert back.game.scores() == {"Player 1": 2731, "Player 2": 2460, "Player 3": 2336,
+                                  "Player 4": 3354}
+    assert exported["result"] == {"1": 2731, "2": 2460, "3": 2336, "4": 3354}
+
+
+def test_9_2_minor_auctions_name_the_minor_by_the_sites_symbol() -> None:
+    """9.2, 9.4: the privates' and minors' opening bids (and raises) as the recorded
+    game has them, minors as the site's `corporation` ("MNN", "KB", ...)."""
+    fixture, _, exported = exported_167259()
+    ids = {p["name"]: p["id"] for p in exported["players"]}
+    by_name = {p["id"]: ids[p["name"]] for p in fixture["players"]}
+    theirs = [(by_name[a["entity"]], a.get("company") or a.get("corporation"), a["price"])
+              for a in folded_actions(fixture["actions"]) if a["type"] == "bid"]
+    ours = [(a["entity"], a.get("company") or a.get("corporation"), a["price"])
+            for a in exported["actions"] if a["type"] == "bid"]
+    assert ours == theirs
+    assert ("MNN" in {t for _, t, _ in ours}) and ("M-NN" not in {t for _, t, _ in ours})
+
+
+def test_12_and_11_conversions_mergers_and_nationalisations_are_the_sites_own() -> None:
+    """12.2, 12.3: `convert` then `merge` naming the public; a merger names each partner
+    minor, passes, then names the public; 11: the Director's `choose nationalize`. All
+    as the recorded game has them, without our own actions attached."""
+    fixture, _, exported = exported_167259()
+    theirs = [a for a in expanded(folded_actions(fixture["actions"])) if not a.get(AUTO)]
+    for kinds in (("convert", "merge"), ("choose",)):
+        assert _site_actions(exported["actions"], *kinds) == _site_actions(theirs, *kinds)
+    assert all(OUR_ACTIONS not in a for a in exported["actions"]
+               if a["type"] in ("convert", "merge", "choose"))
+    assert len(_site_actions(theirs, "convert", "merge")) == 8
+
+
+def test_12_3_a_merger_keeping_two_of_three_stations_is_the_sites_removal() -> None:
+    """12.3: M-NN (Moscow), K-K (Kiev) and M-V (I13) merge keeping M-NN's and M-V's
+    stations: the export names the partners, passes, names the public and removes
+    K-K's station in Kiev (`remove_token`), and reads back to the same stations."""
+    from scenarios_1861 import record_game
+
+    from engine.actions import Accept, Merge
+
+    g = record_game(328)
+    g.apply("Player 3", Merge(("M-NN", "K-K", "M-V"), "MKN", ("M-NN", "M-V")))
+    g.apply("Player 4", Accept())
+    exported = export_record(g)
+    site = [(a["type"], a.get("corporation")) for a in exported["actions"]
+            if a["entity"] in ("MNN", "MKN") and a["type"] in ("merge", "pass", "remove_token")]
+    assert site[-5:] == [("merge", "KK"), ("merge", "MV"), ("pass", None), ("merge", "MKN"),
+                         ("remove_token", None)]
+    (removal,) = [a for a in exported["actions"] if a["type"] == "remove_token"]
+    kiev = [a["tile"] for a in exported["actions"]
+            if a["type"] == "lay_tile" and a["hex"] == "D14"][-1]
+    assert removal["city"] == f"{kiev}-1" and removal["slot"] == 0  # one slot a city
+    back = import_record(exported).game
+    stations = sorted((h, c) for h, cities in back.state.board.tokens.items()
+                      for c, corps in cities.items() if "MKN" in corps)
+    assert stations == [("H8", 2), ("I13", 0)]

@@ -1,0 +1,79 @@
+"""1861 records of 18xx.games read by the importer (engine.records): the forms the
+site writes for 1861's own decisions, at positions of record 167259."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scenarios_1861 import record
+
+from engine.actions import Accept, Merge
+from engine.game import Game
+from engine.records import RecordMapper, expanded, folded_actions, replay_action, setup_of
+
+
+def _before(action_id: int) -> tuple[Game, RecordMapper]:
+    """Record 167259 replayed up to the site action `action_id`, with the importer's
+    bookkeeping (which tile lies where) as it stands there."""
+    data = record()
+    setup, names = setup_of(data)
+    g = Game(setup)
+    mapper = RecordMapper(g, names)
+    for index, raw in enumerate(expanded(folded_actions(data["actions"]))):  # type: ignore[arg-type]
+        if raw.get("id") == action_id:
+            break
+        replay_action(g, mapper, index, raw)
+    return g, mapper
+
+
+def _stations(g: Game, sym: str) -> list[tuple[str, int]]:
+    return sorted((h, c) for h, cities in g.state.board.tokens.items()
+                  for c, corps in cities.items() if sym in corps)
+
+
+def _replay(g: Game, mapper: RecordMapper, site: list[dict[str, Any]]) -> int:
+    return sum(replay_action(g, mapper, i, raw) for i, raw in enumerate(site))
+
+
+def _site_merger(partners: tuple[str, ...], removed: tuple[str, ...]) -> list[dict[str, Any]]:
+    """M-NN merges with `partners` into MKN as the site writes it: each partner named,
+    a pass, the public named, then the Director's `remove_token`s (the site's city ids:
+    tile copy, then city)."""
+    site: list[dict[str, Any]] = [
+        {"type": "merge", "entity": "MNN", "entity_type": "corporation", "corporation": p}
+        for p in partners]
+    site.append({"type": "pass", "entity": "MNN", "entity_type": "corporation"})
+    site.append({"type": "merge", "entity": "MNN", "entity_type": "corporation",
+                 "corporation": "MKN"})
+    site += [{"type": "remove_token", "entity": "MKN", "entity_type": "corporation",
+              "city": city, "slot": 0} for city in removed]
+    return site
+
+
+def test_12_3_remove_token_names_the_stations_the_new_company_keeps() -> None:
+    """12.3: M-NN (Moscow, H8), K-K (Kiev, D14) and M-V (I13) merge into MKN: three
+    hexes, so the site has the Director remove one after the merger (Kiev, tile copy
+    635-0, city 1); ours is one merger order keeping M-NN's and M-V's stations, which
+    M-V's owner (Player 4) agrees to."""
+    g, mapper = _before(328)
+    mapper_probe = mapper.fork(g)
+    site = _site_merger(("KK", "MV"), ("635-0-1",))
+    assert [mapper_probe.map(mapper_probe.normalised(raw)) for raw in site[:-1]] == \
+        [[], [], [], []]  # nothing happens until the stations are known
+    assert mapper_probe.map(site[-1]) == [
+        ("Player 3", Merge(("M-NN", "K-K", "M-V"), "MKN", ("M-NN", "M-V"))),
+        ("Player 4", Accept())]
+    assert _replay(g, mapper, site) == 2
+    assert _stations(g, "MKN") == [("H8", 2), ("I13", 0)]
+    assert _stations(g, "K-K") == [] and g.state.board.tokens["D14"][1] == []
+
+
+def test_12_3_remove_token_chooses_between_two_stations_in_one_hex() -> None:
+    """12.3: M-NN (Moscow city 2), M-K (Moscow city 0) and K-K (Kiev) merge: two
+    stations in one hex, so the Director removes one of them; removing M-NN's (tile
+    copy 637-0, city 2) keeps M-K's, where ours alone would keep the earlier
+    operating minor's (M-NN's)."""
+    g, mapper = _before(328)
+    assert _replay(g, mapper, _site_merger(("M-K", "KK"), ("637-0-2",))) == 2
+    assert _stations(g, "MKN") == [("D14", 1), ("H8", 0)]
+    assert g.state.board.tokens["H8"][2] == []

@@ -1,0 +1,157 @@
+"""A report's size (issue 19: "keep a typical report under 60 KB"), and the parts of the
+map that keep the worst cases there: the first report after a stock round to the player
+laying track carried the whole map, the charts and the market picture (112 KB in 18TN
+7818 at move 333). Played by the processor on a real store, no servers.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from test_mail_processor import GM, Harness, text_of
+
+from engine.game import Game
+from engine.records import import_record
+from engine.title import load_title
+from grammar.format import format_line
+from grammar.names import names_for_title
+from moderator.desk.auth import MASTER_KEY, make_token, tag_address
+from moderator.reports.crop import crop_box, crop_map
+from moderator.reports.mapimage import render_game_map
+
+FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+TN = FIXTURES / "18TN" / "7818.json"
+
+
+def record_game() -> Game:
+    return import_record(json.loads(TN.read_text())).game
+
+
+def seat(h: Harness, game: Game, moves: int) -> tuple[str, dict[str, str]]:
+    """GAME at move MOVES as a mail game, each member's last report at that move."""
+    store = h.store
+    seats = {s: f"p{i + 1}@example.org" for i, s in enumerate(game.setup.seats)}
+    now = time.time()
+    with store.transaction():
+        game_id = store.create_mail_game(game.setup.title, GM, [], game.setup.seed, now)
+        store.add_member(game_id, GM, "master", MASTER_KEY, status="active", now=now)
+        for i, (name, address) in enumerate(seats.items()):
+            store.add_member(game_id, address, "player", f"p{i + 1}", seat=name,
+                             status="active", now=now)
+        store.create_game(game.setup, game_id)
+        store.mark_started(game_id, now)
+        store.append(game_id, 0, list(game.log[:moves]))
+        at = Game(game.setup, game.log[:moves])
+        for address in [GM, *seats.values()]:
+            store.set_reported(game_id, address, at.next_move, at.round_name)
+    return game_id, seats
+
+
+def play(h: Harness, game_id: str, seats: dict[str, str], game: Game, move: int) -> None:
+    """Move MOVE of GAME, mailed by its seat."""
+    logged = game.log[move]
+    names = names_for_title(load_title(game.setup.title), list(game.setup.seats))
+    key = f"p{list(seats).index(logged.seat) + 1}"
+    to = tag_address("moderator@example.org", game_id, key,
+                     make_token("test-secret-0123456789abcdef", game_id, key))
+    h.send(seats[logged.seat], f"move {move}\n{format_line([logged.action], names)}\n",
+           to=to, subject=f"[{game_id}]")
+
+
+def picture(message: EmailMessage, cid: str) -> bytes | None:
+    found = [bytes(p.get_content()) for p in message.walk()
+             if p.get("Content-ID") == f"<{cid}>"]
+    return found[0] if found else None
+
+
+def test_the_first_report_after_a_stock_round_to_the_player_laying_track(
+        tmp_path: Path) -> None:
+    """L&N lays track first in OR 6.1; its stations (B13, F11, F17) and legal lays are
+    spread over the board. Its president's report has the charts, the part of the map
+    with those hexes and their neighbours (not the whole map), the market as a table
+    (no picture), and stays under 60 KB."""
+    h = Harness(tmp_path)
+    game = record_game()
+    game_id, seats = seat(h, game, 332)  # the last move of stock round 6
+    play(h, game_id, seats, game, 332)
+    after = Game(game.setup, game.log[:333])
+    turn = after.turn()
+    assert turn is not None and turn.entity == "L&N" and turn.step == "track"
+    report = h.last_to(seats[turn.seat])
+    assert "OR 6.1: L&N to move" in str(report["Subject"])
+    assert picture(report, "charts") is not None
+    assert picture(report, "market") is None
+    html = str(report.get_body(preferencelist=("html",)).get_content())  # type: ignore[union-attr]
+    assert "Companies (top of the stack first)" in html
+    # The note under the part names the order in code, as the text's backticks mean.
+    assert "with their neighbours; mail <code>map</code> for the whole map.</p>" in html
+    part = picture(report, "map")
+    assert part is not None
+    whole = render_game_map(after)
+    with Image.open(io.BytesIO(part)) as p, Image.open(io.BytesIO(whole)) as w:
+        assert p.width * p.height < w.width * w.height
+    assert len(part) < len(whole) * 0.6
+    assert "The part of the map where L&N may lay track: its stations and the hexes of " \
+        "its legal lays, with their neighbours" in " ".join(text_of(report).split())
+    assert len(report.as_bytes()) < 60_000
+
+
+def white_share(png: bytes) -> float:
+    with Image.open(io.BytesIO(png)) as image:
+        rgb = image.convert("RGB")
+        colours = rgb.getcolors(rgb.width * rgb.height) or []
+        white = sum(n for n, colour in colours if min(colour) >= 250)  # quantized
+        return white / (rgb.width * rgb.height)
+
+
+@pytest.fixture(scope="module")
+def board() -> tuple[Game, bytes]:
+    game = record_game()
+    at = Game(game.setup, game.log[:333])
+    return at, render_game_map(at)
+
+
+def test_a_part_for_hexes_far_apart_shows_them_and_leaves_the_rest_blank(
+        board: tuple[Game, bytes]) -> None:
+    """Louisville (B13) and Gulf Coast (J5): a plain cut holding both is most of the
+    board; the part shows them and their neighbours, the hexes between blank, in far
+    fewer bytes than the cut."""
+    game, whole = board
+    title = game.state.title
+    part = crop_map(whole, title, {"B13", "J5"})
+    assert part is not None
+    with Image.open(io.BytesIO(whole)) as image:
+        box = crop_box(title, {"B13", "J5"}, image.size, most=1.0)
+        assert box is not None
+        cut = io.BytesIO()
+        image.crop(box).save(cut, "PNG", optimize=True)
+    assert len(part) < len(cut.getvalue()) / 2
+    assert white_share(part) > white_share(cut.getvalue()) + 0.2  # the blank hexes
+
+
+def test_a_part_for_hexes_close_together_is_a_plain_cut(board: tuple[Game, bytes]) -> None:
+    """Nashville (F11) and its neighbour Lebanon (F13): nothing blank."""
+    game, whole = board
+    part = crop_map(whole, game.state.title, {"F11", "F13"})
+    assert part is not None
+    with Image.open(io.BytesIO(part)) as p, Image.open(io.BytesIO(whole)) as w:
+        box = crop_box(game.state.title, {"F11", "F13"}, w.size)
+        assert box is not None and p.width < w.width / 2
+        # The cut of the box, with the coordinates' band along its top and left.
+        assert p.width - (box[2] - box[0]) == p.height - (box[3] - box[1]) > 0
+        cut = io.BytesIO()
+        w.crop(box).save(cut, "PNG")
+    assert white_share(part) == pytest.approx(white_share(cut.getvalue()), abs=0.1)
+
+
+def test_a_part_for_most_of_the_board_is_none(board: tuple[Game, bytes]) -> None:
+    """The whole map serves when the hexes and their neighbours are most of the board."""
+    game, whole = board
+    title = game.state.title
+    assert crop_map(whole, title, set(list(title.hexes)[::2])) is None
