@@ -8,7 +8,10 @@ Three parts run side by side on one asyncio loop:
   1. records the raw mail in the database (`Processor.receive`),
   2. processes it in ONE transaction -- moves, members, every outgoing mail
      (`Processor.process`, in a worker thread so that IMAP and SMTP stay responsive),
-  3. only then flags it processed on the server.
+  3. only then flags it processed on the server;
+  and at the end of each fetched batch it queues the reports the batch's moves owe
+  the members who did not send them: one each, covering the batch
+  (`moderator.desk.batching`).
   A lost connection is reopened with a doubling wait (``reconnect_min`` ..
   ``reconnect_max``).
 * the outbox sender (`moderator.mail.outbox`): delivers queued mail with retries.
@@ -410,6 +413,9 @@ async def serve_forever(config: Config, stop_event: asyncio.Event,
             processor, wake_outbox, stop_event, config.moderator.tick_interval))
         # Mail recorded but not processed when the daemon last died comes first.
         await _process_left_over(processor, wake_outbox)
+        # Reports a batch owed when the daemon last died (`moderator.desk.batching`).
+        if await asyncio.to_thread(processor.flush_reports):
+            wake_outbox.set()
         retry_task = asyncio.create_task(_retry_loop(
             processor, wake_outbox, stop_event, min(5.0, config.moderator.retry_min)))
         await _inbox_loop(config, processor, wake_outbox, stop_event)
@@ -459,10 +465,15 @@ async def _process_left_over(processor: Processor, wake_outbox: asyncio.Event) -
 
 async def _retry_loop(processor: Processor, wake_outbox: asyncio.Event, stop: asyncio.Event,
                       interval: float) -> None:
-    """Every INTERVAL seconds: try the failed (and released) mails whose time has come."""
+    """Every INTERVAL seconds: try the failed (and released) mails whose time has come,
+    and send the reports a batch cut short left owed."""
     while not stop.is_set():
         try:
             if await asyncio.to_thread(processor.retry_due):
+                wake_outbox.set()
+            # Not while a batch is under way: its reports wait for its end.
+            if not processor.batch_open and await asyncio.to_thread(
+                    processor.flush_reports) > 0:
                 wake_outbox.set()
         except Exception:
             log.exception("retrying failed mail failed; trying again in %.1fs", interval)
@@ -522,7 +533,12 @@ async def process_inbox(session: ImapSession, processor: Processor,
             for fetched in batch:
                 await _process_fetched(processor, wake_outbox, fetched)
                 handled += 1
+            # The reports the batch's moves owe the other members: one each. (A batch
+            # cut short leaves them owed in the store: the retry loop sends them.)
+            if await asyncio.to_thread(processor.flush_reports):
+                wake_outbox.set()
         except BaseException:
+            processor.batch_open = False  # what it owes, the retry loop sends
             if following is not None:
                 following.cancel()
                 with contextlib.suppress(BaseException):
@@ -544,7 +560,7 @@ async def _process_fetched(processor: Processor, wake_outbox: asyncio.Event,
     if done:
         log.info("%s was processed before; flagging it again", key)
         return
-    outcome = await asyncio.to_thread(processor.process, key)
+    outcome = await asyncio.to_thread(processor.process, key, True)
     crash_point("committed")
     wake_outbox.set()
     if outcome.status == "deferred":

@@ -6,6 +6,7 @@ through the processor (as the daemon's worker runs it), counting the work done."
 from __future__ import annotations
 
 import email
+import json
 from pathlib import Path
 
 import pytest
@@ -116,4 +117,40 @@ def test_the_position_is_made_once_for_every_mail_that_shows_it(
         "SELECT r.raw FROM outbox_queue o JOIN outbox_raw r ON r.id = o.id "
         "WHERE o.kind = 'reply' ORDER BY o.id")]
     assert moves == ["301", "301", "301", "301", "302", "302", "302", "302", "303"]
+    store.close()
+
+
+def test_a_market_picture_is_made_once_for_positions_with_the_same_tokens(
+        tmp_path: Path) -> None:
+    """In a stock round most moves (a share bought from the IPO, a pass) leave the
+    tokens where they were: the report's market picture is not drawn again for them,
+    and the one shown is the picture the later position draws."""
+    from engine.records import import_record
+    from engine.rounds.stock import StockRound
+    from moderator.desk.answers import Answers
+    from moderator.desk.timekeeper import timer_incoming
+    from moderator.reports.marketimage import report_market
+
+    whole = import_record(json.loads(RECORD.read_text())).game
+    game = Game(whole.setup)
+    before = None
+    for move in whole.log:  # the first stock-round move that leaves the stacks alone
+        stacks = {p: list(s) for p, s in game.state.market.stacks.items() if s}
+        was_stock = isinstance(game.round, StockRound)
+        earlier = game.clone()
+        game.apply(move.seat, move.action)
+        if was_stock and isinstance(game.round, StockRound) and stacks == {
+                p: list(s) for p, s in game.state.market.stacks.items() if s}:
+            before = earlier
+            break
+    assert before is not None
+    config = ModeratorConfig(address="moderator@bench.test", secret="s",
+                             database=tmp_path / "m.sqlite")
+    store = Store(config.database)
+    answers = Answers(store, ProcessorSettings.from_config(config), timer_incoming("t"), 0.0)
+    first, = answers.market_for("g", before, "a@example.org", whole=True)
+    second, = answers.market_for("g", game, "a@example.org", whole=True)
+    assert first.png is second.png  # not drawn again
+    assert second.png == report_market(game)  # and what this position draws
+    assert first.filename != second.filename  # each named by its own move
     store.close()

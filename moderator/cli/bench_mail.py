@@ -1,27 +1,28 @@
 """``moderator bench mail``: the service under a burst, measured end to end.
 
 A game in mid-game (a recorded game replayed to move AT) is seated by mail addresses
-in a fresh store; the embedded local mail servers (the IMAP server a child process)
-and the daemon run in this process; then BURST mails go out at once through SMTP:
-every fourth (`--applied-every`) the game's next recorded move (applied), the others
-orders from players whose turn it is not (refused with the position). Measured from
-each mail's hand-over to SMTP until the moderator handed its answer to SMTP (the
-outbox's `sent`): throughput of processed mails per second and the latency
+in a fresh store; the embedded local mail servers (aiosmtpd and pymap) run in a child
+process with the burst's SMTP client (`moderator.cli.bench_servers`), as production's
+servers run elsewhere, and the daemon in this process; then BURST mails go out at once
+through SMTP: every fourth (`--applied-every`) the game's next recorded move (applied),
+the others orders from players whose turn it is not (refused with the position).
+Measured from each mail's acceptance by SMTP until the moderator handed its answer to
+SMTP (the outbox's `sent`): throughput of processed mails per second and the latency
 percentiles. The figures are the service's, not a test's: nothing here asserts a time.
 
 The wall-clock figures depend on what else the machine runs (the load average is
 printed with them); the CPU figures much less: the processor's own CPU per mail (its
-thread's time in `Processor.receive` and `process`: what a mail costs the moderator
-on one core), this process's (the daemon with the outbox and IMAP client, the SMTP
-server and the bench), and the IMAP server's (pymap, a child process).
+thread's time in `Processor.receive`, `process` and `flush_reports`: what a mail costs
+the moderator on one core), this process's (the daemon with its IMAP and SMTP clients,
+and the bench reading the outbox), and the mail servers' (the child processes).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formatdate
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -41,9 +43,10 @@ from moderator.cli.bench_replay import FIXTURES, percentile
 from moderator.config import ModeratorConfig
 from moderator.desk.auth import MASTER_KEY, make_token
 from moderator.desk.processor import Processor, ProcessorSettings
-from moderator.mail.endpoints import mailbox_address
+from moderator.mail.endpoints import MailEndpoints
 from moderator.mail.inbox import COMMANDS
 from moderator.service import (
+    FETCH_BATCH,
     MODERATOR_ADDRESS,
     embedded_config,
     local_mail_module,
@@ -71,15 +74,17 @@ class MailBench:
     mails: int
     seconds: float  # from the first send to the last answer handed to SMTP
     latencies: tuple[float, ...]
-    cpu: float  # this process's CPU seconds during the burst (daemon and bench)
+    cpu: float  # this process's CPU seconds during the burst (the daemon's, and the
+    # bench's reading of the outbox)
     applied: int
     processor_cpu: float  # the processor's CPU seconds (receive and process)
-    imap_cpu: float | None  # the IMAP server's (child processes'), where /proc tells
+    servers_cpu: float | None  # the mail servers' (child processes'), where /proc tells
     load: tuple[float, float] | None  # the 1-minute load average before and after
     sending: float = 0.0  # seconds from the first send to the last one accepted by SMTP
     imap_commands: tuple[tuple[str, int], ...] = ()  # the moderator's, by name
     appended: int = 0  # mails delivered into the IMAP server (APPEND)
-    imap_cpu_sending: float | None = None  # the IMAP server's while the burst was sent
+    servers_cpu_sending: float | None = None  # theirs while the burst was sent
+    smtp_cpu: float | None = None  # of which the SMTP server's process (not pymap's)
 
 
 def seated_game(store: Store, record: Path, at: int) -> tuple[str, dict[str, str], Game]:
@@ -153,52 +158,49 @@ def burst_message(mail: BurstMail, game_id: str, addresses: dict[str, str], to: 
 async def run_burst(workdir: Path, record: Path, at: int, count: int,
                     applied_every: int = APPLIED_EVERY,
                     deliver_answers: bool = False) -> MailBench:
-    """The burst through the real local servers. DELIVER_ANSWERS: the players' mail is
-    put into their mailboxes on the IMAP server too (else only the moderator's is, as
-    when the players' mail leaves for other servers)."""
-    local = local_mail_module()
+    """The burst through the real local servers, run in a child process (with the
+    burst's SMTP client: `bench_servers`) so that this process is the daemon's alone.
+    DELIVER_ANSWERS: the players' mail is put into their mailboxes on the IMAP server
+    too (else only the moderator's is, as when the players' mail leaves for other
+    servers)."""
+    local_mail_module()  # a clear error when the `local` extra is missing
     store_path = workdir / "moderator" / "moderator.sqlite"
     store_path.parent.mkdir(parents=True)
-    moderator = mailbox_address(MODERATOR_ADDRESS)
-    keeps = None if deliver_answers else (lambda rcpt: mailbox_address(rcpt) == moderator)
-    async with local.LocalMail(workdir / "mail", keeps=keeps) as servers:
+    async with _ServersProcess(workdir / "mail", MODERATOR_ADDRESS,
+                               deliver_answers) as servers:
         config = embedded_config(servers.endpoints, store_path.parent)
         config = replace_config(config, imap={"idle": False, "poll_interval": 0.05,
                                               "reconnect_min": 0.1, "reconnect_max": 0.5},
                                 smtp={"retry_min": 0.1, "retry_max": 0.5})
-        await servers.ensure_mailbox(config.moderator.address)
         store = Store(config.moderator.database)
         game_id, addresses, whole = seated_game(store, record, at)
         mails = burst(game_id, whole, at, count, applied_every)
+        secret = config.moderator.secret
+        outgoing = workdir / "burst.json"
+        outgoing.write_text(json.dumps([
+            [mail.message_id, addresses[mail.seat], config.moderator.address,
+             burst_message(mail, game_id, addresses, config.moderator.address,
+                           secret).as_bytes().decode("latin-1")] for mail in mails]))
         stop = asyncio.Event()
         processors: list[Processor] = []
         daemon = asyncio.create_task(serve_forever(config, stop, started=processors.append))
-        secret = config.moderator.secret
-        sent: dict[str, float] = {}
         load = _load()
         cpu = time.process_time()
+        before = await servers.ask({"stats": True})
         children = _children_cpu()
         commands = Counter(COMMANDS)
-        appended = servers.appended
-        import aiosmtplib
-
-        smtp = aiosmtplib.SMTP(hostname=servers.host, port=servers.smtp_port, timeout=30)
-        await smtp.connect()
         start = time.time()
-        for mail in mails:
-            await smtp.send_message(burst_message(mail, game_id, addresses,
-                                                  config.moderator.address, secret))
-            sent[mail.message_id] = time.time()
-        sending = time.time() - start
-        delivering = _children_cpu()  # the IMAP server's CPU so far: mostly the APPENDs
-        with contextlib.suppress(Exception):
-            await smtp.quit()
+        answer = await servers.ask({"send": str(outgoing)})
+        sent = {str(mid): float(when) for mid, when in answer["sent"].items()}
+        sending = float(answer["sending"])
+        delivering = _children_cpu()  # the servers' CPU so far: mostly the delivery
         answered = await _answers(store, sent, timeout=max(60.0, count * 2.0))
         cpu = time.process_time() - cpu
         commands = Counter(COMMANDS) - commands
-        appended = servers.appended - appended
-        imap_cpu = (after - children if children is not None
-                    and (after := _children_cpu()) is not None else None)
+        after = await servers.ask({"stats": True})
+        appended = int(after["appended"]) - int(before["appended"])
+        servers_cpu = (done - children if children is not None
+                       and (done := _children_cpu()) is not None else None)
         processor_cpu = sum(p.cpu for p in processors)
         load_after = _load()
         stop.set()
@@ -208,11 +210,63 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int,
     latencies = tuple(answered[mid] - sent[mid] for mid in sent if mid in answered)
     end = max(answered.values()) if answered else time.time()
     return MailBench(len(latencies), end - start, latencies, cpu, applied, processor_cpu,
-                     imap_cpu, (load, load_after) if load is not None
+                     servers_cpu, (load, load_after) if load is not None
                      and load_after is not None else None, sending,
                      tuple(sorted(commands.items())), appended,
                      delivering - children if delivering is not None
-                     and children is not None else None)
+                     and children is not None else None,
+                     float(after["cpu"]) - float(before["cpu"]))
+
+
+class _ServersProcess:
+    """The child process running the local mail servers (`bench_servers`)."""
+
+    def __init__(self, directory: Path, moderator: str, deliver_answers: bool) -> None:
+        self.args = [str(directory), moderator] + (["--deliver-answers"]
+                                                   if deliver_answers else [])
+        self.process: asyncio.subprocess.Process | None = None
+        self.endpoints = MailEndpoints("", 0, 0, "")
+
+    async def __aenter__(self) -> _ServersProcess:
+        # The child imports the moderator this process runs (a worktree's, say).
+        root = str(Path(__file__).resolve().parents[2])
+        env = {**os.environ,
+               "PYTHONPATH": os.pathsep.join(filter(None, [root,
+                                                           os.environ.get("PYTHONPATH")]))}
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "moderator.cli.bench_servers", *self.args,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env)
+        hello = await self._read()
+        self.endpoints = MailEndpoints(str(hello["host"]), int(hello["imap_port"]),
+                                       int(hello["smtp_port"]), str(hello["password"]))
+        return self
+
+    async def ask(self, command: dict[str, object]) -> dict[str, Any]:
+        assert self.process is not None and self.process.stdin is not None
+        self.process.stdin.write((json.dumps(command) + "\n").encode())
+        await self.process.stdin.drain()
+        return await self._read()
+
+    async def _read(self) -> dict[str, Any]:
+        assert self.process is not None and self.process.stdout is not None
+        line = await asyncio.wait_for(self.process.stdout.readline(), 300)
+        if not line:
+            raise click.ClickException("the bench's mail servers stopped (see their "
+                                       "output above)")
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+    async def __aexit__(self, *exc: object) -> None:
+        process = self.process
+        if process is None:
+            return
+        if process.stdin is not None:
+            process.stdin.close()
+        try:
+            await asyncio.wait_for(process.wait(), 30)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
 
 
 @dataclass(frozen=True)
@@ -229,10 +283,12 @@ class ProcessingBench:
 
 def run_processing(workdir: Path, record: Path, at: int, count: int,
                    applied_every: int = APPLIED_EVERY,
-                   profile: Path | None = None) -> ProcessingBench:
+                   profile: Path | None = None, batch: int = FETCH_BATCH) -> ProcessingBench:
     """The burst's mails recorded and processed one after another by a `Processor` on
     a fresh store, as the daemon's worker does, without the mail servers: what the
-    processing itself achieves. PROFILE: write cProfile's statistics there."""
+    processing itself achieves. BATCH: mails per fetch of the inbox (the other members'
+    reports are queued at each batch's end, their cost shared by the batch's mails; 1:
+    after every mail). PROFILE: write cProfile's statistics there."""
     import cProfile
 
     config = ModeratorConfig(address="moderator@bench.test", secret="bench-secret",
@@ -252,13 +308,23 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
         start = time.time()
         if profiler is not None:
             profiler.enable()
-        for mail, raw in zip(mails, raws, strict=True):
+        for start_index in range(0, len(mails), max(batch, 1)):
+            chunk = range(start_index, min(start_index + max(batch, 1), len(mails)))
+            spent_in: list[float] = []
+            for index in chunk:
+                cpu = time.thread_time()
+                key, _ = processor.receive(raws[index])
+                queued += processor.process(key, batch=True).queued
+                spent_in.append(time.thread_time() - cpu)
             cpu = time.thread_time()
-            key, _ = processor.receive(raw)
-            queued += processor.process(key).queued
-            spent = time.thread_time() - cpu
-            first_cpu = first_cpu if applied_cpu or refused_cpu else spent
-            (applied_cpu if mail.applied else refused_cpu).append(spent)
+            queued += processor.flush_reports()
+            # The batch's reports are the applied mails' doing: shared among them.
+            movers = [i for i in chunk if mails[i].applied] or list(chunk)
+            flushed = (time.thread_time() - cpu) / len(movers)
+            for index, spent in zip(chunk, spent_in, strict=True):
+                spent += flushed if index in movers else 0.0
+                first_cpu = first_cpu if applied_cpu or refused_cpu else spent
+                (applied_cpu if mails[index].applied else refused_cpu).append(spent)
         if profiler is not None:
             profiler.disable()
             profiler.dump_stats(str(profile))
@@ -300,16 +366,19 @@ async def _answers(store: Store, sent: dict[str, float], timeout: float
 
 
 def _children_cpu() -> float | None:
-    """CPU seconds of this process's children (the IMAP server), where /proc says."""
+    """CPU seconds of this process's descendants (the mail servers' process and its
+    pymap), where /proc says."""
     try:
-        me = Path(f"/proc/{os.getpid()}/task")
-        pids = [pid for task in me.iterdir()
-                for pid in (task / "children").read_text().split()]
         ticks = os.sysconf("SC_CLK_TCK")
         total = 0.0
-        for pid in pids:
-            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-            total += (int(fields[11]) + int(fields[12])) / ticks
+        todo = [str(os.getpid())]
+        while todo:
+            pid = todo.pop()
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                for child in (task / "children").read_text().split():
+                    fields = Path(f"/proc/{child}/stat").read_text().rpartition(")")[2].split()
+                    total += (int(fields[11]) + int(fields[12])) / ticks
+                    todo.append(child)
         return total
     except (OSError, ValueError, IndexError):
         return None
@@ -342,16 +411,21 @@ def _load() -> float | None:
                    "fresh store, without the mail servers (CPU per mail).")
 @click.option("--profile", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="With --processing-only: write cProfile's statistics to this file.")
+@click.option("--batch", type=click.IntRange(min=1), default=FETCH_BATCH, show_default=True,
+              help="With --processing-only: mails per fetch of the inbox (the other "
+                   "members get one report per batch; 1: one per move).")
 def mail_command(record: Path | None, at: int, count: int, applied_every: int,
-                 deliver_answers: bool, processing_only: bool, profile: Path | None) -> None:
+                 deliver_answers: bool, processing_only: bool, profile: Path | None,
+                 batch: int) -> None:
     """Throughput and latency of the service under a burst of mail, over the real local
     servers (needs the `local` extra); or, with --processing-only, what the processing
     alone costs."""
     path = record or FIXTURES / "18TN" / "7818.json"
     if processing_only:
         with tempfile.TemporaryDirectory(prefix="bench-process-") as tmp:
-            alone = run_processing(Path(tmp), path, at, count, applied_every, profile)
-        _print_processing(path, at, count, alone)
+            alone = run_processing(Path(tmp), path, at, count, applied_every, profile,
+                                   batch)
+        _print_processing(path, at, count, alone, batch)
         return
     with tempfile.TemporaryDirectory(prefix="bench-mail-") as tmp:
         result = asyncio.run(run_burst(Path(tmp), path, at, count, applied_every,
@@ -372,13 +446,18 @@ def mail_command(record: Path | None, at: int, count: int, applied_every: int,
     per_mail = 1000 / max(result.mails, 1)
     click.echo(f"processor CPU: {result.processor_cpu * per_mail:.1f} ms per mail "
                f"(one core: {result.mails / max(result.processor_cpu, 1e-9):.0f} mails/s)")
-    imap = ("" if result.imap_cpu is None
-            else f"; IMAP server (pymap): {result.imap_cpu * per_mail:.0f} ms per mail")
-    if result.imap_cpu is not None and result.imap_cpu_sending is not None:
-        imap += (f" ({result.imap_cpu_sending * per_mail:.0f} ms of it while the burst "
-                 "was delivered)")
-    click.echo(f"CPU: {result.cpu * per_mail:.0f} ms per mail in this process (daemon, "
-               f"SMTP server and bench){imap}")
+    servers = ""
+    if result.servers_cpu is not None:
+        servers = (f"; the mail servers (child processes: aiosmtpd with the burst's "
+                   f"sender, and pymap): {result.servers_cpu * per_mail:.0f} ms per mail")
+        if result.smtp_cpu is not None:
+            servers += (f", pymap {(result.servers_cpu - result.smtp_cpu) * per_mail:.0f}"
+                        " ms of it")
+        if result.servers_cpu_sending is not None:
+            servers += (f", {result.servers_cpu_sending * per_mail:.0f} ms while the burst "
+                        "was delivered")
+    click.echo(f"CPU: {result.cpu * per_mail:.0f} ms per mail in this process (the daemon, "
+               f"and the bench reading its outbox){servers}")
     asked = sum(n for _, n in result.imap_commands)
     click.echo(f"IMAP: the moderator sent {asked} commands for {result.mails} mails "
                f"({asked / max(result.mails, 1):.2f} per mail: "
@@ -389,11 +468,13 @@ def mail_command(record: Path | None, at: int, count: int, applied_every: int,
                    f"{result.load[1]:.1f} after ({os.cpu_count()} cores)")
 
 
-def _print_processing(path: Path, at: int, count: int, result: ProcessingBench) -> None:
+def _print_processing(path: Path, at: int, count: int, result: ProcessingBench,
+                      batch: int) -> None:
     everything = result.applied_cpu + result.refused_cpu
     total = sum(everything)
-    click.echo(f"record {path.name} at move {at}: {count} mails processed (no servers), "
-               f"{result.applied} applied, {result.queued} mails queued")
+    click.echo(f"record {path.name} at move {at}: {count} mails processed (no servers) "
+               f"in batches of {batch}, {result.applied} applied, {result.queued} mails "
+               "queued")
     click.echo(f"processor CPU: {1000 * total / max(len(everything), 1):.1f} ms per mail "
                f"(one core: {len(everything) / max(total, 1e-9):.0f} mails/s); "
                f"wall-clock {result.seconds:.1f} s")

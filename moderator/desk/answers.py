@@ -492,12 +492,17 @@ class Answers:
             return None, ()
         key = (game_id, game.next_move)
         if key not in self._charts:
-            data = progress(game)
-            self._charts[key] = (data, Picture(
-                CHARTS_CID, f"{game_id}-progress-move-{game.next_move}.png",
-                chart_png(game, data)))
+            # Across mails too: a replay of the whole log, for every reader behind.
+            self._charts[key] = self.pictures.shown("charts", game_id, game,
+                                                    lambda: self._chart(game_id, game))
         data, picture = self._charts[key]
         return data, (picture,)
+
+    @staticmethod
+    def _chart(game_id: str, game: Game) -> tuple[Progress, Picture]:
+        data = progress(game)
+        return data, Picture(CHARTS_CID, f"{game_id}-progress-move-{game.next_move}.png",
+                             chart_png(game, data))
 
     def market_for(self, game_id: str, game: Game, to: str, whole: bool
                    ) -> tuple[Picture, ...]:
@@ -518,8 +523,17 @@ class Answers:
             return ()
         key = (game_id, game.next_move)
         if key not in self._markets:
+            # The picture is made of the title and the tokens in their stacks: in a
+            # stock round most moves leave them as they are.
+            market = game.state.market
+            drawn = self.pictures.by_content(
+                ("market", game.state.title.name,
+                 tuple(sorted((pos, tuple(stack)) for pos, stack in market.stacks.items()
+                              if stack)),
+                 any(corp.par_price is None for corp in game.state.corporations.values())),
+                lambda: report_market(game))
             self._markets[key] = Picture(
-                MARKET_CID, f"{game_id}-market-move-{game.next_move}.png", report_market(game))
+                MARKET_CID, f"{game_id}-market-move-{game.next_move}.png", drawn)
         return (self._markets[key],)
 
     def map_for(self, game_id: str, game: Game, to: str) -> Picture:

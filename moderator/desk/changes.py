@@ -8,6 +8,7 @@ import json
 
 from engine.export import export_record
 from engine.game import Game
+from moderator.desk.batching import owe
 from moderator.desk.tournament.results import table_ended
 from moderator.desk.turns import restart_clock, settle
 from moderator.desk.work import Work
@@ -30,7 +31,11 @@ def after_change(work: Work, game_id: str, key: str | None, results: Results,
         results = dataclasses.replace(results, next_move=game.next_move)
     work.answers.reply(game_id, key, "report", results=results, sections=sections,
                        game=game, intro=intro)
-    work.answers.broadcast(game_id, game, intro, skip=work.incoming.sender)
+    if work.defer_reports and intro is None and game.turn() is not None:
+        owe(work.store, game_id)  # one report each at the batch's end (batching)
+        work.answers.webhook_post(game_id, game)
+    else:
+        work.answers.broadcast(game_id, game, intro, skip=work.incoming.sender)
     return f"{game_id}: applied, next move {game.next_move}"
 
 

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar, cast
+
+from PIL import Image
 
 from engine.game import Game, Move
 from engine.state import PlacedTile
 from engine.title import Title
 from moderator.mail.compose import Picture
-from moderator.reports.crop import crop_map
+from moderator.reports.crop import crop_map, decode
 from moderator.reports.mapimage import MapPlate, changed_hexes, map_plate
 from moderator.reports.report import MAP_CID
 from moderator.store import Store
@@ -113,11 +115,13 @@ class PictureCache:
         # move mostly get the same part (what changed since their last report).
         self._parts: OrderedDict[tuple[bytes, frozenset[str]], bytes | None] = OrderedDict()
         self.cropped = 0  # parts cut (what the cache could not save)
+        self._decoded: OrderedDict[bytes, Image.Image] = OrderedDict()  # maps, as pictures
         # What a report shows of a position (its view, the legal lays), by kind, game
         # and move, with the moves that led there: every refusal at one move shows the
         # same position.
         self._shown: OrderedDict[tuple[str, str, int], tuple[tuple[Move, ...], object]] = \
             OrderedDict()
+        self._content: OrderedDict[Hashable, object] = OrderedDict()  # `by_content`
 
     def changed(self, game_id: str, game: Game, since: int) -> frozenset[str]:
         """The hexes whose tile or tokens changed since move SINCE (none if SINCE is 0
@@ -168,7 +172,11 @@ class PictureCache:
         if key in self._parts:
             self._parts.move_to_end(key)
             return self._parts[key]
-        part = crop_map(picture.png, title, hexes)
+        image = self._decoded.get(picture.png)
+        if image is None:  # the readers of one move get parts of one map: decode it once
+            image = decode(picture.png)
+            _put(self._decoded, picture.png, image, 2)
+        part = crop_map(picture.png, title, hexes, image)
         self.cropped += 1
         _put(self._parts, key, part, self.size)
         return part
@@ -183,6 +191,17 @@ class PictureCache:
             return cast(V, known[1])
         value = make()
         _put(self._shown, key, (tuple(game.log), value), self.size)
+        return value
+
+    def by_content(self, key: Hashable, make: Callable[[], V]) -> V:
+        """MAKE's answer for KEY, where KEY holds everything the answer is made from
+        (a market picture: the title, the tokens in their stacks): made once for every
+        position and mail that shows the same."""
+        if key in self._content:
+            self._content.move_to_end(key)
+            return cast(V, self._content[key])
+        value = make()
+        _put(self._content, key, value, self.size)
         return value
 
     def remember_board(self, game_id: str, game: Game) -> None:

@@ -37,7 +37,7 @@ from typing import Literal
 
 from engine.game import Game
 from engine.title import available_titles
-from moderator.desk import timekeeper
+from moderator.desk import batching, timekeeper
 from moderator.desk.games import GameCache
 from moderator.desk.lobby import general, general_commands, lobby, stop_mail
 from moderator.desk.play import play
@@ -108,6 +108,8 @@ class Processor:
         # CPU seconds spent in `receive` and `process` (of the thread doing them): what
         # the mail costs the moderator, whatever else shares the process or the machine.
         self.cpu = 0.0
+        # A batch of the inbox is under way: its reports wait for `flush_reports`.
+        self.batch_open = False
 
     # -- the two steps -------------------------------------------------------------------
     def receive(self, raw: bytes, size: int | None = None) -> tuple[str, bool]:
@@ -143,14 +145,37 @@ class Processor:
         log.info("Message-ID %s came before with other content: a new mail", message_id)
         return f"{message_id} sha256:{digest[:16]}"
 
-    def process(self, key: str) -> Outcome:
-        """Process the recorded mail KEY in one transaction (nothing if it is done)."""
+    def process(self, key: str, batch: bool = False) -> Outcome:
+        """Process the recorded mail KEY in one transaction (nothing if it is done).
+
+        BATCH: the mail is one of a batch of the inbox; a plain move's reports to the
+        members who did not send it wait for `flush_reports` at the batch's end."""
         with self.lock:
             started = time.thread_time()
+            self.batch_open = self.batch_open or batch
             try:
-                return self._process(key)
+                return self._process(key, batch)
             finally:
                 self.cpu += time.thread_time() - started
+
+    def flush_reports(self) -> int:
+        """The reports the batch's moves owe (`moderator.desk.batching`): one to each
+        member behind, per game; how many mails were queued. A game whose reports fail
+        is logged and left owed for the next flush."""
+        with self.lock:
+            started = time.thread_time()
+            queued = 0
+            self.batch_open = False
+            try:
+                for game_id in batching.owed(self.store):
+                    try:
+                        queued += batching.catch_up(self.store, self.settings, self.games,
+                                                    game_id, self.clock())
+                    except Exception:
+                        log.exception("the batch's reports of %s failed", game_id)
+            finally:
+                self.cpu += time.thread_time() - started
+            return queued
 
     def tick(self) -> list[str]:
         """Look at every game's clock once (`moderator.desk.timekeeper`)."""
@@ -169,7 +194,7 @@ class Processor:
     def work(self, incoming: Incoming, size: int, now: float) -> Work:
         return Work(self.store, self.settings, self.games, incoming, size, now)
 
-    def _process(self, key: str) -> Outcome:
+    def _process(self, key: str, batch: bool = False) -> Outcome:
         store = self.store
         row = store.message(key)
         if row is None:
@@ -194,6 +219,7 @@ class Processor:
                     return Outcome(key, "duplicate", "processed before")
                 work = self.work(parse_incoming(row.raw, self.settings.address, key),
                                  row.size, self.clock())
+                work.defer_reports = batch
                 summary, status = route(work)
                 queued = work.answers.queue()
                 store.finish_message(key, summary, game_id=work.game_id,

@@ -43,6 +43,9 @@ class Work:
         self.committed: dict[str, Game] = {}  # games changed, once the transaction commits
         # A stranger's mail makes the service write to a third party at most once.
         self.asked_a_third_party = False
+        # In a batch of the inbox, a plain move's reports to the other members wait for
+        # the batch's end (`moderator.desk.batching`): one report each for the batch.
+        self.defer_reports = False
         self.answers = Answers(store, settings, incoming, now, games.pictures)
 
     def body_lines(self) -> Iterator[str]:

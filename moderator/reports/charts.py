@@ -87,8 +87,9 @@ def chart_png(game: Game, data: Progress) -> bytes:
     _panel(draw, 0, "Net worth", data.labels, players)
     _panel(draw, PANEL, "Share price", data.labels, companies)
     out = io.BytesIO()
+    # zlib level 8, not 9 (`optimize`): about the same bytes in half the time.
     image.quantize(colors=64, method=Image.Quantize.FASTOCTREE,
-                   dither=Image.Dither.NONE).save(out, "PNG", optimize=True)
+                   dither=Image.Dither.NONE).save(out, "PNG", compress_level=8)
     return out.getvalue()
 
 

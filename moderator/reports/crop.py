@@ -8,6 +8,7 @@ The map's picture is cut, not drawn again: `moderator.reports.mapimage` draws th
 
 from __future__ import annotations
 
+import functools
 import io
 from collections.abc import Collection
 
@@ -16,7 +17,7 @@ from PIL import Image, ImageDraw
 from engine.title import Title
 from moderator.reports.mapimage import BACKGROUND, COORDINATE_INK, font, map_geometry
 
-__all__ = ["crop_box", "crop_map", "neighbourhood"]
+__all__ = ["crop_box", "crop_map", "decode", "neighbourhood"]
 
 #: Hexes of the map's picture around the changed ones that a part shows.
 RING = 1.5
@@ -25,6 +26,9 @@ LEAST = 5.0
 #: Colours of a part's palette: the map's flat colours and enough of their edges to
 #: keep text and track smooth (a sixth smaller than 256).
 PART_COLOURS = 48
+#: zlib's level for a part: 8 makes it about 2% larger than 9 in a third of the time
+#: (a part is cut for most reports, so this is much of a report's CPU).
+PART_COMPRESS_LEVEL = 8
 
 
 def crop_box(title: Title, hexes: Collection[str], size: tuple[int, int], most: float = 0.6,
@@ -53,6 +57,25 @@ def crop_box(title: Title, hexes: Collection[str], size: tuple[int, int], most: 
     return box
 
 
+@functools.cache
+def _ruler_labels(title: Title) -> tuple[tuple[tuple[str, float], ...],
+                                         tuple[tuple[str, float], ...]]:
+    """The map's column labels with their x and row labels with their y, in the whole
+    map's picture (found once per title: every part's rulers are cut from them)."""
+    geometry = map_geometry(title)
+    across: dict[str, float] = {}  # label -> x
+    down: dict[str, float] = {}  # label -> y
+    for hex_id in title.hexes:
+        letters = hex_id.rstrip("0123456789")
+        number = hex_id[len(letters):]
+        x, y = geometry.centre(hex_id)
+        row_label, col_label = (letters, number) if geometry.letters == "rows" \
+            else (number, letters)
+        across[col_label] = x
+        down[row_label] = y
+    return tuple(across.items()), tuple(down.items())
+
+
 def _with_rulers(part: Image.Image, title: Title, box: tuple[int, int, int, int]
                  ) -> Image.Image:
     """PART with the map's coordinates along its top and left, as the whole map has
@@ -64,48 +87,43 @@ def _with_rulers(part: Image.Image, title: Title, box: tuple[int, int, int, int]
     out = Image.new("RGB", (part.width + band, part.height + band), BACKGROUND)
     out.paste(part, (band, band))
     draw = ImageDraw.Draw(out)
-    across: dict[str, float] = {}  # label -> x in PART
-    down: dict[str, float] = {}  # label -> y in PART
-    for hex_id in title.hexes:
-        letters = hex_id.rstrip("0123456789")
-        number = hex_id[len(letters):]
-        x, y = geometry.centre(hex_id)
-        row_label, col_label = (letters, number) if geometry.letters == "rows" \
-            else (number, letters)
-        across[col_label] = x - box[0]
-        down[row_label] = y - box[1]
-    for label, x in across.items():
+    across, down = _ruler_labels(title)
+    for label, at_x in across:
+        x = at_x - box[0]
         if 0 <= x < part.width:
             draw.text((band + x, band / 2), label, fill=COORDINATE_INK, font=face, anchor="mm")
-    for label, y in down.items():
+    for label, at_y in down:
+        y = at_y - box[1]
         if 0 <= y < part.height:
             draw.text((band / 2, band + y), label, fill=COORDINATE_INK, font=face, anchor="mm")
     return out
 
 
-def crop_map(png: bytes, title: Title, hexes: Collection[str]) -> bytes | None:
+def crop_map(png: bytes, title: Title, hexes: Collection[str],
+             image: Image.Image | None = None) -> bytes | None:
     """The part of the map's PNG (as `mapimage` draws it, at its default scale) that
     shows HEXES: a plain cut when they lie close together; when they are spread over
     the board, HEXES and their neighbours with the other hexes blank (a cut holding
     them all would cost most of the whole map's bytes); None when that would be most of
-    the board anyway (then the whole map serves)."""
-    with Image.open(io.BytesIO(png)) as image:
-        image.load()
-        box = crop_box(title, hexes, image.size)
-        if box is not None and \
-                _hexes_in(title, box) <= SPARSE * len(neighbourhood(title, hexes, 2)):
-            cut = image.crop(box).convert("RGB")
-        else:
-            kept = neighbourhood(title, hexes)
-            if not kept or len(kept) > MOST_HEXES * len(title.hexes):
-                return None
-            whole = image.convert("RGB")
-            box = _blank_all_but(whole, title, kept)
-            cut = whole.crop(box)
+    the board anyway (then the whole map serves). IMAGE: the PNG already decoded, where
+    the caller keeps it (it is not changed)."""
+    image = image if image is not None else decode(png)
+    box = crop_box(title, hexes, image.size)
+    if box is not None and \
+            _hexes_in(title, box) <= SPARSE * len(neighbourhood(title, hexes, 2)):
+        cut = image.crop(box).convert("RGB")
+    else:
+        kept = neighbourhood(title, hexes)
+        if not kept or len(kept) > MOST_HEXES * len(title.hexes):
+            return None
+        whole = image.convert("RGB")
+        box = _blank_all_but(whole, title, kept)
+        cut = whole.crop(box)
     part = _with_rulers(cut, title, box)
     out = io.BytesIO()
     part.quantize(colors=PART_COLOURS, method=Image.Quantize.FASTOCTREE,
-                  dither=Image.Dither.NONE).save(out, "PNG", optimize=True)
+                  dither=Image.Dither.NONE).save(out, "PNG",
+                                                 compress_level=PART_COMPRESS_LEVEL)
     return out.getvalue()
 
 
@@ -157,3 +175,10 @@ def _blank_all_but(image: Image.Image, title: Title, kept: set[str]
             max(box[1], round(min(ys) - geometry.half_height)),
             min(box[2], round(max(xs) + geometry.half_width) + 1),
             min(box[3], round(max(ys) + geometry.half_height) + 1))
+
+
+def decode(png: bytes) -> Image.Image:
+    """A map's PNG as a picture (several parts of one map are cut from one decoding)."""
+    with Image.open(io.BytesIO(png)) as image:
+        image.load()
+        return image.copy()

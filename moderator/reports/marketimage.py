@@ -282,8 +282,9 @@ def market_part(title: Title, market: MarketLike, *, par: bool = False) -> Image
 def market_png(image: Image.Image) -> bytes:
     """A market picture for mail: the chart's flat colours fit a small palette."""
     out = io.BytesIO()
+    # zlib level 8, not 9 (`optimize`): 1% larger in half the time, for most reports.
     image.quantize(colors=64, method=Image.Quantize.FASTOCTREE,
-                   dither=Image.Dither.NONE).save(out, "PNG", optimize=True)
+                   dither=Image.Dither.NONE).save(out, "PNG", compress_level=8)
     return out.getvalue()
 
 

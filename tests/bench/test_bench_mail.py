@@ -28,6 +28,9 @@ def test_bench_mail_answers_the_burst_and_prints_its_figures() -> None:
     assert re.search(r"^processor CPU: [\d.]+ ms per mail \(one core: \d+ mails/s\)",
                      result.output, re.M)
     assert re.search(r"^CPU: \d+ ms per mail in this process", result.output, re.M)
+    # The mail servers and the burst's sender run in a child process, not the daemon's.
+    assert re.search(r"the mail servers \(child processes: .*\): \d+ ms per mail, pymap "
+                     r"\d+ ms of it", result.output), result.output
 
 
 @pytest.mark.skipif(not (FIXTURES / "18TN" / "7818.json").exists(),
@@ -66,15 +69,25 @@ def test_bench_mail_leaves_the_answers_out_of_the_players_mailboxes_unless_asked
 @pytest.mark.skipif(not (FIXTURES / "18TN" / "7818.json").exists(),
                     reason="the recorded games are not here")
 def test_bench_mail_processing_only_processes_the_burst_without_servers() -> None:
-    result = CliRunner().invoke(bench, ["mail", "--mails", "8", "--processing-only"])
+    result = CliRunner().invoke(bench, ["mail", "--mails", "8", "--processing-only",
+                                        "--batch", "1"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     # Two of eight are the game's next moves; each mail is answered (one reply each)
-    # and each applied move reports to the four players.
-    assert "8 mails processed (no servers), 2 applied, 16 mails queued" in lines[0]
+    # and, a batch being one mail, each applied move reports to the four others.
+    assert "8 mails processed (no servers) in batches of 1, 2 applied, 16 mails queued" \
+        in lines[0]
     assert re.search(r"^processor CPU: [\d.]+ ms per mail \(one core: \d+ mails/s\)",
                      result.output, re.M)
     assert re.search(r"^  the first mail \(nothing kept yet\): \d+ ms; the others [\d.]+ ms "
                      r"per mail \(one core: \d+ mails/s\)$", result.output, re.M)
     assert re.search(r"meant to apply: 2 mails, CPU per mail p50 [\d.]+ ms", result.output)
     assert re.search(r"refused: 6 mails, CPU per mail p50 [\d.]+ ms", result.output)
+    # In one batch each of the four others gets at most one report, covering both
+    # moves: 8 replies and at most 4 reports, against 8 + 2 x 4 above.
+    batched = CliRunner().invoke(bench, ["mail", "--mails", "8", "--processing-only",
+                                         "--batch", "8"])
+    assert batched.exit_code == 0, batched.output
+    queued = re.search(r"in batches of 8, 2 applied, (\d+) mails queued", batched.output)
+    assert queued is not None, batched.output
+    assert 8 < int(queued.group(1)) <= 8 + 4

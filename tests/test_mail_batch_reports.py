@@ -1,0 +1,133 @@
+"""One report per reader for a batch of mail (issue 14, speed under a burst).
+
+Several orders to one game fetched in one batch of the inbox: each sender gets their
+reply at once, and every other member ONE report at the batch's end covering all of
+the batch's moves (`moderator.desk.batching`). The reports a batch owes survive the
+daemon's death: the next start sends them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from mailservers import (
+    at_move,
+    daemon_settings,
+    mailbox,
+    opening_orders,
+    running_daemon,
+    seat_address,
+    seat_game,
+    send_mail,
+    text_of,
+    wait_for_mail,
+)
+
+from engine.game import Game
+from moderator import service
+from moderator.desk import batching
+from moderator.desk.processor import Processor, ProcessorSettings
+from moderator.mail.local import LocalMail
+from moderator.store import Store
+
+pytestmark = [pytest.mark.mail, pytest.mark.timeout(120)]
+
+MODERATOR = service.MODERATOR_ADDRESS
+PLAYERS = {"Ann": "ann@example.org", "Bob": "bob@example.org", "Cy": "cy@example.org",
+           "Di": "di@example.org"}
+MASTER = "gm@example.org"
+
+
+def _orders(game: Game, count: int) -> list[tuple[str, str]]:
+    """The next COUNT mails of a scripted opening: (seat, orders), one mail a turn."""
+    from moderator.desk.orders import run_submission
+
+    trial = game.clone()
+    mails = []
+    for _ in range(count):
+        turn = trial.turn()
+        assert turn is not None
+        text = "\n".join(opening_orders(trial))
+        assert run_submission(trial, turn.seat, text).ok
+        mails.append((turn.seat, text))
+    return mails
+
+
+async def test_a_batch_of_moves_gives_each_other_member_one_report(
+        mail_servers: LocalMail) -> None:
+    config = await daemon_settings(mail_servers)
+    game_id = seat_game(config, PLAYERS)
+    store = Store(config.moderator.database)
+    mails = _orders(store.load(game_id), 3)
+    senders = {PLAYERS[seat] for seat, _ in mails}
+    assert len(senders) == 3  # three players, one move each; the fourth only reads
+    # All three are in the inbox before the daemon starts: its first fetch is one batch.
+    for seat, text in mails:
+        await send_mail(mail_servers, PLAYERS[seat], seat_address(config, game_id, seat),
+                        f"Re: [{game_id}] orders", text + "\n")
+    deadline = time.monotonic() + 60  # generous: a loaded machine delivers slowly
+    while len(await mailbox(mail_servers, MODERATOR)) < 3:
+        assert time.monotonic() < deadline, "the three mails were not delivered"
+        await asyncio.sleep(0.05)
+    async with running_daemon(config):
+        for number, (seat, _) in enumerate(mails, 1):  # each sender's reply, at once
+            await wait_for_mail(mail_servers, PLAYERS[seat], timeout=30,
+                                predicate=at_move(number))
+        reader = next(a for a in PLAYERS.values() if a not in senders)
+        said = [line for move in store.logged_moves(game_id) for line in move.said or ()]
+        assert len(said) >= 3
+        for address in (reader, MASTER):
+            report = await wait_for_mail(mail_servers, address, timeout=30,
+                                         predicate=at_move(3))
+            text = " ".join(text_of(report).split())
+            for line in said:  # the batch's three moves in the one report
+                assert " ".join(line.split()) in text, (line, text)
+        # The first two senders are caught up too; the last one's reply showed move 3.
+        for seat, _ in mails[:2]:
+            await wait_for_mail(mail_servers, PLAYERS[seat], timeout=30,
+                                predicate=at_move(3))
+        deadline = time.monotonic() + 60
+        while store.execute("SELECT COUNT(*) FROM outbox WHERE sent IS NULL") != [(0,)]:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+    assert len(store.moves(game_id)) == 3
+    reports: dict[str, list[str]] = {}
+    for address in (MASTER, *PLAYERS.values()):
+        reports[address] = sorted(str(m.message["X-Moderator-Move"])
+                                  for m in await mailbox(mail_servers, address))
+    assert reports[reader] == ["3"]  # one report for the batch, not one per move
+    assert reports[MASTER] == ["3"]
+    last = PLAYERS[mails[2][0]]
+    assert reports[last] == ["3"]  # the reply only
+    for number, (seat, _) in enumerate(mails[:2], 1):
+        assert reports[PLAYERS[seat]] == [str(number), "3"]  # the reply, then the report
+    assert batching.owed(store) == []
+    store.close()
+
+
+async def test_reports_a_batch_owes_are_sent_after_the_daemon_died(
+        mail_servers: LocalMail) -> None:
+    config = await daemon_settings(mail_servers)
+    game_id = seat_game(config, PLAYERS)
+    store = Store(config.moderator.database)
+    (seat, text), = _orders(store.load(game_id), 1)
+    # The mail processed as a batch's is, and the daemon gone before the batch's end.
+    processor = Processor(store, ProcessorSettings.from_config(config.moderator))
+    raw = (f"From: {PLAYERS[seat]}\nTo: {seat_address(config, game_id, seat)}\n"
+           f"Subject: Re: [{game_id}] orders\nMessage-ID: <batch-died@example.org>\n\n"
+           f"{text}\n").encode()
+    key, _ = processor.receive(raw)
+    assert processor.process(key, batch=True).queued == 1  # the reply alone
+    assert batching.owed(store) == [game_id]
+    async with running_daemon(config):
+        for address in (MASTER, *PLAYERS.values()):
+            report = await wait_for_mail(mail_servers, address, timeout=30,
+                                         predicate=at_move(1))
+            said = store.logged_moves(game_id)[0].said or ()
+            assert said and all(" ".join(line.split()) in " ".join(text_of(report).split())
+                                for line in said)
+    assert batching.owed(store) == []
+    assert len(store.moves(game_id)) == 1
+    store.close()
