@@ -20,7 +20,7 @@ general export writes:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from engine import board, loans, track, trains
 from engine.actions import (
@@ -37,11 +37,33 @@ from engine.actions import (
 from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.merger import MergerRound
 from engine.rounds.operating import OperatingRound
-from engine.titles.t1861 import Rules1861
 
 if TYPE_CHECKING:
     from engine.game import Game, Move
-    from engine.state import Corporation
+    from engine.state import Corporation, GameState
+
+
+class _Rules1861(Protocol):
+    """What the export asks of 1861's rules beyond the core's (the title's module stays
+    behind the registry: the core knows no title)."""
+
+    def unstarted_publics(self, state: GameState) -> list[str]: ...
+
+    def auction_target(self, state: GameState, name: str) -> str: ...
+
+    def merger_alias(self, state: GameState, name: str) -> str: ...
+
+    def merger_candidates(self, state: GameState) -> list[str]: ...
+
+    def merger_stations(self, state: GameState, order: list[str],
+                        named: tuple[str, ...]) -> list[str]: ...
+
+    def merge_partners(self, state: GameState, sym: str) -> list[str]: ...
+
+
+def _rules(game: Game) -> _Rules1861:
+    assert game.state.title.name == "1861"
+    return cast("_Rules1861", game.rules)
 
 # A move of ours the site has no form for (a merger another owner refuses, 12.1).
 NO_FORM = object()
@@ -95,8 +117,8 @@ def _merger_round(renderer: Any, index: int, move: Move, rnd: MergerRound) -> Fo
             return {"type": "pass"}
         return None  # a share from the treasury: the general `buy_shares`
     minor = rnd.current
-    rules = game.rules
-    assert minor is not None and isinstance(rules, Rules1861)
+    rules = _rules(game)
+    assert minor is not None
     entity: dict[str, Any] = {"entity": minor, "entity_type": "corporation"}
     if isinstance(action, Pass | Done):
         return {**entity, "type": "pass"}
@@ -136,8 +158,7 @@ def merger_owners(game: Game, move: Move) -> tuple[str, list[str]] | None:
     action = move.action
     if not isinstance(rnd, MergerRound):
         return None
-    rules = game.rules
-    assert isinstance(rules, Rules1861)
+    rules = _rules(game)
     state = game.state
     if isinstance(action, Merge) and rnd.proposal is None:
         named, into = action.minors, action.into
@@ -185,8 +206,7 @@ def _more_partners(game: Game, merging: list[str]) -> bool:
     """Whether the site would offer another partner to the minors merging (12.3): one
     connected to any of them, while fewer than ten merge and its owner has fewer than
     six among them. Without one the site goes on to the public by itself."""
-    rules = game.rules
-    assert isinstance(rules, Rules1861)
+    rules = _rules(game)
     state = game.state
     if len(merging) >= 10:
         return False
