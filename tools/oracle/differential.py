@@ -471,11 +471,11 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
             # A game left with nothing anyone can do: the site ends it at its 100th
             # turn (docs/site-differences.md); it agreed up to there.
             return dead_game(index, record, answer, at, features)
-        if "No step found" in str(answer.get("error")) and at is not None and all(
-                c.closed or not c.floated for c in game.state.corporations.values()):
-            # The last company closed during a stock round: the site's round is left
-            # with a player who has no step (its own dead end), ours goes on with passes;
-            # the scores there are compared as at its end of a dead game.
+        if "No step found" in str(answer.get("error")) and at is not None and \
+                site_states and site_states[-1]["round"].startswith("Stock Round"):
+            # A company closed by a sale in a stock round: the site's round is left with
+            # a player who has no step (its own dead end) and cannot go on; ours does.
+            # The scores there are compared as at its end of a dead game.
             return dead_game(index, record, answer, at, features)
         hook = SITE_HOOKS.get(TITLE)
         if hook is not None:
