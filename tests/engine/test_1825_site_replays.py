@@ -14,18 +14,13 @@ three shortest others).
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
-
-from engine.records import import_record
+from site_results import replayed, site_results
 
 pytestmark = pytest.mark.slow  # whole games of up to 3000 record actions
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "1825"
-FACTS = json.loads((FIXTURES / "site_results.json").read_text())
-RESULTS: dict[str, dict[str, int]] = FACTS["results"]
+TITLE = "1825"
+RESULTS = site_results(TITLE)
 #: The games played to their end (the differential's "agree": the site finished them
 #: too); the others stop at the site's end of a dead game.
 BANK_BROKEN = frozenset({"random-11-0.json", "random-11-12.json", "random-11-28.json"})
@@ -33,11 +28,8 @@ BANK_BROKEN = frozenset({"random-11-0.json", "random-11-12.json", "random-11-28.
 
 @pytest.mark.parametrize("name", sorted(RESULTS))
 def test_imported_game_ends_on_the_sites_scores(name: str) -> None:
-    record = json.loads((FIXTURES / name).read_text())
-    replay = import_record(record)
-    ids = {seat: pid for pid, seat in replay.names.items()}
-    scores = {ids[seat]: value for seat, value in replay.game.scores().items()}
-    assert scores == {pid: int(v) for pid, v in RESULTS[name].items()}
+    replay, scores = replayed(TITLE, name)
+    assert scores == RESULTS[name]
     if name in BANK_BROKEN:
         # 2: the bank broke and the game ended after the operating round.
         assert replay.game.state.end_reason == "bank" and replay.game.turn() is None

@@ -15,18 +15,17 @@ bank breaking (12.2) and 2 by a player's bankruptcy (12.1)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from site_results import FIXTURES, replayed, site_results
 
 from engine.actions import RedeemShares, ReissueShares
 from engine.records import import_record
 
 pytestmark = pytest.mark.slow  # twenty whole games of up to 1800 record actions
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "1850"
-FACTS = json.loads((FIXTURES / "site_results.json").read_text())
-RESULTS: dict[str, dict[str, int]] = FACTS["results"]
+TITLE = "1850"
+RESULTS = site_results(TITLE)
 
 
 def test_the_kept_games_play_the_companies_own_stock_actions() -> None:
@@ -35,7 +34,7 @@ def test_the_kept_games_play_the_companies_own_stock_actions() -> None:
     assert len(RESULTS) >= 20
     kinds: set[type] = set()
     for name in RESULTS:
-        record = json.loads((FIXTURES / name).read_text())
+        record = json.loads((FIXTURES / TITLE / name).read_text())
         corporate = {a["type"] for a in record["actions"]
                      if a.get("entity_type") == "corporation"}
         if "sell_shares" in corporate or "buy_shares" in corporate:
@@ -45,11 +44,8 @@ def test_the_kept_games_play_the_companies_own_stock_actions() -> None:
 
 @pytest.mark.parametrize("name", sorted(RESULTS))
 def test_imported_game_ends_on_the_sites_scores(name: str) -> None:
-    record = json.loads((FIXTURES / name).read_text())
-    replay = import_record(record)
-    ids = {seat: pid for pid, seat in replay.names.items()}
-    scores = {ids[seat]: value for seat, value in replay.game.scores().items()}
-    assert scores == {pid: int(v) for pid, v in RESULTS[name].items()}
+    _, scores = replayed(TITLE, name)
+    assert scores == RESULTS[name]
 
 
 def test_the_kept_games_reach_both_of_the_rulebooks_ends() -> None:
@@ -57,8 +53,7 @@ def test_the_kept_games_reach_both_of_the_rulebooks_ends() -> None:
     kept game in our engine, at the scores the site computed."""
     ends: dict[str | None, int] = {}
     for name in RESULTS:
-        record = json.loads((FIXTURES / name).read_text())
-        state = import_record(record).game.state
+        state = replayed(TITLE, name)[0].game.state
         if state.game_over:
             ends[state.end_reason] = ends.get(state.end_reason, 0) + 1
     assert ends.get("bank", 0) >= 5 and ends.get("bankruptcy", 0) >= 1, ends

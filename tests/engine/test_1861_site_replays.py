@@ -7,26 +7,18 @@ conversions, mergers, nationalisations, the RSR), the first to agree to its end.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
+from site_results import replayed, site_results
 
-from engine.records import import_record
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "1861"
-FACTS = json.loads((FIXTURES / "site_results.json").read_text())
-RESULTS: dict[str, dict[str, int]] = FACTS["results"]
+TITLE = "1861"
+RESULTS = site_results(TITLE)
 
 
 @pytest.mark.parametrize("name", sorted(RESULTS))
 def test_imported_game_ends_on_the_sites_scores(name: str) -> None:
-    record = json.loads((FIXTURES / name).read_text())
-    replay = import_record(record)
+    replay, scores = replayed(TITLE, name)
     assert replay.game.state.game_over
-    ids = {seat: pid for pid, seat in replay.names.items()}
-    scores = {ids[seat]: value for seat, value in replay.game.scores().items()}
-    assert scores == {pid: int(v) for pid, v in RESULTS[name].items()}
+    assert scores == RESULTS[name]
     said = " ".join(replay.game.state.log)
     for rule in ("merge into", "converts into", "is nationalised", "takes a loan"):
         assert rule in said, rule  # the game reaches 12.3, 12.2, 11 and 10.2

@@ -6,16 +6,11 @@ shortest of the 57 agreeing games of 215 (seed 1); all 20 replay in a few second
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
+from site_results import replayed, site_results
 
-from engine.records import import_record
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "18TN"
-FACTS = json.loads((FIXTURES / "site_results.json").read_text())
-RESULTS: dict[str, dict[str, int]] = FACTS["results"]
+TITLE = "18TN"
+RESULTS = site_results(TITLE)
 
 
 def test_twenty_games_are_kept() -> None:
@@ -24,10 +19,6 @@ def test_twenty_games_are_kept() -> None:
 
 @pytest.mark.parametrize("name", sorted(RESULTS))
 def test_imported_game_ends_on_the_sites_scores(name: str) -> None:
-    record = json.loads((FIXTURES / name).read_text())
-    replay = import_record(record)
-    game = replay.game
-    assert game.state.game_over
-    ids = {name: pid for pid, name in replay.names.items()}
-    scores = {ids[seat]: value for seat, value in game.scores().items()}
-    assert scores == {pid: int(v) for pid, v in RESULTS[name].items()}
+    replay, scores = replayed(TITLE, name)
+    assert replay.game.state.game_over
+    assert scores == RESULTS[name]
