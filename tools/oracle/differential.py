@@ -203,8 +203,10 @@ def take(rng: random.Random, game: Game, seat: str,
     """Apply a random legal action: the best routes run, a random dividend, and otherwise
     a random candidate, one that is not a pass four times in five. The candidates are
     tried in that order of preference (random within each) until the game accepts one."""
-    candidates = [a for a in legal._candidates(game)
-                  if not isinstance(a, left_out) and not site_refuses(game, a)]
+    allowed = [a for a in legal._candidates(game) if not isinstance(a, left_out)]
+    # (Where the site refuses every choice left, as a forced sale above the certificate
+    # limit that must hand a presidency on, the game goes on to the difference.)
+    candidates = [a for a in allowed if not site_refuses(game, a)] or allowed
     runs = [a for a in candidates if isinstance(a, RunRoutes) and a.auto]
     pays = [a for a in candidates if isinstance(a, Dividend)]
     rng.shuffle(pays)
