@@ -1013,7 +1013,9 @@ def _site_waits_at(game: Game, step: str) -> bool:
             value - interest)
         return (rnd._lays_left(corp) and power >= fee) or _tile_lay_at_hand(game)
     if step == "token":
-        return not turn.token_placed and _may_place_token(game)
+        # (Or a title's own token, 1850's edge token: the site's step offers it too.)
+        return not turn.token_placed and (_may_place_token(game) or bool(
+            game.rules.step_extras(state, corp, "token", rnd)))
     if step == "route":
         return turn.revenue is None and bool(corp.trains) and routes.has_route(
             game.rules, state, corp)
