@@ -97,7 +97,15 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
     """A refusal of the site that is one of 1850's listed differences
     (docs/site-differences.md), or None."""
     error = str(answer.get("error"))
-    if action.get("entity_type") == "player" and \
+    closed_trains = bool(game.state.trains_pool) and any(
+        "closes and its shares are worthless" in line for line in game.state.log)
+    if action.get("type") == "sell_shares" and "Cannot sell shares" in error and \
+            closed_trains and site_states and \
+            site_states[-1]["round"].startswith("Operating Round"):
+        # A forced purchase (10.7): ours must buy the cheapest train, an Open Market
+        # train of a closed company the site has removed, so the sales it needs differ.
+        return "5.1.1 a closed company's trains (a forced purchase)"
+    if action.get("entity_type") == "player" and "Cannot sell shares" not in error and \
             action.get("type") in ("pass", "buy_shares", "sell_shares", "par") and \
             site_states and site_states[-1]["round"].startswith("Operating Round"):
         # A pass after a sale the president was asked to protect ended the site's
