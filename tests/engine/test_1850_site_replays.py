@@ -20,6 +20,7 @@ import pytest
 from site_results import FIXTURES, replayed, site_results
 
 from engine.actions import RedeemShares, ReissueShares
+from engine.export import export_record
 from engine.records import import_record
 
 pytestmark = pytest.mark.slow  # twenty whole games of up to 1800 record actions
@@ -57,3 +58,14 @@ def test_the_kept_games_reach_both_of_the_rulebooks_ends() -> None:
         if state.game_over:
             ends[state.end_reason] = ends.get(state.end_reason, 0) + 1
     assert ends.get("bank", 0) >= 5 and ends.get("bankruptcy", 0) >= 1, ends
+
+
+@pytest.mark.parametrize("name", ["random-5-20.json", "random-4-10.json"])
+def test_our_export_of_a_kept_game_is_the_record_the_site_replayed(name: str) -> None:
+    """Read back and exported again, a kept record is the very record the site replayed:
+    in random-5-20 KATY passes a token step whose only choice is its edge token (7.4),
+    where the site's step waits, so the record holds that pass."""
+    record = json.loads((FIXTURES / TITLE / name).read_text())
+    replay, _ = replayed(TITLE, name)
+    again = export_record(replay.game, game_id=record["id"])
+    assert again["actions"] == record["actions"]
