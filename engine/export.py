@@ -437,7 +437,6 @@ class _Renderer:
         self.turn_of: object = None  # the company turn the site step belongs to
         self.site_step = 0
         self.waiting: list[int] = []  # our passes not yet carried by a site pass
-        self.closing_sale: int | None = None  # the percent of a sale that closed its company
         # 1861: whether the site stops at its private purchase before loans, judged
         # when the company turn's dividend is done (the turn it belongs to).
         self.preloan: tuple[object, bool] | None = None
@@ -491,11 +490,9 @@ class _Renderer:
             if before.tiles.get(hex_id) != placed:
                 self.tiles.lay(hex_id, placed.name)
         self.slots.update(after.tokens)
-        closing_sale = _closing_sale(game.state, move.action)
         shares = self.shares.update(before, after, transfer,
                                     newest=isinstance(move.action, Protect),
-                                    amount=closing_sale)
-        self.closing_sale = closing_sale
+                                    amount=_closing_sale(game.state, move.action))
         if merging is not None:
             export_1861.deal_merger_shares(self.shares.held, game, *merging)
         now = game.round
@@ -868,7 +865,8 @@ class _Renderer:
             # his certificate names it with the part sold (the site swaps it for shares).
             assert transfer is not None
             return {"type": "sell_shares", "shares": shares,
-                    "percent": self.closing_sale or self.shares.sold(transfer, before, after)}
+                    "percent": _closing_sale(self.game.state, action)
+                    or self.shares.sold(transfer, before, after)}
         if isinstance(action, BuyTrain):
             return self._buy_train(action, before, after)
         if isinstance(action, DiscardTrain):
