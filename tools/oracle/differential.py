@@ -228,6 +228,10 @@ def take(rng: random.Random, game: Game, seat: str,
         mixed = busy + idle
         rng.shuffle(mixed)
         order = [*runs, *pays, *mixed, *others]
+    # The site-refused actions come last: where our rules leave nothing else (a forced
+    # purchase of a closed company's train from the Open Market, 1850 5.1.1), the game
+    # goes on to the listed difference instead of stopping the run.
+    order += [a for a in allowed if a not in candidates]
     for action in order:
         if game.state.title.name == "1825" and site_1825.left_when_tried(game, action, rng):
             continue
@@ -461,6 +465,10 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
             if TITLE == "1850" and at and site_1850.stock_round_ended_early(site_states, at):
                 return Outcome(index, "site difference: 5.2.2 the site's stock round ended",
                                f"action {at}: {', '.join(diff)}", record, features=features)
+            if TITLE == "1850" and site_1850.train_step_skipped(record, at):
+                return Outcome(index, "site difference: 5.1.1 a closed company's trains",
+                               f"action {at}: {', '.join(diff)} (the site skips the "
+                               "train step)", record, features=features)
             return Outcome(index, f"differs: {', '.join(diff)} after {action['type']}",
                            f"action {at} ({json.dumps(action)[:200]}; before: "
                            f"{prev.get('type')}) {site_states[at]['round']}", record,
@@ -541,8 +549,17 @@ def dead_game(index: int, record: dict[str, Any], answer: dict[str, Any], upto: 
     replay = import_record({**record, "actions": record["actions"][:upto], "result": {}})
     ids = {seat: pid for pid, seat in replay.names.items()}
     ours = {ids[seat]: value for seat, value in replay.game.scores().items()}
-    group = "agree to the site's end of a dead game (turn 100)" if ours == site else \
-        "differs: scores at the site's end of a dead game"
+    group = "agree to the site's end of a dead game (turn 100)"
+    if ours != site:
+        # The site settles a trainless company's empty run (and the fall of its price,
+        # perhaps into 1850's black area) when its track or token step ends; ours at its
+        # run (listed). Our operating round played out by the conservative moves
+        # reaches the same position.
+        settled_game = settled(replay.game, stuck=True)
+        ours = {ids[seat]: value for seat, value in settled_game.scores().items()}
+        group = "agree to the site's end of a dead game (turn 100, the last run settled)"
+    if ours != site:
+        group = "differs: scores at the site's end of a dead game"
     return Outcome(index, group, f"upto {upto}; ours {ours} site {site}", record, site,
                    features)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine import legal
 from engine.actions import (
     Action,
     Bid,
@@ -16,7 +17,14 @@ from engine.actions import (
     SellShares,
 )
 from engine.game import Game
-from engine.records import site_idle
+from engine.records import (
+    RecordMapper,
+    expanded,
+    folded_actions,
+    replay_action,
+    setup_of,
+    site_idle,
+)
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
 from engine.state import Corporation
@@ -92,6 +100,27 @@ def stock_round_ended_early(site_states: list[dict[str, Any]], at: int) -> bool:
         before.split(".")[0] != now.split(".")[0]
 
 
+def train_step_skipped(record: dict[str, Any], at: int) -> bool:
+    """Whether record action AT is a company's pass at our train step where the only
+    trains it could buy were on the Open Market after a company closed (5.1.1): the
+    site, which removed them, skipped that step, so the pass meets its next one (the
+    purchase of a private that ours makes after it)."""
+    action = record["actions"][at]
+    if action.get("type") != "pass" or action.get("entity_type") != "corporation":
+        return False
+    setup, names = setup_of(record)
+    game = Game(setup)
+    mapper = RecordMapper(game, names)
+    for index, raw in enumerate(expanded(folded_actions(record["actions"][:at]))):
+        replay_action(game, mapper, index, raw)
+    turn = game.turn()
+    if turn is None or turn.step != "train" or not any(
+            c.closed for c in game.state.corporations.values()):
+        return False
+    buys = [a for a in legal.legal_actions(game) if isinstance(a, BuyTrain)]
+    return bool(buys) and all(a.source == "pool" for a in buys)
+
+
 def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
                     site_states: list[dict[str, Any]]) -> str | None:
     """A refusal of the site that is one of 1850's listed differences
@@ -104,6 +133,11 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
             site_states[-1]["round"].startswith("Operating Round"):
         # A forced purchase (10.7): ours must buy the cheapest train, an Open Market
         # train of a closed company the site has removed, so the sales it needs differ.
+        return "5.1.1 a closed company's trains (a forced purchase)"
+    if action.get("type") == "buy_train" and closed_trains and any(
+            m.get("source") == "pool" for m in action.get("moderator_actions", [])):
+        # The same forced purchase where the president can pay: ours buys the closed
+        # company's train from the Open Market, which the site does not have there.
         return "5.1.1 a closed company's trains (a forced purchase)"
     if action.get("entity_type") == "player" and "Cannot sell shares" not in error and \
             action.get("type") in ("pass", "buy_shares", "sell_shares", "par") and \
