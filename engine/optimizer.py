@@ -60,7 +60,7 @@ also overrides
 stop values, resp. of the routes' sum); a hook overridden without its bound is
 treated as unbounded: the answer stays exact, the search only slower.
 
-Budget and memory. The search stops when its time budget runs out and returns the
+Budget and memory. The search stops when its time budget (CPU time) runs out and returns the
 best run found, marked as not proven. Each train type keeps at most `max_routes`
 routes (split between the types): when a list would grow longer, its poorest routes
 are dropped and the list remembers the best value dropped (`floor`); the bounds count
@@ -300,7 +300,7 @@ class _Clock:
         if self._since >= _CHECK_EVERY:
             self.steps += self._since
             self._since = 0
-            if self.deadline is not None and time.perf_counter() > self.deadline:
+            if self.deadline is not None and time.thread_time() > self.deadline:
                 # Each later search gets a few more steps, so a train cut short
                 # still finds a route.
                 self.expired = True
@@ -890,7 +890,7 @@ def optimize(rules: Rules, state: GameState, corp: Corporation, *,
              graph: Track | None = None) -> Optimum:
     """The run of `corp`'s trains with the greatest revenue (see the module docstring).
 
-    `budget`: seconds before the search gives up and returns the best run found
+    `budget`: seconds of CPU time (this thread's) before the search gives up and returns the best run found
     (`proven` False); None searches to the end. `max_routes`: routes held in memory
     over all train types. Where the title lets trains run together (1825 5.5.5: two
     2-trains double-headed as one 3-train), each way of combining them is searched and
@@ -916,7 +916,10 @@ def _optimize_trains(rules: Rules, state: GameState, corp: Corporation,
     from engine.rules import Rules as BaseRules
 
     started = time.perf_counter()
-    clock = _Clock(None if budget is None else started + budget)
+    # The budget counts this thread's CPU time, not the wall clock's: on a busy machine
+    # (other games' workers, a burst of mail) the same position still gets the same
+    # search, so the run a company is given does not depend on the server's load.
+    clock = _Clock(None if budget is None else time.thread_time() + budget)
     net = compress(state, graph, corp.sym, lambda n: stop_value(rules, state, n))
     position = {node: i for i, node in enumerate(net.stops)}
     default_route = type(rules).route_revenue is BaseRules.route_revenue
