@@ -154,3 +154,35 @@ def test_a_market_picture_is_made_once_for_positions_with_the_same_tokens(
     assert second.png == report_market(game)  # and what this position draws
     assert first.filename != second.filename  # each named by its own move
     store.close()
+
+
+def test_a_part_is_cut_once_for_moves_that_leave_the_board_alone(tmp_path: Path) -> None:
+    """A move that changes no hex (a share bought, a train run) makes a new map only in
+    its caption: a reader's part, which lies above the caption, is not cut again, and
+    it is the part the new map's own picture gives."""
+    from engine.records import import_record
+    from moderator.desk.games import PictureCache
+
+    whole = import_record(json.loads(RECORD.read_text())).game
+    game = Game(whole.setup, whole.log[:300])
+
+    def board(game: Game) -> tuple[object, ...]:
+        return (dict(game.state.board.tiles), repr(game.state.board.tokens),
+                repr(game.state.board.markers), game.rules.phase(game.state).name)
+
+    for move in whole.log[300:]:  # the next move that leaves the board and phase alone
+        before = game.clone()
+        game.apply(move.seat, move.action)
+        if board(before) == board(game):
+            break
+    pictures = PictureCache()
+    first = pictures.map_for("g", before, 290)
+    changed = pictures.changed("g", before, 290)
+    assert changed
+    part = pictures.part(first, before.state.title, changed)
+    assert part is not None and pictures.cropped == 1
+    later = pictures.map_for("g", game, 290)
+    assert later.png != first.png  # its caption names the new move
+    again = pictures.part(later, game.state.title, changed)
+    assert pictures.cropped == 1  # not cut again
+    assert again == crop_map(later.png, game.state.title, changed)  # cut from its PNG
