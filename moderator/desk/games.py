@@ -13,6 +13,7 @@ from engine.game import Game, Move
 from engine.state import PlacedTile
 from engine.title import Title
 from moderator.mail.compose import Picture
+from moderator.reports.charts import Progress, ProgressReplay
 from moderator.reports.crop import crop_map, decode, plain_box
 from moderator.reports.mapimage import MapPlate, changed_hexes, map_plate
 from moderator.reports.report import MAP_CID
@@ -127,6 +128,8 @@ class PictureCache:
         self._shown: OrderedDict[tuple[str, str, int], tuple[tuple[Move, ...], object]] = \
             OrderedDict()
         self._content: OrderedDict[Hashable, object] = OrderedDict()  # `by_content`
+        # Each game's charts' replay, kept going from one position to the next.
+        self._progress: OrderedDict[str, ProgressReplay] = OrderedDict()
 
     def changed(self, game_id: str, game: Game, since: int) -> frozenset[str]:
         """The hexes whose tile or tokens changed since move SINCE (none if SINCE is 0
@@ -204,6 +207,18 @@ class PictureCache:
         value = make()
         _put(self._shown, key, (tuple(game.log), value), self.size)
         return value
+
+    def progress(self, game_id: str, game: Game) -> Progress:
+        """GAME's charts' values (`moderator.reports.charts.progress`), replaying only
+        the moves since the last position asked for (all of them after an `undo`)."""
+        replay = self._progress.get(game_id)
+        if replay is not None and replay.follows(game):
+            replay.extend(game)
+            self._progress.move_to_end(game_id)
+        else:
+            replay = ProgressReplay(game)
+            _put(self._progress, game_id, replay, self.plate_size)
+        return replay.progress()
 
     def by_content(self, key: Hashable, make: Callable[[], V]) -> V:
         """MAKE's answer for KEY, where KEY holds everything the answer is made from
