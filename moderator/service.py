@@ -555,7 +555,9 @@ async def process_inbox(session: ImapSession, processor: Processor,
 async def _process_fetched(processor: Processor, wake_outbox: asyncio.Event,
                            fetched: FetchedMail) -> None:
     crash_point("fetched")
-    key, done = await asyncio.to_thread(processor.receive, fetched.raw, fetched.size)
+    # The mail stays in the inbox, unflagged, until its batch is processed: its record
+    # need not be flushed to disk on its own (the commit of its processing is).
+    key, done = await asyncio.to_thread(processor.receive, fetched.raw, fetched.size, True)
     crash_point("stored")
     if done:
         log.info("%s was processed before; flagging it again", key)
