@@ -161,11 +161,12 @@ async def test_a_batch_cut_short_sends_what_it_owes_and_its_rest_follows(
     def failing(processor: Processor) -> None:
         real = processor.receive
 
-        def receive(raw: bytes, size: int | None = None) -> tuple[str, bool]:
+        def receive(raw: bytes, size: int | None = None,
+                    kept_elsewhere: bool = False) -> tuple[str, bool]:
             received.append(raw)
             if len(received) == 3:  # the third mail, once
                 raise sqlite3.OperationalError("disk I/O error")
-            return real(raw, size)
+            return real(raw, size, kept_elsewhere)
 
         processor.receive = receive  # type: ignore[method-assign]
 
