@@ -154,3 +154,97 @@ def test_a_market_picture_is_made_once_for_positions_with_the_same_tokens(
     assert second.png == report_market(game)  # and what this position draws
     assert first.filename != second.filename  # each named by its own move
     store.close()
+
+
+def test_a_part_is_cut_once_for_moves_that_leave_the_board_alone(tmp_path: Path) -> None:
+    """A move that changes no hex (a share bought, a train run) makes a new map only in
+    its caption: a reader's part, which lies above the caption, is not cut again, and
+    it is the part the new map's own picture gives."""
+    from engine.records import import_record
+    from moderator.desk.games import PictureCache
+
+    whole = import_record(json.loads(RECORD.read_text())).game
+    game = Game(whole.setup, whole.log[:300])
+
+    def board(game: Game) -> tuple[object, ...]:
+        return (dict(game.state.board.tiles), repr(game.state.board.tokens),
+                repr(game.state.board.markers), game.rules.phase(game.state).name)
+
+    for move in whole.log[300:]:  # the next move that leaves the board and phase alone
+        before = game.clone()
+        game.apply(move.seat, move.action)
+        if board(before) == board(game):
+            break
+    pictures = PictureCache()
+    first = pictures.map_for("g", before, 290)
+    changed = pictures.changed("g", before, 290)
+    assert changed
+    part = pictures.part(first, before.state.title, changed)
+    assert part is not None and pictures.cropped == 1
+    later = pictures.map_for("g", game, 290)
+    assert later.png != first.png  # its caption names the new move
+    again = pictures.part(later, game.state.title, changed)
+    assert pictures.cropped == 1  # not cut again
+    assert again == crop_map(later.png, game.state.title, changed)  # cut from its PNG
+
+
+def test_the_charts_values_are_replayed_only_since_the_last_position() -> None:
+    """The charts (net worths and prices after each stock round) kept going from move to
+    move give what a whole replay of the log gives, at every position of a stretch that
+    ends a stock round; a log that does not go on from the replayed one (an `undo`) is
+    replayed anew."""
+    from engine.records import import_record
+    from engine.rounds.stock import StockRound
+    from moderator.desk.games import PictureCache
+    from moderator.reports.charts import progress
+
+    whole = import_record(json.loads(RECORD.read_text())).game
+    game = Game(whole.setup, whole.log[:326])  # a stock round, ended by move 332
+    pictures = PictureCache()
+    ends = 0
+    for move in whole.log[326:340]:
+        was_stock = isinstance(game.round, StockRound)
+        game.apply(move.seat, move.action)
+        ends += was_stock and not isinstance(game.round, StockRound)
+        kept = pictures.progress("g", game)
+        assert pictures._progress["g"].replay.next_move == game.next_move
+        if game.next_move in (330, 333, 334, 340):  # in the stock round, after, later
+            assert kept == progress(game)
+    assert ends >= 1  # the stretch holds the end of a stock round
+    earlier = Game(whole.setup, whole.log[:300])
+    replay = pictures._progress["g"]
+    assert not replay.follows(earlier)
+    assert pictures.progress("g", earlier) == progress(earlier)
+    assert pictures._progress["g"] is not replay
+
+
+def test_the_charts_picture_is_drawn_once_while_its_values_stay(tmp_path: Path) -> None:
+    """Between stock rounds the charts' values stay: the reports at two positions of
+    one operating round carry the same picture, drawn once."""
+    from engine.records import import_record
+    from engine.rounds.operating import OperatingRound
+    from moderator.desk.answers import Answers
+    from moderator.desk.timekeeper import timer_incoming
+    from moderator.reports.charts import chart_png, progress
+
+    whole = import_record(json.loads(RECORD.read_text())).game
+    game = Game(whole.setup, whole.log[:300])
+    positions: list[Game] = []
+    for move in whole.log[300:]:
+        game.apply(move.seat, move.action)
+        if isinstance(game.round, OperatingRound) and game.round_name.endswith(".1"):
+            positions.append(game.clone())
+            if len(positions) == 2:
+                break
+    assert len(positions) == 2
+    config = ModeratorConfig(address="moderator@bench.test", secret="s",
+                             database=tmp_path / "m.sqlite")
+    store = Store(config.database)
+    answers = Answers(store, ProcessorSettings.from_config(config), timer_incoming("t"), 0.0)
+    first_data, (first,) = answers.charts_for("g", positions[0], "a@example.org")
+    second_data, (second,) = answers.charts_for("g", positions[1], "a@example.org")
+    assert first_data == second_data == progress(positions[1])
+    assert first.png is second.png  # drawn once
+    assert second.png == chart_png(positions[1], progress(positions[1]))
+    assert first.filename != second.filename  # each named by its own move
+    store.close()

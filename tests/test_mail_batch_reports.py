@@ -131,3 +131,77 @@ async def test_reports_a_batch_owes_are_sent_after_the_daemon_died(
     assert batching.owed(store) == []
     assert len(store.moves(game_id)) == 1
     store.close()
+
+
+async def test_a_batch_cut_short_sends_what_it_owes_and_its_rest_follows(
+        mail_servers: LocalMail) -> None:
+    """The database fails as the batch's third mail is recorded: the batch is cut
+    short (the inbox reconnects after a pause). Meanwhile the retry loop sends the
+    reports the first two moves owe; after the pause the third mail is fetched again
+    and processed once, and its report follows. Nobody gets a report twice."""
+    import sqlite3
+
+    # The inbox waits 3 s before it fetches again: time for the retry loop (every
+    # 0.2 s) to be seen sending the owed reports first.
+    config = await daemon_settings(mail_servers,
+                                   imap={"reconnect_min": 3.0, "reconnect_max": 3.0},
+                                   moderator={"retry_min": 0.2})
+    game_id = seat_game(config, PLAYERS)
+    store = Store(config.moderator.database)
+    mails = _orders(store.load(game_id), 3)
+    for seat, text in mails:
+        await send_mail(mail_servers, PLAYERS[seat], seat_address(config, game_id, seat),
+                        f"Re: [{game_id}] orders", text + "\n")
+    deadline = time.monotonic() + 60  # generous: a loaded machine delivers slowly
+    while len(await mailbox(mail_servers, MODERATOR)) < 3:
+        assert time.monotonic() < deadline, "the three mails were not delivered"
+        await asyncio.sleep(0.05)
+    received: list[bytes] = []
+
+    def failing(processor: Processor) -> None:
+        real = processor.receive
+
+        def receive(raw: bytes, size: int | None = None,
+                    kept_elsewhere: bool = False) -> tuple[str, bool]:
+            received.append(raw)
+            if len(received) == 3:  # the third mail, once
+                raise sqlite3.OperationalError("disk I/O error")
+            return real(raw, size, kept_elsewhere)
+
+        processor.receive = receive  # type: ignore[method-assign]
+
+    stop = asyncio.Event()
+    daemon = asyncio.create_task(service.serve_forever(config, stop, started=failing))
+    try:
+        senders = {PLAYERS[seat] for seat, _ in mails}
+        reader = next(a for a in PLAYERS.values() if a not in senders)
+        for address in (reader, MASTER):
+            await wait_for_mail(mail_servers, address, timeout=30, predicate=at_move(2))
+        # Sent before the inbox fetched the third mail again.
+        assert len(store.moves(game_id)) == 2
+        assert len(received) == 3
+        for address in (reader, MASTER):
+            await wait_for_mail(mail_servers, address, timeout=30, predicate=at_move(3))
+        await wait_for_mail(mail_servers, PLAYERS[mails[2][0]], timeout=30,
+                            predicate=at_move(3))
+        deadline = time.monotonic() + 60
+        while store.execute("SELECT COUNT(*) FROM outbox WHERE sent IS NULL") != [(0,)]:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+    finally:
+        stop.set()
+        await asyncio.wait_for(daemon, 30)
+    assert len(store.moves(game_id)) == 3
+    # The batch is flagged at its end: it is fetched again whole, the first two mails
+    # known as done (not applied again), the third recorded and processed.
+    assert len(received) == 6
+    reports = {address: sorted(str(m.message["X-Moderator-Move"])
+                               for m in await mailbox(mail_servers, address))
+               for address in (MASTER, *PLAYERS.values())}
+    assert reports[reader] == reports[MASTER] == ["2", "3"]  # the cut batch's, the third's
+    first, second, third = (PLAYERS[seat] for seat, _ in mails)
+    assert reports[first] == ["1", "2", "3"]  # their reply, then the two reports
+    assert reports[second] == ["2", "3"]
+    assert reports[third] == ["2", "3"]  # the cut batch's report, then their reply
+    assert batching.owed(store) == []
+    store.close()

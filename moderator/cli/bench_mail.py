@@ -157,12 +157,16 @@ def burst_message(mail: BurstMail, game_id: str, addresses: dict[str, str], to: 
 
 async def run_burst(workdir: Path, record: Path, at: int, count: int,
                     applied_every: int = APPLIED_EVERY,
-                    deliver_answers: bool = False) -> MailBench:
+                    deliver_answers: bool = False, profile: Path | None = None) -> MailBench:
     """The burst through the real local servers, run in a child process (with the
     burst's SMTP client: `bench_servers`) so that this process is the daemon's alone.
     DELIVER_ANSWERS: the players' mail is put into their mailboxes on the IMAP server
     too (else only the moderator's is, as when the players' mail leaves for other
-    servers)."""
+    servers). PROFILE: write cProfile's statistics of the event loop's thread there
+    (the IMAP and SMTP clients and the outbox: all the daemon does besides the
+    processing, which runs in worker threads)."""
+    import cProfile
+
     local_mail_module()  # a clear error when the `local` extra is missing
     store_path = workdir / "moderator" / "moderator.sqlite"
     store_path.parent.mkdir(parents=True)
@@ -189,6 +193,9 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int,
         before = await servers.ask({"stats": True})
         children = _children_cpu()
         commands = Counter(COMMANDS)
+        profiler = cProfile.Profile() if profile is not None else None
+        if profiler is not None:
+            profiler.enable()
         start = time.time()
         answer = await servers.ask({"send": str(outgoing)})
         sent = {str(mid): float(when) for mid, when in answer["sent"].items()}
@@ -196,6 +203,9 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int,
         delivering = _children_cpu()  # the servers' CPU so far: mostly the delivery
         answered = await _answers(store, sent, timeout=max(60.0, count * 2.0))
         cpu = time.process_time() - cpu
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(str(profile))
         commands = Counter(COMMANDS) - commands
         after = await servers.ask({"stats": True})
         appended = int(after["appended"]) - int(before["appended"])
@@ -300,7 +310,8 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
         raws = [burst_message(mail, game_id, addresses, config.address,
                               config.secret).as_bytes() for mail in mails]
         processor = Processor(store, ProcessorSettings.from_config(config))
-        profiler = cProfile.Profile(time.thread_time) if profile is not None else None
+        # The default timer: thread_time is a system call per event, which swamps the profile.
+        profiler = cProfile.Profile() if profile is not None else None
         applied_cpu: list[float] = []
         refused_cpu: list[float] = []
         queued = 0
@@ -313,7 +324,7 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
             spent_in: list[float] = []
             for index in chunk:
                 cpu = time.thread_time()
-                key, _ = processor.receive(raws[index])
+                key, _ = processor.receive(raws[index], kept_elsewhere=True)  # as the inbox
                 queued += processor.process(key, batch=True).queued
                 spent_in.append(time.thread_time() - cpu)
             cpu = time.thread_time()
@@ -410,7 +421,9 @@ def _load() -> float | None:
               help="Only the processing: the same mails through the processor on a "
                    "fresh store, without the mail servers (CPU per mail).")
 @click.option("--profile", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="With --processing-only: write cProfile's statistics to this file.")
+              help="Write cProfile's statistics to this file: of the processing with "
+                   "--processing-only, else of the daemon's event loop (its IMAP and "
+                   "SMTP clients and outbox; the processing runs in worker threads).")
 @click.option("--batch", type=click.IntRange(min=1), default=FETCH_BATCH, show_default=True,
               help="With --processing-only: mails per fetch of the inbox (the other "
                    "members get one report per batch; 1: one per move).")
@@ -429,7 +442,7 @@ def mail_command(record: Path | None, at: int, count: int, applied_every: int,
         return
     with tempfile.TemporaryDirectory(prefix="bench-mail-") as tmp:
         result = asyncio.run(run_burst(Path(tmp), path, at, count, applied_every,
-                                       deliver_answers))
+                                       deliver_answers, profile))
     if not result.latencies:
         raise click.ClickException("no answer arrived")
     lat = result.latencies

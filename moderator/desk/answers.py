@@ -33,7 +33,7 @@ from moderator.mail.compose import (
 from moderator.mail.parse import Incoming
 from moderator.mail.webhook import Post
 from moderator.reports.calendar import deadline_event
-from moderator.reports.charts import CHARTS_CID, Progress, chart_png, progress
+from moderator.reports.charts import CHARTS_CID, Progress, chart_png
 from moderator.reports.lays import Lays, lays_text, legal_lays
 from moderator.reports.marketimage import MARKET_CID, report_market
 from moderator.reports.report import (
@@ -498,11 +498,14 @@ class Answers:
         data, picture = self._charts[key]
         return data, (picture,)
 
-    @staticmethod
-    def _chart(game_id: str, game: Game) -> tuple[Progress, Picture]:
-        data = progress(game)
+    def _chart(self, game_id: str, game: Game) -> tuple[Progress, Picture]:
+        # The values replayed only since the last position; between stock rounds they
+        # stay the same, and so does their picture.
+        data = self.pictures.progress(game_id, game)
+        png = self.pictures.by_content(("charts", game.state.title.name, data),
+                                       lambda: chart_png(game, data))
         return data, Picture(CHARTS_CID, f"{game_id}-progress-move-{game.next_move}.png",
-                             chart_png(game, data))
+                             png)
 
     def market_for(self, game_id: str, game: Game, to: str, whole: bool
                    ) -> tuple[Picture, ...]:

@@ -13,7 +13,8 @@ from engine.game import Game, Move
 from engine.state import PlacedTile
 from engine.title import Title
 from moderator.mail.compose import Picture
-from moderator.reports.crop import crop_map, decode
+from moderator.reports.charts import Progress, ProgressReplay
+from moderator.reports.crop import crop_map, decode, plain_box
 from moderator.reports.mapimage import MapPlate, changed_hexes, map_plate
 from moderator.reports.report import MAP_CID
 from moderator.store import Store
@@ -113,7 +114,12 @@ class PictureCache:
             OrderedDict()
         # Parts of a map, by the map's bytes and the hexes shown: the readers of one
         # move mostly get the same part (what changed since their last report).
-        self._parts: OrderedDict[tuple[bytes, frozenset[str]], bytes | None] = OrderedDict()
+        # A part that lies above the caption band is the plate's, whatever the caption
+        # ("next move N"): keyed by the plate, it is cut once for the moves that leave
+        # the board alone (a share bought, a train run), from the plate's own picture
+        # (no PNG decoded).
+        self._parts: OrderedDict[tuple[object, frozenset[str]], bytes | None] = OrderedDict()
+        self._plate_of: OrderedDict[bytes, tuple[PlateKey, MapPlate]] = OrderedDict()
         self.cropped = 0  # parts cut (what the cache could not save)
         self._decoded: OrderedDict[bytes, Image.Image] = OrderedDict()  # maps, as pictures
         # What a report shows of a position (its view, the legal lays), by kind, game
@@ -122,6 +128,8 @@ class PictureCache:
         self._shown: OrderedDict[tuple[str, str, int], tuple[tuple[Move, ...], object]] = \
             OrderedDict()
         self._content: OrderedDict[Hashable, object] = OrderedDict()  # `by_content`
+        # Each game's charts' replay, kept going from one position to the next.
+        self._progress: OrderedDict[str, ProgressReplay] = OrderedDict()
 
     def changed(self, game_id: str, game: Game, since: int) -> frozenset[str]:
         """The hexes whose tile or tokens changed since move SINCE (none if SINCE is 0
@@ -160,6 +168,7 @@ class PictureCache:
                               plate.png(caption))
             self.drawn += 1
             _put(self._maps, key, picture, self.size)
+            _put(self._plate_of, picture.png, (plate_key, plate), self.size)
             # The readers of this map will next be shown what changed since it.
             self.remember_board(game_id, game)
         self._maps.move_to_end(key)
@@ -168,11 +177,17 @@ class PictureCache:
     def part(self, picture: Picture, title: Title, hexes: Collection[str]) -> bytes | None:
         """The part of PICTURE (a whole map) that shows HEXES (`crop_map`), cut once for
         every reader and mail that asks for it."""
-        key = (picture.png, frozenset(hexes))
+        shown = frozenset(hexes)
+        drawn = self._plate_of.get(picture.png)
+        image: Image.Image | None = None
+        key: tuple[object, frozenset[str]] = (picture.png, shown)
+        if drawn is not None and above_caption(title, shown, drawn[1]):
+            key, image = (drawn[0], shown), drawn[1].image
         if key in self._parts:
             self._parts.move_to_end(key)
             return self._parts[key]
-        image = self._decoded.get(picture.png)
+        if image is None:
+            image = self._decoded.get(picture.png)
         if image is None:  # the readers of one move get parts of one map: decode it once
             image = decode(picture.png)
             _put(self._decoded, picture.png, image, 2)
@@ -192,6 +207,18 @@ class PictureCache:
         value = make()
         _put(self._shown, key, (tuple(game.log), value), self.size)
         return value
+
+    def progress(self, game_id: str, game: Game) -> Progress:
+        """GAME's charts' values (`moderator.reports.charts.progress`), replaying only
+        the moves since the last position asked for (all of them after an `undo`)."""
+        replay = self._progress.get(game_id)
+        if replay is not None and replay.follows(game):
+            replay.extend(game)
+            self._progress.move_to_end(game_id)
+        else:
+            replay = ProgressReplay(game)
+            _put(self._progress, game_id, replay, self.plate_size)
+        return replay.progress()
 
     def by_content(self, key: Hashable, make: Callable[[], V]) -> V:
         """MAKE's answer for KEY, where KEY holds everything the answer is made from
@@ -223,6 +250,14 @@ class PictureCache:
         board = BoardSnapshot.of(Game(game.setup, game.log[:since]))
         _put(self._boards, (game_id, since), (moves, board), self.size)
         return board
+
+
+def above_caption(title: Title, hexes: frozenset[str], plate: MapPlate) -> bool:
+    """Whether the part of PLATE's map for HEXES (`crop_map`) lies wholly above the
+    caption band: then it is the same part whatever the caption."""
+    box = plain_box(title, hexes, (plate.image.width, plate.image.height))
+    # No plain cut: the part is the hexes and their neighbours, cut within the hexes.
+    return box is None or box[3] <= plate.height
 
 
 def _put(cache: OrderedDict[K, V], key: K, value: V, size: int) -> None:

@@ -17,7 +17,7 @@ from PIL import Image, ImageDraw
 from engine.title import Title
 from moderator.reports.mapimage import BACKGROUND, COORDINATE_INK, font, map_geometry
 
-__all__ = ["crop_box", "crop_map", "decode", "neighbourhood"]
+__all__ = ["crop_box", "crop_map", "decode", "neighbourhood", "plain_box"]
 
 #: Hexes of the map's picture around the changed ones that a part shows.
 RING = 1.5
@@ -108,9 +108,8 @@ def crop_map(png: bytes, title: Title, hexes: Collection[str],
     the board anyway (then the whole map serves). IMAGE: the PNG already decoded, where
     the caller keeps it (it is not changed)."""
     image = image if image is not None else decode(png)
-    box = crop_box(title, hexes, image.size)
-    if box is not None and \
-            _hexes_in(title, box) <= SPARSE * len(neighbourhood(title, hexes, 2)):
+    box = plain_box(title, hexes, image.size)
+    if box is not None:
         cut = image.crop(box).convert("RGB")
     else:
         kept = neighbourhood(title, hexes)
@@ -125,6 +124,18 @@ def crop_map(png: bytes, title: Title, hexes: Collection[str],
                   dither=Image.Dither.NONE).save(out, "PNG",
                                                  compress_level=PART_COMPRESS_LEVEL)
     return out.getvalue()
+
+
+def plain_box(title: Title, hexes: Collection[str], size: tuple[int, int]
+              ) -> tuple[int, int, int, int] | None:
+    """The box of a plain cut of the map's picture of SIZE for HEXES (`crop_map`);
+    None when the part is instead HEXES and their neighbours, cut within the hexes (or
+    is no part at all)."""
+    box = crop_box(title, hexes, size)
+    if box is not None and \
+            _hexes_in(title, box) <= SPARSE * len(neighbourhood(title, hexes, 2)):
+        return box
+    return None
 
 
 #: A plain cut holding more than this many times the hexes it is for and two rings of
