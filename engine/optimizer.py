@@ -890,11 +890,11 @@ def optimize(rules: Rules, state: GameState, corp: Corporation, *,
              graph: Track | None = None) -> Optimum:
     """The run of `corp`'s trains with the greatest revenue (see the module docstring).
 
-    `budget`: seconds of CPU time (this thread's) before the search gives up and returns the best run found
-    (`proven` False); None searches to the end. `max_routes`: routes held in memory
-    over all train types. Where the title lets trains run together (1825 5.5.5: two
-    2-trains double-headed as one 3-train), each way of combining them is searched and
-    the best run taken.
+    `budget`: seconds of CPU time (this thread's) before the search gives up and
+    returns the best run found (`proven` False); None searches to the end.
+    `max_routes`: routes held in memory over all train types. Where the title lets
+    trains run together (1825 5.5.5: two 2-trains double-headed as one 3-train), each
+    way of combining them is searched and the best run taken.
     """
     graph = graph if graph is not None else _route_track(rules, state, corp)
     best: Optimum | None = None
