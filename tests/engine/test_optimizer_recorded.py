@@ -114,6 +114,7 @@ def test_4_2_3_1_the_best_run_is_what_the_18xx_games_engine_finds(values: Path) 
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # a second of CPU per position: much longer on a busy machine
 @pytest.mark.parametrize("path", [p for p in playable_records() if p.parent.name in TOO_SLOW],
                          ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_10_6_every_fourth_recorded_run_is_legal_and_matched_within_a_budget(
