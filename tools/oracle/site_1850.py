@@ -139,6 +139,17 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # The same forced purchase where the president can pay: ours buys the closed
         # company's train from the Open Market, which the site does not have there.
         return "5.1.1 a closed company's trains (a forced purchase)"
+    if action.get("type") == "buy_shares" and action.get("entity_type") == "corporation" \
+            and "Cannot buy share from player" in error:
+        # 5.10.3: a redemption from a player who is not the president, which the random
+        # player makes only where his rules leave him nothing else.
+        return "5.10.3 redeeming another player's share"
+    if action.get("type") == "buy_company" and "cannot process action buy_company" in error \
+            and site_states and site_states[-1]["round"].startswith("Stock Round"):
+        # A trainless company's purchase after its lay: the site has settled its empty
+        # run there, its price fell into the black area and it closed (the site's
+        # moments); ours settles the run after the purchase.
+        return "the site's moments: a trainless company's purchase before its empty run"
     if action.get("entity_type") == "player" and "Cannot sell shares" not in error and \
             action.get("type") in ("pass", "buy_shares", "sell_shares", "par") and \
             site_states and site_states[-1]["round"].startswith("Operating Round"):
