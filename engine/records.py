@@ -247,8 +247,10 @@ def _replay_own(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any
     site action that stands for nothing of ours, like a second pass of one `done`)."""
     if not own:
         rnd = game.round
-        if isinstance(rnd, StockRound) and (rnd.s.last_actor or rnd.s.passes) and \
-                raw.get("entity_type") in ("corporation", "company"):
+        # (1861 9.2: a minor's auction proposed is an action, too.)
+        acted = isinstance(rnd, StockRound) and bool(
+            rnd.s.last_actor or rnd.s.passes or getattr(rnd, "lot", None) is not None)
+        if acted and raw.get("entity_type") in ("corporation", "company"):
             # A company's pass that stands for nothing of ours (a step ours skips) comes
             # after the stock round the site ended by itself: end it here too, so that
             # the operating round's position (its privates' income) is reached with it.
