@@ -256,9 +256,13 @@ def _replay_own(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any
             # the operating round's position (its privates' income) is reached with it.
             # (In a stock round nobody has acted in yet, it is the site's last stop of
             # the operating round before, which ours ended by itself.)
+            try:
+                seat = mapper.seat_of(raw)
+            except ValueError:
+                seat = ""  # 9.2: the minor at auction has no owner yet
             while isinstance(game.round, StockRound) and game.turn() is not None:
                 before = len(game.log)
-                _bridge_implicit_passes(game, mapper.seat_of(raw), raw, apply)
+                _bridge_implicit_passes(game, seat, raw, apply)
                 if len(game.log) == before:
                     break
         return 0
