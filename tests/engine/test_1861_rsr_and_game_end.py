@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 from scenarios_1861 import now, record, record_game
 
-from engine.actions import BuyTrain, DiscardTrain, Done, Keep, LayTile
+from engine.actions import BuyTrain, DiscardTrain, Done, Keep, LayTile, PlaceToken
 from engine.errors import GameError
 from engine.game import Game, Setup
 from engine.national import RESERVE
@@ -203,3 +203,16 @@ def test_10_10_the_rsr_buys_no_train_from_a_company_and_sells_none() -> None:
     rsr, mk = state.corporations["RSR"], state.corporations["MK"]
     why = g.rules.why_not_train_price(state, mk, rsr, rsr.trains[0], 1)
     assert why is not None and "no company buys trains from the RSR" in why
+
+
+def test_10_the_rsr_places_no_station_marker_in_its_turn() -> None:
+    """10: the RSR runs, withholds, pays interest, repays loans and buys trains; its
+    stations come only from 7.4 (St. Petersburg, grey Moscow) and 11. (Found by the
+    differential check: the site has no token step for it.)"""
+    g = record_game(548)  # OR 4.2: the RSR operates, a station marker left
+    turn = g.turn()
+    assert turn is not None and turn.entity == "RSR"
+    assert g.state.corporations["RSR"].token_costs
+    assert not any(option.startswith("token") for option in g.legal())
+    with pytest.raises(GameError, match="places no station markers"):
+        g.apply(turn.seat, PlaceToken("B4", 0))
