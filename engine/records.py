@@ -208,6 +208,8 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
     apply = _attempt if throwaway else _apply
     raw = mapper.normalised(raw)
     own = raw.get(OUR_ACTIONS)
+    if raw.get("entity_type") == "corporation":
+        _drop_bidders(game, apply)
     if own is None:
         _end_national_turn(game, raw, _attempt if throwaway else _apply)
     if own is not None:
@@ -224,6 +226,17 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
         except GameError as exc:
             raise RecordError(index, raw, f"{seat} {action}: {exc.message}") from exc
     return len(mapped)
+
+
+def _drop_bidders(game: Game, apply: _Apply) -> None:
+    """1861 9.2: the site drops at once the bidders who cannot raise from a minor's
+    auction; a company's action comes after them (and after the minor's new owner)."""
+    for _ in range(len(game.setup.seats)):
+        turn = game.turn()
+        if turn is None or getattr(game.round, "lot", None) is None or \
+                game.legal() != ["pass"]:
+            return
+        apply(game, turn.seat, Pass())
 
 
 def _end_national_turn(game: Game, raw: dict[str, Any], apply: _Apply) -> None:
