@@ -27,6 +27,9 @@ from moderator.store import Store
 MODERATOR = service.MODERATOR_ADDRESS
 GM = "gm@example.org"
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+#: Seconds to wait for an answer: generous, not a speed claim (a loaded machine took
+#: more than 30 s for one in a late 1861 operating round).
+WAIT = 300
 
 
 def seed_for(order: list[str]) -> int:
@@ -126,7 +129,7 @@ async def play_by_mail(mail_servers: LocalMail, create: str, players: dict[str, 
                                   if m["X-Moderator-Game"] == game_id)
                     sent = await reply_to(mail_servers, address, latest,
                                           f"move {done}\n" + "\n".join(lines) + "\n")
-                    answer = await inboxes.wait(address, answers(sent), timeout=30)
+                    answer = await inboxes.wait(address, answers(sent), timeout=WAIT)
                     assert "Applied." in text_of(answer), (done, lines, text_of(answer))
                     mails += 1
                     game = caught_up(store, game_id, game)
@@ -137,7 +140,7 @@ async def play_by_mail(mail_servers: LocalMail, create: str, players: dict[str, 
                 store.close()
             for address in (GM, *players.values()):
                 mail = await inboxes.wait(address, lambda m: "Final scores" in text_of(m),
-                                          timeout=30)
+                                          timeout=WAIT)
                 for seat, score in final.items():
                     assert f"  {seat:<16} {score:>6}" in text_of(mail)
             assert mails < len(moves)  # one mail per turn, not per order
