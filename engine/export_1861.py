@@ -341,6 +341,11 @@ def cash_before_loans(sym: str, said: list[str], cash: int) -> int:
     """The company's cash before the interest and repayments of its turn (10.8, 10.9)
     that `said` (the log of one move) tells of, from `cash` after them."""
     for line in said:
+        # 10.8: interest it cannot pay: it is nationalised, its cash going to the RSR.
+        unpaid = re.search(rf"{re.escape(sym)} owes \D*\d+ interest and has only \D*(\d+)",
+                           line)
+        if unpaid:
+            return int(unpaid.group(1))
         for pattern, sign in ((rf"{re.escape(sym)} pays \D*(\d+) interest", 1),
                               (rf"{re.escape(sym)} repays \d+ loan\(s\) for \D*(\d+)", 1),
                               (rf"{re.escape(sym)} takes a loan of \D*\d+ for its loan "

@@ -208,6 +208,8 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
     apply = _attempt if throwaway else _apply
     raw = mapper.normalised(raw)
     own = raw.get(OUR_ACTIONS)
+    if raw.get("entity_type") == "corporation":
+        _drop_bidders(game, apply)
     if own is None:
         _end_national_turn(game, raw, _attempt if throwaway else _apply)
     if own is not None:
@@ -224,6 +226,17 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
         except GameError as exc:
             raise RecordError(index, raw, f"{seat} {action}: {exc.message}") from exc
     return len(mapped)
+
+
+def _drop_bidders(game: Game, apply: _Apply) -> None:
+    """1861 9.2: the site drops at once the bidders who cannot raise from a minor's
+    auction; a company's action comes after them (and after the minor's new owner)."""
+    for _ in range(len(game.setup.seats)):
+        turn = game.turn()
+        if turn is None or getattr(game.round, "lot", None) is None or \
+                game.legal() != ["pass"]:
+            return
+        apply(game, turn.seat, Pass())
 
 
 def _end_national_turn(game: Game, raw: dict[str, Any], apply: _Apply) -> None:
@@ -247,16 +260,22 @@ def _replay_own(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any
     site action that stands for nothing of ours, like a second pass of one `done`)."""
     if not own:
         rnd = game.round
-        if isinstance(rnd, StockRound) and (rnd.s.last_actor or rnd.s.passes) and \
-                raw.get("entity_type") in ("corporation", "company"):
+        # (1861 9.2: a minor's auction proposed is an action, too.)
+        acted = isinstance(rnd, StockRound) and bool(
+            rnd.s.last_actor or rnd.s.passes or getattr(rnd, "lot", None) is not None)
+        if acted and raw.get("entity_type") in ("corporation", "company"):
             # A company's pass that stands for nothing of ours (a step ours skips) comes
             # after the stock round the site ended by itself: end it here too, so that
             # the operating round's position (its privates' income) is reached with it.
             # (In a stock round nobody has acted in yet, it is the site's last stop of
             # the operating round before, which ours ended by itself.)
+            try:
+                seat = mapper.seat_of(raw)
+            except ValueError:
+                seat = ""  # 9.2: the minor at auction has no owner yet
             while isinstance(game.round, StockRound) and game.turn() is not None:
                 before = len(game.log)
-                _bridge_implicit_passes(game, mapper.seat_of(raw), raw, apply)
+                _bridge_implicit_passes(game, seat, raw, apply)
                 if len(game.log) == before:
                     break
         return 0

@@ -490,6 +490,10 @@ class Rules:
         """What the next station token costs (the charter prints it)."""
         return corp.token_costs[0] if corp.token_costs else 0
 
+    def why_not_place_token(self, state: GameState, corp: Corporation) -> str | None:
+        """Why `corp` places no station token in its turn at all (1861 10: the RSR)."""
+        return None
+
     def use_private(self, state: GameState, corp: Corporation, action: UsePrivate,
                     round: Round) -> None:
         """A private's special ability, used by the company owning it."""

@@ -11,6 +11,7 @@ every slot holds another company's station.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -121,6 +122,9 @@ def endpoint(hex_id: str, end: str, rotation: int) -> Point:
 # builds one per tile laid. Graphs are never changed once built, so they are shared.
 _GRAPHS: dict[tuple[Any, ...], tuple[object, Track]] = {}
 _GRAPHS_KEPT = 64
+# The service's worker threads share the cache: two evicting the same graph at once
+# failed with a KeyError (seen in the 1861 game by mail).
+_GRAPHS_LOCK = threading.Lock()
 
 
 def board_key(state: GameState) -> tuple[tuple[str, str, int], ...]:
@@ -140,12 +144,14 @@ def build_track(state: GameState, closed: frozenset[str] = frozenset()) -> Track
     `closed` hexes are left out (1851's Birmingham before phase 4, for routes).
     The graph is shared: callers must not change it."""
     key = (id(state.title), closed, board_key(state))
-    found = _GRAPHS.pop(key, None)
+    with _GRAPHS_LOCK:
+        found = _GRAPHS.pop(key, None)
     if found is None or found[0] is not state.title:
         found = (state.title, trace_map(state, closed))
-        if len(_GRAPHS) >= _GRAPHS_KEPT:
+    with _GRAPHS_LOCK:
+        if key not in _GRAPHS and len(_GRAPHS) >= _GRAPHS_KEPT:
             del _GRAPHS[next(iter(_GRAPHS))]  # the least recently used
-    _GRAPHS[key] = found  # (re)inserted last: the most recently used
+        _GRAPHS[key] = found  # (re)inserted last: the most recently used
     return found[1]
 
 

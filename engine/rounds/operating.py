@@ -143,6 +143,8 @@ class OperatingRound(Round):
         corp.operated = True
         self.done.add(corp.sym)
         self.rules.end_of_company_turn(self.state, corp, self)
+        # 1861 10.10: a purchase at the turn's end (the RSR's) may lower the train limit.
+        self.discards = [c.sym for c in trains.over_limit(self.rules, self.state)]
         if self.state.pending_sales:
             self.current = None
             self.protecting = True
@@ -218,7 +220,8 @@ class OperatingRound(Round):
                     and any(h not in state.board.tiles for h in p.spec.hexes)]
         if step <= 0:
             out += self.rules.step_extras(state, corp, "track", self)
-        if step <= 1 and not t.token_placed and corp.token_costs:
+        if step <= 1 and not t.token_placed and corp.token_costs and \
+                self.rules.why_not_place_token(state, corp) is None:
             out.append(f"token HEX (costs {money(state, self._token_cost(corp))})")
         if step <= 1 and not t.token_placed:
             out += self.rules.step_extras(state, corp, "token", self)
@@ -584,6 +587,9 @@ class OperatingRound(Round):
         t = self.current
         assert t is not None
         require(not t.token_placed, f"{corp.sym} has placed its station token this turn")
+        why = self.rules.why_not_place_token(self.state, corp)
+        if why:
+            raise GameError(why, tuple(self.legal()))
         if isinstance(action, PlaceEdgeToken):
             self.rules.place_edge_token(self.state, corp, action.hex)
         else:

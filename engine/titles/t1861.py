@@ -641,6 +641,14 @@ class Rules1861(Rules):
         return [f"redeem N (1 to {most}, from the Bank Pool at {money(state, price)} "
                 "each)"] if most else []
 
+    def why_not_place_token(self, state: GameState, corp: Corporation) -> str | None:
+        """10: the RSR runs, withholds, pays interest, repays and buys trains, and places
+        no station marker in its turn (7.4: St. Petersburg when it first operates,
+        Moscow when it upgrades to grey, the nationalised companies' stations, 11)."""
+        if corp.spec.kind == "national":
+            return f"{RSR} places no station markers in its turn (7.4, 10)"
+        return None
+
     def token_cost(self, state: GameState, corp: Corporation, hex_id: str) -> int:
         """10.5: the second station costs R20 per hex from the first, the third R40 per
         hex from the nearer (distance in hexes, regardless of track)."""

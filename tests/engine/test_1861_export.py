@@ -90,3 +90,17 @@ def test_12_3_a_merger_keeping_two_of_three_stations_is_the_sites_removal() -> N
     stations = sorted((h, c) for h, cities in back.state.board.tokens.items()
                       for c, corps in cities.items() if "MKN" in corps)
     assert stations == [("H8", 2), ("I13", 0)]
+
+
+def test_10_8_the_site_stop_before_loans_is_judged_on_the_cash_before_unpaid_interest() -> None:
+    """10.8: a company that cannot pay its interest is nationalised and its cash goes
+    to the RSR; the site's private purchase before loans (7.1) is offered on the cash
+    it had then (found by the differential: seed 1, game 4, a minor with R6)."""
+    from engine.export_1861 import cash_before_loans
+
+    said = ["M-NN runs for R0: no trains run",
+            "M-NN share price moves from R40 to R35",
+            "M-NN owes R10 interest and has only R6 (10.8)",
+            "M-NN is nationalised", "Cy receives R70 for 2 share(s) of M-NN"]
+    assert cash_before_loans("M-NN", said, 0) == 6
+    assert cash_before_loans("M-NN", ["M-NN pays R10 interest"], 30) == 40

@@ -11,10 +11,11 @@ from collections.abc import Callable
 import pytest
 from scenarios_1861 import now, record, record_game
 
-from engine.actions import BuyTrain, Done, LayTile
+from engine.actions import BuyTrain, DiscardTrain, Done, Keep, LayTile, PlaceToken
 from engine.errors import GameError
 from engine.game import Game, Setup
 from engine.national import RESERVE
+from engine.rounds.merger import MergerRound
 from engine.rounds.operating import OperatingRound
 from engine.state import BANK
 from engine.titles.t1861 import BANK_BROKEN, LONG_GAME
@@ -73,6 +74,37 @@ def test_7_4_the_rsr_buys_the_first_8_train_and_no_more() -> None:
     assert g.rules.phase(state).name == "8"
     assert rsr.cash >= 1000  # it could pay for another 8-train, and buys none (7.4)
     assert not g.rules.national_operates(state)  # type: ignore[attr-defined]
+
+
+def test_10_10_a_company_over_the_limit_the_rsrs_train_lowers_discards_at_once() -> None:
+    """10.10: "If the purchase of a train lowers the train limit, Companies with too
+    many trains discard the excess into the Bank Pool"; the RSR's purchase at its
+    turn's end (7.4) is such a purchase. (Found by the differential check: the site
+    asks for the discard before play goes on; ours asked only at the next purchase.)"""
+    g = record_game(549)  # OR 4.2 (phase 5): the RSR at its train step, R771
+    state = g.state
+    nw = state.corporations["NW"]
+    # NW holds the three 5-trains of the offering (its limit in phase 5: three), so the
+    # RSR's next train is the first 6-train: phase 6, a major's limit two.
+    fives = [t for t in state.trains_offered if t.name == "5"]
+    for train in fives:
+        state.trains_offered.remove(train)
+    nw.trains[:] = fives
+    g.apply(now(g), Done())
+    assert "RSR buys a 6-train for R650" in state.log and "Phase 6 begins" in state.log
+    # 11: the phase's nationalisation choices come first, then the discard.
+    while (turn := g.turn()) is not None and turn.step != "discard a train":
+        assert turn.entity in ("SW", "MKN")
+        g.apply(turn.seat, Keep(turn.entity))
+    assert turn is not None and turn.entity == "NW" and turn.seat == nw.president
+    assert isinstance(g.round, OperatingRound)
+    with pytest.raises(GameError, match="over its train limit"):
+        g.apply(turn.seat, Done())
+    g.apply(turn.seat, DiscardTrain("5"))
+    state = g.state  # (a refused action puts back a copy of the position)
+    assert [t.name for t in state.corporations["NW"].trains] == ["5", "5"]
+    assert [t.name for t in state.trains_pool] == ["5"]
+    assert isinstance(g.round, MergerRound)
 
 
 def _replay_changing(change_before: int, change: Callable[[Game], None]) -> Game:
@@ -171,3 +203,16 @@ def test_10_10_the_rsr_buys_no_train_from_a_company_and_sells_none() -> None:
     rsr, mk = state.corporations["RSR"], state.corporations["MK"]
     why = g.rules.why_not_train_price(state, mk, rsr, rsr.trains[0], 1)
     assert why is not None and "no company buys trains from the RSR" in why
+
+
+def test_10_the_rsr_places_no_station_marker_in_its_turn() -> None:
+    """10: the RSR runs, withholds, pays interest, repays loans and buys trains; its
+    stations come only from 7.4 (St. Petersburg, grey Moscow) and 11. (Found by the
+    differential check: the site has no token step for it.)"""
+    g = record_game(548)  # OR 4.2: the RSR operates, a station marker left
+    turn = g.turn()
+    assert turn is not None and turn.entity == "RSR"
+    assert g.state.corporations["RSR"].token_costs
+    assert not any(option.startswith("token") for option in g.legal())
+    with pytest.raises(GameError, match="places no station markers"):
+        g.apply(turn.seat, PlaceToken("B4", 0))

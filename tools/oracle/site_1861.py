@@ -7,6 +7,7 @@ from __future__ import annotations
 from engine import export_1861
 from engine.actions import Action, BuyTrain, Decline, Pass
 from engine.game import Game
+from engine.records import pass_idle_players
 from engine.rounds.merger import MergerRound
 
 #: 14.2: the site plays 1861 with unlimited 2+2 and 5+5E trains (engine.records.setup_of).
@@ -29,7 +30,10 @@ def site_refuses(game: Game, action: Action) -> bool:
 def settle(game: Game) -> None:
     """The moves the site makes at once that our importer makes only when the next
     action comes: 9.2, a bidder who cannot raise drops out of the auction (so that the
-    positions are compared after the auction, as the site has it)."""
+    positions are compared after the auction, as the site has it); a player with
+    nothing to do in a stock round passes (the site then goes on to the operating
+    round and pays the privates' revenue at once)."""
+    pass_idle_players(game)
     for _ in range(len(game.setup.seats)):
         rnd = game.round
         turn = game.turn()
