@@ -27,6 +27,7 @@ from mailservers import (
 
 from engine.game import Game
 from moderator import service
+from moderator.config import Config
 from moderator.desk import batching
 from moderator.desk.processor import Processor, ProcessorSettings
 from moderator.mail.local import LocalMail
@@ -55,6 +56,19 @@ def _orders(game: Game, count: int) -> list[tuple[str, str]]:
     return mails
 
 
+
+async def deliver_before_start(mail_servers: LocalMail, config: Config, game_id: str,
+                               mails: list[tuple[str, str]]) -> None:
+    """Each order mailed by its seat, all of them in the inbox before the daemon starts,
+    so that its first fetch takes them as one batch."""
+    for seat, text in mails:
+        await send_mail(mail_servers, PLAYERS[seat], seat_address(config, game_id, seat),
+                        f"Re: [{game_id}] orders", text + "\n")
+    deadline = time.monotonic() + 60  # generous: a loaded machine delivers slowly
+    while len(await mailbox(mail_servers, MODERATOR)) < len(mails):
+        assert time.monotonic() < deadline, "the mails were not delivered"
+        await asyncio.sleep(0.05)
+
 async def test_a_batch_of_moves_gives_each_other_member_one_report(
         mail_servers: LocalMail) -> None:
     config = await daemon_settings(mail_servers)
@@ -64,13 +78,7 @@ async def test_a_batch_of_moves_gives_each_other_member_one_report(
     senders = {PLAYERS[seat] for seat, _ in mails}
     assert len(senders) == 3  # three players, one move each; the fourth only reads
     # All three are in the inbox before the daemon starts: its first fetch is one batch.
-    for seat, text in mails:
-        await send_mail(mail_servers, PLAYERS[seat], seat_address(config, game_id, seat),
-                        f"Re: [{game_id}] orders", text + "\n")
-    deadline = time.monotonic() + 60  # generous: a loaded machine delivers slowly
-    while len(await mailbox(mail_servers, MODERATOR)) < 3:
-        assert time.monotonic() < deadline, "the three mails were not delivered"
-        await asyncio.sleep(0.05)
+    await deliver_before_start(mail_servers, config, game_id, mails)
     async with running_daemon(config):
         for number, (seat, _) in enumerate(mails, 1):  # each sender's reply, at once
             await wait_for_mail(mail_servers, PLAYERS[seat], timeout=30,
@@ -149,13 +157,7 @@ async def test_a_batch_cut_short_sends_what_it_owes_and_its_rest_follows(
     game_id = seat_game(config, PLAYERS)
     store = Store(config.moderator.database)
     mails = _orders(store.load(game_id), 3)
-    for seat, text in mails:
-        await send_mail(mail_servers, PLAYERS[seat], seat_address(config, game_id, seat),
-                        f"Re: [{game_id}] orders", text + "\n")
-    deadline = time.monotonic() + 60  # generous: a loaded machine delivers slowly
-    while len(await mailbox(mail_servers, MODERATOR)) < 3:
-        assert time.monotonic() < deadline, "the three mails were not delivered"
-        await asyncio.sleep(0.05)
+    await deliver_before_start(mail_servers, config, game_id, mails)
     received: list[bytes] = []
 
     def failing(processor: Processor) -> None:
