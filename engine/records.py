@@ -553,7 +553,7 @@ class RecordMapper:
         pending = self.game.rules.pending_decision(self.game.state)
         if pending is not None and pending.entity == raw.get("entity"):
             return [(seat, Keep(pending.entity))]  # 1861 11: the Director declines
-        if self._finished_pass(raw):
+        if self._finished_pass(raw) or self._track_and_token_pass(raw):
             return []
         if self.forming is not None and self.forming[0] == "merge":
             return []  # the site's "done adding minors": the merger order follows
@@ -564,6 +564,15 @@ class RecordMapper:
             # moves on by the next action (or ends the turn when another entity acts).
             return []
         return [(seat, Pass())]
+
+    def _track_and_token_pass(self, raw: dict[str, Any]) -> bool:
+        """1825: the site's track and base step is one, ended by a pass; ours ends with
+        the base built, so the pass after it finds our company at its run, which the
+        site never passes."""
+        turn = self.game.turn()
+        return self.game.state.title.name == "1825" and \
+            raw.get("entity_type") == "corporation" and turn is not None and \
+            turn.entity == raw.get("entity") and turn.step == "route"
 
     def _finished_pass(self, raw: dict[str, Any]) -> bool:
         """1861: the site's pass ending a company turn ours ended by itself (nothing

@@ -47,8 +47,8 @@ from engine.shares import (
     resolve_presidency,
 )
 from engine.state import BANK, IPO, POOL, Corporation, GameState, Private, Train
-from engine.title import TileSpec, Title
-from engine.titles import t1825_access, t1825_train_sales, t1825_veto
+from engine.title import FrozenDict, TileSpec, Title, load_title
+from engine.titles import t1825_access, t1825_r1, t1825_train_sales, t1825_veto
 from engine.titles import t1825_receivership as rcv
 
 if TYPE_CHECKING:
@@ -67,6 +67,8 @@ ILLEGAL_ROUTE = -1_000_000  # the optimizer's value of a walk that is no route (
 OPTIONS = {
     "site_figures": "18xx.games' Unit 1 figures: a £5000 bank and the SECR at £71 "
                     "(for records of the site and the differential check)",
+    t1825_r1.OPTION: "Regional Kit R1 (Wales): the Welsh hexes, the kit's tiles, a "
+                     "£2000 larger bank and a higher certificate limit (18xx.games' r1)",
 }
 
 
@@ -77,8 +79,16 @@ def _site_title(title: Title) -> Title:
     pars = cast("Mapping[str, int]", site.get("par", {}))
     corporations = tuple(dataclasses.replace(c, par=int(pars[c.sym])) if c.sym in pars
                          else c for c in title.corporations)
-    return dataclasses.replace(title, bank=int(site.get("bank", title.bank)),
-                               corporations=corporations)
+    # The site holds no hex for a company's track (its blocks_hexes are not checked when
+    # a game is loaded, and the recorded R1 game lays in the GWR's V18): nor do we, in
+    # its games (docs/site-differences.md; the rulebook reserves none).
+    hexes = FrozenDict((hex_id, dataclasses.replace(
+        h, reserved=tuple(r for r in h.reserved if r.kind != "track")))
+        for hex_id, h in title.hexes.items())
+    # (The site's bank is £1000 short of ours, kits' additions alike.)
+    bank = title.bank + int(site.get("bank", title.bank)) - load_title(title.name).bank
+    return dataclasses.replace(title, bank=bank,
+                               corporations=corporations, hexes=hexes)
 
 
 class Rules1825(Rules):
@@ -95,6 +105,8 @@ class Rules1825(Rules):
             known = "; ".join(f"{name} ({what})" for name, what in OPTIONS.items())
             raise GameError(f"1825 has no option {', '.join(unknown)}; its options are: "
                             f"{known}")
+        if t1825_r1.OPTION in options:
+            title = t1825_r1.with_r1(title)
         if "site_figures" in options:
             title = _site_title(title)
         super().__init__(title, options)

@@ -1,0 +1,91 @@
+"""1825 Regional Kit R1 (Wales), the game option `r1` (engine/titles/t1825_r1.py).
+
+The kit's facts are 18xx.games' (our rulebook has no text of it); the figures checked
+against the recorded R1 game are the site's own, read from its engine replaying
+shared/fixtures/1825/1825_game_end_bank.json (the oracle, /work/oracle).
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.errors import GameError
+from engine.game import Game, Setup
+from engine.records import RecordMapper, expanded, folded_actions, replay_action, setup_of
+from engine.title import load_title
+from engine.titles import rules_for
+
+RECORD = Path(__file__).resolve().parents[3] / "shared/fixtures/1825/1825_game_end_bank.json"
+
+
+def test_r1_option_adds_wales() -> None:
+    unit1 = load_title("1825")
+    kit = rules_for("1825", frozenset({"r1"})).title
+    # The kit's printed Welsh stations replace Unit 1's gray edge.
+    assert unit1.hex("V6").color == "gray" and unit1.hex("V6").tile is None
+    swansea = kit.hex("V6")
+    assert swansea.name == "Swansea" and swansea.tile is not None
+    assert [c.revenue for c in swansea.tile.cities] == [20]
+    assert kit.hex("Q7").terrain_cost == 100  # mountain
+    assert [t.revenue for t in kit.hex("U7").towns] == [0, 0]
+    # The kit's tiles join the manifest: the halt (11) and more plain track.
+    assert "11" not in unit1.tile_manifest and kit.tile_manifest["11"] == 1
+    assert kit.tile_manifest["8"] == unit1.tile_manifest["8"] + 2
+    # £1000 for each of its two minors; certificates (the site's certs_by_options).
+    assert kit.bank == unit1.bank + 2000
+    assert {n: kit.cert_limit[n] - unit1.cert_limit[n] for n in (2, 3, 4, 5)} == \
+        {2: 2, 3: 2, 4: 1, 5: 1}
+
+
+def test_r1_with_site_figures_bank() -> None:
+    """18xx.games: Unit 1's £5000 and £1000 for each R1 minor ("Bank starts with
+    £7000")."""
+    title = rules_for("1825", frozenset({"r1", "site_figures"})).title
+    assert title.bank == 7000
+
+
+def test_unknown_option_names_r1() -> None:
+    with pytest.raises(GameError, match="r1"):
+        Game(Setup("1825", ("A", "B"), 1, frozenset({"r9"})))
+
+
+def _replay(record: dict[str, Any], count: int) -> tuple[Game, dict[str, str]]:
+    setup, names = setup_of(record)
+    game = Game(setup)
+    mapper = RecordMapper(game, names)
+    for index, raw in enumerate(islice(expanded(folded_actions(record["actions"])), count)):
+        replay_action(game, mapper, index, raw)
+    return game, names
+
+
+@pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
+def test_recorded_r1_game_to_operating_round_6() -> None:
+    """The record's first 136 actions (147 with the site's automatic passes), to the
+    end of the GER's turn in OR 6.2: a lay in the GWR's V18, which the site does not
+    hold for it, and a pass closing the site's track-and-base step after a base. The
+    position is the site's, action for action."""
+    record = json.loads(RECORD.read_text())
+    game, names = _replay(record, 147)
+    ids = {seat: pid for pid, seat in names.items()}
+    state = game.state
+    players = {ids[s]: (p.cash, {c.sym: c.percent_held_by(s)
+                                 for c in state.corporations.values()
+                                 if c.percent_held_by(s)})
+               for s, p in state.players.items()}
+    assert players == {
+        "19143": (465, {"LNWR": 60, "GWR": 40, "GER": 60}),
+        "19192": (457, {"LNWR": 40, "GWR": 60, "LSWR": 60}),
+    }
+    companies = {c.sym: (c.cash, state.market.price(c.sym), sorted(t.name for t in c.trains))
+                 for c in state.corporations.values() if c.floated}
+    assert companies == {
+        "LNWR": (300, 142, ["2", "2", "2", "3"]),
+        "GWR": (80, 142, ["2", "2", "3"]),
+        "GER": (460, 71, ["3"]),
+        "LSWR": (700, 71, ["2"]),
+    }
