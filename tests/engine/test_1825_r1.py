@@ -64,28 +64,30 @@ def _replay(record: dict[str, Any], count: int) -> tuple[Game, dict[str, str]]:
 
 
 @pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
-def test_recorded_r1_game_to_operating_round_6() -> None:
-    """The record's first 136 actions (147 with the site's automatic passes), to the
-    end of the GER's turn in OR 6.2: a lay in the GWR's V18, which the site does not
-    hold for it, and a pass closing the site's track-and-base step after a base. The
-    position is the site's, action for action."""
+def test_recorded_r1_game_to_operating_round_7() -> None:
+    """The record's first 200 actions (216 with the site's automatic passes), to the
+    end of the GER's turn in OR 7.2: a lay in the GWR's V18, which the site does not
+    hold for it; a pass closing the site's track-and-base step after a base; the GER's
+    promotion of Colchester's town (tile 4) to the city tile 14 (1.10.1). The position
+    is the site's, action for action."""
     record = json.loads(RECORD.read_text())
-    game, names = _replay(record, 147)
+    game, names = _replay(record, 216)
     ids = {seat: pid for pid, seat in names.items()}
     state = game.state
+    assert state.board.tiles["U23"].name == "14"
     players = {ids[s]: (p.cash, {c.sym: c.percent_held_by(s)
                                  for c in state.corporations.values()
                                  if c.percent_held_by(s)})
                for s, p in state.players.items()}
     assert players == {
-        "19143": (465, {"LNWR": 60, "GWR": 40, "GER": 60}),
-        "19192": (457, {"LNWR": 40, "GWR": 60, "LSWR": 60}),
+        "19143": (618, {"LNWR": 60, "GWR": 40, "GER": 60, "LSWR": 20, "SECR": 50}),
+        "19192": (907, {"LNWR": 40, "GWR": 60, "LSWR": 80}),
     }
     companies = {c.sym: (c.cash, state.market.price(c.sym), sorted(t.name for t in c.trains))
                  for c in state.corporations.values() if c.floated}
     assert companies == {
-        "LNWR": (300, 142, ["2", "2", "2", "3"]),
-        "GWR": (80, 142, ["2", "2", "3"]),
-        "GER": (460, 71, ["3"]),
-        "LSWR": (700, 71, ["2"]),
+        "LNWR": (220, 180, ["2", "2", "3"]),
+        "GWR": (80, 180, ["2", "2", "3"]),
+        "GER": (150, 82, ["2", "3", "4"]),
+        "LSWR": (360, 76, ["2", "3"]),
     }
