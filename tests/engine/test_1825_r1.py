@@ -64,30 +64,32 @@ def _replay(record: dict[str, Any], count: int) -> tuple[Game, dict[str, str]]:
 
 
 @pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
-def test_recorded_r1_game_to_operating_round_7() -> None:
-    """The record's first 200 actions (216 with the site's automatic passes), to the
-    end of the GER's turn in OR 7.2: a lay in the GWR's V18, which the site does not
-    hold for it; a pass closing the site's track-and-base step after a base; the GER's
-    promotion of Colchester's town (tile 4) to the city tile 14 (1.10.1). The position
-    is the site's, action for action."""
+def test_recorded_r1_game_to_share_dealing_round_8() -> None:
+    """The record's first 219 actions (235 with the site's automatic passes), to the
+    Cambrian's par in SDR 8: a lay in the GWR's V18, which the site does not hold for
+    it; a pass closing the site's track-and-base step after a base; the GER's promotion
+    of Colchester's town (tile 4) to the city tile 14 (1.10.1); the LSWR's kit tile 11
+    over tile 8 at W17. The position is the site's, action for action."""
     record = json.loads(RECORD.read_text())
-    game, names = _replay(record, 216)
+    game, names = _replay(record, 235)
     ids = {seat: pid for pid, seat in names.items()}
     state = game.state
-    assert state.board.tiles["U23"].name == "14"
+    assert (state.board.tiles["U23"].name, state.board.tiles["W17"].name) == ("14", "11")
     players = {ids[s]: (p.cash, {c.sym: c.percent_held_by(s)
                                  for c in state.corporations.values()
                                  if c.percent_held_by(s)})
                for s, p in state.players.items()}
     assert players == {
-        "19143": (618, {"LNWR": 60, "GWR": 40, "GER": 60, "LSWR": 20, "SECR": 50}),
-        "19192": (907, {"LNWR": 40, "GWR": 60, "LSWR": 80}),
+        "19143": (382, {"LNWR": 60, "GWR": 40, "GER": 60, "LSWR": 20, "SECR": 70,
+                        "LBSC": 20}),
+        "19192": (787, {"LNWR": 40, "GWR": 60, "LSWR": 80, "SECR": 30, "LBSC": 10}),
     }
+    # (The SECR, seven shares sold, forms at the next operating round: 4.1, 5.1.2.)
     companies = {c.sym: (c.cash, state.market.price(c.sym), sorted(t.name for t in c.trains))
                  for c in state.corporations.values() if c.floated}
     assert companies == {
         "LNWR": (220, 180, ["2", "2", "3"]),
         "GWR": (80, 180, ["2", "2", "3"]),
         "GER": (150, 82, ["2", "3", "4"]),
-        "LSWR": (360, 76, ["2", "3"]),
+        "LSWR": (360, 90, ["2", "3"]),
     }
