@@ -33,6 +33,13 @@ def _merged(raw: dict[str, Any]) -> dict[str, Any]:
         manifest[name] = manifest.get(name, 0) + count
     out["tile_manifest"] = manifest
     out["tiles"] = {**raw.get("tiles", {}), **kit["tiles"]}
+    # Its minors and their own trains (engine/titles/t1825_minors.py; the trains are
+    # taken out of the bank's at set-up).
+    out["corporations"] = [*raw["corporations"],
+                           *({k: v for k, v in c.items() if k != "required_train"}
+                             for c in kit["corporations"])]
+    out["trains"] = [*raw["trains"],
+                     *({k: v for k, v in t.items() if k != "for"} for t in kit["trains"])]
     return out
 
 

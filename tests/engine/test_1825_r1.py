@@ -16,7 +16,14 @@ import pytest
 
 from engine.errors import GameError
 from engine.game import Game, Setup
-from engine.records import RecordMapper, expanded, folded_actions, replay_action, setup_of
+from engine.records import (
+    RecordMapper,
+    expanded,
+    folded_actions,
+    import_record,
+    replay_action,
+    setup_of,
+)
 from engine.title import load_title
 from engine.titles import rules_for
 
@@ -93,3 +100,34 @@ def test_recorded_r1_game_to_share_dealing_round_8() -> None:
         "GER": (150, 82, ["2", "3", "4"]),
         "LSWR": (360, 90, ["2", "3"]),
     }
+
+
+@pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
+def test_recorded_r1_game_minors_form_with_their_own_trains() -> None:
+    """The minors as the site has them, to the LNWR's lay opening OR 10.1 (folded action
+    412; the figures are the site's there): the
+    Cambrian's director chose £90 (40% for £360, the Cambrian's money); one 20% share
+    more (£180) covered its U3 (£410), which it bought at once and has run since; the
+    Taff Vale at £320 formed with its 4T (£480) and sold one more share (£2080)."""
+    record = json.loads(RECORD.read_text())
+    game, names = _replay(record, 438)
+    state = game.state
+    cam, tv = state.corporations["Cam"], state.corporations["TV"]
+    assert (cam.cash, state.market.price("Cam"), [t.id for t in cam.trains]) == \
+        (130, 100, ["U3-0"])
+    assert (tv.cash, state.market.price("TV"), [t.id for t in tv.trains]) == \
+        (2080, 320, ["4T-0"])
+    assert state.board.tokens["R8"] == {0: ["Cam"]}
+    ids = {seat: pid for pid, seat in names.items()}
+    assert {ids[s]: (c.percent_held_by(s), t.percent_held_by(s))
+            for s in state.players for c, t in [(cam, tv)]} == \
+        {"19143": (60, 80), "19192": (0, 0)}
+
+
+@pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
+def test_recorded_r1_game_ends_on_the_records_scores() -> None:
+    """The whole recorded R1 game, every action accepted: the bank breaks and the
+    scores are the record's (18xx.games: Player 1 £10513, Player 2 £11604)."""
+    replay = import_record(json.loads(RECORD.read_text()))
+    assert replay.game.state.end_reason == "bank" and replay.game.turn() is None
+    assert replay.game.scores() == replay.result == {"Player 1": 10513, "Player 2": 11604}
