@@ -672,6 +672,9 @@ class ShareDealingRound(StockRound):
         out = []
         for line in super()._regular_legal(seat):
             words = line.split()
+            if words[0] == "par" and len(words) > 1 and words[1] in state.corporations and \
+                    self.r.why_not_new_shares(state, state.corporations[words[1]]):
+                continue  # R1: a minor not on sale yet (4.1's order)
             if words[0] == "buy" and len(words) == 2 and words[1] in state.corporations:
                 corp = state.corporations[words[1]]  # a new share (4.1)
                 if self.r.why_not_new_shares(state, corp) is not None:

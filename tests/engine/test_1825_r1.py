@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from engine.errors import GameError
+from engine.actions import Par
 from engine.game import Game, Setup
 from engine.records import (
     RecordMapper,
@@ -131,3 +132,31 @@ def test_recorded_r1_game_ends_on_the_records_scores() -> None:
     replay = import_record(json.loads(RECORD.read_text()))
     assert replay.game.state.end_reason == "bank" and replay.game.turn() is None
     assert replay.game.scores() == replay.result == {"Player 1": 10513, "Player 2": 11604}
+
+
+@pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
+def test_r1_minors_go_on_sale_after_the_71_band() -> None:
+    """In SDR 7 no £71 company is fully subscribed: the bank sells no minor yet; in SDR
+    8 (the SECR sold out) it does, at a price the director chooses: a share above a
+    tenth of the minor's own train (the U3's £410, the 4T's £480), as far as his cash
+    reaches for 40% (Player 1 has £382)."""
+    record = json.loads(RECORD.read_text())
+    early, _ = _replay(record, 158)
+    seat = early.turn().seat  # type: ignore[union-attr]
+    assert not [line for line in early.legal() if "Cam" in line]
+    with pytest.raises(GameError, match="minors once a £71 company is fully subscribed"):
+        early.apply(seat, Par("Cam", 90))
+    game, _ = _replay(record, 235)
+    seat = game.turn().seat  # type: ignore[union-attr]
+    assert game.state.player(seat).cash == 382
+    assert [line for line in game.legal() if line.startswith("par")] == [
+        "par Cam at 42, 49, 55, 61, 67, 71, 76, 82, 90",
+        "par TV at 49, 55, 61, 67, 71, 76, 82, 90"]
+    with pytest.raises(GameError, match="chosen from"):
+        game.apply(seat, Par("Cam", 34))
+    with pytest.raises(GameError, match="costs £400"):
+        game.apply(seat, Par("Cam", 100))
+    game.apply(seat, Par("Cam", 90))
+    cam = game.state.corporations["Cam"]
+    # 40% at £90 a share: £360, the Cambrian's own money; not yet its U3's £410.
+    assert (game.state.player(seat).cash, cam.cash, cam.floated) == (22, 360, False)
