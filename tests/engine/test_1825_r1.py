@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from engine.errors import GameError
 from engine.actions import Par
+from engine.errors import GameError
 from engine.game import Game, Setup
 from engine.records import (
     RecordMapper,
