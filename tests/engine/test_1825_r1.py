@@ -16,6 +16,7 @@ import pytest
 
 from engine.actions import Par
 from engine.errors import GameError
+from engine.export import export_record
 from engine.game import Game, Setup
 from engine.records import (
     RecordMapper,
@@ -160,3 +161,16 @@ def test_r1_minors_go_on_sale_after_the_71_band() -> None:
     cam = game.state.corporations["Cam"]
     # 40% at £90 a share: £360, the Cambrian's own money; not yet its U3's £410.
     assert (game.state.player(seat).cash, cam.cash, cam.floated) == (22, 360, False)
+
+
+@pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
+def test_r1_export_writes_a_minor_s_chosen_price_as_the_site_does() -> None:
+    """A minor's par at a price that is no major's par space (the Taff Vale at £320):
+    the record's own form, "320,0,26" (price, row, column of the index)."""
+    record = json.loads(RECORD.read_text())
+    game, _ = _replay(record, 424)
+    exported = export_record(game, game_id=1)
+    assert exported["settings"]["optional_rules"] == ["r1", "unit_1"]
+    pars = {a["corporation"]: a["share_price"] for a in exported["actions"]
+            if a["type"] == "par"}
+    assert (pars["Cam"], pars["TV"]) == ("90,0,14", "320,0,26")
