@@ -272,22 +272,27 @@ class _TokenSlots:
                     self.reserved.setdefault(key, []).append(reservation.by)
         self.slots: dict[tuple[str, str], int] = {}  # (hex, corporation) -> slot
 
-    def update(self, tokens: dict[tuple[str, str], int]) -> None:
+    def update(self, tokens: dict[tuple[str, str], int],
+               closed: frozenset[str] = frozenset()) -> None:
         for key in [k for k in self.slots if k not in tokens]:
             del self.slots[key]
         for (hex_id, corp), city in tokens.items():
             if (hex_id, corp) not in self.slots:
-                self.slots[(hex_id, corp)] = self._slot_for(tokens, hex_id, city, corp)
+                self.slots[(hex_id, corp)] = self._slot_for(tokens, hex_id, city, corp,
+                                                            closed)
 
     def _slot_for(self, tokens: dict[tuple[str, str], int], hex_id: str, city: int,
-                  corp: str) -> int:
+                  corp: str, closed: frozenset[str]) -> int:
         reserved = self.reserved.get((hex_id, city), [])
         if corp in reserved:
             return reserved.index(corp)
         taken = {slot for (h, other), slot in self.slots.items()
                  if h == hex_id and tokens.get((h, other)) == city}
         slot = 0
-        while slot in taken or (slot < len(reserved) and reserved[slot] != corp):
+        # A closed company's home slot is free: the site drops its reservation
+        # (CLOSED_CORP_RESERVATIONS_REMOVED; 1825 6.3, a bankrupt company's base).
+        while slot in taken or (slot < len(reserved) and reserved[slot] != corp
+                                and reserved[slot] not in closed):
             slot += 1
         return slot
 
@@ -489,7 +494,8 @@ class _Renderer:
         for hex_id, placed in after.tiles.items():
             if before.tiles.get(hex_id) != placed:
                 self.tiles.lay(hex_id, placed.name)
-        self.slots.update(after.tokens)
+        self.slots.update(after.tokens, frozenset(
+            c.sym for c in game.state.corporations.values() if c.closed))
         shares = self.shares.update(before, after, transfer,
                                     newest=isinstance(move.action, Protect),
                                     amount=_closing_sale(game.state, move.action))
@@ -796,7 +802,11 @@ class _Renderer:
 
     # --- forms read off the position before the move -------------------------------------
     def _par(self, action: Par) -> dict[str, Any]:
-        cell = self.game.state.market.par_cell(action.price)
+        market = self.game.state.market
+        # (1825 R1: a minor's director chooses any price of the index, not only a par.)
+        cell = market.par_cell(action.price) or next(
+            ((c.row, c.col) for row in market.spec.rows for c in row
+             if c is not None and c.price == action.price), None)
         assert cell is not None
         row, col = cell
         return {"type": "par", "corporation": action.corporation,

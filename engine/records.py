@@ -34,6 +34,7 @@ from engine.actions import (
     Done,
     Keep,
     LayTile,
+    LeaseTrain,
     Merge,
     Nationalise,
     Par,
@@ -362,6 +363,25 @@ def site_idle(game: Game, seat: str) -> bool:
         for p in state.privates.values())
 
 
+def _receiver_buys(game: Game, entity: str, apply: _Apply) -> bool:
+    """1825 6.4.4: a company in receivership without trains buys the bank's next new
+    train when it can and has a route; the site makes that purchase by itself,
+    unrecorded, when the company's turn ends."""
+    from engine import trains
+
+    state = game.state
+    corp = state.corporations.get(entity)
+    turn = game.turn()
+    if state.title.name != "1825" or corp is None or turn is None or \
+            not game.rules.must_buy_train(state, corp):
+        return False
+    offer = trains.next_offered(state)
+    if offer is None:
+        return False
+    apply(game, turn.seat, BuyTrain(offer.name, "bank", state.title.train(offer.name).price))
+    return True
+
+
 def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
                             apply: _Apply = _apply, action: Action | None = None) -> None:
     """Moves the site makes without recording them: it passes a player who can do
@@ -385,6 +405,8 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
             if raw.get("entity_type") == "company":
                 acting = game.state.privates[entity].owner
             if acting is not None and acting != turn.entity:
+                if _receiver_buys(game, turn.entity, apply):
+                    continue
                 apply(game, turn.seat, Done())
                 continue
             if acting is None and raw.get("type") in ("par", "buy_shares", "bid", "pass") \
@@ -490,6 +512,9 @@ class RecordMapper:
         # the (hex, city) of each minor's station still standing.
         self.reducing: tuple[str, tuple[str, ...], str, dict[str, tuple[str, int]]] | None \
             = None
+        # 1825: a receiver's lease the site takes at the start of the company's turn
+        # (`special_buy`), ours at its run (6.4.3): the company, until it runs.
+        self.leasing: str | None = None
 
     def fork(self, game: Game) -> RecordMapper:
         """A copy of this bookkeeping that follows `game` (this game or a clone of it)."""
@@ -499,6 +524,7 @@ class RecordMapper:
         other.tile_hexes = dict(self.tile_hexes)
         other.share_owners = dict(self.share_owners)
         other.forming = self.forming
+        other.leasing = self.leasing
         if self.reducing is not None:
             seat, minors, into, standing = self.reducing
             other.reducing = (seat, minors, into, dict(standing))
@@ -541,8 +567,10 @@ class RecordMapper:
         entity = str(raw["entity"])
         state = self.game.state
         if entity in state.corporations:
-            president = state.corporations[entity].president
-            if president is None:
+            corp = state.corporations[entity]
+            # (1825: a company in receivership decides through its receiver, 6.4.)
+            president = corp.president or self.game.rules.director_of(state, corp)
+            if not president:
                 raise ValueError(f"{entity} has no president")
             return president
         if entity in state.privates:
@@ -572,7 +600,7 @@ class RecordMapper:
         pending = self.game.rules.pending_decision(self.game.state)
         if pending is not None and pending.entity == raw.get("entity"):
             return [(seat, Keep(pending.entity))]  # 1861 11: the Director declines
-        if self._finished_pass(raw):
+        if self._finished_pass(raw) or self._track_and_token_pass(raw):
             return []
         if self.forming is not None and self.forming[0] == "merge":
             return []  # the site's "done adding minors": the merger order follows
@@ -583,6 +611,15 @@ class RecordMapper:
             # moves on by the next action (or ends the turn when another entity acts).
             return []
         return [(seat, Pass())]
+
+    def _track_and_token_pass(self, raw: dict[str, Any]) -> bool:
+        """1825: the site's track and base step is one, ended by a pass; ours ends with
+        the base built, so the pass after it finds our company at its run, which the
+        site never passes."""
+        turn = self.game.turn()
+        return self.game.state.title.name == "1825" and \
+            raw.get("entity_type") == "corporation" and turn is not None and \
+            turn.entity == raw.get("entity") and turn.step == "route"
 
     def _finished_pass(self, raw: dict[str, Any]) -> bool:
         """1861: the site's pass ending a company turn ours ended by itself (nothing
@@ -790,14 +827,31 @@ class RecordMapper:
         token = PlaceToken(hex_id, int(city))
         if raw.get("entity_type") == "company":
             return [(seat, UsePrivate(str(raw["entity"]), token))]
+        corp = self.game.state.corporations.get(str(raw.get("entity")))
+        if corp is not None and corp.spec.kind == "minor" and corp.spec.home == hex_id \
+                and corp.sym in self.game.state.board.tokens.get(hex_id, {}).get(int(city), []):
+            # 1825 R1: the site's minor places its home base as its first operating act;
+            # ours placed it when the minor formed.
+            return []
         return [(seat, token)]
 
+    def _special_buy(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        """1825: the receiver's lease of the bank's train (6.4.3), taken up at its run."""
+        if self.game.state.title.name != "1825":
+            raise ValueError("no mapping for special_buy")
+        self.leasing = str(raw.get("entity"))
+        return []
+
     def _run_routes(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
+        lease: list[tuple[str, Action]] = []
+        if self.leasing is not None and self.leasing == raw.get("entity"):
+            self.leasing = None
+            lease = [(seat, LeaseTrain())]
         routes = []
         for route in raw.get("routes") or []:
             train = self._our_train(str(route["train"]))
             routes.append(Route(train.split("-")[0], walk_hexes(route["connections"])))
-        return [(seat, RunRoutes(tuple(routes)))]
+        return [*lease, (seat, RunRoutes(tuple(routes)))]
 
     def _dividend(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
         return [(seat, Dividend(raw["kind"]))]

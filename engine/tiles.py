@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 
 from engine.title import (
     COLOR_ORDER,
+    CitySpec,
     HexSpec,
     PathSpec,
     Revenue,
@@ -250,6 +252,26 @@ def _resolve(
     return old, on_hex
 
 
+def promoted(old: TileSpec, new: TileSpec) -> TileSpec:
+    """What `new` replaces, as the upgrade checks read it: where the title's tile chart
+    lets `old`'s towns grow into `new`'s cities (1825 1.10.1), the towns count as cities
+    without station spaces, so that they may merge into one city and keep their track;
+    otherwise `old` itself."""
+    if new.name not in old.promotes_to or not old.towns or new.towns or not new.cities:
+        return old
+    first = len(old.cities)
+
+    def city(end: str) -> str:
+        return f"c{first + endpoint_index(end)}" if endpoint_kind(end) == "t" else end
+
+    return replace(
+        old,
+        cities=old.cities + tuple(CitySpec(t.revenue, 0) for t in old.towns),
+        towns=(),
+        paths=tuple(replace(p, a=city(p.a), b=city(p.b)) for p in old.paths),
+    )
+
+
 def upgrade_problems(
     old: TileSpec | HexSpec,
     old_rotation: int,
@@ -267,6 +289,7 @@ def upgrade_problems(
     ``rotation`` None the track check passes if any rotation keeps the old track.
     """
     old_tile, hex_spec = _resolve(old, on_hex)
+    old_tile = promoted(old_tile, new)
     problems: list[str] = []
     if not color_step_ok(old_tile.color, new.color):
         want = next_color(old_tile.color)
@@ -330,7 +353,7 @@ def legal_rotations(
     """
     if upgrade_problems(old, old_rotation, new, None, on_hex=on_hex, merge_towns=merge_towns):
         return []
-    old_tile, _ = _resolve(old, on_hex)
+    old_tile = promoted(_resolve(old, on_hex)[0], new)
     return [
         r
         for r in distinct_rotations(new)

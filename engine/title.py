@@ -16,7 +16,7 @@ import functools
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any, TypeVar, cast
 
@@ -175,6 +175,9 @@ class TileSpec(Shared):
         go where the hex asks for that label.
     upgrades_to: where the source restricts this tile's upgrades to named tiles;
         None means any tile the generic upgrade rules allow.
+    promotes_to: tiles with cities this tile's towns may grow into (1825 1.10.1, "a
+        single town may grow into a higher-value city", by the title's tile chart:
+        the title's ``tile_promotions``).
     terrain_cost, terrain: a cost printed on the tile itself (1861's green Kiev pays
         R40 when it is upgraded).
     """
@@ -190,6 +193,7 @@ class TileSpec(Shared):
     terrain_cost: int = 0
     terrain: tuple[str, ...] = ()
     note: str | None = None
+    promotes_to: tuple[str, ...] = ()
 
     @property
     def exits(self) -> frozenset[int]:
@@ -1056,6 +1060,10 @@ def _build_title(raw: Mapping[str, Any], where: str) -> Title:
     stray = sorted(set(custom) - set(manifest))
     if stray:
         raise ValueError(f"{where}: tiles outside the manifest: {stray}")
+    for old_name, new_names in raw.get("tile_promotions", {}).items():
+        if old_name in tiles:  # (a tile chart may name tiles of other units)
+            tiles[old_name] = replace(tiles[old_name], promotes_to=tuple(
+                n for n in new_names if n in tiles))
 
     players = raw["players"]
     title = Title(

@@ -47,8 +47,9 @@ from engine.shares import (
     resolve_presidency,
 )
 from engine.state import BANK, IPO, POOL, Corporation, GameState, Private, Train
-from engine.title import TileSpec, Title
-from engine.titles import t1825_access, t1825_train_sales, t1825_veto
+from engine.title import FrozenDict, TileSpec, Title, load_title
+from engine.titles import t1825_access, t1825_r1, t1825_train_sales, t1825_veto
+from engine.titles import t1825_minors as minors
 from engine.titles import t1825_receivership as rcv
 
 if TYPE_CHECKING:
@@ -62,11 +63,15 @@ TRAIN_PRICE_STEP = 10  # 5.6.5: trains between companies at any multiple of £10
 BANKRUPT_BELOW = 5  # 6.3
 FORMING = "forming"  # six new shares sold: forms at the next operating round (4.1)
 FORMED = "formed:"  # + its place in the order of formation (5.1.3)
+#: The minors' own trains may begin and end at towns (18xx.games' U3 and 4T).
+OWN_TRAINS_TO_TOWNS = frozenset({"U3", "4T"})
 ILLEGAL_ROUTE = -1_000_000  # the optimizer's value of a walk that is no route (5.5.2)
 
 OPTIONS = {
     "site_figures": "18xx.games' Unit 1 figures: a £5000 bank and the SECR at £71 "
                     "(for records of the site and the differential check)",
+    t1825_r1.OPTION: "Regional Kit R1 (Wales): the Welsh hexes, the kit's tiles, a "
+                     "£2000 larger bank and a higher certificate limit (18xx.games' r1)",
 }
 
 
@@ -77,8 +82,20 @@ def _site_title(title: Title) -> Title:
     pars = cast("Mapping[str, int]", site.get("par", {}))
     corporations = tuple(dataclasses.replace(c, par=int(pars[c.sym])) if c.sym in pars
                          else c for c in title.corporations)
-    return dataclasses.replace(title, bank=int(site.get("bank", title.bank)),
-                               corporations=corporations)
+    # The site holds no hex for a company's track (its blocks_hexes are not checked when
+    # a game is loaded, and the recorded R1 game lays in the GWR's V18): nor do we, in
+    # its games (docs/site-differences.md; the rulebook reserves none).
+    # Nor does it take the gray edge (other units' hexes) for blank sides: track may
+    # point at it (the recorded R1 game's LNWR lays tile 52 at R12 towards Q11). Blue
+    # is the colour of a hex that takes no tile and blocks no side.
+    hexes = FrozenDict((hex_id, dataclasses.replace(
+        h, reserved=tuple(r for r in h.reserved if r.kind != "track"),
+        color="blue" if h.color == "gray" and h.tile is None else h.color))
+        for hex_id, h in title.hexes.items())
+    # (The site's bank is £1000 short of ours, kits' additions alike.)
+    bank = title.bank + int(site.get("bank", title.bank)) - load_title(title.name).bank
+    return dataclasses.replace(title, bank=bank,
+                               corporations=corporations, hexes=hexes)
 
 
 class Rules1825(Rules):
@@ -95,6 +112,8 @@ class Rules1825(Rules):
             known = "; ".join(f"{name} ({what})" for name, what in OPTIONS.items())
             raise GameError(f"1825 has no option {', '.join(unknown)}; its options are: "
                             f"{known}")
+        if t1825_r1.OPTION in options:
+            title = t1825_r1.with_r1(title)
         if "site_figures" in options:
             title = _site_title(title)
         super().__init__(title, options)
@@ -107,7 +126,11 @@ class Rules1825(Rules):
         rulebook's deal followed by its seating by card."""
         state.company_credit = True
         for corp in state.corporations.values():
-            corp.par_price = self.face_value(corp)  # 4.1: face values are printed
+            if not minors.is_minor(corp):
+                corp.par_price = self.face_value(corp)  # 4.1: face values are printed
+        # R1: the minors' own trains are theirs, never the bank's.
+        own = minors.reserved_trains(state.title)
+        state.trains_offered = [t for t in state.trains_offered if t.name not in own]
         privates = sorted(state.privates.values(), key=lambda p: p.spec.value)
         lnwr = state.corporations[LNWR]
         for i, seat in enumerate(state.seats):
@@ -141,6 +164,8 @@ class Rules1825(Rules):
         return ShareDealingRound(state, self)
 
     def face_value(self, corp: Corporation) -> int:
+        if minors.is_minor(corp):  # its director's choice (R1)
+            return corp.par_price or 0
         assert corp.spec.par is not None
         return corp.spec.par
 
@@ -159,6 +184,8 @@ class Rules1825(Rules):
 
     # --- 4: share dealing rounds ------------------------------------------------------------
     def par_values(self, corp: Corporation) -> tuple[int, ...]:
+        if minors.is_minor(corp):
+            return minors.par_prices(self.title, corp.sym)
         return (self.face_value(corp),)
 
     def certificate_limit(self, state: GameState) -> int:
@@ -196,12 +223,15 @@ class Rules1825(Rules):
         unsold = [p for p in state.privates.values() if p.owner is None and not p.closed]
         if unsold:
             return f"the bank sells the privates first: {unsold[0].sym} is next (4.1)"
+        majors = {c.sym: self.face_value(c) for c in state.corporations.values()
+                  if not minors.is_minor(c)}
+        if minors.is_minor(corp):
+            return minors.why_not_on_sale(state, majors)
         face = self.face_value(corp)
-        for value in sorted({self.face_value(c) for c in state.corporations.values()},
-                            reverse=True):
+        for value in sorted(set(majors.values()), reverse=True):
             if value == face:
                 return None
-            group = [c for c in state.corporations.values() if self.face_value(c) == value]
+            group = [c for c in state.corporations.values() if majors.get(c.sym) == value]
             if not any(not c.certificates_of(IPO) for c in group):
                 names = ", ".join(c.sym for c in group)
                 return f"the bank sells no new {corp.sym} shares until {names} " \
@@ -258,7 +288,10 @@ class Rules1825(Rules):
         return out
 
     def floats(self, state: GameState, corp: Corporation) -> bool:
-        """4.1: six new shares bought by players (the director's certificate is two)."""
+        """4.1: six new shares bought by players (the director's certificate is two);
+        a minor forms by its money (engine/titles/t1825_minors.py)."""
+        if minors.is_minor(corp):
+            return False
         return corp.par_price is not None and 100 - corp.ipo_percent >= 60
 
     def float_corporation(self, state: GameState, corp: Corporation) -> None:
@@ -406,8 +439,10 @@ class Rules1825(Rules):
                    if c.floated and not c.closed and c.sym not in done]
         if not waiting:
             return None
-        return min(waiting, key=lambda c: (-self.face_value(c),
-                                           formation_index(c) or 0)).sym
+        # R1: the minors after every major, by price chosen, then order of formation.
+        return min(waiting, key=lambda c: (minors.is_minor(c), -self.face_value(c),
+                                           minors.formation_index(c) if minors.is_minor(c)
+                                           else formation_index(c) or 0)).sym
 
     def train_purchase_forced(self, state: GameState, corp: Corporation) -> bool:
         """5.6: a company with a director never has to buy a train."""
@@ -449,7 +484,8 @@ class Rules1825(Rules):
                      ) -> str | None:
         """5.5.2: a route begins and ends at a large station; it visits one station of a
         hex at most (London's six stations are one city)."""
-        if walk.stops[0].kind != "c" or walk.stops[-1].kind != "c":
+        if (walk.stops[0].kind != "c" or walk.stops[-1].kind != "c") and \
+                train.name not in OWN_TRAINS_TO_TOWNS:
             return "a route must begin and end at a large station (5.5.2)"
         hexes = [s.hex for s in walk.stops]
         if len(set(hexes)) < len(hexes):
@@ -636,6 +672,9 @@ class ShareDealingRound(StockRound):
         out = []
         for line in super()._regular_legal(seat):
             words = line.split()
+            if words[0] == "par" and len(words) > 1 and words[1] in state.corporations and \
+                    self.r.why_not_new_shares(state, state.corporations[words[1]]):
+                continue  # R1: a minor not on sale yet (4.1's order)
             if words[0] == "buy" and len(words) == 2 and words[1] in state.corporations:
                 corp = state.corporations[words[1]]  # a new share (4.1)
                 if self.r.why_not_new_shares(state, corp) is not None:
@@ -733,6 +772,9 @@ class ShareDealingRound(StockRound):
                 why = self.r.why_not_new_shares(state, corp)
                 if why:
                     raise GameError(why, tuple(self.legal()))
+            if minors.is_minor(corp) and source == IPO:
+                self._buy_minor(seat, corp, action)
+                return
             if corp.certificates[0].owner == IPO and source == IPO:
                 # The bank's first new share is the director's certificate (4.1).
                 face = self.r.face_value(corp)
@@ -755,6 +797,35 @@ class ShareDealingRound(StockRound):
             self._sell_private(seat, action)
             return
         super()._regular_turn(seat, action)
+
+    def _buy_minor(self, seat: str, corp: Corporation, action: BuyShares | Par) -> None:
+        """R1: a minor's director's certificate at the price its director chooses, or a
+        new share; what is paid is the minor's money, and it forms once that covers its
+        own train (engine/titles/t1825_minors.py)."""
+        state = self.state
+        why = self._why_not_buy(seat, corp)
+        if why:
+            raise GameError(why)
+        if corp.certificates[0].owner == IPO:
+            require(isinstance(action, Par), f"{corp.sym}'s director chooses its price: "
+                    f"`par {corp.sym} at PRICE`", tuple(self.legal()))
+            assert isinstance(action, Par)
+            from engine.shares import check_can_hold
+
+            check_can_hold(self.rules, state, seat, corp, minors.DIRECTOR_PERCENT)
+            minors.buy_director(state, seat, corp, action.price)
+            self.bought_now.add(corp.sym)
+            self._after_buy(seat, corp)
+        else:
+            require(not isinstance(action, Par), f"{corp.sym}'s director's certificate is "
+                    "sold; buy its shares", (f"buy {corp.sym}",))
+            assert isinstance(action, BuyShares)
+            before = state.player(seat).cash
+            super()._regular_turn(seat, dataclasses.replace(action, source="ipo"))
+            minors.credit(state, corp, before - state.player(seat).cash)
+            if self.s.turn.bought:
+                self.bought_now.add(corp.sym)
+        minors.check_formation(self.rules, state, corp)
 
     def _buy_director(self, seat: str, corp: Corporation) -> None:
         state = self.state

@@ -51,3 +51,19 @@ def test_1825_exported_games_read_back(seed: int, players: int) -> None:
         s: p.cash for s, p in game.state.players.items()}
     assert {c.sym: (c.cash, c.floated) for c in back.state.corporations.values()} == {
         c.sym: (c.cash, c.floated) for c in game.state.corporations.values()}
+
+
+def test_6_3_base_in_a_bankrupt_company_s_home_takes_its_free_slot() -> None:
+    """6.3: a bankrupt company's bases are removed; the site drops its home reservation,
+    so a base built there later takes the station's only slot, 0 (seed 17 game 5 of the
+    differential: the LSWR in Swindon, the GWR's home, after the GWR's bankruptcy)."""
+    from engine.export import _TokenSlots
+    from engine.title import load_title
+
+    slots = _TokenSlots(load_title("1825"))
+    slots.update({("V14", "LSWR"): 0}, frozenset({"GWR"}))
+    assert slots.slots[("V14", "LSWR")] == 0
+    # While the GWR stands, its home slot stays its own.
+    standing = _TokenSlots(load_title("1825"))
+    standing.update({("V14", "LSWR"): 0})
+    assert standing.slots[("V14", "LSWR")] == 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from engine import tiles as T
@@ -254,12 +256,15 @@ def test_special_labels_1861_and_1850() -> None:
 
 
 def test_towns() -> None:
-    assert upgrades("1825", "3", "green") == {"87": [0, 4, 5], "88": [0]}
-    # two towns do not become one unless a title allows it
-    assert upgrades("1825", "1", "green") == {}
+    # 1825's tile chart also lets the town grow into the cities 12, 14 and 15 (1.10.1).
+    assert upgrades("1825", "3", "green") == {"87": [0, 4, 5], "88": [0],
+                                              "12": [0, 5], "14": [0], "15": [0, 4, 5]}
+    # two towns do not become one town unless a title allows it (1825: one city, 14)
+    assert upgrades("1825", "1", "green") == {"14": [0]}
     t = load_title("1825")
     assert T.legal_rotations(t.tile("1"), 0, t.tile("88"), merge_towns=True) == [0]
-    assert T.legal_rotations(t.tile("3"), 0, t.tile("14")) == []  # town -> city: no
+    town = dataclasses.replace(t.tile("3"), promotes_to=())  # no tile chart
+    assert T.legal_rotations(town, 0, t.tile("14")) == []  # town -> city: no
 
 
 def test_upgrades_to_restriction() -> None:

@@ -126,6 +126,14 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
                 from_pool and f"discards a {from_pool[0]}-train" not in said)):
         # (The site, without the train, also skips a train step ours stops at.)
         return "6.3 a bankrupt company's trains"
+    if action.get("type") == "place_token" and "cannot process action place_token" in error:
+        home = str(action.get("city", "")).split("-")[0]
+        closed = {c.sym for c in game.state.corporations.values() if c.closed}
+        if any(c.spec.home == home for c in game.state.corporations.values()
+               if c.sym in closed):
+            # 6.3: the bankrupt company's base is gone; the site's route graph is not
+            # renewed when a company closes, so it does not see the freed station.
+            return "6.3 a base where a bankrupt company's stood"
     if "GameIsOver" in error and site_states and \
             site_states[-1]["round"].startswith("Stock Round 100"):
         # A game left with nothing anyone can do: the site ends it at its 100th turn.

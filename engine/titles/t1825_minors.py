@@ -1,0 +1,126 @@
+"""1825's minor companies (R1: the Cambrian and the Taff Vale), as 18xx.games plays them
+(our rulebook has no text of the kits; data/1825.json, title_specific "r1").
+
+A minor's director's certificate is 40%, its other three 20%, each priced per 10% at
+the price its director chose from the Share Price Index (above a tenth of its own
+train's price). What players pay for its new shares is its own money (not the full
+company credit of a major, 5.1.2). It forms once its money covers its own train (the
+U3 or the 4T, kept out of the bank's trains), which it buys at once. Minors are on
+sale once the bank sells the £71 companies' band is done (the band after them), and
+they operate after every major company.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from engine.errors import GameError, require
+from engine.shares import money
+from engine.state import BANK, IPO, Corporation, GameState, Train
+
+if TYPE_CHECKING:
+    from engine.rules import Rules
+    from engine.title import Title
+
+MINOR = "minor"
+DIRECTOR_PERCENT = 40
+FORMED_MINOR = "minor formed:"  # + its place in the minors' order of formation
+
+
+def is_minor(corp: Corporation) -> bool:
+    return corp.spec.kind == MINOR
+
+
+def _kit(title: Title) -> dict[str, Any]:
+    return cast("dict[str, Any]", title.title_specific.get("r1", {}))
+
+
+def own_train(title: Title, sym: str) -> str:
+    """The train type the minor forms with (its `required_train`)."""
+    for spec in _kit(title).get("corporations", ()):
+        if spec["sym"] == sym:
+            return str(spec["required_train"])
+    raise GameError(f"{sym} has no train of its own")
+
+
+def reserved_trains(title: Title) -> set[str]:
+    """The minors' own train types: never sold by the bank."""
+    return {str(c["required_train"]) for c in _kit(title).get("corporations", ())}
+
+
+def par_prices(title: Title, sym: str) -> tuple[int, ...]:
+    """The prices a minor's director may choose: a share (10%) above a tenth of its
+    train's price, short of the top of the index."""
+    train = title.train(own_train(title, sym)).price
+    return tuple(cell.price for row in title.market.rows for cell in row
+                 if cell is not None and 10 * cell.price > train and not cell.endgame
+                 and cell.price > 0)
+
+
+def why_not_on_sale(state: GameState, face_value: dict[str, int]) -> str | None:
+    """Minors are on sale from the band after the £71 companies' (the £76 companies'
+    where none is at £71): once a major of that face value or below is fully
+    subscribed."""
+    faces = set(face_value.values())
+    limit = 71 if 71 in faces else 76
+    if any(not c.certificates_of(IPO) for c in state.corporations.values()
+           if not is_minor(c) and face_value.get(c.sym, 0) <= limit):
+        return None
+    return f"the bank sells the minors once a £{limit} company is fully subscribed (4.1)"
+
+
+def buy_director(state: GameState, seat: str, corp: Corporation, price: int) -> int:
+    """The director's 40% at `price` a share: what he pays is the minor's money."""
+    prices = par_prices(state.title, corp.sym)
+    require(price in prices, f"{corp.sym}'s price is chosen from "
+            f"{', '.join(money(state, p) for p in prices)}")
+    cost = price * DIRECTOR_PERCENT // 10
+    require(state.player(seat).cash >= cost,
+            f"{seat} has {money(state, state.player(seat).cash)}; {corp.sym}'s "
+            f"director's certificate at {money(state, price)} costs {money(state, cost)}")
+    cell = next(c for row in state.title.market.rows for c in row
+                if c is not None and c.price == price)
+    state.market.place(corp.sym, (cell.row, cell.col))
+    corp.par_price = price
+    pres = corp.certificates[0]
+    pres.owner = seat
+    corp.president = seat
+    state.transfer_cash(seat, BANK, cost)
+    credit(state, corp, cost)
+    state.say(f"{seat} buys {corp.sym}'s director's certificate at {money(state, price)} "
+              f"a share for {money(state, cost)}")
+    return cost
+
+
+def credit(state: GameState, corp: Corporation, amount: int) -> None:
+    """A minor's new shares pay the minor (the players' money goes to the bank; the
+    minor's is company credit, as every company's)."""
+    state.transfer_cash(BANK, corp.sym, amount)
+
+
+def check_formation(rules: Rules, state: GameState, corp: Corporation) -> None:
+    """The minor forms once its money covers its own train, which it buys at once (no
+    phase changes with it)."""
+    from engine.board import place_home_token
+
+    if corp.floated or not is_minor(corp):
+        return
+    name = own_train(state.title, corp.sym)
+    price = state.title.train(name).price
+    if corp.cash < price:
+        return
+    count = sum(1 for c in state.corporations.values()
+                if any(m.startswith(FORMED_MINOR) for m in c.markers))
+    corp.markers.add(f"{FORMED_MINOR}{count}")
+    corp.floated = True
+    corp.trains.append(Train(name, f"{name}-0"))
+    state.transfer_cash(corp.sym, BANK, price)
+    state.say(f"{corp.sym} forms and buys its own {name}-train for {money(state, price)}")
+    place_home_token(state, corp)
+
+
+def formation_index(corp: Corporation) -> int:
+    for marker in corp.markers:
+        if marker.startswith(FORMED_MINOR):
+            return int(marker[len(FORMED_MINOR):])
+    return 0

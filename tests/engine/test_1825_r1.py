@@ -1,0 +1,176 @@
+"""1825 Regional Kit R1 (Wales), the game option `r1` (engine/titles/t1825_r1.py).
+
+The kit's facts are 18xx.games' (our rulebook has no text of it); the figures checked
+against the recorded R1 game are the site's own, read from its engine replaying
+shared/fixtures/1825/1825_game_end_bank.json (the oracle, /work/oracle).
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.actions import Par
+from engine.errors import GameError
+from engine.export import export_record
+from engine.game import Game, Setup
+from engine.records import (
+    RecordMapper,
+    expanded,
+    folded_actions,
+    import_record,
+    replay_action,
+    setup_of,
+)
+from engine.title import load_title
+from engine.titles import rules_for
+
+RECORD = Path(__file__).resolve().parents[3] / "shared/fixtures/1825/1825_game_end_bank.json"
+
+
+def test_r1_option_adds_wales() -> None:
+    unit1 = load_title("1825")
+    kit = rules_for("1825", frozenset({"r1"})).title
+    # The kit's printed Welsh stations replace Unit 1's gray edge.
+    assert unit1.hex("V6").color == "gray" and unit1.hex("V6").tile is None
+    swansea = kit.hex("V6")
+    assert swansea.name == "Swansea" and swansea.tile is not None
+    assert [c.revenue for c in swansea.tile.cities] == [20]
+    assert kit.hex("Q7").terrain_cost == 100  # mountain
+    assert [t.revenue for t in kit.hex("U7").towns] == [0, 0]
+    # The kit's tiles join the manifest: the halt (11) and more plain track.
+    assert "11" not in unit1.tile_manifest and kit.tile_manifest["11"] == 1
+    assert kit.tile_manifest["8"] == unit1.tile_manifest["8"] + 2
+    # £1000 for each of its two minors; certificates (the site's certs_by_options).
+    assert kit.bank == unit1.bank + 2000
+    assert {n: kit.cert_limit[n] - unit1.cert_limit[n] for n in (2, 3, 4, 5)} == \
+        {2: 2, 3: 2, 4: 1, 5: 1}
+
+
+def test_r1_with_site_figures_bank() -> None:
+    """18xx.games: Unit 1's £5000 and £1000 for each R1 minor ("Bank starts with
+    £7000")."""
+    title = rules_for("1825", frozenset({"r1", "site_figures"})).title
+    assert title.bank == 7000
+
+
+def test_unknown_option_names_r1() -> None:
+    with pytest.raises(GameError, match="r1"):
+        Game(Setup("1825", ("A", "B"), 1, frozenset({"r9"})))
+
+
+def _replay(record: dict[str, Any], count: int) -> tuple[Game, dict[str, str]]:
+    setup, names = setup_of(record)
+    game = Game(setup)
+    mapper = RecordMapper(game, names)
+    for index, raw in enumerate(islice(expanded(folded_actions(record["actions"])), count)):
+        replay_action(game, mapper, index, raw)
+    return game, names
+
+
+@pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
+def test_recorded_r1_game_to_share_dealing_round_8() -> None:
+    """The record's first 219 actions (235 with the site's automatic passes), to the
+    Cambrian's par in SDR 8: a lay in the GWR's V18, which the site does not hold for
+    it; a pass closing the site's track-and-base step after a base; the GER's promotion
+    of Colchester's town (tile 4) to the city tile 14 (1.10.1); the LSWR's kit tile 11
+    over tile 8 at W17. The position is the site's, action for action."""
+    record = json.loads(RECORD.read_text())
+    game, names = _replay(record, 235)
+    ids = {seat: pid for pid, seat in names.items()}
+    state = game.state
+    assert (state.board.tiles["U23"].name, state.board.tiles["W17"].name) == ("14", "11")
+    players = {ids[s]: (p.cash, {c.sym: c.percent_held_by(s)
+                                 for c in state.corporations.values()
+                                 if c.percent_held_by(s)})
+               for s, p in state.players.items()}
+    assert players == {
+        "19143": (382, {"LNWR": 60, "GWR": 40, "GER": 60, "LSWR": 20, "SECR": 70,
+                        "LBSC": 20}),
+        "19192": (787, {"LNWR": 40, "GWR": 60, "LSWR": 80, "SECR": 30, "LBSC": 10}),
+    }
+    # (The SECR, seven shares sold, forms at the next operating round: 4.1, 5.1.2.)
+    companies = {c.sym: (c.cash, state.market.price(c.sym), sorted(t.name for t in c.trains))
+                 for c in state.corporations.values() if c.floated}
+    assert companies == {
+        "LNWR": (220, 180, ["2", "2", "3"]),
+        "GWR": (80, 180, ["2", "2", "3"]),
+        "GER": (150, 82, ["2", "3", "4"]),
+        "LSWR": (360, 90, ["2", "3"]),
+    }
+
+
+@pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
+def test_recorded_r1_game_minors_form_with_their_own_trains() -> None:
+    """The minors as the site has them, to the LNWR's lay opening OR 10.1 (folded action
+    412; the figures are the site's there): the
+    Cambrian's director chose £90 (40% for £360, the Cambrian's money); one 20% share
+    more (£180) covered its U3 (£410), which it bought at once and has run since; the
+    Taff Vale at £320 formed with its 4T (£480) and sold one more share (£2080)."""
+    record = json.loads(RECORD.read_text())
+    game, names = _replay(record, 438)
+    state = game.state
+    cam, tv = state.corporations["Cam"], state.corporations["TV"]
+    assert (cam.cash, state.market.price("Cam"), [t.id for t in cam.trains]) == \
+        (130, 100, ["U3-0"])
+    assert (tv.cash, state.market.price("TV"), [t.id for t in tv.trains]) == \
+        (2080, 320, ["4T-0"])
+    assert state.board.tokens["R8"] == {0: ["Cam"]}
+    ids = {seat: pid for pid, seat in names.items()}
+    assert {ids[s]: (c.percent_held_by(s), t.percent_held_by(s))
+            for s in state.players for c, t in [(cam, tv)]} == \
+        {"19143": (60, 80), "19192": (0, 0)}
+
+
+@pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
+def test_recorded_r1_game_ends_on_the_records_scores() -> None:
+    """The whole recorded R1 game, every action accepted: the bank breaks and the
+    scores are the record's (18xx.games: Player 1 £10513, Player 2 £11604)."""
+    replay = import_record(json.loads(RECORD.read_text()))
+    assert replay.game.state.end_reason == "bank" and replay.game.turn() is None
+    assert replay.game.scores() == replay.result == {"Player 1": 10513, "Player 2": 11604}
+
+
+@pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
+def test_r1_minors_go_on_sale_after_the_71_band() -> None:
+    """In SDR 7 no £71 company is fully subscribed: the bank sells no minor yet; in SDR
+    8 (the SECR sold out) it does, at a price the director chooses: a share above a
+    tenth of the minor's own train (the U3's £410, the 4T's £480), as far as his cash
+    reaches for 40% (Player 1 has £382)."""
+    record = json.loads(RECORD.read_text())
+    early, _ = _replay(record, 158)
+    seat = early.turn().seat  # type: ignore[union-attr]
+    assert not [line for line in early.legal() if "Cam" in line]
+    with pytest.raises(GameError, match="minors once a £71 company is fully subscribed"):
+        early.apply(seat, Par("Cam", 90))
+    game, _ = _replay(record, 235)
+    seat = game.turn().seat  # type: ignore[union-attr]
+    assert game.state.player(seat).cash == 382
+    assert [line for line in game.legal() if line.startswith("par")] == [
+        "par Cam at 42, 49, 55, 61, 67, 71, 76, 82, 90",
+        "par TV at 49, 55, 61, 67, 71, 76, 82, 90"]
+    with pytest.raises(GameError, match="chosen from"):
+        game.apply(seat, Par("Cam", 34))
+    with pytest.raises(GameError, match="costs £400"):
+        game.apply(seat, Par("Cam", 100))
+    game.apply(seat, Par("Cam", 90))
+    cam = game.state.corporations["Cam"]
+    # 40% at £90 a share: £360, the Cambrian's own money; not yet its U3's £410.
+    assert (game.state.player(seat).cash, cam.cash, cam.floated) == (22, 360, False)
+
+
+@pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
+def test_r1_export_writes_a_minor_s_chosen_price_as_the_site_does() -> None:
+    """A minor's par at a price that is no major's par space (the Taff Vale at £320):
+    the record's own form, "320,0,26" (price, row, column of the index)."""
+    record = json.loads(RECORD.read_text())
+    game, _ = _replay(record, 424)
+    exported = export_record(game, game_id=1)
+    assert exported["settings"]["optional_rules"] == ["r1", "unit_1"]
+    pars = {a["corporation"]: a["share_price"] for a in exported["actions"]
+            if a["type"] == "par"}
+    assert (pars["Cam"], pars["TV"]) == ("90,0,14", "320,0,26")
