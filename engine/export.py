@@ -804,9 +804,7 @@ class _Renderer:
     def _par(self, action: Par) -> dict[str, Any]:
         market = self.game.state.market
         # (1825 R1: a minor's director chooses any price of the index, not only a par.)
-        cell = market.par_cell(action.price) or next(
-            ((c.row, c.col) for row in market.spec.rows for c in row
-             if c is not None and c.price == action.price), None)
+        cell = market.par_cell(action.price) or market.price_cell(action.price)
         assert cell is not None
         row, col = cell
         return {"type": "par", "corporation": action.corporation,

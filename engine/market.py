@@ -102,6 +102,15 @@ class StockMarket:
                     return (cell.row, cell.col)
         return None
 
+    def price_cell(self, price: int) -> Position | None:
+        """The first space of the chart showing `price`, par space or not (1825 R1: a
+        minor's director chooses any price of the index)."""
+        for row in self.spec.rows:
+            for cell in row:
+                if cell is not None and cell.price == price:
+                    return (cell.row, cell.col)
+        return None
+
     def copy(self) -> StockMarket:
         return StockMarket(
             self.spec, dict(self.positions), {k: list(v) for k, v in self.stacks.items()}

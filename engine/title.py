@@ -641,7 +641,8 @@ def available_titles() -> list[str]:
     return sorted(name[: -len(".json")] for name in _data_files().values())
 
 
-def _read_json(file_name: str) -> Any:
+def read_title_json(file_name: str) -> Any:
+    """The raw contents of one of the program's data files (a title's, or tiles.json)."""
     text = resources.files("engine.data").joinpath(file_name).read_text(encoding="utf-8")
     return json.loads(text)
 
@@ -663,15 +664,15 @@ def load_title(name: str) -> Title:
 @functools.cache
 def load_tile_catalogue() -> FrozenDict[str, TileSpec]:
     """The standard tile catalogue (``data/tiles.json``), shared by every title."""
-    raw = _read_json("tiles.json")
+    raw = read_title_json("tiles.json")
     tiles = raw["tiles"]
     return FrozenDict((n, _tile(n, t, "tiles.json")) for n, t in tiles.items())
 
 
 @functools.cache
 def _load_title_file(file_name: str) -> Title:
-    raw = _read_json(file_name)
-    return _build_title(raw, file_name)
+    raw = read_title_json(file_name)
+    return build_title(raw, file_name)
 
 
 # ---- JSON -> specs
@@ -955,7 +956,9 @@ def _decision_line(raw: Mapping[str, Any]) -> str:
     return line
 
 
-def _build_title(raw: Mapping[str, Any], where: str) -> Title:
+def build_title(raw: Mapping[str, Any], where: str) -> Title:
+    """A Title from raw data: a data file's contents, or those a game option widened
+    (1825's R1 kit); `where` names it in the errors."""
     name = str(raw["title"])
     grid_raw = raw["grid"]
     layout = cast(Layout, raw["layout"])

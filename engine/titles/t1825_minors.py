@@ -78,9 +78,9 @@ def buy_director(state: GameState, seat: str, corp: Corporation, price: int) -> 
     require(state.player(seat).cash >= cost,
             f"{seat} has {money(state, state.player(seat).cash)}; {corp.sym}'s "
             f"director's certificate at {money(state, price)} costs {money(state, cost)}")
-    cell = next(c for row in state.title.market.rows for c in row
-                if c is not None and c.price == price)
-    state.market.place(corp.sym, (cell.row, cell.col))
+    cell = state.market.price_cell(price)
+    assert cell is not None  # one of par_prices
+    state.market.place(corp.sym, cell)
     corp.par_price = price
     pres = corp.certificates[0]
     pres.owner = seat

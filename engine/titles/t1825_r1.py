@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from engine.title import Title, _build_title, _read_json
+from engine.title import Title, build_title, read_title_json
 
 OPTION = "r1"
 
@@ -46,7 +46,7 @@ def _merged(raw: dict[str, Any]) -> dict[str, Any]:
 @functools.cache
 def r1_title() -> Title:
     """1825 Unit 1 with the kit (built once and shared, as every title is)."""
-    return _build_title(_merged(_read_json("1825.json")), "1825.json (r1)")
+    return build_title(_merged(read_title_json("1825.json")), "1825.json (r1)")
 
 
 def with_r1(title: Title) -> Title:
