@@ -46,6 +46,7 @@ FIXTURES = Path(os.environ.get("FIXTURES", "/work/shared/fixtures"))
 TN = FIXTURES / "18TN" / "7818.json"
 MIDWEST = FIXTURES / "1850" / "115810.json"
 NORTH = FIXTURES / "1861" / "167259.json"
+UNIT1_R1 = FIXTURES / "1825" / "1825_game_end_bank.json"
 
 
 class Desk:
@@ -212,6 +213,14 @@ def gallery(out: Path) -> list[str]:
     # 1850 in operating round 6.1, and a finished 18TN.
     game_id, seats = desk.seat_game(MIDWEST, 400)
     keep("midwest-status", desk.as_seat(game_id, seats, "Player 2", "status\n"))
+    # 1861 in operating round 4.1 (loans, minors, the RSR) and in merger round 3.2.
+    game_id, seats = desk.seat_game(NORTH, 360)
+    keep("russia-status", desk.as_seat(game_id, seats, "Player 1", "status\n"))
+    game_id, seats = desk.seat_game(NORTH, 310)
+    keep("russia-merger", desk.as_seat(game_id, seats, "Player 1", "status\n"))
+    # 1825 with the R1 kit in its third operating round: company credit, the new shares.
+    game_id, seats = desk.seat_game(UNIT1_R1, 300)
+    keep("unit1-status", desk.as_seat(game_id, seats, "Player 1", "status\n"))
     game_id, seats = desk.seat_game(TN, 10**6)
     keep("tn-over", desk.as_seat(game_id, seats, "Player 1", "status\n"))
     return names

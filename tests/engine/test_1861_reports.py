@@ -7,7 +7,10 @@ from __future__ import annotations
 from scenarios_1861 import first_operating_round, record_game
 
 from engine.views import game_view
+from moderator.desk.answers import Footer
 from moderator.desk.orders import status_text
+from moderator.reports.report import position as report_position
+from moderator.reports.report import render
 
 
 def test_8_phase_2_shows_the_minors_train_limit() -> None:
@@ -40,3 +43,14 @@ def test_10_8_loans_and_their_interest_on_the_charter() -> None:
     markers = {c.sym: c.markers for c in view.corporations}
     assert "1 loan, R5 interest a round" in markers["R-O"]
     assert not any("loan" in m for m in markers["E"])
+
+
+def test_7_4_the_html_report_shows_who_runs_the_rsr_not_a_price() -> None:
+    g = record_game(595)  # the RSR holds nationalised assets; it has no share price
+    _, html = render("report", pos=report_position("1861-1", g), you=None, history=(),
+                     results=None, sections=(), lobby=None, intro=None, subject="s",
+                     footer=Footer("moderator@example.org"), game_id="1861-1",
+                     deadline=None, withheld=None, map_cid=None)
+    row = next(r for r in html.split("<tr>") if r.startswith("<td>RSR"))
+    assert f"run by {g.state.priority}" in row
+    assert "None" not in row
