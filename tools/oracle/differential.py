@@ -263,6 +263,11 @@ def _train_name(site_or_ours: str) -> str:
     return site_or_ours.replace("'", "")
 
 
+# What is compared of each company (ours None: not known yet; the site's missing: not
+# recorded by the driver that cached it).
+COMPARED = ("cash", "price", "trains", "loans")
+
+
 def our_summary(state: GameState, ids: dict[str, str]) -> dict[str, Any]:
     """Our position in the shape of the driver's summaries (trains by type name; 1861's
     minors by the site's symbols)."""
@@ -283,6 +288,7 @@ def our_summary(state: GameState, ids: dict[str, str]) -> dict[str, Any]:
                                  "price": state.market.price(c.sym)
                                  if c.sym in state.market.positions else None,
                                  "trains": sorted(t.name for t in c.trains),
+                                 "loans": c.loans,
                                  "civil_war": CIVIL_WAR in c.markers}
                          for c in state.corporations.values()},
     }
@@ -295,7 +301,10 @@ def site_summary(state: dict[str, Any]) -> dict[str, Any]:
                     for p in state["players"]},
         "corporations": {c["id"]: {"cash": c["cash"], "price": c["price"],
                                    "trains": sorted(_train_name(t) for t in c["trains"]),
-                                   "civil_war": "civil_war" in c.get("abilities", ())}
+                                   "civil_war": "civil_war" in c.get("abilities", ()),
+                                   # 1861 10.2; absent from states cached before loans
+                                   # were compared, and then not compared
+                                   **({"loans": c["loans"]} if "loans" in c else {})}
                          for c in state["corporations"]},
     }
 
@@ -330,8 +339,9 @@ def holders_apart(ours: dict[str, Any] | str, site_state: dict[str, Any]) -> set
 def companies_apart(ours: dict[str, Any], site: dict[str, Any]) -> set[str]:
     return {sym for sym, mine in ours["corporations"].items()
             if sym in site["corporations"] and any(
-                mine[key] is not None and mine[key] != site["corporations"][sym][key]
-                for key in ("cash", "price", "trains"))}
+                mine[key] is not None and key in site["corporations"][sym]
+                and mine[key] != site["corporations"][sym][key]
+                for key in COMPARED)}
 
 
 def differences(ours: dict[str, Any], site: dict[str, Any]) -> list[str]:
@@ -350,8 +360,8 @@ def differences(ours: dict[str, Any], site: dict[str, Any]) -> list[str]:
         theirs = site["corporations"].get(sym)
         if theirs is None:
             continue
-        for key in ("cash", "price", "trains"):
-            if mine[key] is not None and mine[key] != theirs[key]:
+        for key in COMPARED:
+            if mine[key] is not None and key in theirs and mine[key] != theirs[key]:
                 out.append(f"company {key}")
     return sorted(set(out))
 

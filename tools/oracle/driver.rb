@@ -92,6 +92,7 @@ def summary(game, action)
       'price' => c.share_price&.price,
       'trains' => c.trains.map(&:name),
       'floated' => c.floated?,
+      'loans' => c.loans.size,
       # the Civil War token (18TN 5.1) and other abilities the company holds
       'abilities' => (c.all_abilities.map { |a| a.type.to_s } rescue []),
     }
