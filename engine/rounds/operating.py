@@ -143,7 +143,8 @@ class OperatingRound(Round):
         corp.operated = True
         self.done.add(corp.sym)
         self.rules.end_of_company_turn(self.state, corp, self)
-        # 1861 10.10: a purchase at the turn's end (the RSR's) may lower the train limit.
+        # Any title: a train bought at a turn's end (1861 10.10: the RSR's) may start a
+        # phase that lowers other companies' train limits; their excess goes at once.
         self.discards = [c.sym for c in trains.over_limit(self.rules, self.state)]
         if self.state.pending_sales:
             self.current = None
