@@ -24,10 +24,11 @@ import itertools
 import math
 import struct
 import zlib
+from collections import OrderedDict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from PIL import Image, ImageChops, ImageDraw, ImageFont
 
@@ -201,7 +202,39 @@ def _font_bytes(bold: bool) -> bytes:
 @functools.cache
 def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
     """The shipped DejaVu Sans at ``size`` pixels (never a system font)."""
-    return ImageFont.truetype(io.BytesIO(_font_bytes(bold)), max(1, size))
+    return _GlyphCachedFont(io.BytesIO(_font_bytes(bold)), max(1, size))
+
+
+#: Rendered texts kept (`_GlyphCachedFont`), over all sizes: a board's names, values
+#: and coordinates, a few thousand.
+GLYPH_CACHE_SIZE = 4096
+_glyphs: OrderedDict[tuple[object, ...], tuple[Any, tuple[int, int]]] = OrderedDict()
+
+
+class _GlyphCachedFont(ImageFont.FreeTypeFont):
+    """A FreeType font that renders each text once for each way it is asked for: a map
+    drawn again round a change (`map_plate`'s BASE) draws the same names and values
+    at the same places, and FreeType's rendering was a tenth of a move's processing
+    (issue 14). The mask depends only on the arguments (the text, its anchor, stroke,
+    and the fraction of a pixel it starts at), so the picture is the same, pixel for
+    pixel, as without the cache."""
+
+    def getmask2(self, text: str | bytes, mode: str = "", *args: Any,
+                 **kwargs: Any) -> tuple[Any, tuple[int, int]]:
+        try:
+            key = (id(self), text, mode, args, tuple(sorted(kwargs.items())))
+            hash(key)
+        except TypeError:  # an unhashable argument (a list of features): not kept
+            return super().getmask2(text, mode, *args, **kwargs)
+        found = _glyphs.get(key)
+        if found is None:
+            found = super().getmask2(text, mode, *args, **kwargs)
+            _glyphs[key] = found
+            while len(_glyphs) > GLYPH_CACHE_SIZE:
+                _glyphs.popitem(last=False)
+        else:
+            _glyphs.move_to_end(key)
+        return found
 
 
 @functools.lru_cache(maxsize=4096)
