@@ -62,3 +62,17 @@ def test_a_large_part_keeps_the_smaller_encoding() -> None:
         decoded.save(again, "PNG", compress_level=6)
     assert LARGE_PART_COMPRESS_LEVEL > 6
     assert len(part) < len(again.getvalue())
+
+
+def test_a_reused_canvas_comes_back_blank() -> None:
+    """`_blank_canvas` hands out the last canvas of that size painted blank: the same
+    pixels as a new one, whatever was drawn on it before; a second user meanwhile gets
+    a canvas of its own."""
+    size = (64, 48)
+    with mapimage._blank_canvas(size) as first:
+        ImageDraw.Draw(first).rectangle((5, 5, 40, 30), fill="#123456")
+        with mapimage._blank_canvas(size) as other:
+            assert other is not first
+    with mapimage._blank_canvas(size) as again:
+        assert again is first
+        assert again.tobytes() == Image.new("RGB", size, mapimage.BACKGROUND).tobytes()
