@@ -408,6 +408,12 @@ async def serve_forever(config: Config, stop_event: asyncio.Event,
                           retry=RetryPolicy(mod.max_attempts, mod.retry_min, mod.retry_max))
     if started is not None:
         started(processor)
+    # The parser and the templates built before the first mail, not in its time (a
+    # failure here only leaves that to the first mail).
+    try:
+        await asyncio.to_thread(processor.warm_up)
+    except Exception:
+        log.exception("warming up failed; the first mail builds what it needs")
     wake_outbox = asyncio.Event()
     outbox = Outbox(outbox_store, config.smtp)
     outbox_task = asyncio.create_task(outbox.run(stop_event, wake_outbox))

@@ -310,6 +310,7 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
         raws = [burst_message(mail, game_id, addresses, config.address,
                               config.secret).as_bytes() for mail in mails]
         processor = Processor(store, ProcessorSettings.from_config(config))
+        processor.warm_up()  # as the daemon does when it starts
         # The default timer: thread_time is a system call per event, which swamps the profile.
         profiler = cProfile.Profile() if profile is not None else None
         applied_cpu: list[float] = []
