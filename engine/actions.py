@@ -17,6 +17,7 @@ engine answers them with a clear "not available" error rather than a crash.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from dataclasses import dataclass
@@ -431,9 +432,15 @@ def from_json(data: dict[str, Any]) -> Action:
     return action
 
 
+@functools.cache
+def _fields_of(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
+    """CLS's type hints and field names, found once per class: resolving the hints
+    was a tenth of reading a stored log (issue 14)."""
+    return typing.get_type_hints(cls), frozenset(f.name for f in dataclasses.fields(cls))
+
+
 def _dataclass_from_json(cls: type, data: dict[str, Any]) -> Any:
-    hints = typing.get_type_hints(cls)
-    names = {f.name for f in dataclasses.fields(cls)}
+    hints, names = _fields_of(cls)
     unknown = set(data) - names
     if unknown:
         raise ValueError(f"{cls.__name__}: unknown field(s) {sorted(unknown)}")

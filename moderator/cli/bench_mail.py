@@ -85,6 +85,9 @@ class MailBench:
     appended: int = 0  # mails delivered into the IMAP server (APPEND)
     servers_cpu_sending: float | None = None  # theirs while the burst was sent
     smtp_cpu: float | None = None  # of which the SMTP server's process (not pymap's)
+    # Seconds this process's threads were ready to run but waited for a core (Linux's
+    # schedstat): what the machine's other work took from the daemon.
+    cpu_wait: float | None = None
 
 
 def seated_game(store: Store, record: Path, at: int) -> tuple[str, dict[str, str], Game]:
@@ -192,6 +195,7 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int,
         cpu = time.process_time()
         before = await servers.ask({"stats": True})
         children = _children_cpu()
+        waited = _cpu_wait()
         commands = Counter(COMMANDS)
         profiler = cProfile.Profile() if profile is not None else None
         if profiler is not None:
@@ -203,6 +207,7 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int,
         delivering = _children_cpu()  # the servers' CPU so far: mostly the delivery
         answered = await _answers(store, sent, timeout=max(60.0, count * 2.0))
         cpu = time.process_time() - cpu
+        waited_after = _cpu_wait()
         if profiler is not None:
             profiler.disable()
             profiler.dump_stats(str(profile))
@@ -225,7 +230,9 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int,
                      tuple(sorted(commands.items())), appended,
                      delivering - children if delivering is not None
                      and children is not None else None,
-                     float(after["cpu"]) - float(before["cpu"]))
+                     float(after["cpu"]) - float(before["cpu"]),
+                     waited_after - waited if waited is not None
+                     and waited_after is not None else None)
 
 
 class _ServersProcess:
@@ -310,6 +317,7 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
         raws = [burst_message(mail, game_id, addresses, config.address,
                               config.secret).as_bytes() for mail in mails]
         processor = Processor(store, ProcessorSettings.from_config(config))
+        processor.warm_up()  # as the daemon does when it starts
         # The default timer: thread_time is a system call per event, which swamps the profile.
         profiler = cProfile.Profile() if profile is not None else None
         applied_cpu: list[float] = []
@@ -395,6 +403,16 @@ def _children_cpu() -> float | None:
         return None
 
 
+def _cpu_wait() -> float | None:
+    """Seconds this process's threads have waited, ready to run, for a core (the
+    second field of /proc's schedstat), where Linux tells."""
+    try:
+        return sum(int((task / "schedstat").read_text().split()[1])
+                   for task in Path("/proc/self/task").iterdir()) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _load() -> float | None:
     try:
         return os.getloadavg()[0]
@@ -471,6 +489,9 @@ def mail_command(record: Path | None, at: int, count: int, applied_every: int,
                         "was delivered")
     click.echo(f"CPU: {result.cpu * per_mail:.0f} ms per mail in this process (the daemon, "
                f"and the bench reading its outbox){servers}")
+    if result.cpu_wait is not None:
+        click.echo(f"the daemon's threads waited {result.cpu_wait:.1f} s for a core while "
+                   f"ready to run ({result.seconds:.1f} s in all: the machine's other work)")
     asked = sum(n for _, n in result.imap_commands)
     click.echo(f"IMAP: the moderator sent {asked} commands for {result.mails} mails "
                f"({asked / max(result.mails, 1):.2f} per mail: "

@@ -7,10 +7,15 @@ doubling from ``retry_min`` up to ``retry_max``; a dead SMTP server delays mail 
 never loses it. A permanent refusal (5xx) marks the mail failed, logged for the
 operator, and it is not tried again.
 
-A crash after the server accepted a mail but before it is marked sent makes that one
+A crash after the server accepted a mail but before it is marked sent makes that
 mail go out again after the restart -- with the same Message-ID, so mail programs
 show it once. SMTP cannot do better: there is no way to ask the server whether it has
-the mail already.
+the mail already. The marks are written behind the sending (`_SentMarks`), several in
+one transaction: the processor holds the database's write lock while it processes a
+mail, and a burst's sending waited for it once per mail (issue 14: seconds of a
+200-mail burst). So a crash may send again the few mails whose marks were still
+waiting for the lock; never a mail twice in one run, as each drain writes its marks
+before it looks for due mail again.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ class Outbox:
         self.store = store
         self.config = config
         self.clock = clock
+        self._marks: _SentMarks | None = None  # the drain under way's
 
     def delay(self, attempts: int) -> float:
         """How long to wait before try number ATTEMPTS + 1 (with jitter, so that many
@@ -80,6 +86,7 @@ class Outbox:
                         self.config.port, exc, len(rows), "" if len(rows) == 1 else "s")
             return 0
         sent = 0
+        marks = self._marks = _SentMarks(self.store)
         try:
             for index, row in enumerate(rows):
                 # An internationalised address needs SMTPUTF8 (RFC 6531), which
@@ -112,13 +119,15 @@ class Outbox:
                     log.warning("SMTP connection lost while sending: %s", exc)
                     return sent
                 crash_point("sent")
-                await asyncio.to_thread(self.store.mark_sent, row.id, self.clock())
+                marks.add(row.id, self.clock())  # written behind: the next mail goes now
                 sent += 1
                 log.info("sent %s (%s) to %s", row.message_id, row.kind, row.recipient)
         finally:
             with contextlib.suppress(aiosmtplib.SMTPException, OSError, TimeoutError):
                 await client.quit()
             client.close()
+            self._marks = None
+            await marks.flush()  # before the next look for due mail
         return sent
 
     def _client(self) -> aiosmtplib.SMTP:
@@ -138,14 +147,57 @@ class Outbox:
         )
 
     async def _retry(self, row: OutboxRow, error: str) -> None:
+        await self._settle()
         wait = self.delay(row.attempts)
         await asyncio.to_thread(self.store.mark_retry, row.id, error, self.clock() + wait)
         log.info("mail %s to %s not sent (%s); next try in %.1fs", row.message_id,
                  row.recipient, error, wait)
 
     async def _refused(self, row: OutboxRow, exc: Exception) -> None:
+        await self._settle()
         await asyncio.to_thread(self.store.mark_failed, row.id, str(exc), self.clock())
         log.error("mail %s to %s refused for good: %s", row.message_id, row.recipient, exc)
+
+
+    async def _settle(self) -> None:
+        """The sent marks written first: the store's connection takes one call at once."""
+        if self._marks is not None:
+            await self._marks.flush()
+
+
+class _SentMarks:
+    """The `sent` marks of a drain, written by one task at a time in a worker thread,
+    all that came meanwhile in one transaction, while the sending goes on."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.pending: list[tuple[int, float]] = []
+        self.task: asyncio.Task[None] | None = None
+
+    def add(self, mail_id: int, when: float) -> None:
+        self.pending.append((mail_id, when))
+        if self.task is not None and self.task.done():
+            self.task.result()  # a database fault stops the drain, as it did unhidden
+        if self.task is None or self.task.done():
+            self.task = asyncio.ensure_future(self._write())
+
+    async def _write(self) -> None:
+        while self.pending:
+            marks, self.pending = self.pending, []
+            await asyncio.to_thread(_mark_sent, self.store, marks)
+
+    async def flush(self) -> None:
+        """Every mark written (or the fault that stopped them raised)."""
+        if self.task is not None:
+            await self.task
+        if self.pending:  # a fault ended the task with marks still coming
+            await self._write()
+
+
+def _mark_sent(store: Store, marks: list[tuple[int, float]]) -> None:
+    with store.transaction():
+        for mail_id, when in marks:
+            store.mark_sent(mail_id, when)
 
 
 async def _wait_any(stop: asyncio.Event, wake: asyncio.Event, timeout: float | None) -> None:

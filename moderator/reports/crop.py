@@ -26,9 +26,16 @@ LEAST = 5.0
 #: Colours of a part's palette: the map's flat colours and enough of their edges to
 #: keep text and track smooth (a sixth smaller than 256).
 PART_COLOURS = 48
-#: zlib's level for a part: 8 makes it about 2% larger than 9 in a third of the time
-#: (a part is cut for most reports, so this is much of a report's CPU).
-PART_COMPRESS_LEVEL = 8
+#: zlib's level for a part: 6 makes it about 8% larger than 8 in less than half the
+#: time (8 is 2% larger than 9 in a third of it). A part is cut for most moves that
+#: change the board, so under a burst its encoding was a tenth of the processing
+#: (issue 14). A large part (a company's stations spread over the board) fills most
+#: of a report's 60 KB (issue 19): it keeps level 8, where its bytes count more than
+#: the milliseconds.
+PART_COMPRESS_LEVEL = 6
+LARGE_PART_COMPRESS_LEVEL = 8
+#: A part of more pixels than this is large (a plain cut round one hex is about 0.2 M).
+LARGE_PART_PIXELS = 500_000
 
 
 def crop_box(title: Title, hexes: Collection[str], size: tuple[int, int], most: float = 0.6,
@@ -121,8 +128,9 @@ def crop_map(png: bytes, title: Title, hexes: Collection[str],
     part = _with_rulers(cut, title, box)
     out = io.BytesIO()
     part.quantize(colors=PART_COLOURS, method=Image.Quantize.FASTOCTREE,
-                  dither=Image.Dither.NONE).save(out, "PNG",
-                                                 compress_level=PART_COMPRESS_LEVEL)
+                  dither=Image.Dither.NONE).save(
+        out, "PNG", compress_level=LARGE_PART_COMPRESS_LEVEL
+        if part.width * part.height > LARGE_PART_PIXELS else PART_COMPRESS_LEVEL)
     return out.getvalue()
 
 

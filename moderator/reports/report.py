@@ -37,6 +37,7 @@ __all__ = [
     "render",
     "replay_history",
     "section_cid",
+    "warm_templates",
 ]
 
 
@@ -210,6 +211,13 @@ def _code(line: str) -> markupsafe.Markup:
 
 def _paragraphs(text: str) -> list[str]:
     return [p.strip("\n") for p in re.split(r"\n\s*\n", text) if p.strip()]
+
+
+def warm_templates() -> None:
+    """Compile every mail template now (a daemon's start), not in its first mail."""
+    env = _environment()
+    for name in env.list_templates(extensions=["j2"]):
+        env.get_template(name)
 
 
 def render(template: str, **context: Any) -> tuple[str, str]:

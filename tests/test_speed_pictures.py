@@ -1,0 +1,78 @@
+"""The pictures' speed-ups under a burst (issue 14) change no pixel and no byte a
+reader relies on: texts rendered once by `_GlyphCachedFont` are the texts FreeType
+renders, and a part's compression level keeps a large part as small as before."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from engine.title import load_title
+from moderator.reports import mapimage
+from moderator.reports.crop import LARGE_PART_COMPRESS_LEVEL, LARGE_PART_PIXELS, crop_map
+from moderator.reports.mapimage import _font_bytes, font, map_plate
+
+
+def _drawn(face: ImageFont.FreeTypeFont) -> bytes:
+    """Texts at whole and fractional places, with and without a halo, drawn twice
+    (the second time from the cache, where there is one)."""
+    image = Image.new("RGB", (220, 120), "#f0f0e0")
+    draw = ImageDraw.Draw(image)
+    for _ in range(2):
+        for n, (x, y) in enumerate([(40.0, 30.0), (40.5, 30.25), (101.75, 70.5)]):
+            draw.text((x, y), f"Nashville {n}", font=face, fill="#202020", anchor="mm")
+            draw.text((x + 10, y + 30), "$40", font=face, fill="#000000", anchor="mm",
+                      stroke_width=2, stroke_fill="#ffffff")
+    return image.tobytes()
+
+
+def test_a_cached_font_draws_what_freetype_draws() -> None:
+    plain = ImageFont.truetype(io.BytesIO(_font_bytes(False)), 17)
+    cached = font(17)
+    assert isinstance(cached, mapimage._GlyphCachedFont)
+    mapimage._glyphs.clear()
+    assert _drawn(cached) == _drawn(plain)
+    assert mapimage._glyphs  # it did keep them
+
+
+def test_the_glyph_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mapimage, "GLYPH_CACHE_SIZE", 5)
+    mapimage._glyphs.clear()
+    face = font(12)
+    draw = ImageDraw.Draw(Image.new("RGB", (50, 50)))
+    for n in range(20):
+        draw.text((10, 10), str(n), font=face, fill="#000000")
+    assert len(mapimage._glyphs) == 5
+
+
+def test_a_large_part_keeps_the_smaller_encoding() -> None:
+    """A part over LARGE_PART_PIXELS (most of a report's 60 KB, issue 19) is compressed
+    at LARGE_PART_COMPRESS_LEVEL: no larger than the same picture at level 6."""
+    title = load_title("18TN")
+    plate = map_plate(title)
+    image = plate.image
+    spread = sorted(title.hexes)[::9]  # far apart: a large part
+    part = crop_map(plate.png("x"), title, spread, image)
+    assert part is not None
+    with Image.open(io.BytesIO(part)) as decoded:
+        assert decoded.width * decoded.height > LARGE_PART_PIXELS
+        again = io.BytesIO()
+        decoded.save(again, "PNG", compress_level=6)
+    assert LARGE_PART_COMPRESS_LEVEL > 6
+    assert len(part) < len(again.getvalue())
+
+
+def test_a_reused_canvas_comes_back_blank() -> None:
+    """`_blank_canvas` hands out the last canvas of that size painted blank: the same
+    pixels as a new one, whatever was drawn on it before; a second user meanwhile gets
+    a canvas of its own."""
+    size = (64, 48)
+    with mapimage._blank_canvas(size) as first:
+        ImageDraw.Draw(first).rectangle((5, 5, 40, 30), fill="#123456")
+        with mapimage._blank_canvas(size) as other:
+            assert other is not first
+    with mapimage._blank_canvas(size) as again:
+        assert again is first
+        assert again.tobytes() == Image.new("RGB", size, mapimage.BACKGROUND).tobytes()
