@@ -174,3 +174,42 @@ def test_r1_export_writes_a_minor_s_chosen_price_as_the_site_does() -> None:
     pars = {a["corporation"]: a["share_price"] for a in exported["actions"]
             if a["type"] == "par"}
     assert (pars["Cam"], pars["TV"]) == ("90,0,14", "320,0,26")
+
+
+@pytest.mark.slow  # the whole game exported and read back twice: 7 s
+@pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
+def test_6_4_3_r1_export_of_the_recorded_game_writes_the_site_s_forms() -> None:
+    """The whole recorded game exported again: the 18xx.games engine replays this export
+    to its end and the record's scores (Player 1 £10513, Player 2 £11604; checked with
+    the oracle, tools/oracle/oracle.py). Where the site stops, the export writes what
+    the site's own record has there: the Taff Vale's choice of its home city in V8 (the
+    second city of tile 52) when the operating round after its formation begins; the
+    GER's lease of the bank's 5-train in receivership as the site's `special_buy` for
+    £10 (6.4.3), its run on that train's own id, and no purchase of the 5-train nor end
+    of turn, which the site makes by itself (6.4.4)."""
+    original = json.loads(RECORD.read_text())
+    replay = import_record(original)
+    exported = export_record(replay.game, game_id=1)
+
+    def forms(actions: list[dict[str, Any]], kind: str, entity: str) -> list[dict[str, Any]]:
+        keys = ("type", "entity", "city", "slot", "description", "cost")
+        return [{k: a[k] for k in keys if k in a} for a in actions
+                if a["type"] == kind and a["entity"] == entity]
+
+    for kind, entity in (("place_token", "TV"), ("special_buy", "GER")):
+        assert forms(exported["actions"], kind, entity) == \
+            forms(original["actions"], kind, entity) != []
+    # The TV's choice right after the stock round's last pass, before the LNWR operates.
+    at = next(i for i, a in enumerate(exported["actions"]) if a["type"] == "place_token"
+              and a["entity"] == "TV")
+    assert exported["actions"][at - 1]["type"] == "pass"
+    assert exported["actions"][at - 1]["entity_type"] == "player"
+    assert exported["actions"][at + 1]["entity"] == "LNWR"
+    lease = next(i for i, a in enumerate(exported["actions"]) if a["type"] == "special_buy")
+    run = next(a for a in exported["actions"][lease:] if a["type"] == "run_routes")
+    assert run["entity"] == "GER" and [r["train"] for r in run["routes"]] == ["5-3"]
+    assert not [a for a in exported["actions"] if a["type"] == "buy_train"
+                and a["entity"] == "GER" and a["train"] == "5-3"]
+    again = import_record(exported)
+    assert again.game.scores() == {"Player 1": 10513, "Player 2": 11604}
+    assert [m.action for m in again.game.log] == [m.action for m in replay.game.log]

@@ -653,6 +653,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trades", type=float, default=site_1825.TRAIN_TRADES,
                         help="1825: how often a random director buys a train offered by "
                              "another company")
+    parser.add_argument("--option", action="append", default=[],
+                        help="a game option added to the title's (1825: r1, the kit R1)")
     parser.add_argument("--builder", action="store_true",
                         help="1825: directors lay track first and keep two trains at most; "
                              "players buy no private back from the pool")
@@ -664,6 +666,8 @@ def main(argv: list[str] | None = None) -> int:
     site_1825.BUILDER = args.builder
     if args.moves:
         MOVES[args.title] = args.moves
+    if args.option:
+        OPTIONS[args.title] = OPTIONS.get(args.title, frozenset()) | frozenset(args.option)
     groups: dict[str, list[Outcome]] = defaultdict(list)
     started = time.monotonic()
     if args.play_only:
