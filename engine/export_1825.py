@@ -27,7 +27,7 @@ from typing import Any
 from engine.actions import Action, BuyTrain, Done, LayTile, LeaseTrain
 from engine.game import Game, Move
 from engine.rounds.operating import OperatingRound
-from engine.state import Corporation
+from engine.state import Corporation, GameState
 from engine.titles import t1825_minors as minors
 from engine.titles import t1825_receivership as rcv
 
@@ -35,6 +35,18 @@ from engine.titles import t1825_receivership as rcv
 LEASED_SUFFIX = "-leased"
 #: What the site's unrecorded moves of a receiver's turn are (see `receiver_form`).
 UNRECORDED = "unrecorded"
+
+
+def site_par_cost(state: GameState, corp: Corporation) -> int:
+    """What the site asks of a player before it offers him to start CORP (its
+    director's certificate at its price): for a minor not yet priced, whose director
+    will choose its price, twice the lowest par price of the index (18xx.games'
+    `min_price` of a company without a par, for its 40%; a player with less is passed
+    by the site unless he can do something else)."""
+    if minors.is_minor(corp) and corp.par_price is None:
+        return 2 * min(cell.price for row in state.title.market.rows for cell in row
+                       if cell is not None and cell.can_par)
+    return (corp.par_price or 0) * corp.certificates[0].percent // 10
 
 
 def site_train_id(ident: str) -> str:
@@ -129,4 +141,5 @@ class SiteHomes:
         return out
 
 
-__all__ = ["LEASED_SUFFIX", "UNRECORDED", "SiteHomes", "receiver_form", "site_train_id"]
+__all__ = ["LEASED_SUFFIX", "UNRECORDED", "SiteHomes", "receiver_form", "site_par_cost",
+           "site_train_id"]

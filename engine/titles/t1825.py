@@ -429,6 +429,9 @@ class Rules1825(Rules):
 
     def why_not_buy_train(self, state: GameState, corp: Corporation, source: str,
                           name: str, price: int | None) -> str | None:
+        own = minors.own_train_kept(state, source, name)
+        if own:
+            return own
         if rcv.in_receivership(corp):
             return rcv.why_not_buy_train(state, corp, source, name, price)
         return None

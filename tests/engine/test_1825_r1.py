@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from engine.actions import Par
+from engine.actions import BuyTrain, Par, SellTrain
 from engine.errors import GameError
 from engine.export import export_record
 from engine.game import Game, Setup
@@ -213,3 +213,21 @@ def test_6_4_3_r1_export_of_the_recorded_game_writes_the_site_s_forms() -> None:
     again = import_record(exported)
     assert again.game.scores() == {"Player 1": 10513, "Player 2": 11604}
     assert [m.action for m in again.game.log] == [m.action for m in replay.game.log]
+
+
+@pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
+def test_r1_a_minor_keeps_the_train_it_formed_with() -> None:
+    """18xx.games makes a minor's own train (the U3, the 4T) unbuyable: it never
+    changes hands, offered or bought (a random game of ours sold the Taff Vale's 4T to
+    the GWR for £10, which the site refused: "Not a buyable train: 4T-0"). Other trains
+    between companies stay at any multiple of £10 (5.6.5)."""
+    record = json.loads(RECORD.read_text())
+    game, _ = _replay(record, 464)  # the Taff Vale's train step, OR 9.1
+    assert game.turn().entity == "TV"  # type: ignore[union-attr]
+    with pytest.raises(GameError, match="TV's own 4T-train is never sold"):
+        game.apply("Player 1", SellTrain("4T", "LNWR", 10))
+    assert not [line for line in game.legal() if line.startswith("sell train")]
+    game, _ = _replay(record, 468)  # the Cambrian's train step
+    assert game.turn().entity == "Cam"  # type: ignore[union-attr]
+    with pytest.raises(GameError, match="TV's own 4T-train is never sold"):
+        game.apply("Player 1", BuyTrain("4T", "TV", 10))
