@@ -27,7 +27,7 @@ from typing import Any
 from engine.actions import Action, BuyTrain, Done, LayTile, LeaseTrain
 from engine.game import Game, Move
 from engine.rounds.operating import OperatingRound
-from engine.state import Corporation, GameState
+from engine.state import Corporation, GameState, Train
 from engine.titles import t1825_minors as minors
 from engine.titles import t1825_receivership as rcv
 
@@ -47,6 +47,11 @@ def site_par_cost(state: GameState, corp: Corporation) -> int:
         return 2 * min(cell.price for row in state.title.market.rows for cell in row
                        if cell is not None and cell.can_par)
     return (corp.par_price or 0) * corp.certificates[0].percent // 10
+
+
+def site_buyable(state: GameState, train: Train) -> bool:
+    """Whether the site lets another company buy the train: not a minor's own (R1)."""
+    return train.name not in minors.reserved_trains(state.title)
 
 
 def site_train_id(ident: str) -> str:
@@ -141,5 +146,5 @@ class SiteHomes:
         return out
 
 
-__all__ = ["LEASED_SUFFIX", "UNRECORDED", "SiteHomes", "receiver_form", "site_par_cost",
-           "site_train_id"]
+__all__ = ["LEASED_SUFFIX", "UNRECORDED", "SiteHomes", "receiver_form", "site_buyable",
+           "site_par_cost", "site_train_id"]
