@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from engine import export_1825
 from engine.actions import BuyTrain, Par, SellTrain
 from engine.errors import GameError
 from engine.export import export_record
@@ -231,3 +232,16 @@ def test_r1_a_minor_keeps_the_train_it_formed_with() -> None:
     assert game.turn().entity == "Cam"  # type: ignore[union-attr]
     with pytest.raises(GameError, match="TV's own 4T-train is never sold"):
         game.apply("Player 1", BuyTrain("4T", "TV", 10))
+
+
+def test_r1_the_site_offers_a_minor_s_start_from_twice_the_lowest_par() -> None:
+    """The export must know when 18xx.games passes a player by itself (nothing it offers
+    him): it offers the start of a minor not yet priced to a player with its director's
+    certificate's price, which its engine gives as £134 (twice the index's lowest par,
+    £67; read from the site's engine on a 1825 R1 game). A random game's player with
+    £85 in SDR 1 was passed by the site and not by our export."""
+    game = Game(Setup("1825", ("A", "B", "C"), 1, frozenset({"r1", "site_figures"})))
+    state = game.state
+    costs = {sym: export_1825.site_par_cost(state, state.corporations[sym])
+             for sym in ("Cam", "TV", "LNWR", "LBSC")}
+    assert costs == {"Cam": 134, "TV": 134, "LNWR": 200, "LBSC": 134}
