@@ -499,7 +499,9 @@ class Rules1825(Rules):
                       values: list[int]) -> int:
         if self.why_not_walk(state, corp, train, walk) is not None:
             return ILLEGAL_ROUTE  # never part of a best run
-        return sum(values)
+        # R1: a T-train scores the halts it passes.
+        halts = t1825_r1.halts_passed(state, train.name, walk)
+        return sum(values) + t1825_r1.HALT_REVENUE * halts
 
     def train_sets(self, state: GameState, corp: Corporation) -> list[list[Train]]:
         """5.5.5: two 2-trains may run double-headed, on a route legal for a 3-train,
@@ -517,7 +519,7 @@ class Rules1825(Rules):
 
     def route_revenue_bound(self, state: GameState, corp: Corporation, train: Train,
                             values: int) -> int:
-        return values
+        return values + t1825_r1.halts_bound(state.title, train.name)
 
     def pay_dividend(self, state: GameState, corp: Corporation, revenue: int, choice: str,
                      round: Round) -> None:

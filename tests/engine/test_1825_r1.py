@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from engine import export_1825
-from engine.actions import BuyTrain, Par, SellTrain
+from engine.actions import BuyTrain, Par, Route, RunRoutes, SellTrain
 from engine.errors import GameError
 from engine.export import export_record
 from engine.game import Game, Setup
@@ -27,6 +27,8 @@ from engine.records import (
     replay_action,
     setup_of,
 )
+from engine.routes import check_run
+from engine.state import PlacedTile, Train
 from engine.title import load_title
 from engine.titles import rules_for
 
@@ -245,3 +247,30 @@ def test_r1_the_site_offers_a_minor_s_start_from_twice_the_lowest_par() -> None:
     costs = {sym: export_1825.site_par_cost(state, state.corporations[sym])
              for sym in ("Cam", "TV", "LNWR", "LBSC")}
     assert costs == {"Cam": 134, "TV": 134, "LNWR": 200, "LBSC": 134}
+
+
+@pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
+def test_r1_a_t_train_scores_the_halt_on_tile_11() -> None:
+    """The kit's tile 11 has a halt on its e2-e4 track: £10 to a T-train (the 3T, the
+    4T) passing it and nothing to any other, and no train counts it against its
+    distance (18xx.games: a town of revenue 10, visit_cost 0, scored by 3T and 4T
+    only). In the recorded game the LSWR laid tile 11 in W17 at rotation 0: its e2-e4
+    track joins V16 and W19; its e0 side (X16) is track alone."""
+    record = json.loads(RECORD.read_text())
+    game, _ = _replay(record, 490)
+    state = game.state
+    assert state.board.tiles["W17"] == PlacedTile("11", 0)
+    lswr = state.corporations["LSWR"]
+
+    def earns(train: str, hexes: tuple[str, ...]) -> int:
+        saved = list(lswr.trains)
+        lswr.trains[:] = [Train(train, f"{train}-9")]
+        try:
+            return check_run(game.rules, state, lswr, RunRoutes((Route(train, hexes),))).revenue
+        finally:
+            lswr.trains[:] = saved
+
+    through_halt = ("V14", "V16", "W17", "W19", "V20")  # 4 stops: the halt not counted
+    assert earns("4T", through_halt) == earns("4", through_halt) + 10
+    beside_halt = ("V20", "W19", "W17", "X16")  # e4-e0: the halt's hex, not its track
+    assert earns("4T", beside_halt) == earns("4", beside_halt)
