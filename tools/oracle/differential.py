@@ -435,10 +435,13 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
         window = [j for j in range(at, len(diffs))
                   if j == at or record["actions"][j]["type"] != "message"][:persist]
         lasting = len(window) == persist or answer["ok"]
-        if at + 1 < len(diffs) and record["actions"][at + 1]["type"] == "message" and \
-                not diffs[at + 1]:
-            # Our move in the message was made by the site at this action (a run of
-            # nothing, which the site settles at its pass): the positions meet again.
+        meets = next((j for j in range(at + 1, len(diffs))
+                      if record["actions"][j]["type"] != "message" or not diffs[j]), None)
+        if meets is not None and not diffs[meets] and \
+                record["actions"][meets]["type"] == "message":
+            # Our moves in the messages were made by the site at this action (a run of
+            # nothing, which the site settles at its pass; 1825: its bankruptcy, its
+            # passes after it): the positions meet again at the last of them.
             continue
         if diff == ["company price"] and all(
                 not ours[j]["corporations"][sym]["trains"] and sym in operating[j]
