@@ -14,6 +14,8 @@ with the bank broken, five at the site's end of a dead game); and 5 of the 7 gam
 seeds 19 and 21 (games 0-29 each) that end with the bank broken and agree to the final
 scores: the two that reach phase 3 (5.7.3; seed 19 game 24, seed 21 game 24), both
 three-player ones (seed 21 games 13 and 29) and seed 21 game 0, where the GWR survives.
+And one game with the kit R1 (`--option r1`, seed 31 game 8), to the site's end of a
+dead game: the minors' start, formation, own trains and home bases.
 """
 
 from __future__ import annotations
