@@ -634,7 +634,8 @@ class _Renderer:
             self._follow_turn(rnd)
             if self.homes is not None:
                 self._site_homes(self.homes.at_turn(game, self.tiles.city_id, self._slot))
-                receiving = export_1825.receiver_form(game, move, self.trains)
+                receiving = export_1825.receiver_form(game, move, self.moves[index + 1:],
+                                                      self.trains)
                 if receiving is not None:
                     # 1825 6.4: the receiver's lease and what the site does by itself.
                     self._flush()

@@ -21,7 +21,7 @@ the importer (engine.records), which also ends the turn.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.actions import Action, BuyTrain, Done, LayTile, LeaseTrain
@@ -59,11 +59,13 @@ def site_train_id(ident: str) -> str:
     return ident.removesuffix(LEASED_SUFFIX)
 
 
-def receiver_form(game: Game, move: Move, site_ids: dict[str, str]
+def receiver_form(game: Game, move: Move, later: Sequence[Move], site_ids: dict[str, str]
                   ) -> dict[str, Any] | str | None:
     """A receiver's move in the site's form: the lease as `special_buy`; the purchase of
     the bank's train it must make, and the end of its turn after its run, UNRECORDED
-    (the site makes both by itself); None for any other move."""
+    (the site makes both by itself, and the importer with the next company's action:
+    only where one follows, LATER being the moves after this one); None for any other
+    move."""
     rnd = game.round
     if not isinstance(rnd, OperatingRound) or rnd.current is None:
         return None
@@ -78,9 +80,10 @@ def receiver_form(game: Game, move: Move, site_ids: dict[str, str]
         return {"type": "special_buy", "description": site.rsplit("-", 1)[0],
                 "cost": rcv.LEASE_PRICE}
     if isinstance(action, BuyTrain) and action.source == "bank" and \
-            game.rules.must_buy_train(game.state, corp):
+            game.rules.must_buy_train(game.state, corp) and \
+            len(later) > int(bool(later) and isinstance(later[0].action, Done)):
         return UNRECORDED
-    if isinstance(action, Done) and rnd.current.revenue is not None:
+    if isinstance(action, Done) and rnd.current.revenue is not None and later:
         # After its run the site's receiver has no choice to make (its own purchase
         # made, if any, where one train fits): the site ends the turn by itself.
         return UNRECORDED

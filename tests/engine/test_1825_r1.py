@@ -234,6 +234,7 @@ def test_r1_a_minor_keeps_the_train_it_formed_with() -> None:
     assert game.turn().entity == "Cam"  # type: ignore[union-attr]
     with pytest.raises(GameError, match="TV's own 4T-train is never sold"):
         game.apply("Player 1", BuyTrain("4T", "TV", 10))
+    assert [line for line in game.legal() if "from TV" in line] == []
 
 
 def test_r1_the_site_offers_a_minor_s_start_from_twice_the_lowest_par() -> None:
