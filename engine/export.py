@@ -1094,7 +1094,8 @@ def _site_train_step_open(game: Game, corp: Corporation | None = None,
             rnd.current.corporation == corp.sym and _bank_barred(game, rnd.current):
         from_depot = True
     others = corp.cash >= 1 and any(
-        other.sym != corp.sym and any(not t.obsolete and export_1825.site_buyable(state, t)
+        other.sym != corp.sym and any(not t.obsolete
+                                      and export_1825.site_buyable(game, corp, other, t)
                                       for t in other.trains)
         for other in state.corporations.values())
     cheapest = trains.cheapest_available(state)

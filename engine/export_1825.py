@@ -1,5 +1,5 @@
-"""1825 in the site's forms (engine/export.py): where the site stops for a minor's home
-base.
+"""1825 in the site's forms (engine/export.py): a minor's home base, a receiver's lease, and
+what the site offers (a minor's start, another company's train).
 
 R1's Taff Vale has its home in V8, a hex of two cities. Ours places its base in the
 kit's city when it forms (engine/titles/t1825_minors.py); the site places a minor's base
@@ -24,15 +24,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from engine import trains
 from engine.actions import Action, BuyTrain, Done, LayTile, LeaseTrain
 from engine.game import Game, Move
 from engine.rounds.operating import OperatingRound
 from engine.state import Corporation, GameState, Train
-from engine.titles import t1825_minors as minors
-from engine.titles import t1825_receivership as rcv
 
+# (The core knows no title module, tests/test_layers.py: what it needs of 1825's it asks
+# the rules or reads off the position.)
 #: Our leased train's id: the bank's train's id and this (t1825_receivership).
 LEASED_SUFFIX = "-leased"
+#: The site's price of a lease (its LEASE_COST; 6.4.3's £10 per OR).
+SITE_LEASE_COST = 10
+MINOR = "minor"  # a company's kind (R1's minors, engine/titles/t1825_minors.py)
 #: What the site's unrecorded moves of a receiver's turn are (see `receiver_form`).
 UNRECORDED = "unrecorded"
 
@@ -43,15 +47,17 @@ def site_par_cost(state: GameState, corp: Corporation) -> int:
     will choose its price, twice the lowest par price of the index (18xx.games'
     `min_price` of a company without a par, for its 40%; a player with less is passed
     by the site unless he can do something else)."""
-    if minors.is_minor(corp) and corp.par_price is None:
+    if corp.spec.kind == MINOR and corp.par_price is None:
         return 2 * min(cell.price for row in state.title.market.rows for cell in row
                        if cell is not None and cell.can_par)
     return (corp.par_price or 0) * corp.certificates[0].percent // 10
 
 
-def site_buyable(state: GameState, train: Train) -> bool:
-    """Whether the site lets another company buy the train: not a minor's own (R1)."""
-    return train.name not in minors.reserved_trains(state.title)
+def site_buyable(game: Game, buyer: Corporation, owner: Corporation, train: Train) -> bool:
+    """Whether the site lets BUYER buy OWNER's train: our rules' answer (R1: never a
+    minor's own train)."""
+    return game.rules.why_not_buy_train(game.state, buyer, owner.sym, train.name,
+                                        None) is None
 
 
 def site_train_id(ident: str) -> str:
@@ -70,15 +76,16 @@ def receiver_form(game: Game, move: Move, later: Sequence[Move], site_ids: dict[
     if not isinstance(rnd, OperatingRound) or rnd.current is None:
         return None
     corp = game.state.corporations.get(rnd.current.corporation)
-    if corp is None or not rcv.in_receivership(corp):
+    # 6.4.1: a receiver always withholds (the rules' automatic dividend).
+    if corp is None or game.rules.automatic_dividend(game.state, corp) != "withhold":
         return None
     action = move.action
     if isinstance(action, LeaseTrain):
-        offer = rcv.lease_candidate(game.state, corp)
+        offer = trains.next_offered(game.state)  # 6.4.3: the bank's next new train
         assert offer is not None  # the lease is legal
-        site = site_ids.get(site_train_id(offer.id), site_train_id(offer.id))
+        site = site_ids.get(offer.id, offer.id)
         return {"type": "special_buy", "description": site.rsplit("-", 1)[0],
-                "cost": rcv.LEASE_PRICE}
+                "cost": SITE_LEASE_COST}
     if isinstance(action, BuyTrain) and action.source == "bank" and \
             game.rules.must_buy_train(game.state, corp) and \
             len(later) > int(bool(later) and isinstance(later[0].action, Done)):
@@ -134,7 +141,7 @@ class SiteHomes:
         state = game.state
         for corp in due:
             home = corp.spec.home
-            if corp.sym in self.placed or not minors.is_minor(corp) or home is None \
+            if corp.sym in self.placed or corp.spec.kind != MINOR or home is None \
                     or home not in state.board.tiles or corp.closed:
                 continue  # not asked: a home without track yet (the site waits)
             printed = state.title.hexes[home].tile
