@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine import board, export_1861, routes, track, trains
+from engine import board, export_1825, export_1861, routes, track, trains
 from engine.actions import (
     Accept,
     Action,
@@ -446,6 +446,8 @@ class _Renderer:
         # when the company turn's dividend is done (the turn it belongs to).
         self.preloan: tuple[object, bool] | None = None
         self.turn_begun = False  # 1861: whether the company turn's first step is passed
+        # 1825 R1: where the site asks for a minor's home city (engine/export_1825.py).
+        self.homes = export_1825.SiteHomes() if title.name == "1825" else None
 
     def render(self, moves: list[Move]) -> list[_Piece]:
         self.moves = moves
@@ -546,6 +548,10 @@ class _Renderer:
                 # The lay used the site's last one: it leaves its track step at once
                 # (ours may stay there, for a private the company could still buy).
                 self.site_step = track_step + 1
+        if self.homes is not None and was_turn is not None:
+            # 1825 R1: the minor's lay in its home hex; the site asks for the city now.
+            self.turn_ended += [_Piece(form, None, plain=True) for form in self.homes.after_lay(
+                game, move.action, was_turn.corporation, self.tiles.city_id, self._slot)]
         if ahead is _CARRIED:
             return
         if isinstance(ahead, _StockPass):
@@ -626,6 +632,17 @@ class _Renderer:
             if rnd.current is not self.turn_of:
                 self.turn_begun = False
             self._follow_turn(rnd)
+            if self.homes is not None:
+                self._site_homes(self.homes.at_turn(game, self.tiles.city_id, self._slot))
+                receiving = export_1825.receiver_form(game, move, self.moves[index + 1:],
+                                                      self.trains)
+                if receiving is not None:
+                    # 1825 6.4: the receiver's lease and what the site does by itself.
+                    self._flush()
+                    if isinstance(receiving, dict):
+                        self._site_homes([{**entity, **receiving}])
+                    self.pieces.append(_Piece(None, index, unrecorded=True))
+                    return _CARRIED
             if game.state.title.name == "1861" and rnd.current is not None and \
                     not self.turn_begun and not export_1861.decides(move):
                 # 10.3: the site first offers the company its shares in the pool (after
@@ -790,6 +807,14 @@ class _Renderer:
             return None
         return self.preloan[1]
 
+    def _site_homes(self, forms: list[dict[str, Any]]) -> None:
+        """1825 R1: the site's choices of a minor's home city, standing for nothing of
+        ours (the importer reads them as the base already there)."""
+        self.pieces += [_Piece(form, None, plain=True) for form in forms]
+
+    def _slot(self, hex_id: str, sym: str) -> int:
+        return self.slots.slots.get((hex_id, sym), 0)
+
     def _site_passes(self, count: int, entity: dict[str, Any]) -> None:
         for _ in range(count):
             carried = self.waiting.pop(0) if self.waiting else None
@@ -826,7 +851,8 @@ class _Renderer:
             train = next(t for t in unused if t.name == train_run.train)
             unused.remove(train)
             walk = train_run.walk
-            out.append({"train": self.trains.get(train.id, train.id),
+            ident = export_1825.site_train_id(train.id)  # 1825: a leased train
+            out.append({"train": self.trains.get(ident, ident),
                         "connections": connections(walk),
                         "hexes": [stop.hex for stop in walk.stops],
                         "revenue": train_run.revenue})
@@ -1068,7 +1094,9 @@ def _site_train_step_open(game: Game, corp: Corporation | None = None,
             rnd.current.corporation == corp.sym and _bank_barred(game, rnd.current):
         from_depot = True
     others = corp.cash >= 1 and any(
-        other.sym != corp.sym and any(not t.obsolete for t in other.trains)
+        other.sym != corp.sym and any(not t.obsolete
+                                      and export_1825.site_buyable(game, corp, other, t)
+                                      for t in other.trains)
         for other in state.corporations.values())
     cheapest = trains.cheapest_available(state)
     if state.title.name == "1825" and any(c.closed for c in state.corporations.values()):

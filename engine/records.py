@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine import export_1825
 from engine.actions import (
     Accept,
     Action,
@@ -472,7 +473,7 @@ def site_idle_1825(game: Game, rnd: StockRound, seat: str) -> bool:
     if not rnd.s.turn.bought and any(
             c.certificates[0].owner == IPO and not c.closed
             and c.sym not in state.player(seat).sold_this_round
-            and state.player(seat).cash >= (c.par_price or 0) * c.certificates[0].percent // 10
+            and state.player(seat).cash >= export_1825.site_par_cost(state, c)
             for c in state.corporations.values()) and \
             certificate_count(game.rules, state, seat) < game.rules.certificate_limit(state):
         return False  # the site offers to par a company not yet on sale (4.1), refused

@@ -71,10 +71,12 @@ def caught_up(store: Store, game_id: str, game: Game) -> Game:
 
 
 async def play_by_mail(mail_servers: LocalMail, create: str, players: dict[str, str],
-                       moves: list[Move], final: dict[str, int]) -> Game:
+                       moves: list[Move], final: dict[str, int],
+                       received: dict[str, list[EmailMessage]] | None = None) -> Game:
     """Create a game with the command CREATE (`create game TITLE OPTIONS`), seat PLAYERS
     (seat: address) in their order, mail MOVES turn by turn, and check that every player
-    is mailed FINAL; returns the game as stored at its end."""
+    is mailed FINAL; returns the game as stored at its end. RECEIVED, if given, is filled
+    with every mail each address got (address: mails), for the test to read."""
     config = await daemon_settings(mail_servers, imap={"idle": False, "poll_interval": 0.05})
     inboxes = Inboxes(mail_servers)
     try:
@@ -144,6 +146,9 @@ async def play_by_mail(mail_servers: LocalMail, create: str, players: dict[str, 
                 for seat, score in final.items():
                     assert f"  {seat:<16} {score:>6}" in text_of(mail)
             assert mails < len(moves)  # one mail per turn, not per order
+            if received is not None:
+                for address in (GM, *players.values()):
+                    received[address] = inboxes.messages(address)
             return game
     finally:
         await inboxes.close()

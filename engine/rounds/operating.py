@@ -313,6 +313,8 @@ class OperatingRound(Round):
             if other.sym == corp.sym:
                 continue
             for name in sorted({tr.name for tr in other.trains if not tr.obsolete}):
+                if self.rules.why_not_buy_train(state, corp, other.sym, name, None):
+                    continue  # (1825: a minor's own train; a receiver's limits, 6.4.4)
                 sample = next(tr for tr in other.trains if tr.name == name and not tr.obsolete)
                 face = state.title.train(name).price
                 least = self.rules.least_train_price

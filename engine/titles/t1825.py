@@ -429,6 +429,9 @@ class Rules1825(Rules):
 
     def why_not_buy_train(self, state: GameState, corp: Corporation, source: str,
                           name: str, price: int | None) -> str | None:
+        own = minors.own_train_kept(state, source, name)
+        if own:
+            return own
         if rcv.in_receivership(corp):
             return rcv.why_not_buy_train(state, corp, source, name, price)
         return None
@@ -496,7 +499,9 @@ class Rules1825(Rules):
                       values: list[int]) -> int:
         if self.why_not_walk(state, corp, train, walk) is not None:
             return ILLEGAL_ROUTE  # never part of a best run
-        return sum(values)
+        # R1: a T-train scores the halts it passes.
+        halts = t1825_r1.halts_passed(state, train.name, walk)
+        return sum(values) + t1825_r1.HALT_REVENUE * halts
 
     def train_sets(self, state: GameState, corp: Corporation) -> list[list[Train]]:
         """5.5.5: two 2-trains may run double-headed, on a route legal for a 3-train,
@@ -514,7 +519,7 @@ class Rules1825(Rules):
 
     def route_revenue_bound(self, state: GameState, corp: Corporation, train: Train,
                             values: int) -> int:
-        return values
+        return values + t1825_r1.halts_bound(state.title, train.name)
 
     def pay_dividend(self, state: GameState, corp: Corporation, revenue: int, choice: str,
                      round: Round) -> None:

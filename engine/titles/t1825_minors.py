@@ -48,6 +48,18 @@ def reserved_trains(title: Title) -> set[str]:
     return {str(c["required_train"]) for c in _kit(title).get("corporations", ())}
 
 
+def own_train_kept(state: GameState, owner: str, name: str) -> str | None:
+    """Why a minor's own train (the U3, the 4T) does not change hands: the kit's minors
+    keep the train they formed with (18xx.games: never buyable), and a bankrupt
+    minor's is not for resale. None for any other train."""
+    if name not in reserved_trains(state.title):
+        return None
+    corp = state.corporations.get(owner)
+    whose = corp.sym if corp is not None else "a minor"
+    return f"{whose}'s own {name}-train is never sold: a minor keeps the train it " \
+           "formed with (R1)"
+
+
 def par_prices(title: Title, sym: str) -> tuple[int, ...]:
     """The prices a minor's director may choose: a share (10%) above a tenth of its
     train's price, short of the top of the index."""

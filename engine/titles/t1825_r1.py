@@ -11,9 +11,14 @@ certificate limit.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from engine.geometry import edge_between
 from engine.title import Title, build_title, read_title_json
+
+if TYPE_CHECKING:
+    from engine.routes import Walk
+    from engine.state import GameState
 
 OPTION = "r1"
 
@@ -53,3 +58,38 @@ def with_r1(title: Title) -> Title:
     """The title for a game with the option; `title` must be Unit 1's."""
     assert title.name == "1825"
     return r1_title()
+
+
+# --- the halt (the kit's tile 11) -----------------------------------------------------------
+
+#: The kit's tile 11 carries a halt where its e2-e4 track passes: a stop no train counts
+#: against its distance and only T-trains score, £10 (18xx.games' HALT, visit_cost 0).
+#: Our tile 11 is its track alone; a T-train's route along that track earns the halt.
+HALT_TILE = "11"
+HALT_EDGES = (2, 4)
+HALT_REVENUE = 10
+T_TRAINS = frozenset({"3T", "4T"})
+
+
+def halts_passed(state: GameState, train: str, walk: Walk) -> int:
+    """The halts a T-train's route passes (0 for any other train)."""
+    if train not in T_TRAINS:
+        return 0
+    count = 0
+    hexes = walk.hexes
+    for i in range(1, len(hexes) - 1):
+        placed = state.board.tiles.get(hexes[i])
+        if placed is None or placed.name != HALT_TILE:
+            continue
+        sides = {edge_between(state.title, hexes[i], hexes[i - 1]),
+                 edge_between(state.title, hexes[i], hexes[i + 1])}
+        if sides == {(e + placed.rotation) % 6 for e in HALT_EDGES}:
+            count += 1
+    return count
+
+
+def halts_bound(title: Title, train: str) -> int:
+    """The most a T-train's route can earn from halts: every halt tile laid."""
+    if train not in T_TRAINS:
+        return 0
+    return HALT_REVENUE * (title.tile_manifest.get(HALT_TILE) or 0)

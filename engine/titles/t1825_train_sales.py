@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from engine.actions import Accept, Action, BuyTrain, Decline, SellTrain
 from engine.errors import GameError, require
 from engine.shares import money
+from engine.titles import t1825_minors as minors
 from engine.titles import t1825_receivership as rcv
 
 if TYPE_CHECKING:
@@ -96,6 +97,9 @@ def _check_offer(rules: Rules, state: GameState, seller: Corporation, action: Se
             tuple(f"sell train {t.name} to {buyer.sym} for £{action.price}"
                   for t in seller.trains if not t.obsolete))
     assert train is not None
+    kept = minors.own_train_kept(state, seller.sym, train.name)
+    if kept:
+        raise GameError(kept)
     why = rules.why_not_train_price(state, buyer, seller, train, action.price)
     if why:
         raise GameError(why)
@@ -197,7 +201,8 @@ def candidates(state: GameState, corp: Corporation) -> list[Action]:
     for other in state.corporations.values():
         if other is corp or not other.floated or other.closed:
             continue
-        for name in sorted({t.name for t in corp.trains if not t.obsolete}):
+        for name in sorted({t.name for t in corp.trains if not t.obsolete
+                            and not minors.own_train_kept(state, corp.sym, t.name)}):
             for price in sorted({LEAST_PRICE, state.title.train(name).price}):
                 out.append(SellTrain(name, other.sym, price))
     return out

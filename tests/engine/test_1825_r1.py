@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from engine.actions import Par
+from engine import export_1825
+from engine.actions import BuyTrain, Par, Route, RunRoutes, SellTrain
 from engine.errors import GameError
 from engine.export import export_record
 from engine.game import Game, Setup
@@ -26,6 +27,8 @@ from engine.records import (
     replay_action,
     setup_of,
 )
+from engine.routes import check_run
+from engine.state import PlacedTile, Train
 from engine.title import load_title
 from engine.titles import rules_for
 
@@ -174,3 +177,101 @@ def test_r1_export_writes_a_minor_s_chosen_price_as_the_site_does() -> None:
     pars = {a["corporation"]: a["share_price"] for a in exported["actions"]
             if a["type"] == "par"}
     assert (pars["Cam"], pars["TV"]) == ("90,0,14", "320,0,26")
+
+
+@pytest.mark.slow  # the whole game exported and read back twice: 7 s
+@pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
+def test_6_4_3_r1_export_of_the_recorded_game_writes_the_site_s_forms() -> None:
+    """The whole recorded game exported again: the 18xx.games engine replays this export
+    to its end and the record's scores (Player 1 £10513, Player 2 £11604; checked with
+    the oracle, tools/oracle/oracle.py). Where the site stops, the export writes what
+    the site's own record has there: the Taff Vale's choice of its home city in V8 (the
+    second city of tile 52) when the operating round after its formation begins; the
+    GER's lease of the bank's 5-train in receivership as the site's `special_buy` for
+    £10 (6.4.3), its run on that train's own id, and no purchase of the 5-train nor end
+    of turn, which the site makes by itself (6.4.4)."""
+    original = json.loads(RECORD.read_text())
+    replay = import_record(original)
+    exported = export_record(replay.game, game_id=1)
+
+    def forms(actions: list[dict[str, Any]], kind: str, entity: str) -> list[dict[str, Any]]:
+        keys = ("type", "entity", "city", "slot", "description", "cost")
+        return [{k: a[k] for k in keys if k in a} for a in actions
+                if a["type"] == kind and a["entity"] == entity]
+
+    for kind, entity in (("place_token", "TV"), ("special_buy", "GER")):
+        assert forms(exported["actions"], kind, entity) == \
+            forms(original["actions"], kind, entity) != []
+    # The TV's choice right after the stock round's last pass, before the LNWR operates.
+    at = next(i for i, a in enumerate(exported["actions"]) if a["type"] == "place_token"
+              and a["entity"] == "TV")
+    assert exported["actions"][at - 1]["type"] == "pass"
+    assert exported["actions"][at - 1]["entity_type"] == "player"
+    assert exported["actions"][at + 1]["entity"] == "LNWR"
+    lease = next(i for i, a in enumerate(exported["actions"]) if a["type"] == "special_buy")
+    run = next(a for a in exported["actions"][lease:] if a["type"] == "run_routes")
+    assert run["entity"] == "GER" and [r["train"] for r in run["routes"]] == ["5-3"]
+    assert not [a for a in exported["actions"] if a["type"] == "buy_train"
+                and a["entity"] == "GER" and a["train"] == "5-3"]
+    again = import_record(exported)
+    assert again.game.scores() == {"Player 1": 10513, "Player 2": 11604}
+    assert [m.action for m in again.game.log] == [m.action for m in replay.game.log]
+
+
+@pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
+def test_r1_a_minor_keeps_the_train_it_formed_with() -> None:
+    """18xx.games makes a minor's own train (the U3, the 4T) unbuyable: it never
+    changes hands, offered or bought (a random game of ours sold the Taff Vale's 4T to
+    the GWR for £10, which the site refused: "Not a buyable train: 4T-0"). Other trains
+    between companies stay at any multiple of £10 (5.6.5)."""
+    record = json.loads(RECORD.read_text())
+    game, _ = _replay(record, 464)  # the Taff Vale's train step, OR 9.1
+    assert game.turn().entity == "TV"  # type: ignore[union-attr]
+    with pytest.raises(GameError, match="TV's own 4T-train is never sold"):
+        game.apply("Player 1", SellTrain("4T", "LNWR", 10))
+    assert not [line for line in game.legal() if line.startswith("sell train")]
+    game, _ = _replay(record, 468)  # the Cambrian's train step
+    assert game.turn().entity == "Cam"  # type: ignore[union-attr]
+    with pytest.raises(GameError, match="TV's own 4T-train is never sold"):
+        game.apply("Player 1", BuyTrain("4T", "TV", 10))
+    assert [line for line in game.legal() if "from TV" in line] == []
+
+
+def test_r1_the_site_offers_a_minor_s_start_from_twice_the_lowest_par() -> None:
+    """The export must know when 18xx.games passes a player by itself (nothing it offers
+    him): it offers the start of a minor not yet priced to a player with its director's
+    certificate's price, which its engine gives as £134 (twice the index's lowest par,
+    £67; read from the site's engine on a 1825 R1 game). A random game's player with
+    £85 in SDR 1 was passed by the site and not by our export."""
+    game = Game(Setup("1825", ("A", "B", "C"), 1, frozenset({"r1", "site_figures"})))
+    state = game.state
+    costs = {sym: export_1825.site_par_cost(state, state.corporations[sym])
+             for sym in ("Cam", "TV", "LNWR", "LBSC")}
+    assert costs == {"Cam": 134, "TV": 134, "LNWR": 200, "LBSC": 134}
+
+
+@pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
+def test_r1_a_t_train_scores_the_halt_on_tile_11() -> None:
+    """The kit's tile 11 has a halt on its e2-e4 track: £10 to a T-train (the 3T, the
+    4T) passing it and nothing to any other, and no train counts it against its
+    distance (18xx.games: a town of revenue 10, visit_cost 0, scored by 3T and 4T
+    only). In the recorded game the LSWR laid tile 11 in W17 at rotation 0: its e2-e4
+    track joins V16 and W19; its e0 side (X16) is track alone."""
+    record = json.loads(RECORD.read_text())
+    game, _ = _replay(record, 490)
+    state = game.state
+    assert state.board.tiles["W17"] == PlacedTile("11", 0)
+    lswr = state.corporations["LSWR"]
+
+    def earns(train: str, hexes: tuple[str, ...]) -> int:
+        saved = list(lswr.trains)
+        lswr.trains[:] = [Train(train, f"{train}-9")]
+        try:
+            return check_run(game.rules, state, lswr, RunRoutes((Route(train, hexes),))).revenue
+        finally:
+            lswr.trains[:] = saved
+
+    through_halt = ("V14", "V16", "W17", "W19", "V20")  # 4 stops: the halt not counted
+    assert earns("4T", through_halt) == earns("4", through_halt) + 10
+    beside_halt = ("V20", "W19", "W17", "X16")  # e4-e0: the halt's hex, not its track
+    assert earns("4T", beside_halt) == earns("4", beside_halt)

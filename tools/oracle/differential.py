@@ -445,10 +445,13 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
         window = [j for j in range(at, len(diffs))
                   if j == at or record["actions"][j]["type"] != "message"][:persist]
         lasting = len(window) == persist or answer["ok"]
-        if at + 1 < len(diffs) and record["actions"][at + 1]["type"] == "message" and \
-                not diffs[at + 1]:
-            # Our move in the message was made by the site at this action (a run of
-            # nothing, which the site settles at its pass): the positions meet again.
+        meets = next((j for j in range(at + 1, len(diffs))
+                      if record["actions"][j]["type"] != "message" or not diffs[j]), None)
+        if meets is not None and not diffs[meets] and \
+                record["actions"][meets]["type"] == "message":
+            # Our moves in the messages were made by the site at this action (a run of
+            # nothing, which the site settles at its pass; 1825: its bankruptcy, its
+            # passes after it): the positions meet again at the last of them.
             continue
         if diff == ["company price"] and all(
                 not ours[j]["corporations"][sym]["trains"] and sym in operating[j]
@@ -663,6 +666,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trades", type=float, default=site_1825.TRAIN_TRADES,
                         help="1825: how often a random director buys a train offered by "
                              "another company")
+    parser.add_argument("--option", action="append", default=[],
+                        help="a game option added to the title's (1825: r1, the kit R1)")
     parser.add_argument("--builder", action="store_true",
                         help="1825: directors lay track first and keep two trains at most; "
                              "players buy no private back from the pool")
@@ -674,6 +679,8 @@ def main(argv: list[str] | None = None) -> int:
     site_1825.BUILDER = args.builder
     if args.moves:
         MOVES[args.title] = args.moves
+    if args.option:
+        OPTIONS[args.title] = OPTIONS.get(args.title, frozenset()) | frozenset(args.option)
     groups: dict[str, list[Outcome]] = defaultdict(list)
     started = time.monotonic()
     if args.play_only:

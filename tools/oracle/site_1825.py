@@ -5,8 +5,11 @@ site's refusals that are listed differences (docs/site-differences.md).
 Receivership (4.4, 6.4) is not compared yet: the site puts a company into receivership
 its own way (its director's certificate sold to the market with its
 PRESIDENT_SALES_TO_MARKET), chooses who acts for it otherwise than 6.4, leases by a
-"special buy" our export has no form for, and buys the receiver's train by itself. The
-random player therefore never sells a director's certificate into the pool.
+"special buy" (which our export now writes, engine/export_1825.py, but only the recorded
+R1 game has been checked with it), and buys the receiver's train by itself. The random
+player therefore never sells a director's certificate into the pool.
+
+R1 (Wales) games are played with `--option r1` (the kit's minors, hexes and trains).
 """
 
 from __future__ import annotations

@@ -1,0 +1,160 @@
+"""1825 in the site's forms (engine/export.py): a minor's home base, a receiver's lease, and
+what the site offers (a minor's start, another company's train).
+
+R1's Taff Vale has its home in V8, a hex of two cities. Ours places its base in the
+kit's city when it forms (engine/titles/t1825_minors.py); the site places a minor's base
+only once its home hex has track (a tile with paths and cities), and where the hex has
+several cities it asks the minor's director which one: a `place_token` of the minor
+that blocks the round until made (docs/site-differences.md, a minor's home base). The
+site asks at three moments: when an operating round begins (every formed company), when
+the minor's turn begins, and right after the minor's own lay in its home hex. The export
+writes the choice there, naming the city our base stands in; the importer reads it as
+nothing (the base is there already). A home of one city (the Cambrian's R8) the site
+fills by itself, unrecorded.
+
+And a company in receivership (4.4, 6.4), as the site records it: the receiver's lease
+(6.4.3) is the site's `special_buy` of the bank's train for £10, which the importer takes
+up at the company's run; the leased train runs under the bank's train's id; the bank's
+train the receiver must buy (6.4.4) the site buys by itself when the turn ends, and so
+the importer (engine.records), which also ends the turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from engine import trains
+from engine.actions import Action, BuyTrain, Done, LayTile, LeaseTrain
+from engine.game import Game, Move
+from engine.rounds.operating import OperatingRound
+from engine.state import Corporation, GameState, Train
+
+# (The core knows no title module, tests/test_layers.py: what it needs of 1825's it asks
+# the rules or reads off the position.)
+#: Our leased train's id: the bank's train's id and this (t1825_receivership).
+LEASED_SUFFIX = "-leased"
+#: The site's price of a lease (its LEASE_COST; 6.4.3's £10 per OR).
+SITE_LEASE_COST = 10
+MINOR = "minor"  # a company's kind (R1's minors, engine/titles/t1825_minors.py)
+#: What the site's unrecorded moves of a receiver's turn are (see `receiver_form`).
+UNRECORDED = "unrecorded"
+
+
+def site_par_cost(state: GameState, corp: Corporation) -> int:
+    """What the site asks of a player before it offers him to start CORP (its
+    director's certificate at its price): for a minor not yet priced, whose director
+    will choose its price, twice the lowest par price of the index (18xx.games'
+    `min_price` of a company without a par, for its 40%; a player with less is passed
+    by the site unless he can do something else)."""
+    if corp.spec.kind == MINOR and corp.par_price is None:
+        return 2 * min(cell.price for row in state.title.market.rows for cell in row
+                       if cell is not None and cell.can_par)
+    return (corp.par_price or 0) * corp.certificates[0].percent // 10
+
+
+def site_buyable(game: Game, buyer: Corporation, owner: Corporation, train: Train) -> bool:
+    """Whether the site lets BUYER buy OWNER's train: our rules' answer (R1: never a
+    minor's own train)."""
+    return game.rules.why_not_buy_train(game.state, buyer, owner.sym, train.name,
+                                        None) is None
+
+
+def site_train_id(ident: str) -> str:
+    """A leased train runs on the site under the bank's train's own id."""
+    return ident.removesuffix(LEASED_SUFFIX)
+
+
+def receiver_form(game: Game, move: Move, later: Sequence[Move], site_ids: dict[str, str]
+                  ) -> dict[str, Any] | str | None:
+    """A receiver's move in the site's form: the lease as `special_buy`; the purchase of
+    the bank's train it must make, and the end of its turn after its run, UNRECORDED
+    (the site makes both by itself, and the importer with the next company's action:
+    only where one follows, LATER being the moves after this one); None for any other
+    move."""
+    rnd = game.round
+    if not isinstance(rnd, OperatingRound) or rnd.current is None:
+        return None
+    corp = game.state.corporations.get(rnd.current.corporation)
+    # 6.4.1: a receiver always withholds (the rules' automatic dividend).
+    if corp is None or game.rules.automatic_dividend(game.state, corp) != "withhold":
+        return None
+    action = move.action
+    if isinstance(action, LeaseTrain):
+        offer = trains.next_offered(game.state)  # 6.4.3: the bank's next new train
+        assert offer is not None  # the lease is legal
+        site = site_ids.get(offer.id, offer.id)
+        return {"type": "special_buy", "description": site.rsplit("-", 1)[0],
+                "cost": SITE_LEASE_COST}
+    if isinstance(action, BuyTrain) and action.source == "bank" and \
+            game.rules.must_buy_train(game.state, corp) and \
+            len(later) > int(bool(later) and isinstance(later[0].action, Done)):
+        return UNRECORDED
+    if isinstance(action, Done) and rnd.current.revenue is not None and later:
+        # After its run the site's receiver has no choice to make (its own purchase
+        # made, if any, where one train fits): the site ends the turn by itself.
+        return UNRECORDED
+    return None
+
+
+class SiteHomes:
+    """The minors' home bases the site has been told of, and the round and turn last
+    seen (an operating round's start and a turn's start are where the site asks)."""
+
+    def __init__(self) -> None:
+        self.placed: set[str] = set()
+        self.round: object = None
+        self.turn: object = None
+
+    def at_turn(self, game: Game, city_id: Callable[[str, int], str],
+                slot: Callable[[str, str], int]) -> list[dict[str, Any]]:
+        """The site's choices of home city due before the move about to be rendered."""
+        rnd = game.round
+        if not isinstance(rnd, OperatingRound):
+            self.round = self.turn = None
+            return []
+        due: list[Corporation] = []
+        corps = game.state.corporations
+        if rnd is not self.round:
+            # The site's operating round places every formed company's home base.
+            due = [c for c in corps.values() if c.floated]
+        if rnd.current is not None and rnd.current is not self.turn and \
+                rnd.current.corporation in corps:
+            # The minor's own turn begins: a home whose track came during the round.
+            due.append(corps[rnd.current.corporation])
+        self.round, self.turn = rnd, rnd.current
+        return self._choices(game, due, city_id, slot)
+
+    def after_lay(self, game: Game, action: Action, sym: str,
+                  city_id: Callable[[str, int], str],
+                  slot: Callable[[str, str], int]) -> list[dict[str, Any]]:
+        """The site's choice of home city right after the minor's own lay at home."""
+        corp = game.state.corporations.get(sym)
+        if not isinstance(action, LayTile) or corp is None or action.hex != corp.spec.home:
+            return []
+        return self._choices(game, [corp], city_id, slot)
+
+    def _choices(self, game: Game, due: list[Corporation],
+                 city_id: Callable[[str, int], str],
+                 slot: Callable[[str, str], int]) -> list[dict[str, Any]]:
+        out = []
+        state = game.state
+        for corp in due:
+            home = corp.spec.home
+            if corp.sym in self.placed or corp.spec.kind != MINOR or home is None \
+                    or home not in state.board.tiles or corp.closed:
+                continue  # not asked: a home without track yet (the site waits)
+            printed = state.title.hexes[home].tile
+            cities = state.board.tokens.get(home, {})
+            city = next((c for c, syms in cities.items() if corp.sym in syms), None)
+            self.placed.add(corp.sym)
+            if printed is None or len(printed.cities) < 2 or city is None:
+                continue  # one city: the site places the base by itself
+            out.append({"entity": corp.sym, "entity_type": "corporation",
+                        "type": "place_token", "city": city_id(home, city),
+                        "slot": slot(home, corp.sym)})
+        return out
+
+
+__all__ = ["LEASED_SUFFIX", "UNRECORDED", "SiteHomes", "receiver_form", "site_buyable",
+           "site_par_cost", "site_train_id"]
