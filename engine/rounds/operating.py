@@ -558,10 +558,11 @@ class OperatingRound(Round):
         fee = self.rules.lay_fee(self.state, corp, len(t.lay_hexes))
         tile = self.state.title.tiles.get(action.tile)
         extra = self.rules.upgrade_cost(self.state, action.hex, tile) if tile else 0
-        self.rules.afford(self.state, corp, fee + extra +
-                          board.terrain_cost(self.rules, self.state, action.hex), "track")
-        require(corp.cash >= fee, f"{corp.sym} has {money(self.state, corp.cash)}; this "
-                f"lay costs {money(self.state, fee)} more")
+        cost = fee + extra + board.terrain_cost(self.rules, self.state, action.hex)
+        self.rules.afford(self.state, corp, cost, "track")
+        # The fee and the terrain together: loans (1861 10.2) may cover one but not both.
+        require(corp.cash >= cost, f"{corp.sym} has {money(self.state, corp.cash)}; this "
+                f"lay costs {money(self.state, cost)}")
         board.lay_tile(self.rules, self.state, corp, action.hex, action.tile, action.rotation)
         self.rules.after_lay(self.state, corp, action.hex, action.tile)
         if fee:
