@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine import export_1861
 from engine.actions import (
     Accept,
     Action,
@@ -353,6 +354,8 @@ def site_idle(game: Game, seat: str) -> bool:
     if _own_options(game) not in (["pass"], ["done"]):
         return False
     state = game.state
+    if state.title.name == "1861" and export_1861.site_offers_par(game, seat):
+        return False
     if isinstance(rnd, StockRound) and rnd.s.turn.bought:
         return True
     if site_difference(game.rules.title, "interplayer_privates") is False:

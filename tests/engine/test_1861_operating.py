@@ -207,7 +207,7 @@ def test_10_2_no_lay_beyond_what_the_loans_allowed_can_pay() -> None:
     D12 costs R20 + R80 water; its two loans (10.2: at most two for a minor) bring only
     R1 + 2 x R45 = R91, so the lay is refused, as the site refuses it, and no loan is
     taken."""
-    record = json.loads((FIXTURES / "prefix-3-5-205.json").read_text())
+    record = json.loads((FIXTURES / "prefixes" / "prefix-3-5-205.json").read_text())
     g = import_record(record).game
     kk = g.state.corporations["K-K"]
     assert (kk.cash, kk.loans, g.state.board.tiles["E13"].name) == (1, 0, "3")
