@@ -652,8 +652,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, help="folder of games played before (our logs)")
     parser.add_argument("--play-only", action="store_true",
                         help="only play the games into --cache")
-    parser.add_argument("--payout", type=float, default=site_1825.PAYOUT_FIRST,
-                        help="1825: how often a random director pays out first")
+    parser.add_argument("--payout", type=float, default=None,
+                        help="1825, 1850 (and 1861 where given): how often a random "
+                             "director pays out first")
     parser.add_argument("--moves", type=int, help="moves after which a game stops")
     parser.add_argument("--trades", type=float, default=site_1825.TRAIN_TRADES,
                         help="1825: how often a random director buys a train offered by "
@@ -662,9 +663,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="1825: directors lay track first and keep two trains at most; "
                              "players buy no private back from the pool")
     args = parser.parse_args(argv)
-    global TITLE
+    global TITLE, PAYOUT_TITLES
     TITLE = args.title
-    site_1825.PAYOUT_FIRST = args.payout
+    if args.payout is not None:
+        site_1825.PAYOUT_FIRST = args.payout
+        if args.title == "1861":  # (not by default: the seeds played before stay)
+            PAYOUT_TITLES = (*PAYOUT_TITLES, "1861")
     site_1825.TRAIN_TRADES = args.trades
     site_1825.BUILDER = args.builder
     if args.moves:
