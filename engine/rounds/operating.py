@@ -123,7 +123,10 @@ class OperatingRound(Round):
 
     # --- sequencing --------------------------------------------------------------------
     def over(self) -> bool:
-        return self.current is None and not self.discards and not self.protecting
+        # (A decision the last turn left, 1861 11's at a phase its RSR's purchase began,
+        # is asked before the next round.)
+        return self.current is None and not self.discards and not self.protecting \
+            and self.rules.pending_decision(self.state) is None
 
     def _next_company(self) -> None:
         sym = self.rules.operating_order(self.state, self.done)

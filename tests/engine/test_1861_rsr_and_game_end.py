@@ -107,6 +107,33 @@ def test_10_10_a_company_over_the_limit_the_rsrs_train_lowers_discards_at_once()
     assert isinstance(g.round, MergerRound)
 
 
+def test_11_the_choices_of_a_phase_begun_by_the_rsrs_last_purchase_come_first() -> None:
+    """11: at the start of phase 6 the Director of a public that has operated and owns
+    no train may have it nationalised. Begun by the RSR's purchase at the end of its
+    turn, the last of the operating round, the choices are asked before the next round
+    (found by the differential check, seed 3 game 3: ours went on to the next round
+    and never asked; the site asks them first)."""
+    g = record_game(549)  # OR 4.2 (phase 5): the RSR at its train step, R771
+    state = g.state
+    # The three 5-trains left are taken out of the offering, so that the RSR's next
+    # train is the first 6-train (phase 6).
+    for train in [t for t in state.trains_offered if t.name == "5"]:
+        state.trains_offered.remove(train)
+    g.apply(now(g), Done())
+    assert "RSR buys a 6-train for R650" in state.log and "Phase 6 begins" in state.log
+    asked = []
+    while isinstance(g.round, OperatingRound):
+        turn = g.turn()
+        assert turn is not None and turn.step.startswith("nationalise")
+        asked.append(turn.entity)
+        g.apply(turn.seat, Keep(turn.entity))
+    # Each public that has operated and lost its trains (phase 6 removes the 3-trains).
+    trainless = {c.sym for c in g.state.corporations.values() if c.spec.kind == "major"
+                 and c.operated and not c.trains and not c.closed}
+    assert sorted(asked) == sorted(trainless) and len(asked) >= 2
+    assert isinstance(g.round, MergerRound)
+
+
 def _replay_changing(change_before: int, change: Callable[[Game], None]) -> Game:
     """Record 167259 replayed with `change` made before site action `change_before`,
     then on until the record ends or our game does."""
