@@ -791,7 +791,26 @@ class RecordMapper:
         if _over_token_limit(standing):
             return []
         self.reducing = None
-        return self._merge_order(seat, minors, into, tuple(standing))
+        kept = tuple(standing)
+        if set(kept) == set(self._unnamed_stations(minors)):
+            kept = ()  # the stations ours takes when the order names none (12.3)
+        return self._merge_order(seat, minors, into, kept)
+
+    def _unnamed_stations(self, minors: tuple[str, ...]) -> list[str]:
+        """12.3 as ours reads a merger order naming no stations, where at most two hexes
+        hold the minors' stations: one per hex, the earliest operating minor's."""
+        state = self.game.state
+        hexes = {m: {h for h, cities in state.board.tokens.items()
+                     for corps in cities.values() if m in corps} for m in minors}
+        if len(set().union(*hexes.values())) > 2:
+            return []
+        out: list[str] = []
+        seen: set[str] = set()
+        for m in [m for m in self.game.rules.merger_candidates(state) if m in minors]:
+            if hexes[m] and not seen & hexes[m]:
+                out.append(m)
+                seen |= hexes[m]
+        return out
 
     # --- operating round -----------------------------------------------------------------
     def _choose(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:

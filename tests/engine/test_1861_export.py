@@ -92,6 +92,34 @@ def test_12_3_a_merger_keeping_two_of_three_stations_is_the_sites_removal() -> N
     assert stations == [("H8", 2), ("I13", 0)]
 
 
+def test_12_3_two_minors_in_one_hex_merge_with_the_sites_removal_of_one() -> None:
+    """12.3: "if there are exactly two merging Companies and they have Station Markers
+    in the same hex, the Public Company only takes one of them". M-NN and M-K, both in
+    Moscow, merge with an order naming no stations: the site takes both and asks for a
+    removal; the export writes it (M-K's, the later operating minor's) and the record
+    reads back to our order. (Found by the differential check, seed 3 game 0: the
+    removal did not read back as our order and travelled in a message.)"""
+    from scenarios_1861 import record_game
+
+    from engine.actions import Accept, Merge
+
+    g = record_game(328)
+    g.apply("Player 3", Merge(("M-NN", "M-K"), "MKN"))
+    g.apply("Player 4", Accept())
+    exported = export_record(g)
+    assert [a for a in exported["actions"] if a["type"] == "message"] == []
+    (removal,) = [a for a in exported["actions"] if a["type"] == "remove_token"]
+    moscow = [a["tile"] for a in exported["actions"]
+              if a["type"] == "lay_tile" and a["hex"] == "H8"]
+    assert removal["entity"] == "MKN" and removal["city"].startswith(
+        f"{moscow[-1]}-" if moscow else "H8")
+    back = import_record(exported).game
+    assert [m.action for m in back.log[-2:]] == [m.action for m in g.log[-2:]]
+    stations = [(h, c) for h, cities in back.state.board.tokens.items()
+                for c, corps in cities.items() if "MKN" in corps]
+    assert stations == [("H8", 2)]
+
+
 def test_10_8_the_site_stop_before_loans_is_judged_on_the_cash_before_unpaid_interest() -> None:
     """10.8: a company that cannot pay its interest is nationalised and its cash goes
     to the RSR; the site's private purchase before loans (7.1) is offered on the cash

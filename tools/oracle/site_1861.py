@@ -67,6 +67,10 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # 12.3 with 12.4: the site checks that an owner can pay for a second share at
         # its price of at least R100; ours prices the merger at the minors' sum.
         return f"12.3 a merged company's price below R{SITE_MERGER_FLOOR}"
+    if "Failed merge" in error:
+        # 12.4: nobody came to hold two shares; the site stops ("please undo"), ours
+        # reverses the merger and goes on.
+        return "12.4 a merger where nobody holds two shares"
     return None
 
 
