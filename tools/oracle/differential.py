@@ -494,6 +494,7 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
             return dead_game(index, record, answer, at, features)
         hook = SITE_HOOKS.get(TITLE)
         if hook is not None:
+            answer["record_actions"] = record["actions"]
             known = hook.site_difference(game, answer, action, site_states)
             if known is not None:
                 return Outcome(index, f"site difference: {known}",

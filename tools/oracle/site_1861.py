@@ -67,6 +67,11 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # 12.3 with 12.4: the site checks that an owner can pay for a second share at
         # its price of at least R100; ours prices the merger at the minors' sum.
         return f"12.3 a merged company's price below R{SITE_MERGER_FLOOR}"
+    if action.get("type") == "pass" and action.get("entity_type") == "corporation" and \
+            "Blocking step Run Routes" in error and nationalised_lately(answer, action):
+        # 10.5: the city a nationalisation freed is in the company's reach; the site's
+        # graph keeps its earlier answer (no city to token) and skips the token step.
+        return "10.5 a city freed by a nationalisation (the site's stale graph)"
     if "Failed merge" in error:
         # 12.4: nobody came to hold two shares; the site stops ("please undo"), ours
         # reverses the merger and goes on.
@@ -87,3 +92,23 @@ def difference_at(record: dict[str, Any], at: int, diff: list[str],
         if theirs == SITE_MERGER_FLOOR and mine is not None and mine < SITE_MERGER_FLOOR:
             return f"12.3 a merged company's price below R{SITE_MERGER_FLOOR}"
     return None
+
+
+#: How far back (record actions) a nationalisation may lie for the token step's skip.
+LATELY = 60
+
+
+def nationalised_lately(answer: dict[str, Any], action: dict[str, Any]) -> bool:
+    """Whether a company was nationalised in the record shortly before `action` (a
+    Director's choice, our move in a message, or the RSR's run, whose purchase may begin
+    a phase that nationalises minors, 11)."""
+    record = answer.get("record_actions") or []
+    at = int(answer.get("error_action_index") or 0)
+    for earlier in record[max(0, at - LATELY):at]:
+        if earlier.get("type") == "choose" and earlier.get("choice") == "nationalize":
+            return True
+        if "nationalised" in str(earlier.get("message", "")):
+            return True
+        if earlier.get("type") == "run_routes" and earlier.get("entity") == "RSR":
+            return True
+    return False
