@@ -6,6 +6,8 @@ tools/oracle: 2731/2460/2336/3354, every action accepted)."""
 from __future__ import annotations
 
 import functools
+import json
+from pathlib import Path
 from typing import Any
 
 from scenarios_1861 import record
@@ -13,6 +15,8 @@ from test_export_records import assert_reads_back
 
 from engine.export import export_record
 from engine.records import AUTO, OUR_ACTIONS, Replay, expanded, folded_actions, import_record
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "1861"
 
 
 @functools.lru_cache(maxsize=1)
@@ -132,3 +136,18 @@ def test_10_8_the_site_stop_before_loans_is_judged_on_the_cash_before_unpaid_int
             "M-NN is nationalised", "Cy receives R70 for 2 share(s) of M-NN"]
     assert cash_before_loans("M-NN", said, 0) == 6
     assert cash_before_loans("M-NN", ["M-NN pays R10 interest"], 30) == 40
+
+
+def test_7_1_a_private_bought_at_the_stop_before_loans_keeps_the_stop_for_the_pass() -> None:
+    """7.1, 10.8: K-B (one loan) runs, buys TSR for R30 at the site's stop before loans
+    and passes; the site holds the stop while K-B may buy another private (R5 there:
+    ours paid its R5 interest at the dividend, the site pays it after the stop), so the
+    pass is the site's `pass`, not a message. (Seed 2 game 1 of the differential: the
+    site, replaying the record, went on past this pass once it was written so.)"""
+    record = json.loads((FIXTURES / "prefixes" / "prefix-2-1-676.json").read_text())
+    game = import_record(record).game
+    exported = export_record(game, game_id=1)
+    assert exported["actions"][-2:] == [
+        {"id": 675, "entity": "KB", "entity_type": "corporation", "type": "buy_company",
+         "company": "TSR", "price": 30},
+        {"id": 676, "entity": "KB", "entity_type": "corporation", "type": "pass"}]
