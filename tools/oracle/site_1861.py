@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import export_1861
-from engine.actions import Action, BuyTrain, Decline, Merge, Pass
+from engine.actions import Action, BuyTrain, Decline, Done, Merge, Pass
 from engine.game import Game
 from engine.records import pass_idle_players
 from engine.rounds.merger import MergerRound
@@ -39,6 +39,11 @@ def site_refuses(game: Game, action: Action) -> bool:
     if isinstance(action, Merge) and isinstance(game.round, MergerRound) and \
             merged_price(game, action) < SITE_MERGER_FLOOR:
         return True
+    if isinstance(action, Pass | Done) and isinstance(game.round, MergerRound) and \
+            nobody_directs(game):
+        # 12.4: a merger nobody comes to hold two shares of fails; the site then stops
+        # (listed): a random owner who may buy a share buys rather than pass.
+        return True
     return isinstance(game.round, MergerRound) and game.round.proposal is not None and \
         isinstance(action, Decline)
 
@@ -56,6 +61,16 @@ def settle(game: Game) -> None:
         if turn is None or getattr(rnd, "lot", None) is None or game.legal() != ["pass"]:
             return
         game.apply(turn.seat, Pass())
+
+
+def nobody_directs(game: Game) -> bool:
+    """Whether the shares of a company formed by a merger are being dealt (12.4) and
+    no player holds two of them yet."""
+    rnd = game.round
+    if not isinstance(rnd, MergerRound) or rnd.dealing is None or rnd.dealing.before is None:
+        return False
+    corp = game.state.corporations[rnd.dealing.corporation]
+    return all(corp.percent_held_by(seat) < 20 for seat in game.state.seats)
 
 
 def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
