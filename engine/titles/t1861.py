@@ -1047,6 +1047,14 @@ class Rules1861(Rules):
             national.nationalise(self, state, corp)
         else:
             state.say(f"{seat} keeps {corp.sym}")
+        from engine.rounds.operating import OperatingRound
+
+        if not self._trainless(state) and isinstance(round, OperatingRound) and \
+                round.current is None and RSR in round.done:
+            # 10.10: the phase began with the RSR's purchase at its turn's end, the last
+            # of the round; with what the nationalisations brought it, it goes on
+            # buying the cheapest new trains it can pay for (as the site has it).
+            self._rsr_buys_trains(state, state.corporations[RSR])
 
     # --- game end (13) -----------------------------------------------------------------
     def scores(self, state: GameState) -> dict[str, int]:
