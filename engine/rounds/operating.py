@@ -564,8 +564,9 @@ class OperatingRound(Round):
         cost = fee + extra + board.terrain_cost(self.rules, self.state, action.hex)
         self.rules.afford(self.state, corp, cost, "track")
         # The fee and the terrain together: loans (1861 10.2) may cover one but not both.
-        require(corp.cash >= cost, f"{corp.sym} has {money(self.state, corp.cash)}; this "
-                f"lay costs {money(self.state, cost)}")
+        require(corp.cash >= cost or not fee, f"{corp.sym} has "
+                f"{money(self.state, corp.cash)}; this lay costs {money(self.state, cost)} "
+                f"({money(self.state, fee)} of it for the extra lay)")
         board.lay_tile(self.rules, self.state, corp, action.hex, action.tile, action.rotation)
         self.rules.after_lay(self.state, corp, action.hex, action.tile)
         if fee:
