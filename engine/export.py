@@ -445,6 +445,9 @@ class _Renderer:
         # 1861: whether the site stops at its private purchase before loans, judged
         # when the company turn's dividend is done (the turn it belongs to).
         self.preloan: tuple[object, bool] | None = None
+        # (1861: what ours paid in interest and repayments after the dividend, which the
+        # site pays after its stop before loans: its cash there is ours plus this.)
+        self.preloan_paid = 0
         self.turn_begun = False  # 1861: whether the company turn's first step is passed
         # 1825 R1: where the site asks for a minor's home city (engine/export_1825.py).
         self.homes = export_1825.SiteHomes() if title.name == "1825" else None
@@ -521,15 +524,17 @@ class _Renderer:
             # The site's private purchase before loans is judged on the cash after the
             # dividend, before the interest and repayments ours made with it (10.8, 10.9).
             corp = game.state.corporations[was_turn.corporation]
-            self.preloan = (was_turn, export_1861.may_buy_private(
-                game, corp, export_1861.cash_before_loans(corp.sym, said, corp.cash)))
+            site_cash = export_1861.cash_before_loans(corp.sym, said, corp.cash)
+            self.preloan_paid = site_cash - corp.cash
+            self.preloan = (was_turn, export_1861.may_buy_private(game, corp, site_cash))
         if game.state.title.name == "1861" and isinstance(move.action, BuyPrivate) and \
                 was_turn is not None and not ended and \
                 self._preloan_stop(was_turn) is not None:
             # A private bought at the site's stop before loans: the stop stays while the
             # company may buy another.
             corp = game.state.corporations[was_turn.corporation]
-            self.preloan = (was_turn, export_1861.may_buy_private(game, corp))
+            self.preloan = (was_turn, export_1861.may_buy_private(
+                game, corp, corp.cash + self.preloan_paid))
         if game.state.title.name == "1861" and was_turn is not None and ended and \
                 not isinstance(move.action, Pass | Done):
             # The site's private purchases still to come (ours ended the turn).

@@ -71,6 +71,25 @@ NO_FORM = object()
 Form = dict[str, Any] | list[dict[str, Any]] | bool | object | None
 
 
+def site_offers_par(game: Game, seat: str) -> bool:
+    """Whether the site's stock turn offers `seat` to start a public company (9.3, from
+    phase 4), so that it does not pass him by itself: it offers it to a player who has
+    not bought this turn, is below the certificate limit and holds twice its lowest
+    start space of any kind (R50, a minor's), while a public is unstarted, even where
+    no public's space (R70 to R200) is within his cash."""
+    from engine.rounds.stock import StockRound
+    from engine.shares import certificate_count
+
+    state, rnd = game.state, game.round
+    if not isinstance(rnd, StockRound) or rnd.s.turn.bought or \
+            int(game.rules.phase(state).name) < 4:
+        return False
+    lowest = min(c.price for c in state.title.market.par_cells())
+    return state.players[seat].cash >= 2 * lowest and \
+        certificate_count(game.rules, state, seat) < game.rules.certificate_limit(state) \
+        and bool(_rules(game).unstarted_publics(state))
+
+
 def site_sym(game: Game, sym: str) -> str:
     """The site's symbol for one of our companies (its minors' drop the hyphens)."""
     if sym in game.state.corporations:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import export_1825
+from engine import export_1825, export_1861
 from engine.actions import (
     Accept,
     Action,
@@ -354,6 +354,8 @@ def site_idle(game: Game, seat: str) -> bool:
     if _own_options(game) not in (["pass"], ["done"]):
         return False
     state = game.state
+    if state.title.name == "1861" and export_1861.site_offers_par(game, seat):
+        return False
     if isinstance(rnd, StockRound) and rnd.s.turn.bought:
         return True
     if site_difference(game.rules.title, "interplayer_privates") is False:
@@ -789,7 +791,26 @@ class RecordMapper:
         if _over_token_limit(standing):
             return []
         self.reducing = None
-        return self._merge_order(seat, minors, into, tuple(standing))
+        kept = tuple(standing)
+        if set(kept) == set(self._unnamed_stations(minors)):
+            kept = ()  # the stations ours takes when the order names none (12.3)
+        return self._merge_order(seat, minors, into, kept)
+
+    def _unnamed_stations(self, minors: tuple[str, ...]) -> list[str]:
+        """12.3 as ours reads a merger order naming no stations, where at most two hexes
+        hold the minors' stations: one per hex, the earliest operating minor's."""
+        state = self.game.state
+        hexes = {m: {h for h, cities in state.board.tokens.items()
+                     for corps in cities.values() if m in corps} for m in minors}
+        if len(set().union(*hexes.values())) > 2:
+            return []
+        out: list[str] = []
+        seen: set[str] = set()
+        for m in [m for m in self.game.rules.merger_candidates(state) if m in minors]:
+            if hexes[m] and not seen & hexes[m]:
+                out.append(m)
+                seen |= hexes[m]
+        return out
 
     # --- operating round -----------------------------------------------------------------
     def _choose(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:

@@ -123,7 +123,10 @@ class OperatingRound(Round):
 
     # --- sequencing --------------------------------------------------------------------
     def over(self) -> bool:
-        return self.current is None and not self.discards and not self.protecting
+        # (A decision the last turn left, 1861 11's at a phase its RSR's purchase began,
+        # is asked before the next round.)
+        return self.current is None and not self.discards and not self.protecting \
+            and self.rules.pending_decision(self.state) is None
 
     def _next_company(self) -> None:
         sym = self.rules.operating_order(self.state, self.done)
@@ -561,10 +564,12 @@ class OperatingRound(Round):
         fee = self.rules.lay_fee(self.state, corp, len(t.lay_hexes))
         tile = self.state.title.tiles.get(action.tile)
         extra = self.rules.upgrade_cost(self.state, action.hex, tile) if tile else 0
-        self.rules.afford(self.state, corp, fee + extra +
-                          board.terrain_cost(self.rules, self.state, action.hex), "track")
-        require(corp.cash >= fee, f"{corp.sym} has {money(self.state, corp.cash)}; this "
-                f"lay costs {money(self.state, fee)} more")
+        cost = fee + extra + board.terrain_cost(self.rules, self.state, action.hex)
+        self.rules.afford(self.state, corp, cost, "track")
+        # The fee and the terrain together: loans (1861 10.2) may cover one but not both.
+        require(corp.cash >= cost or not fee, f"{corp.sym} has "
+                f"{money(self.state, corp.cash)}; this lay costs {money(self.state, cost)} "
+                f"({money(self.state, fee)} of it for the extra lay)")
         board.lay_tile(self.rules, self.state, corp, action.hex, action.tile, action.rotation)
         self.rules.after_lay(self.state, corp, action.hex, action.tile)
         if fee:

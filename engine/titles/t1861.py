@@ -485,7 +485,13 @@ class Rules1861(Rules):
                    f"{corp.sym} at 100` puts a minor up for auction (9.2)"
         if int(self.phase(state).name) < 4:
             return "public companies may be started from phase 4 (9.3)"
+        if not self.home_choices(state, corp.sym):
+            return f"no city is free for {corp.sym}'s home station (9.3)"
         return None
+
+    def par_values(self, corp: Corporation) -> tuple[int, ...]:
+        """9.3: a public company starts on a red or purple space (R70 to R200)."""
+        return tuple(sorted({c.price for c in self.title.market.par_cells(corp.spec.kind)}))
 
     def may_par(self, state: GameState, corp: Corporation) -> bool:
         return self.why_not_par(state, corp) is None
@@ -1041,6 +1047,14 @@ class Rules1861(Rules):
             national.nationalise(self, state, corp)
         else:
             state.say(f"{seat} keeps {corp.sym}")
+        from engine.rounds.operating import OperatingRound
+
+        if not self._trainless(state) and isinstance(round, OperatingRound) and \
+                round.current is None and RSR in round.done:
+            # 10.10: the phase began with the RSR's purchase at its turn's end, the last
+            # of the round; with what the nationalisations brought it, it goes on
+            # buying the cheapest new trains it can pay for (as the site has it).
+            self._rsr_buys_trains(state, state.corporations[RSR])
 
     # --- game end (13) -----------------------------------------------------------------
     def scores(self, state: GameState) -> dict[str, int]:

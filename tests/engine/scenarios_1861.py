@@ -109,8 +109,9 @@ def record_game(stop_before_id: int) -> Game:
     g = Game(setup)
     mapper = RecordMapper(g, names)
     actions = folded_actions(data["actions"])  # type: ignore[arg-type]
-    for index, raw in enumerate(expanded(actions)):
-        if raw.get("id") == stop_before_id:
-            break
-        replay_action(g, mapper, index, raw)
+    with g.reading_log():  # no copy of the position before each action (engine.game)
+        for index, raw in enumerate(expanded(actions)):
+            if raw.get("id") == stop_before_id:
+                break
+            replay_action(g, mapper, index, raw)
     return g

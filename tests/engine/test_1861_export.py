@@ -6,6 +6,8 @@ tools/oracle: 2731/2460/2336/3354, every action accepted)."""
 from __future__ import annotations
 
 import functools
+import json
+from pathlib import Path
 from typing import Any
 
 from scenarios_1861 import record
@@ -13,6 +15,8 @@ from test_export_records import assert_reads_back
 
 from engine.export import export_record
 from engine.records import AUTO, OUR_ACTIONS, Replay, expanded, folded_actions, import_record
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "1861"
 
 
 @functools.lru_cache(maxsize=1)
@@ -92,6 +96,34 @@ def test_12_3_a_merger_keeping_two_of_three_stations_is_the_sites_removal() -> N
     assert stations == [("H8", 2), ("I13", 0)]
 
 
+def test_12_3_two_minors_in_one_hex_merge_with_the_sites_removal_of_one() -> None:
+    """12.3: "if there are exactly two merging Companies and they have Station Markers
+    in the same hex, the Public Company only takes one of them". M-NN and M-K, both in
+    Moscow, merge with an order naming no stations: the site takes both and asks for a
+    removal; the export writes it (M-K's, the later operating minor's) and the record
+    reads back to our order. (Found by the differential check, seed 3 game 0: the
+    removal did not read back as our order and travelled in a message.)"""
+    from scenarios_1861 import record_game
+
+    from engine.actions import Accept, Merge
+
+    g = record_game(328)
+    g.apply("Player 3", Merge(("M-NN", "M-K"), "MKN"))
+    g.apply("Player 4", Accept())
+    exported = export_record(g)
+    assert [a for a in exported["actions"] if a["type"] == "message"] == []
+    (removal,) = [a for a in exported["actions"] if a["type"] == "remove_token"]
+    moscow = [a["tile"] for a in exported["actions"]
+              if a["type"] == "lay_tile" and a["hex"] == "H8"]
+    assert removal["entity"] == "MKN" and removal["city"].startswith(
+        f"{moscow[-1]}-" if moscow else "H8")
+    back = import_record(exported).game
+    assert [m.action for m in back.log[-2:]] == [m.action for m in g.log[-2:]]
+    stations = [(h, c) for h, cities in back.state.board.tokens.items()
+                for c, corps in cities.items() if "MKN" in corps]
+    assert stations == [("H8", 2)]
+
+
 def test_10_8_the_site_stop_before_loans_is_judged_on_the_cash_before_unpaid_interest() -> None:
     """10.8: a company that cannot pay its interest is nationalised and its cash goes
     to the RSR; the site's private purchase before loans (7.1) is offered on the cash
@@ -104,3 +136,18 @@ def test_10_8_the_site_stop_before_loans_is_judged_on_the_cash_before_unpaid_int
             "M-NN is nationalised", "Cy receives R70 for 2 share(s) of M-NN"]
     assert cash_before_loans("M-NN", said, 0) == 6
     assert cash_before_loans("M-NN", ["M-NN pays R10 interest"], 30) == 40
+
+
+def test_7_1_a_private_bought_at_the_stop_before_loans_keeps_the_stop_for_the_pass() -> None:
+    """7.1, 10.8: K-B (one loan) runs, buys TSR for R30 at the site's stop before loans
+    and passes; the site holds the stop while K-B may buy another private (R5 there:
+    ours paid its R5 interest at the dividend, the site pays it after the stop), so the
+    pass is the site's `pass`, not a message. (Seed 2 game 1 of the differential: the
+    site, replaying the record, went on past this pass once it was written so.)"""
+    record = json.loads((FIXTURES / "prefixes" / "prefix-2-1-676.json").read_text())
+    game = import_record(record).game
+    exported = export_record(game, game_id=1)
+    assert exported["actions"][-2:] == [
+        {"id": 675, "entity": "KB", "entity_type": "corporation", "type": "buy_company",
+         "company": "TSR", "price": 30},
+        {"id": 676, "entity": "KB", "entity_type": "corporation", "type": "pass"}]

@@ -8,6 +8,9 @@ the site recorded for it."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from scenarios_1861 import first_operating_round, record_game
 
@@ -15,7 +18,10 @@ from engine import legal
 from engine.actions import BuyTrain, Done, LayTile, PlaceToken, Route, RunRoutes
 from engine.errors import GameError
 from engine.game import Game
+from engine.records import import_record
 from engine.rounds.operating import OperatingRound
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "1861"
 
 
 def _operators(g: Game) -> list[str]:
@@ -193,3 +199,21 @@ def test_10_5_the_second_station_costs_r20_a_hex_from_the_first() -> None:
     # F18 to G15: one column east and three half-rows north, two hexes: 2 x R20.
     assert grr.cash == cash - 40
     assert "GRR" in g.state.board.tokens["G15"][0]
+
+
+def test_10_2_no_lay_beyond_what_the_loans_allowed_can_pay() -> None:
+    """Seed 3 game 5 of the differential, to its action 205 (the site agreed at every
+    action): K-K, a minor with R1 and no loans, has laid its first tile. A second lay in
+    D12 costs R20 + R80 water; its two loans (10.2: at most two for a minor) bring only
+    R1 + 2 x R45 = R91, so the lay is refused, as the site refuses it, and no loan is
+    taken."""
+    record = json.loads((FIXTURES / "prefixes" / "prefix-3-5-205.json").read_text())
+    g = import_record(record).game
+    kk = g.state.corporations["K-K"]
+    assert (kk.cash, kk.loans, g.state.board.tiles["E13"].name) == (1, 0, "3")
+    turn = g.turn()
+    assert turn is not None and turn.entity == "K-K"
+    with pytest.raises(GameError, match="R100"):
+        g.apply(turn.seat, LayTile("9", "D12", 2))
+    kk = g.state.corporations["K-K"]
+    assert (kk.cash, kk.loans) == (1, 0) and "D12" not in g.state.board.tiles

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 from scenarios_1861 import now, record, record_game
 
-from engine.actions import BuyTrain, DiscardTrain, Done, Keep, LayTile, PlaceToken
+from engine.actions import BuyTrain, DiscardTrain, Done, Keep, LayTile, Nationalise, PlaceToken
 from engine.errors import GameError
 from engine.game import Game, Setup
 from engine.national import RESERVE
@@ -105,6 +105,58 @@ def test_10_10_a_company_over_the_limit_the_rsrs_train_lowers_discards_at_once()
     assert [t.name for t in state.corporations["NW"].trains] == ["5", "5"]
     assert [t.name for t in state.trains_pool] == ["5"]
     assert isinstance(g.round, MergerRound)
+
+
+def test_11_the_choices_of_a_phase_begun_by_the_rsrs_last_purchase_come_first() -> None:
+    """11: at the start of phase 6 the Director of a public that has operated and owns
+    no train may have it nationalised. Begun by the RSR's purchase at the end of its
+    turn, the last of the operating round, the choices are asked before the next round
+    (found by the differential check, seed 3 game 3: ours went on to the next round
+    and never asked; the site asks them first)."""
+    g = record_game(549)  # OR 4.2 (phase 5): the RSR at its train step, R771
+    state = g.state
+    # The three 5-trains left are taken out of the offering, so that the RSR's next
+    # train is the first 6-train (phase 6).
+    for train in [t for t in state.trains_offered if t.name == "5"]:
+        state.trains_offered.remove(train)
+    g.apply(now(g), Done())
+    assert "RSR buys a 6-train for R650" in state.log and "Phase 6 begins" in state.log
+    asked = []
+    while isinstance(g.round, OperatingRound):
+        turn = g.turn()
+        assert turn is not None and turn.step.startswith("nationalise")
+        asked.append(turn.entity)
+        g.apply(turn.seat, Keep(turn.entity))
+    # Each public that has operated and lost its trains (phase 6 removes the 3-trains).
+    trainless = {c.sym for c in g.state.corporations.values() if c.spec.kind == "major"
+                 and c.operated and not c.trains and not c.closed}
+    assert sorted(asked) == sorted(trainless) and len(asked) >= 2
+    assert isinstance(g.round, MergerRound)
+
+
+def test_10_10_the_rsr_goes_on_buying_with_what_the_phases_nationalisations_bring() -> None:
+    """10.10: the RSR "always buys the cheapest new train(s) from the Bank if it has
+    sufficient money"; 11: "Any remaining assets are given to the Russian State
+    Railway". Its purchase at its turn's end begins phase 6 and the Directors of the
+    trainless publics nationalise them: with MKN's treasury the RSR pays for the next
+    train before the round ends (as the site has it: seed 5 game 4 of the differential,
+    where the site's RSR then bought the first 8-train)."""
+    g = record_game(549)  # OR 4.2 (phase 5): the RSR at its train step
+    state = g.state
+    for train in [t for t in state.trains_offered if t.name == "5"]:
+        state.trains_offered.remove(train)  # its next train: the first 6-train
+    g.apply(now(g), Done())
+    rsr = g.state.corporations["RSR"]
+    cash, mkn = rsr.cash, g.state.corporations["MKN"].cash
+    nxt = g.state.trains_offered[0]
+    price = g.state.title.train(nxt.name).price
+    assert cash < price <= cash + mkn  # R570 + R272: a R800 7-train
+    while isinstance(g.round, OperatingRound):
+        turn = g.turn()
+        assert turn is not None
+        g.apply(turn.seat, Nationalise(turn.entity))
+    assert g.state.log[-2:] == [f"RSR buys a {nxt.name}-train for R{price}",
+                                "Merger Round 5.1 begins"]
 
 
 def _replay_changing(change_before: int, change: Callable[[Game], None]) -> Game:

@@ -232,3 +232,24 @@ def test_9_5_a_sold_out_public_on_the_top_row_moves_diagonally_to_the_same_price
     pass_round(g)
     assert state.market.positions["MK"] == (1, 8) and state.market.price("MK") == 180
     assert state.market.stacks[(1, 8)] == ["MKN", "MK"]
+
+
+def test_9_3_a_public_starts_on_a_red_or_purple_space_r70_to_r200() -> None:
+    g = record_game(601)  # Stock Round 6 (phase 4): Player 2 may start a public
+    with pytest.raises(GameError):
+        g.apply("Player 2", Par("NW", 60))  # a minor's brown space
+    assert "par NW at 70, 80, 90, 100, 110, 120, 135, 150, 165, 180, 200" in g.legal()
+    g.apply("Player 2", Par("NW", 70))
+    assert g.state.market.price("NW") == 70
+
+
+def test_9_3_no_public_is_started_without_an_unconnected_city_for_its_home() -> None:
+    # The cities the site lists for a public's home (its home_token_locations) in
+    # record 167259: five before GRR starts; none in the last operating rounds, where
+    # track reaches every free city.
+    g = record_game(601)
+    assert g.rules.home_choices(g.state, "NW") == ["F18", "L12", "M19", "P2", "P8"]
+    g = record_game(715)
+    nw = g.state.corporations["NW"]
+    assert g.rules.home_choices(g.state, "NW") == []
+    assert "home station" in (g.rules.why_not_par(g.state, nw) or "")

@@ -78,7 +78,7 @@ PERSIST = 3
 #: the next passes carry our `done` (seed 13 games 2 and 4: the same final scores).
 PERSIST_OF = {"1850": 5, "1825": 5}
 #: Per title, the module that names its listed differences at a refusal of the site.
-SITE_HOOKS = {"1825": site_1825, "1850": site_1850}
+SITE_HOOKS = {"1825": site_1825, "1850": site_1850, "1861": site_1861}
 HEXES_TRIED = 6
 #: Titles whose random companies pay out first (--payout of the time).
 PAYOUT_TITLES = ("1825", "1850")
@@ -459,7 +459,7 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
             # docs/site-differences.md (1850): the site settles a trainless company's
             # dividend step when its token step ends, ours when it passes its run.
             continue
-        if TITLE in ("1825", "1850"):
+        if TITLE in ("1825", "1850", "1861"):
             # Per player and company: our company's turn may move its price one
             # action after the site's (our empty run travels in a message after the
             # site's pass), a lag that is no lasting difference of that company; one
@@ -477,6 +477,11 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
             prev = record["actions"][at - 1] if at else {}
             if TITLE == "1850" and at and site_1850.stock_round_ended_early(site_states, at):
                 return Outcome(index, "site difference: 5.2.2 the site's stock round ended",
+                               f"action {at}: {', '.join(diff)}", record, features=features)
+            known = site_1861.difference_at(record, at, diff, ours[at], site_summary(
+                site_states[at])) if TITLE == "1861" else None
+            if known is not None:
+                return Outcome(index, f"site difference: {known}",
                                f"action {at}: {', '.join(diff)}", record, features=features)
             if TITLE == "1850" and site_1850.train_step_skipped(record, at):
                 return Outcome(index, "site difference: 5.1.1 a closed company's trains",
@@ -502,6 +507,7 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
             return dead_game(index, record, answer, at, features)
         hook = SITE_HOOKS.get(TITLE)
         if hook is not None:
+            answer["record_actions"] = record["actions"]
             known = hook.site_difference(game, answer, action, site_states)
             if known is not None:
                 return Outcome(index, f"site difference: {known}",
@@ -660,8 +666,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, help="folder of games played before (our logs)")
     parser.add_argument("--play-only", action="store_true",
                         help="only play the games into --cache")
-    parser.add_argument("--payout", type=float, default=site_1825.PAYOUT_FIRST,
-                        help="1825: how often a random director pays out first")
+    parser.add_argument("--payout", type=float, default=None,
+                        help="1825, 1850 (and 1861 where given): how often a random "
+                             "director pays out first")
     parser.add_argument("--moves", type=int, help="moves after which a game stops")
     parser.add_argument("--trades", type=float, default=site_1825.TRAIN_TRADES,
                         help="1825: how often a random director buys a train offered by "
@@ -672,9 +679,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="1825: directors lay track first and keep two trains at most; "
                              "players buy no private back from the pool")
     args = parser.parse_args(argv)
-    global TITLE
+    global TITLE, PAYOUT_TITLES
     TITLE = args.title
-    site_1825.PAYOUT_FIRST = args.payout
+    if args.payout is not None:
+        site_1825.PAYOUT_FIRST = args.payout
+        if args.title == "1861":  # (not by default: the seeds played before stay)
+            PAYOUT_TITLES = (*PAYOUT_TITLES, "1861")
     site_1825.TRAIN_TRADES = args.trades
     site_1825.BUILDER = args.builder
     if args.moves:

@@ -4,8 +4,10 @@ them (docs/site-differences.md, 1861)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine import export_1861
-from engine.actions import Action, BuyTrain, Decline, Pass
+from engine.actions import Action, BuyTrain, Decline, Done, Merge, Pass
 from engine.game import Game
 from engine.records import pass_idle_players
 from engine.rounds.merger import MergerRound
@@ -14,14 +16,33 @@ from engine.rounds.merger import MergerRound
 OPTIONS = frozenset({"unlimited_trains"})
 #: 3: three to six players.
 PLAYERS = (3, 4, 5, 6)
+#: The site's lowest price for a company formed by a merger (docs/site-differences.md,
+#: 12.3: the rulebook's is the red space of R70).
+SITE_MERGER_FLOOR = 100
+
+
+def merged_price(game: Game, action: Merge) -> int:
+    """12.3: the highest plus the lowest price of the merging minors."""
+    state = game.state
+    prices = [state.market.price(game.rules.merger_alias(state, m)) for m in action.minors]
+    return max(prices) + min(prices)
 
 
 def site_refuses(game: Game, action: Action) -> bool:
     """12.1: the site asks no owner to agree to a merger; an owner's refusal (ours) has
     no form there, so the random owners agree. 7.4: the site's RSR buys its trains by
     itself at the end of its turn (ours lets its operator buy one before): the random
-    operator leaves that to the rules."""
+    operator leaves that to the rules. 12.3: a merger priced below R100, which the site
+    raises to R100 (listed), is left out so that the rest of the game is compared."""
     if isinstance(action, BuyTrain) and export_1861.national_operates(game):
+        return True
+    if isinstance(action, Merge) and isinstance(game.round, MergerRound) and \
+            merged_price(game, action) < SITE_MERGER_FLOOR:
+        return True
+    if isinstance(action, Pass | Done) and isinstance(game.round, MergerRound) and \
+            nobody_directs(game):
+        # 12.4: a merger nobody comes to hold two shares of fails; the site then stops
+        # (listed): a random owner who may buy a share buys rather than pass.
         return True
     return isinstance(game.round, MergerRound) and game.round.proposal is not None and \
         isinstance(action, Decline)
@@ -40,3 +61,69 @@ def settle(game: Game) -> None:
         if turn is None or getattr(rnd, "lot", None) is None or game.legal() != ["pass"]:
             return
         game.apply(turn.seat, Pass())
+
+
+def nobody_directs(game: Game) -> bool:
+    """Whether the shares of a company formed by a merger are being dealt (12.4) and
+    no player holds two of them yet."""
+    rnd = game.round
+    if not isinstance(rnd, MergerRound) or rnd.dealing is None or rnd.dealing.before is None:
+        return False
+    corp = game.state.corporations[rnd.dealing.corporation]
+    return all(corp.percent_held_by(seat) < 20 for seat in game.state.seats)
+
+
+def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
+                    site_states: list[dict[str, Any]]) -> str | None:
+    """A refusal of the site that is one of 1861's listed differences
+    (docs/site-differences.md), or None."""
+    error = str(answer.get("error"))
+    if action.get("type") == "merge" and "no player can become president" in error:
+        # 12.3 with 12.4: the site checks that an owner can pay for a second share at
+        # its price of at least R100; ours prices the merger at the minors' sum.
+        return f"12.3 a merged company's price below R{SITE_MERGER_FLOOR}"
+    if action.get("type") == "pass" and action.get("entity_type") == "corporation" and \
+            "Blocking step Run Routes" in error and nationalised_lately(answer, action):
+        # 10.5: the city a nationalisation freed is in the company's reach; the site's
+        # graph keeps its earlier answer (no city to token) and skips the token step.
+        return "10.5 a city freed by a nationalisation (the site's stale graph)"
+    if "Failed merge" in error:
+        # 12.4: nobody came to hold two shares; the site stops ("please undo"), ours
+        # reverses the merger and goes on.
+        return "12.4 a merger where nobody holds two shares"
+    return None
+
+
+def difference_at(record: dict[str, Any], at: int, diff: list[str],
+                  ours: dict[str, Any], site: dict[str, Any]) -> str | None:
+    """A lasting difference first seen at record action `at` that is one of 1861's
+    listed differences, or None. `ours` and `site` are the positions there in the
+    differential's shape."""
+    action = record["actions"][at]
+    if action.get("type") == "merge" and "company price" in diff:
+        sym = action.get("corporation")
+        mine = ours["corporations"].get(sym, {}).get("price")
+        theirs = site["corporations"].get(sym, {}).get("price")
+        if theirs == SITE_MERGER_FLOOR and mine is not None and mine < SITE_MERGER_FLOOR:
+            return f"12.3 a merged company's price below R{SITE_MERGER_FLOOR}"
+    return None
+
+
+#: How far back (record actions) a nationalisation may lie for the token step's skip.
+LATELY = 60
+
+
+def nationalised_lately(answer: dict[str, Any], action: dict[str, Any]) -> bool:
+    """Whether a company was nationalised in the record shortly before `action` (a
+    Director's choice, our move in a message, or the RSR's run, whose purchase may begin
+    a phase that nationalises minors, 11)."""
+    record = answer.get("record_actions") or []
+    at = int(answer.get("error_action_index") or 0)
+    for earlier in record[max(0, at - LATELY):at]:
+        if earlier.get("type") == "choose" and earlier.get("choice") == "nationalize":
+            return True
+        if "nationalised" in str(earlier.get("message", "")):
+            return True
+        if earlier.get("type") == "run_routes" and earlier.get("entity") == "RSR":
+            return True
+    return False
