@@ -158,7 +158,6 @@ class Outbox:
         await asyncio.to_thread(self.store.mark_failed, row.id, str(exc), self.clock())
         log.error("mail %s to %s refused for good: %s", row.message_id, row.recipient, exc)
 
-
     async def _settle(self) -> None:
         """The sent marks written first: the store's connection takes one call at once."""
         if self._marks is not None:
