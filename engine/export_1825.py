@@ -48,8 +48,7 @@ def site_par_cost(state: GameState, corp: Corporation) -> int:
     `min_price` of a company without a par, for its 40%; a player with less is passed
     by the site unless he can do something else)."""
     if corp.spec.kind == MINOR and corp.par_price is None:
-        return 2 * min(cell.price for row in state.title.market.rows for cell in row
-                       if cell is not None and cell.can_par)
+        return 2 * min(cell.price for cell in state.title.market.par_cells())
     return (corp.par_price or 0) * corp.certificates[0].percent // 10
 
 

@@ -105,11 +105,8 @@ class StockMarket:
     def price_cell(self, price: int) -> Position | None:
         """The first space of the chart showing `price`, par space or not (1825 R1: a
         minor's director chooses any price of the index)."""
-        for row in self.spec.rows:
-            for cell in row:
-                if cell is not None and cell.price == price:
-                    return (cell.row, cell.col)
-        return None
+        return next(((cell.row, cell.col) for cell in self.spec.cells()
+                     if cell.price == price), None)
 
     def copy(self) -> StockMarket:
         return StockMarket(

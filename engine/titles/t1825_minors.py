@@ -64,9 +64,8 @@ def par_prices(title: Title, sym: str) -> tuple[int, ...]:
     """The prices a minor's director may choose: a share (10%) above a tenth of its
     train's price, short of the top of the index."""
     train = title.train(own_train(title, sym)).price
-    return tuple(cell.price for row in title.market.rows for cell in row
-                 if cell is not None and 10 * cell.price > train and not cell.endgame
-                 and cell.price > 0)
+    return tuple(cell.price for cell in title.market.cells()
+                 if 10 * cell.price > train and not cell.endgame and cell.price > 0)
 
 
 def why_not_on_sale(state: GameState, face_value: dict[str, int]) -> str | None:
