@@ -248,3 +248,37 @@ def test_the_charts_picture_is_drawn_once_while_its_values_stay(tmp_path: Path) 
     assert second.png == chart_png(positions[1], progress(positions[1]))
     assert first.filename != second.filename  # each named by its own move
     store.close()
+
+
+def test_a_part_reaching_into_the_caption_band_is_cut_once_while_its_pixels_stay(
+        ) -> None:
+    """A part of the bottom rows reaches into the caption band, so each move's map (its
+    caption names the move) is another picture: the part is kept by the pixels it is cut
+    from, cut once while they stay the same (the caption lies beside it), and cut again
+    as soon as they differ (a tile laid in it) -- always the part of the map's own PNG."""
+    from engine.records import import_record
+    from moderator.desk.games import PictureCache, above_caption
+
+    whole = import_record(json.loads(RECORD.read_text())).game
+    game = Game(whole.setup, whole.log[:300])
+    hexes = frozenset({"G16", "I16"})  # the bottom rows, under the caption's top
+    pictures = PictureCache()
+    before = game.clone()
+    first = pictures.map_for("g", before, 290)
+    part = pictures.part(first, before.state.title, hexes)
+    assert part is not None and pictures.cropped == 1
+    plate = pictures._plate_of[first.png][1]
+    assert not above_caption(game.state.title, hexes, plate)  # the case under test
+    changed_inside = False
+    for move in whole.log[300:330]:
+        game.apply(move.seat, move.action)
+        cropped = pictures.cropped
+        picture = pictures.map_for("g", game, 290)
+        again = pictures.part(picture, game.state.title, hexes)
+        assert again == crop_map(picture.png, game.state.title, hexes)  # never stale
+        if again != part:
+            changed_inside = True
+            assert pictures.cropped == cropped + 1
+        part = again
+    assert changed_inside  # the stretch lays a tile in the part (I16, 18TN 7818)
+    assert pictures.cropped < 30 // 2  # and most moves were not cut again

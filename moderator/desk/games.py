@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass
@@ -191,8 +192,19 @@ class PictureCache:
         if image is None:  # the readers of one move get parts of one map: decode it once
             image = decode(picture.png)
             _put(self._decoded, picture.png, image, 2)
-        part = crop_map(picture.png, title, hexes, image)
-        self.cropped += 1
+        # A plain cut is made of the pixels in its box alone: keyed by them too, it is
+        # cut once for every map that holds the same pixels there -- a part reaching
+        # into the caption band of maps whose captions differ only where it does not
+        # show them (each move's "next move N"), or maps that differ elsewhere.
+        cut = _cut_key(title, shown, image)
+        if cut is not None and cut in self._parts:
+            part = self._parts[cut]
+            self._parts.move_to_end(cut)
+        else:
+            part = crop_map(picture.png, title, hexes, image)
+            self.cropped += 1
+            if cut is not None:
+                _put(self._parts, cut, part, self.size)
         _put(self._parts, key, part, self.size)
         return part
 
@@ -250,6 +262,21 @@ class PictureCache:
         board = BoardSnapshot.of(Game(game.setup, game.log[:since]))
         _put(self._boards, (game_id, since), (moves, board), self.size)
         return board
+
+
+def _cut_key(title: Title, hexes: frozenset[str], image: Image.Image
+             ) -> tuple[object, frozenset[str]] | None:
+    """What a plain cut of IMAGE for HEXES (`crop_map`) is made of: the title (its
+    rulers), the box, and a digest of the pixels in the box with the palette that
+    colours them; None when the part is not a plain cut (the hexes far apart: the
+    part is then made of the whole picture)."""
+    box = plain_box(title, hexes, image.size)
+    if box is None:
+        return None
+    digest = hashlib.blake2b(image.crop(box).tobytes(), digest_size=20)
+    digest.update(image.mode.encode())
+    digest.update(bytes(image.getpalette() or ()))
+    return (("cut", title, box, digest.digest()), frozenset())
 
 
 def above_caption(title: Title, hexes: frozenset[str], plate: MapPlate) -> bool:

@@ -139,6 +139,14 @@ def plain_box(title: Title, hexes: Collection[str], size: tuple[int, int]
     """The box of a plain cut of the map's picture of SIZE for HEXES (`crop_map`);
     None when the part is instead HEXES and their neighbours, cut within the hexes (or
     is no part at all)."""
+    return _plain_box(title, frozenset(hexes), size)
+
+
+@functools.lru_cache(maxsize=256)
+def _plain_box(title: Title, hexes: frozenset[str], size: tuple[int, int]
+               ) -> tuple[int, int, int, int] | None:
+    # Kept: every report's part asks it again (for its cache's key and for the cut),
+    # and the neighbourhoods it counts cost a third of a millisecond (issue 14).
     box = crop_box(title, hexes, size)
     if box is not None and \
             _hexes_in(title, box) <= SPARSE * len(neighbourhood(title, hexes, 2)):
