@@ -146,13 +146,39 @@ class Game:
         A refused action raises GameError and leaves the game exactly as it was (the
         state is restored from a copy, so look objects up again after a refusal).
         """
+        return self._apply(seat, action)[0]
+
+    def fork(self, seat: str, action: Action) -> tuple[Game, list[str]]:
+        """`apply` to a copy of this game (as `clone` then `apply` would): the copy with
+        the action applied, and what happened; this game stays at its position, whether
+        the action is accepted or refused (GameError).
+
+        One copy of the position where `clone` and `apply` take two: the copy `apply`
+        keeps against a refusal becomes this game's state, and the state the action
+        changed goes on in the returned game. So look this game's objects up again
+        afterwards, as after a refusal."""
+        if self.checkpoint is not None:  # a log being read keeps no copy per action
+            other = self.clone()
+            return other, other.apply(seat, action)
+        said, saved = self._apply(seat, action)
+        assert saved is not None
+        other = object.__new__(Game)
+        other.setup, other.rules, other.checkpoint = self.setup, self.rules, None
+        other.state, other.round = self.state, self.round
+        other.log, other.effective = list(self.log), list(self.effective)
+        self.state, self.round, _, self.effective = saved
+        del self.log[saved.moves:]
+        return other, said
+
+    def _apply(self, seat: str, action: Action) -> tuple[list[str], Checkpoint | None]:
+        """`apply`, and the copy of the position before it (None while a log is read)."""
         require(seat in self.setup.seats, f"{seat} has no seat in this game")
         if isinstance(action, Undo):
             require(0 <= action.to_move <= len(self.log),
                     f"there is no move {action.to_move}; the next move is {len(self.log)}")
         action = self._resolve(action)
         if self.checkpoint is not None:
-            return self._apply_reading(Move(seat, action))
+            return self._apply_reading(Move(seat, action)), None
         better = self._better_run(action)
         saved = self._copy_position()
         try:
@@ -162,7 +188,7 @@ class Game:
             self.state, self.round, _, self.effective = saved
             del self.log[saved.moves:]
             raise
-        return [*said, better] if better else said
+        return ([*said, better] if better else said), saved
 
     @contextlib.contextmanager
     def reading_log(self) -> Iterator[Game]:

@@ -430,6 +430,31 @@ def test_a_refused_mail_shows_the_position_as_stored(harness: Harness) -> None:
     assert len(h.store.moves(game_id)) == 0
 
 
+def test_a_mails_orders_leave_the_kept_game_at_the_stored_position(
+        harness: Harness) -> None:
+    """The orders run on the kept game until the engine accepts one, then on a copy
+    (`Game.fork`): a mail refused at its first or its second line leaves the kept game
+    at the stored position (not replayed again), and an applied one makes the game
+    kept the stored one with its moves."""
+    from engine.views import game_view
+
+    h = harness
+    game_id = set_up_game(h)
+    turn = h.store.load(game_id).turn()
+    assert turn is not None
+    address = PLAYERS[turn.seat]
+    kept = h.processor.game(game_id)
+    for body in ("lay 57 at H5 rot 2", "buy TCC\nlay 57 at H5 rot 2"):
+        h.reply(address, h.last_to(address), body)
+        assert "refused" in str(h.last_to(address)["Subject"])
+        assert h.processor.game(game_id) is kept  # still the stored game: not replayed
+        assert game_view(kept) == game_view(h.store.load(game_id))
+    h.reply(address, h.last_to(address), "buy TCC")
+    assert "refused" not in str(h.last_to(address)["Subject"])
+    now = h.processor.game(game_id)
+    assert now.next_move == 1 and game_view(now) == game_view(h.store.load(game_id))
+
+
 def test_the_reply_says_the_move_number_its_header_says(harness: Harness) -> None:
     """After the moderator's automatic moves (here another player's `auto pass`), the
     sender's "Applied. The next move is N" and the mail's move number agree (issue 19,

@@ -92,12 +92,16 @@ CommandNote = Callable[[cmd.Command], "str | CommandMoves | None"]
 
 def run_submission(game: Game, seat: str, body: str,
                    on_command: CommandNote | None = None,
-                   submission: Submission | None = None) -> SubmissionReport:
+                   submission: Submission | None = None,
+                   on_fork: Callable[[Game], None] | None = None) -> SubmissionReport:
     """Apply the orders of `body` to `game` (a copy the caller may throw away) as `seat`.
 
     ON_COMMAND, when given, is asked about every meta command line (the mail service
     acts on `status`, `help`, `password` ...); its answer is that line's result.
-    SUBMISSION is BODY as `parse_body` read it against GAME, if the caller has it."""
+    SUBMISSION is BODY as `parse_body` read it against GAME, if the caller has it.
+    ON_FORK, when given, makes GAME the stored game, which stays as it is: the first
+    move accepted is applied to a copy (`Game.fork`), which ON_FORK is handed and the
+    rest go on (a mail refused at its first order copies the game once, not twice)."""
     start = game.next_move
     if submission is None:
         submission = parse_body(game, body)
@@ -146,7 +150,12 @@ def run_submission(game: Game, seat: str, body: str,
             entity = turn.entity if turn is not None else None
             try:
                 for mover, action in moves:
-                    move_said = game.apply(mover, action)
+                    if on_fork is not None:
+                        game, move_said = game.fork(mover, action)
+                        on_fork(game)
+                        on_fork = None  # the copy is the caller's: the rest go on it
+                    else:
+                        move_said = game.apply(mover, action)
                     said += move_said
                     said_per_move.append(tuple(move_said))
                 last_entity = entity

@@ -56,12 +56,19 @@ def play(work: Work, game_id: str, auth: Auth) -> str:
     if orders and seat is not None and may_hold(game, seat):
         return hold(work, game_id, auth, game, seat, orders, submission.move)
 
-    # A copy to run the orders on: a refused submission leaves its first lines applied.
-    game = game.clone()
+    # The orders run on a copy (a refused submission leaves its first lines applied),
+    # made at the first order the engine accepts: a mail refused at its first order,
+    # as most under a burst are, costs no copy of the game but the engine's own.
+    stored = game
     commands = GameCommands(work, game_id, game, auth, seat)
     start = game.next_move
+
+    def forked(copy: Game) -> None:
+        nonlocal game
+        game = commands.game = copy  # later commands (`legal`) see the orders' position
+
     report = run_submission(game, seat or sender, work.incoming.text, commands.on_command,
-                            submission)
+                            submission, on_fork=forked)
     applied = report.ok and bool(report.moves)
     if applied:
         store.append(game_id, start, list(report.moves), list(report.said),
@@ -75,15 +82,17 @@ def play(work: Work, game_id: str, auth: Auth) -> str:
         intro = (undo_intro(work, game_id, commands.undone)
                  if applied and commands.undone else None)
         intro = "\n".join(filter(None, [*commands.announcements, intro])) or None
+        if game is stored:  # no order moved it, but the moderator's own moves may
+            game = stored.clone()
         return after_change(work, game_id, auth.key, results, commands.sections, game=game,
                             intro=intro, moved=applied, end=commands.ended)
     # A refused mail is answered with the position too (but not the history: that
     # stays for the next report), so a player who wrote against an old position
     # sees the new one at once -- the position as stored, not the working copy that
     # the mail's first lines were tried on.
-    stored = game if report.ok else work.games.game(game_id)
+    shown = game if report.ok else work.games.game(game_id)
     work.answers.reply(game_id, auth.key, "report", results=results,
-                       sections=commands.sections, game=stored,
+                       sections=commands.sections, game=shown,
                        history=None if commands.wants_report else ())
     return f"{game_id}: " + ("ok, nothing changed" if report.ok else "refused")
 

@@ -148,6 +148,31 @@ def test_a_refused_action_leaves_no_trace(moves_7818: tuple[Game, list[Move]],
     assert position(game) == position(Game(final.setup, moves))
 
 
+def test_a_fork_is_clone_then_apply_and_leaves_the_game_as_it_was(
+        moves_7818: tuple[Game, list[Move]]) -> None:
+    """`Game.fork` (one copy where `clone` and `apply` take two): over a stretch of the
+    record, the fork of each recorded move is the game `clone` and `apply` give, what
+    happened is what `apply` says, and the forked game stays exactly at its position
+    -- for refused candidates too, and for the next move applied to it afterwards."""
+    final, moves = moves_7818
+    game = Game(final.setup, moves[:290])
+    for move in moves[290:330]:
+        before = position(game)
+        for action in refused_candidates(game, 2):
+            with pytest.raises(GameError):
+                game.fork(move.seat, action)
+            assert position(game) == before, action
+        plain = game.clone()
+        said = plain.apply(move.seat, move.action)
+        forked, forked_said = game.fork(move.seat, move.action)
+        assert forked_said == said
+        assert position(forked) == position(plain)
+        assert position(game) == before  # the forked game has not moved
+        game.apply(move.seat, move.action)  # and goes on as usual
+        assert position(game) == position(plain)
+    assert position(game) == position(Game(final.setup, moves[:330]))
+
+
 def test_an_engine_fault_while_reading_a_log_is_put_back(
         moves_7818: tuple[Game, list[Move]], monkeypatch: pytest.MonkeyPatch) -> None:
     """Not only refusals: an exception from deep inside a half-done action too."""
