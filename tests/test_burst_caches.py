@@ -282,3 +282,38 @@ def test_a_part_reaching_into_the_caption_band_is_cut_once_while_its_pixels_stay
         part = again
     assert changed_inside  # the stretch lays a tile in the part (I16, 18TN 7818)
     assert pictures.cropped < 30 // 2  # and most moves were not cut again
+
+
+def test_a_reports_tables_are_rendered_once_and_never_stale(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tables of a position (shares, companies, trains ...) are kept with and
+    without the market's picture: every mail that shows them gets what rendering them
+    from scratch gives -- after moves that change them (shares, trains) too -- and most
+    mails of a burst do not render them again."""
+    import moderator.desk.answers as answers
+    from moderator.reports.report import render_tables
+
+    made: list[object] = []
+    shown: list[object] = []
+    real_tables, real_render = answers.render_tables, answers.render
+
+    def counted(*args: object) -> object:
+        made.append(args)
+        return real_tables(*args)  # type: ignore[arg-type]
+
+    def checked(template: str, **context: object) -> tuple[str, str]:
+        if template == "report" and context.get("pos") is not None:
+            tables = context["tables"]
+            shown.append(tables)
+            assert tables == render_tables(context["pos"],  # type: ignore[arg-type]
+                                           context["market_cid"])  # type: ignore[arg-type]
+        return real_render(template, **context)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(answers, "render_tables", counted)
+    monkeypatch.setattr(answers, "render", checked)
+    processor, store, raws = _burst(tmp_path, 40)
+    for raw in raws:
+        _process(processor, raw)
+    assert len(store.moves(store.execute("SELECT id FROM games")[0][0])) == 310
+    assert len(shown) > 40 and len(made) < len(shown) / 2
+    store.close()

@@ -42,8 +42,10 @@ from moderator.reports.report import (
     Position,
     Results,
     Section,
+    Tables,
     position,
     render,
+    render_tables,
     replay_history,
     section_cid,
 )
@@ -331,12 +333,13 @@ class Answers:
                 Picture(section_cid(n), f"{game_id}-section-{n}.png", section.picture)
                 for n, section in enumerate(context.get("sections", ()), 1)
                 if section.picture is not None)
+        market_cid = MARKET_CID if any(i.cid == MARKET_CID for i in images) else None
+        tables = (self.tables(game_id, game, market_cid)
+                  if game is not None and game_id and template == "report" else None)
         text, html = render(template, subject=subject, footer=footer, pos=pos,
                             game_id=game_id,
                             map_cid=MAP_CID if any(i.cid == MAP_CID for i in images) else None,
-                            market_cid=(MARKET_CID if any(i.cid == MARKET_CID for i in images)
-                                        else None),
-                            **context)
+                            market_cid=market_cid, tables=tables, **context)
         # Every mail of a game refers to one (never sent) root id, so mail programs
         # keep the game in one thread; an answer is threaded under the mail it answers.
         root = f"<{game_id}.thread@{settings.domain}>" if game_id else None
@@ -546,6 +549,14 @@ class Answers:
         rows = [m for m in self.store.members(game_id) if m.address == to]
         since = min((m.reported_move for m in rows), default=game.next_move)
         return self.pictures.map_for(game_id, game, since)
+
+    def tables(self, game_id: str, game: Game, market_cid: str | None) -> Tables:
+        """The report's tables of the position, with the market's picture or without
+        (`render_tables`): rendered once for every reply and report that shows them
+        -- under a burst, the refusals and the batch's reports at one position."""
+        return self.pictures.shown(f"tables {market_cid!r}", game_id, game,
+                                   lambda: render_tables(self.position(game_id, game),
+                                                         market_cid))
 
     def position(self, game_id: str, game: Game) -> Position:
         """The report's view of the game, made once per position however many mails

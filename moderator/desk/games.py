@@ -217,7 +217,9 @@ class PictureCache:
             self._shown.move_to_end(key)
             return cast(V, known[1])
         value = make()
-        _put(self._shown, key, (tuple(game.log), value), self.size)
+        # More than the pictures: a position's view, lays and charts, and its tables
+        # rendered for each seat with and without the market's picture.
+        _put(self._shown, key, (tuple(game.log), value), 4 * self.size)
         return value
 
     def progress(self, game_id: str, game: Game) -> Progress:

@@ -35,6 +35,7 @@ __all__ = [
     "headline",
     "position",
     "render",
+    "render_tables",
     "replay_history",
     "section_cid",
     "warm_templates",
@@ -220,17 +221,42 @@ def warm_templates() -> None:
         env.get_template(name)
 
 
-def render(template: str, **context: Any) -> tuple[str, str]:
-    """TEMPLATE's text and HTML versions (`TEMPLATE.txt.j2`, `TEMPLATE.html.j2`)."""
+#: A report's tables of the position (`render_tables`): as text, and as HTML.
+Tables = tuple[str, markupsafe.Markup]
+
+
+def render(template: str, *, tables: Tables | None = None, **context: Any
+           ) -> tuple[str, str]:
+    """TEMPLATE's text and HTML versions (`TEMPLATE.txt.j2`, `TEMPLATE.html.j2`).
+
+    A report's tables (`render_tables` of its `pos` and `market_cid`) are rendered
+    here unless TABLES has them already (the caller keeps them for a position: every
+    reply and report of it shows the same)."""
     env = _environment()
     context.setdefault("map_note", None)  # why the map is left out, or what it shows
     context.setdefault("progress", None)  # `moderator.reports.charts.Progress`
     context.setdefault("lays", None)  # the legal tile lays, for the player laying track
     context.setdefault("market_cid", None)  # the stock market picture, when it goes
     context.setdefault("tournament", None)  # "Tournament X, heat N, table M", when one
-    text = env.get_template(f"{template}.txt.j2").render(**context)
-    html = env.get_template(f"{template}.html.j2").render(plain=text, **context)
+    if tables is None and template == "report" and context.get("pos") is not None:
+        tables = render_tables(context["pos"], context["market_cid"])
+    text_tables, html_tables = tables or ("", markupsafe.Markup(""))
+    text = env.get_template(f"{template}.txt.j2").render(tables=text_tables, **context)
+    html = env.get_template(f"{template}.html.j2").render(plain=text, tables=html_tables,
+                                                          **context)
     return _tidy(text), html
+
+
+def render_tables(pos: Position, market_cid: str | None) -> Tables:
+    """The tables a report shows of POS after the players' (`_tables.*.j2`: shares,
+    companies, privates, trains, tiles, the market), with the market's picture or its
+    table (MARKET_CID): most of a report's rendering, the same for every mail of a
+    position (issue 14, speed under a burst). The players' table, which marks the
+    reader's own seat, is the report's own."""
+    env = _environment()
+    context = {"pos": pos, "market_cid": market_cid}
+    return (env.get_template("_tables.txt.j2").render(**context),
+            markupsafe.Markup(env.get_template("_tables.html.j2").render(**context)))
 
 
 def _tidy(text: str) -> str:
