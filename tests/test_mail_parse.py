@@ -177,3 +177,25 @@ def test_the_content_digest_ignores_the_way_a_mail_travelled() -> None:
 def test_junk_never_raises(junk: bytes) -> None:
     mail = parse_incoming(junk, MODERATOR)
     assert mail.sender is None and mail.automatic is not None
+
+
+def test_a_kept_token_is_the_one_its_secret_game_and_key_make() -> None:
+    """`make_token` keeps what it made (issue 14): asked again, for another secret,
+    game or key, it gives what the HMAC gives for those, never an earlier answer."""
+    import base64
+    import hashlib
+    import hmac
+
+    def fresh(secret: str, game_id: str, key: str) -> str:
+        message = f"pbem-18xx-token-v1\x00{game_id.lower()}\x00{key.lower()}".encode()
+        digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
+        return base64.b32encode(digest).decode("ascii").lower()[:16]
+
+    asked = [(s, g, k) for s in ("secret-one-1234", "secret-two-1234")
+             for g in ("18TN-1", "18TN-2") for k in ("Ann", "Bob", "gm")]
+    for _ in range(2):  # made, then kept
+        tokens = [make_token(*args) for args in asked]
+        assert tokens == [fresh(*args) for args in asked]
+        assert len(set(tokens)) == len(asked)
+    assert make_token("secret-one-1234", "18tn-1", "ANN") == make_token(
+        "secret-one-1234", "18TN-1", "Ann")  # folded as before
