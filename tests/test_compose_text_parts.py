@@ -53,3 +53,20 @@ def test_a_plain_text_reader_gets_the_text_alone() -> None:
     assert _parts(raw) == {"text/plain": "é\n= x\n"}
     assert b"Content-Transfer-Encoding: quoted-printable" in raw
     assert b'charset="utf-8"' in raw
+
+
+def test_a_kept_folding_is_the_folding_compat32_writes() -> None:
+    """Headers too long for a line are folded once and kept (issue 14): asked again,
+    or for another value, each is what compat32's own folding writes for it."""
+    from moderator.mail.compose import _WIRE
+
+    plain = email.policy.compat32.clone(linesep="\r\n", max_line_length=78)
+    values = [("Reply-To", f"18xx moderator <moderator+18TN-{n}.Player_{n}.abcdefghijklmnop"
+                           "@example.org>") for n in range(3)]
+    values += [("List-Unsubscribe", f"<mailto:moderator+stop.{n}abcdefghijklmnopqrstuvwxyz"
+                                    "@example.org?subject=stop>") for n in range(3)]
+    values += [("Subject", "[18TN-4] refused: OR 3.1: TC to move, and a subject long "
+                           "enough to be folded on two lines")]
+    for _ in range(2):
+        for name, value in values:
+            assert _WIRE.fold_binary(name, value) == plain.fold_binary(name, value)
