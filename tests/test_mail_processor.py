@@ -455,6 +455,29 @@ def test_a_mails_orders_leave_the_kept_game_at_the_stored_position(
     assert now.next_move == 1 and game_view(now) == game_view(h.store.load(game_id))
 
 
+def test_a_fresh_copy_of_an_applied_mail_is_not_applied_twice(harness: Harness) -> None:
+    """A mail answering none, sent again with a new Message-ID while nobody has moved
+    since: not applied twice -- each copy compared with the applied mail's orders (kept
+    once read, `play._earlier_orders`); other orders, or `move N`, are applied."""
+    h = harness
+    game_id = set_up_game(h)
+    turn = h.store.load(game_id).turn()
+    assert turn is not None
+    address = PLAYERS[turn.seat]
+    token = make_token(SECRET, game_id, turn.seat)
+    h.send(address, f"password {token}\nbuy TCC", subject=f"[{game_id}]")
+    assert "Applied." in text_of(h.last_to(address))
+    for _ in range(2):  # the earlier mail read, then kept
+        h.send(address, f"password {token}\nbuy  tcc", subject=f"[{game_id}]")
+        assert "it is not applied twice" in text_of(h.last_to(address))
+        assert len(h.store.moves(game_id)) == 1
+    turn = h.store.load(game_id).turn()
+    assert turn is not None and turn.seat != next(
+        s for s, a in PLAYERS.items() if a == address)
+    h.send(address, f"password {token}\nmove 1\nbuy TCC", subject=f"[{game_id}]")
+    assert "it is not applied twice" not in text_of(h.last_to(address))
+
+
 def test_the_reply_says_the_move_number_its_header_says(harness: Harness) -> None:
     """After the moderator's automatic moves (here another player's `auto pass`), the
     sender's "Applied. The next move is N" and the mail's move number agree (issue 19,

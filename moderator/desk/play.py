@@ -10,6 +10,7 @@ one at once.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 
 from engine.actions import Bid
@@ -209,13 +210,22 @@ def repeated_submission(work: Work, game_id: str, game: Game, written_for: int |
     earlier = work.store.message(last.cause)
     if earlier is None:
         return None
-    before = parse_incoming(earlier.raw, work.settings.address)
-    if before.references or _order_text(before.text) != _order_text(work.incoming.text):
+    answered, orders = _earlier_orders(earlier.raw, work.settings.address)
+    if answered or orders != tuple(_order_text(work.incoming.text)):
         return None
     return (f"this mail repeats your mail that made moves {last.first}-{last.stop - 1}, "
             "which were applied, and nobody has moved since: it is not applied twice. "
             f"To send the same orders again on purpose, add a first line `move "
             f"{game.next_move}`")
+
+
+@functools.lru_cache(maxsize=64)
+def _earlier_orders(raw: bytes, address: str) -> tuple[bool, tuple[str, ...]]:
+    """Whether the mail RAW answers one, and its order lines (`_order_text`): kept,
+    as every mail of its sender is compared with it while nobody else moves (it is
+    parsed from its bytes alone)."""
+    before = parse_incoming(raw, address)
+    return bool(before.references), tuple(_order_text(before.text))
 
 
 def _seen(work: Work, game_id: str, move: int) -> None:
