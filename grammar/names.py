@@ -73,6 +73,13 @@ class Names:
 
 def names_for_title(title: Title, seats: Iterable[str] = ()) -> Names:
     """The names of a title (engine.title.Title), for a game with these seats."""
+    return _names_for_title(title, tuple(seats))
+
+
+@functools.lru_cache(maxsize=256)
+def _names_for_title(title: Title, seats: tuple[str, ...]) -> Names:
+    # Kept (Names is frozen, a title is shared and immutable): every mail to a game
+    # asks for its names, and its lines are parsed against them (issue 14).
     aliases: list[tuple[str, str]] = []
     for corp in title.corporations:
         aliases.extend((alias, corp.sym) for alias in corp.aliases if alias != corp.sym)

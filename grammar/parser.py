@@ -145,12 +145,17 @@ def code_of(text: str) -> str:
     return _TRAILING_RE.sub("", code).translate(_DASHES)
 
 
+@functools.lru_cache(maxsize=1024)
 def parse_line(text: str, names: Names) -> tuple[Order, ...]:
     """Parse one line into the orders it gives, or raise OrderError.
 
     Every failure is an OrderError carrying the line and the column of the problem;
     nothing is guessed: a near-miss name is reported with a suggestion, never used.
-    """
+
+    Orders parsed are kept (a pure function of the line and the names, its orders
+    frozen): a burst brings the same lines again and again -- each player's `password`,
+    `pass`, `done` -- and a mail's lines are read more than once (issue 14). A line
+    refused is parsed again each time."""
     code = code_of(text)
     if not code.strip():
         raise OrderError(text, 1, "there is no order on this line")

@@ -88,3 +88,34 @@ def test_seats() -> None:
     assert lookup_seat(n, "bob") == "Bob"
     assert lookup_seat(Names(title="18TN"), "Zed") == "Zed"
     assert Names(title="x").with_seats(["A"]).seats == ("A",)
+
+
+def test_kept_names_and_parses_are_those_of_their_own_title_and_seats() -> None:
+    """`names_for_title` and `parse_line` keep what they made (issue 14): asked again,
+    for another title or other seats, each answers as if asked the first time -- a seat
+    known to one game is unknown to another, a company of one title to another -- and
+    a refused line is refused every time."""
+    import dataclasses
+
+    from engine.title import load_title
+    from grammar.errors import OrderError
+    from grammar.names import names_for_title
+    from grammar.parser import parse_line
+
+    tn, fifty = load_title("18TN"), load_title("1850")
+    ann = names_for_title(tn, ["Ann", "Bob", "Cy"])
+    assert names_for_title(tn, ("Ann", "Bob", "Cy")) is ann  # kept, lists and tuples
+    dee = names_for_title(tn, ("Dee", "Eve", "Fay"))
+    assert dee.seats == ("Dee", "Eve", "Fay") and dee == dataclasses.replace(
+        ann, seats=("Dee", "Eve", "Fay"))
+    assert names_for_title(fifty, ("Ann", "Bob", "Cy")).title == "1850"
+    for _ in range(2):  # made, then kept
+        assert parse_line("buy TC", ann) == parse_line.__wrapped__("buy TC", ann)
+        with pytest.raises(OrderError):
+            parse_line("buy TC", names_for_title(fifty, ("Ann", "Bob", "Cy")))
+        forced = parse_line("force Ann: pass", ann)
+        assert forced == parse_line.__wrapped__("force Ann: pass", ann)
+        with pytest.raises(OrderError):
+            parse_line("force Ann: pass", dee)
+        with pytest.raises(OrderError):
+            parse_line("buy", ann)
