@@ -11,10 +11,9 @@ import io
 
 from PIL import Image
 
-from engine.actions import LayTile
 from engine.game import Game
 from engine.geometry import neighbour
-from engine.legal import legal_actions
+from engine.legal import legal_tile_lays
 from engine.state import PlacedTile
 from engine.title import FrozenDict, Title
 from moderator.reports.mapimage import BACKGROUND, BoardView, draw_map
@@ -32,10 +31,9 @@ Lays = dict[str, dict[str, tuple[int, ...]]]  # hex -> tile -> rotations
 def legal_lays(game: Game) -> Lays:
     """The tile lays the acting player may make now, by hex and tile."""
     lays: Lays = {}
-    for action in legal_actions(game):
-        if isinstance(action, LayTile):
-            tiles = lays.setdefault(action.hex, {})
-            tiles[action.tile] = (*tiles.get(action.tile, ()), action.rotation)
+    for action in legal_tile_lays(game):
+        tiles = lays.setdefault(action.hex, {})
+        tiles[action.tile] = (*tiles.get(action.tile, ()), action.rotation)
     return lays
 
 

@@ -183,3 +183,24 @@ def test_legal_actions_equal_trying_every_candidate_in_the_driven_1851_bank_game
     for kind in ("LayTile", "SellShares", "BuyPrivate", "PlaceToken", "BuyTrain", "Done",
                  *STOCK):
         assert comparison.met[(kind, False)], (kind, comparison.met)
+
+
+@pytest.mark.parametrize("title", playable_titles())
+def test_the_tile_lays_judged_alone_are_those_of_legal_actions(title: str) -> None:
+    """`legal_tile_lays` (what a report lists for the player laying track) judges only
+    the tile lays: at every position of a random game of each title, they are the
+    tile lays of `legal_actions`, in the same order -- in track steps and elsewhere
+    (a private's lay, none at all)."""
+    rng = random.Random(5)
+    game = Game(Setup(title, ("Ann", "Bob", "Cy", "Di"), seed=5))
+    laid = 0
+    for _ in range(400):
+        turn = game.turn()
+        if turn is None:
+            break
+        options = legal.legal_actions(game)
+        lays = [a for a in options if isinstance(a, LayTile)]
+        assert legal.legal_tile_lays(game) == lays, (title, game.next_move)
+        laid += bool(lays)
+        game.apply(turn.seat, choose(rng, options))
+    assert laid >= 5
