@@ -8,6 +8,7 @@ Lark's errors into messages a player can act on. One line may yield several acti
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import functools
@@ -170,6 +171,14 @@ def parse_line(text: str, names: Names) -> tuple[Order, ...]:
             raise e.orig_exc from None
         raise
     return result
+
+
+def warm_parser(names: Names) -> None:
+    """Build the grammar's parser and read a line with it now (a daemon's start), not
+    in the first mail; the line is read afresh, not answered from `parse_line`'s kept
+    orders, so the parser is built whatever was parsed before."""
+    with contextlib.suppress(OrderError):
+        parse_line.__wrapped__("pass", names)
 
 
 # --- syntax errors -----------------------------------------------------------------------

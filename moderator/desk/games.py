@@ -218,7 +218,7 @@ class PictureCache:
             return cast(V, known[1])
         value = make()
         # More than the pictures: a position's view, lays and charts, and its tables
-        # rendered for each seat with and without the market's picture.
+        # rendered with and without the market's picture.
         _put(self._shown, key, (tuple(game.log), value), 4 * self.size)
         return value
 
