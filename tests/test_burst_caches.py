@@ -317,3 +317,30 @@ def test_a_reports_tables_are_rendered_once_and_never_stale(
     assert len(store.moves(store.execute("SELECT id FROM games")[0][0])) == 310
     assert len(shown) > 40 and len(made) < len(shown) / 2
     store.close()
+
+
+def test_a_refusal_says_what_the_stored_position_expects(tmp_path: Path) -> None:
+    """A mail refused at its first order (an order from a player whose company is not
+    operating) is told what the game expects now: read from the report's view of the
+    stored position, made once per position, it is the stored game's `legal` -- at
+    each position of the burst."""
+    processor, store, raws = _burst(tmp_path, 12)
+    game_id = store.execute("SELECT id FROM games")[0][0]
+    told: set[str] = set()
+    for raw in raws:
+        _process(processor, raw)
+        (answer,) = store.execute(
+            "SELECT b.raw FROM outbox_queue o JOIN outbox_raw b ON b.id = o.id "
+            "WHERE o.kind = 'reply' ORDER BY o.id DESC LIMIT 1")[0]
+        message = email.message_from_bytes(answer)
+        plain = next(p for p in message.walk() if p.get_content_type() == "text/plain")
+        payload = plain.get_payload(decode=True)
+        assert isinstance(payload, bytes)
+        text = " ".join(payload.decode().split())
+        if "What the game expects now:" in text:
+            stored = processor.game(game_id)  # (kept: checked against the store)
+            assert stored.next_move == len(store.moves(game_id))
+            expects = "What the game expects now: " + "; ".join(stored.legal()[:12])
+            assert " ".join(expects.split()) in text
+            told.add(expects)
+    assert len(told) >= 2  # positions that expect different orders

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine.actions import Action, Done, from_json
@@ -93,7 +93,9 @@ CommandNote = Callable[[cmd.Command], "str | CommandMoves | None"]
 def run_submission(game: Game, seat: str, body: str,
                    on_command: CommandNote | None = None,
                    submission: Submission | None = None,
-                   on_fork: Callable[[Game], None] | None = None) -> SubmissionReport:
+                   on_fork: Callable[[Game], None] | None = None,
+                   expected: Callable[[Game], Sequence[str]] | None = None
+                   ) -> SubmissionReport:
     """Apply the orders of `body` to `game` (a copy the caller may throw away) as `seat`.
 
     ON_COMMAND, when given, is asked about every meta command line (the mail service
@@ -101,8 +103,11 @@ def run_submission(game: Game, seat: str, body: str,
     SUBMISSION is BODY as `parse_body` read it against GAME, if the caller has it.
     ON_FORK, when given, makes GAME the stored game, which stays as it is: the first
     move accepted is applied to a copy (`Game.fork`), which ON_FORK is handed and the
-    rest go on (a mail refused at its first order copies the game once, not twice)."""
+    rest go on (a mail refused at its first order copies the game once, not twice).
+    EXPECTED, when given, answers `Game.legal` for a refusal's "what the game expects
+    now" (the caller may have it for the position already)."""
     start = game.next_move
+    expected = expected or Game.legal
     if submission is None:
         submission = parse_body(game, body)
     results: list[LineResult] = []
@@ -164,7 +169,7 @@ def run_submission(game: Game, seat: str, body: str,
                 if exc.alternatives:
                     msg += "\nWhat you may do: " + "; ".join(exc.alternatives[:12])
                 elif game.turn() is not None:
-                    msg += "\nWhat the game expects now: " + "; ".join(game.legal()[:12])
+                    msg += "\nWhat the game expects now: " + "; ".join(expected(game)[:12])
                 return refused(line.number, line.text, _caret(line.text, msg))
         results.append(LineResult(line.number, line.text, True, tuple(said)))
     if not results:

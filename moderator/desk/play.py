@@ -68,8 +68,13 @@ def play(work: Work, game_id: str, auth: Auth) -> str:
         nonlocal game
         game = commands.game = copy  # later commands (`legal`) see the orders' position
 
+    def expected(now: Game) -> tuple[str, ...] | list[str]:
+        # Refused at the stored position, its answer shows that position: the report's
+        # view (made once per position) lists what the game expects already.
+        return work.answers.position(game_id, now).view.legal if now is stored else now.legal()
+
     report = run_submission(game, seat or sender, work.incoming.text, commands.on_command,
-                            submission, on_fork=forked)
+                            submission, on_fork=forked, expected=expected)
     applied = report.ok and bool(report.moves)
     if applied:
         store.append(game_id, start, list(report.moves), list(report.said),
