@@ -154,6 +154,10 @@ def _rank(game: Game, duties: _Duties, action: Action) -> Rank | None:
         # After `decline` where both are offered; 1825 6.4.5: a vote nobody answers
         # lets the receiver's decision stand (no veto).
         return (0, 1, "")
+    if isinstance(action, PlaceToken) and action == game.rules.home_default(game.state):
+        # 1825 R1: a director asked for his company's home city (the Taff Vale's in V8)
+        # takes the title's default city.
+        return (0, 0, "")
     if isinstance(action, PlaceToken) and isinstance(game.round, AuctionStockRound) \
             and game.round.home_pending is not None:
         return (4, 0, action.hex)  # 1861 9.3: the home a started public must have

@@ -214,6 +214,7 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
         _drop_bidders(game, apply)
     if own is None:
         _end_national_turn(game, raw, _attempt if throwaway else _apply)
+        _default_home(game, raw, apply)
     if own is not None:
         return _replay_own(game, mapper, index, raw, own, apply)
     try:
@@ -228,6 +229,19 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
         except GameError as exc:
             raise RecordError(index, raw, f"{seat} {action}: {exc.message}") from exc
     return len(mapped)
+
+
+def _default_home(game: Game, raw: dict[str, Any], apply: _Apply) -> None:
+    """1825 R1: ours asks the Taff Vale's director for its city in V8 when the operating
+    round begins; the site asks only once V8 has track. A record whose next action is
+    not that choice takes the default city (as the recorded game's director did)."""
+    default = game.rules.home_default(game.state)
+    turn = game.rules.pending_decision(game.state)
+    if default is None or turn is None:
+        return
+    if raw.get("type") == "place_token" and raw.get("entity") == turn.entity:
+        return  # the choice itself
+    apply(game, turn.seat, default)
 
 
 def _drop_bidders(game: Game, apply: _Apply) -> None:

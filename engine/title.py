@@ -477,6 +477,9 @@ class CorporationSpec(Shared):
         differ from ``sym``; lookups accept all three.
     par: fixed starting price (1825's face value).
     available_from_phase: first phase in which it may be started (1861's minors).
+    home_choice: its director chooses which city of its home hex takes its home
+        station, when it first operates (1825 R1's Taff Vale in V8); `home_city` is
+        the default.
     """
 
     sym: str
@@ -492,6 +495,7 @@ class CorporationSpec(Shared):
     par: int | None = None
     edge_token: EdgeToken | None = None
     available_from_phase: str | None = None
+    home_choice: bool = False
     note: str | None = None
 
     @property
@@ -1034,6 +1038,7 @@ def build_title(raw: Mapping[str, Any], where: str) -> Title:
             if c.get("edge_token")
             else None,
             available_from_phase=c.get("available_from_phase"),
+            home_choice=bool(c.get("home_choice", False)),
             note=c.get("note"),
         )
         for c in raw["corporations"]
