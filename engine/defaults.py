@@ -10,6 +10,8 @@ deadline has passed and applies what these return):
   company lays no track and places no station, runs for the best revenue (4.2.3) and
   withholds it (4.2.4), and buys a train only when the rules force it (4.2.5.2), the
   cheapest one, its president selling the smallest share first if he must raise cash.
+  A director asked for his company's home city takes the title's default (1825 R1: the
+  Taff Vale's second city of V8).
 * `sole_action(game)`: the pass (or `done`) when that is all the acting player may do,
   for players who asked the moderator to pass for them (`auto pass`).
 
