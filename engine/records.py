@@ -214,7 +214,7 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
         _drop_bidders(game, apply)
     if own is None:
         _end_national_turn(game, raw, _attempt if throwaway else _apply)
-        _default_home(game, raw, apply)
+    _default_home(game, raw, own, apply)
     if own is not None:
         return _replay_own(game, mapper, index, raw, own, apply)
     try:
@@ -231,16 +231,21 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
     return len(mapped)
 
 
-def _default_home(game: Game, raw: dict[str, Any], apply: _Apply) -> None:
+def _default_home(game: Game, raw: dict[str, Any], own: list[dict[str, Any]] | None,
+                  apply: _Apply) -> None:
     """1825 R1: ours asks the Taff Vale's director for its city in V8 when the operating
     round begins; the site asks only once V8 has track. A record whose next action is
-    not that choice takes the default city (as the recorded game's director did)."""
+    not that choice takes the default city (as the recorded game's director did; our
+    records from before the choice was asked placed the base there)."""
     default = game.rules.home_default(game.state)
     turn = game.rules.pending_decision(game.state)
     if default is None or turn is None:
         return
-    if raw.get("type") == "place_token" and raw.get("entity") == turn.entity:
+    if own is None and raw.get("type") == "place_token" and \
+            raw.get("entity") == turn.entity:
         return  # the choice itself
+    if own and own[0].get("type") == default.kind:
+        return  # ours, carried by the record
     apply(game, turn.seat, default)
 
 
