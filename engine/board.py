@@ -245,7 +245,8 @@ def place_home_token(state: GameState, corp: Corporation, city: int | None = Non
         city = 0
     state.board.tokens.setdefault(home, {}).setdefault(city, []).append(corp.sym)
     corp.token_costs.pop(0)
-    state.say(f"{corp.sym} places its home station in {home}")
+    state.say(f"{corp.sym} places its home station in {home}"
+              + (f" city {city + 1}" if corp.spec.home_choice else ""))
 
 
 def place_token(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
