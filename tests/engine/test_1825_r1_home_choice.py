@@ -133,3 +133,21 @@ def test_r1_export_writes_the_choice_as_the_site_s_only_where_it_asks() -> None:
         game.state.board.tiles["V8"] = tile
     game.apply("Player 1", PlaceToken("V8", 1))
     assert SiteHomes().chosen(game, move) is None
+
+
+def test_r1_a_record_that_asks_later_gives_the_city_named_then() -> None:
+    """The site asks the Taff Vale's director only once V8 has track, which may be
+    after ours asks: the importer, reading a whole record, takes the city the site's
+    director names later (here the first city, asked one action later than ours)."""
+    record = json.loads(RECORD.read_text())
+    setup, names = setup_of(record)
+    game = Game(setup)
+    mapper = RecordMapper(game, names)
+    acts = list(expanded(folded_actions(record["actions"])))
+    for index, raw in enumerate(acts[:436]):
+        replay_action(game, mapper, index, raw)
+    choice = {**acts[436], "city": "52-1-0"}
+    mapper.ahead = [*acts[:436], acts[437], choice, *acts[438:]]
+    replay_action(game, mapper, 436, acts[437])
+    assert game.state.board.tokens["V8"][0] == ["TV"]
+    assert game.rules.pending_decision(game.state) is None
