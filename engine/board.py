@@ -233,17 +233,20 @@ def has_token_in(state: GameState, corp: str, hex_id: str) -> bool:
     return any(corp in corps for corps in state.board.tokens.get(hex_id, {}).values())
 
 
-def place_home_token(state: GameState, corp: Corporation) -> None:
-    """4.2(a): the first station goes on the home city, free."""
+def place_home_token(state: GameState, corp: Corporation, city: int | None = None) -> None:
+    """4.2(a): the first station goes on the home city, free (`city`: the one its
+    director chose, `CorporationSpec.home_choice`)."""
     home = corp.spec.home
     if home is None or has_token_in(state, corp.sym, home):
         return
-    city = corp.spec.home_city or 0
+    if city is None:
+        city = corp.spec.home_city or 0
     if city >= city_count(state, home):
         city = 0
     state.board.tokens.setdefault(home, {}).setdefault(city, []).append(corp.sym)
     corp.token_costs.pop(0)
-    state.say(f"{corp.sym} places its home station in {home}")
+    state.say(f"{corp.sym} places its home station in {home}"
+              + (f" city {city + 1}" if corp.spec.home_choice else ""))
 
 
 def place_token(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
@@ -269,7 +272,7 @@ def place_token(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
     require(bool(connected), f"{hex_id} is not connected to a {corp.sym} station (4.2.2(a))")
     require(city is not None or len(connected) == 1,
             f"{hex_id} has several cities; say which: "
-            + ", ".join(f"token {hex_id} city {c}" for c in connected))
+            + ", ".join(f"token {hex_id} city {c + 1}" for c in connected))
     chosen = connected[0]
     cost = rules.token_cost(state, corp, hex_id)
     require(corp.cash >= cost, f"{corp.sym} has {money(state, corp.cash)}; the station "

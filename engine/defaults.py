@@ -10,6 +10,8 @@ deadline has passed and applies what these return):
   company lays no track and places no station, runs for the best revenue (4.2.3) and
   withholds it (4.2.4), and buys a train only when the rules force it (4.2.5.2), the
   cheapest one, its president selling the smallest share first if he must raise cash.
+  A director asked for his company's home city takes the title's default (1825 R1: the
+  Taff Vale's second city of V8).
 * `sole_action(game)`: the pass (or `done`) when that is all the acting player may do,
   for players who asked the moderator to pass for them (`auto pass`).
 
@@ -154,6 +156,10 @@ def _rank(game: Game, duties: _Duties, action: Action) -> Rank | None:
         # After `decline` where both are offered; 1825 6.4.5: a vote nobody answers
         # lets the receiver's decision stand (no veto).
         return (0, 1, "")
+    if isinstance(action, PlaceToken) and action == game.rules.home_default(game.state):
+        # 1825 R1: a director asked for his company's home city (the Taff Vale's in V8)
+        # takes the title's default city.
+        return (0, 0, "")
     if isinstance(action, PlaceToken) and isinstance(game.round, AuctionStockRound) \
             and game.round.home_pending is not None:
         return (4, 0, action.hex)  # 1861 9.3: the home a started public must have

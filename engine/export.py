@@ -639,6 +639,13 @@ class _Renderer:
             self._follow_turn(rnd)
             if self.homes is not None:
                 self._site_homes(self.homes.at_turn(game, self.tiles.city_id, self._slot))
+                if self.homes.chosen(game, move) is False:
+                    # 1825 R1: the director's choice of a home the site does not ask
+                    # for yet (no track there): a message; the site's own choice is
+                    # written when it asks (export_1825.SiteHomes).
+                    self._flush()
+                    self.pieces.append(_Piece(None, index))
+                    return _CARRIED
                 receiving = export_1825.receiver_form(game, move, self.moves[index + 1:],
                                                       self.trains)
                 if receiving is not None:

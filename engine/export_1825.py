@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine import trains
-from engine.actions import Action, BuyTrain, Done, LayTile, LeaseTrain
+from engine.actions import Action, BuyTrain, Done, LayTile, LeaseTrain, PlaceToken
 from engine.game import Game, Move
 from engine.rounds.operating import OperatingRound
 from engine.state import Corporation, GameState, Train
@@ -124,6 +124,20 @@ class SiteHomes:
         self.round, self.turn = rnd, rnd.current
         return self._choices(game, due, city_id, slot)
 
+    def chosen(self, game: Game, move: Move) -> bool | None:
+        """Whether `move` is a director's choice of his minor's home city that the site
+        asks for now (its home has track: the move is the site's `place_token`, and the
+        base is told of); False: one it does not ask for yet; None: no such choice."""
+        if game.rules.home_default(game.state) is None or \
+                not isinstance(move.action, PlaceToken):
+            return None
+        turn = game.rules.pending_decision(game.state)
+        corp = game.state.corporations.get(turn.entity) if turn is not None else None
+        if corp is None or corp.spec.home not in game.state.board.tiles:
+            return False
+        self.placed.add(corp.sym)
+        return True
+
     def after_lay(self, game: Game, action: Action, sym: str,
                   city_id: Callable[[str, int], str],
                   slot: Callable[[str, str], int]) -> list[dict[str, Any]]:
@@ -146,6 +160,8 @@ class SiteHomes:
             printed = state.title.hexes[home].tile
             cities = state.board.tokens.get(home, {})
             city = next((c for c, syms in cities.items() if corp.sym in syms), None)
+            if city is None and corp.spec.home_choice:
+                continue  # its director has yet to choose (his choice is the site's)
             self.placed.add(corp.sym)
             if printed is None or len(printed.cities) < 2 or city is None:
                 continue  # one city: the site places the base by itself

@@ -83,7 +83,15 @@ from operator import and_
 from typing import TYPE_CHECKING
 
 from engine.actions import Route, RunRoutes
-from engine.routes import Run, TrainRun, Walk, stop_value, towns_skipped, train_distance
+from engine.routes import (
+    Run,
+    TrainRun,
+    Walk,
+    free_towns,
+    stop_value,
+    towns_skipped,
+    train_distance,
+)
 from engine.state import Corporation, GameState, Train
 from engine.track import Node, Point, Side, Track, blocked_for, next_steps, token_nodes
 
@@ -342,11 +350,14 @@ def _best_values(net: Network) -> Callable[[int, int, int], int]:
 
 def grow_routes(net: Network, stops: int, taken: int,
                 found: Callable[[Chain, int, int], None],
-                hopeless: Callable[[int, int, int, int], bool], clock: _Clock) -> None:
+                hopeless: Callable[[int, int, int, int], bool], clock: _Clock,
+                free: bool = False) -> None:
     """Every route of 2..`stops` stops through a station, on segments not in `taken`:
     `found(chain, value, mask)` with the sum of its stops' values and its segments. A
     partial route is dropped when `hopeless(value, stops so far, visited stops, open
-    ends)` says no extension can be worth keeping."""
+    ends)` says no extension can be worth keeping. `free`: the train counts no town
+    (`TrainSpec.free_towns`, the network's weights say so): a route whose count is
+    full may still run on to towns."""
     values, adjacency, passable = net.values, net.adjacency, net.passable
     weights = net.weights or (1,) * len(net.stops)
     rank = [len(net.stops)] * len(net.stops)
@@ -371,17 +382,19 @@ def grow_routes(net: Network, stops: int, taken: int,
             inside = count > 1 and station_inside()
             if hopeless(value, dist, visited, int(go_on) + int(count == 1 or inside)):
                 return
-            if go_on and dist < stops:
+            if go_on and (dist < stops or free):
                 blocked = taken | wmask
                 for mask, v, lid, term_v, _term_at in adjacency[at]:
                     if mask & blocked or (visited >> v) & 1 or rank[v] < mine:
+                        continue
+                    if free and dist + weights[v] > stops:
                         continue
                     top.append(lid)
                     grow_top(v, value + values[v], count + 1, visited | (1 << v),
                              wmask | mask, passable[v] and not term_v, dist + weights[v])
                     top.pop()
             if count > 1:
-                if dist < stops and inside:
+                if (dist < stops or free) and inside:
                     grow_bottom(start, value, count, visited, wmask, True, dist)
                 found(Chain(start, tuple(top), ()), value, wmask)
 
@@ -390,11 +403,13 @@ def grow_routes(net: Network, stops: int, taken: int,
             clock.tick()
             if at != start and hopeless(value, dist, visited, int(go_on)):
                 return
-            if go_on and dist < stops:
+            if go_on and (dist < stops or free):
                 first = top[0]
                 blocked = taken | wmask
                 for mask, v, lid, term_v, term_at in adjacency[at]:
                     if mask & blocked or (visited >> v) & 1 or rank[v] < mine:
+                        continue
+                    if free and dist + weights[v] > stops:
                         continue
                     if at == start and (lid <= first or term_at):
                         continue  # each route once; nothing runs on through a terminal
@@ -508,7 +523,17 @@ class _Kind:
 
     def __init__(self, net: Network, segment_count: int, stops: int,
                  exact: Callable[[Chain, int], int] | None,
-                 route_bound: Callable[[int], int] | None, clock: _Clock) -> None:
+                 route_bound: Callable[[int], int] | None, clock: _Clock,
+                 free_towns: bool = False) -> None:
+        self.free = free_towns
+        # A train that counts no town (`TrainSpec.free_towns`): its towns weigh nothing,
+        # and any of them may still add its value to a route (the bound says so).
+        self.towns_bonus = 0
+        if free_towns:
+            net = dataclasses.replace(net, weights=tuple(
+                0 if n.kind == "t" else 1 for n in net.stops))
+            self.towns_bonus = sum(max(v, 0) for n, v in zip(net.stops, net.values,
+                                                            strict=True) if n.kind == "t")
         self.net = net
         self.segment_count = segment_count
         self.stops = stops
@@ -520,7 +545,7 @@ class _Kind:
     def cannot_beat(self, floor: int, value: int, count: int, visited: int, ends: int
                     ) -> bool:
         """Whether no extension of a partial route earns more than `floor`."""
-        most = value + self.room_bound(self.stops - count, ends, visited)
+        most = value + self.room_bound(self.stops - count, ends, visited) + self.towns_bonus
         if self.route_bound is not None:
             most = self.route_bound(most)
         return most <= floor
@@ -543,7 +568,7 @@ class _Kind:
                 best = (revenue, mask, chain)
 
         try:
-            grow_routes(self.net, self.stops, taken, found, hopeless, self.clock)
+            grow_routes(self.net, self.stops, taken, found, hopeless, self.clock, self.free)
         except _OutOfTime:
             self.clock.expired = True
         return best
@@ -571,7 +596,7 @@ class _Kind:
                 entries = entries[:cut]
 
         try:
-            grow_routes(self.net, self.stops, 0, found, hopeless, self.clock)
+            grow_routes(self.net, self.stops, 0, found, hopeless, self.clock, self.free)
             return _table(self.net, entries, floor, self.segment_count, self.clock)
         except _OutOfTime:
             return _unknown()
@@ -942,7 +967,8 @@ def _optimize_trains(rules: Rules, state: GameState, corp: Corporation,
         by_name.setdefault(train.name, []).append(train)
     kinds = [_Kind(net, graph.pieces, train_distance(state, members[0]),
                    exact_for(members[0]),
-                   _route_bound(rules, state, corp, members[0]), clock)
+                   _route_bound(rules, state, corp, members[0]), clock,
+                   free_towns(state, members[0]))
              for members in by_name.values()]
     order = [(g, train) for g, members in enumerate(by_name.values()) for train in members]
 

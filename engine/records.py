@@ -180,8 +180,9 @@ def import_record(record: dict[str, Any]) -> Replay:
     replay = Replay(Game(setup), names,
                     {names[k]: int(v) for k, v in (record.get("result") or {}).items()})
     mapper = RecordMapper(replay.game, names)
+    mapper.ahead = list(expanded(folded_actions(record["actions"])))
     with replay.game.reading_log():  # no copy before each action (engine.game)
-        for index, raw in enumerate(expanded(folded_actions(record["actions"]))):
+        for index, raw in enumerate(mapper.ahead):
             replay.applied += replay_action(replay.game, mapper, index, raw)
     return replay
 
@@ -214,6 +215,7 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
         _drop_bidders(game, apply)
     if own is None:
         _end_national_turn(game, raw, _attempt if throwaway else _apply)
+    _default_home(game, mapper, index, raw, own, apply)
     if own is not None:
         return _replay_own(game, mapper, index, raw, own, apply)
     try:
@@ -228,6 +230,33 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
         except GameError as exc:
             raise RecordError(index, raw, f"{seat} {action}: {exc.message}") from exc
     return len(mapped)
+
+
+def _default_home(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any],
+                  own: list[dict[str, Any]] | None, apply: _Apply) -> None:
+    """1825 R1: ours asks the Taff Vale's director for its city in V8 when the operating
+    round begins; the site asks only once V8 has track. A record whose next action is
+    not that choice takes the city the site's director names later in the record, or
+    failing that the default one (as the recorded game's director chose; our records
+    from before the choice was asked placed the base there)."""
+    default = game.rules.home_default(game.state)
+    turn = game.rules.pending_decision(game.state)
+    if default is None or turn is None:
+        return
+    if own is None and raw.get("type") == "place_token" and \
+            raw.get("entity") == turn.entity:
+        return  # the choice itself
+    if own and own[0].get("type") == default.kind:
+        return  # ours, carried by the record
+    later = next((a for a in (mapper.ahead or [])[index:]
+                  if a.get("type") == "place_token" and a.get("entity") == turn.entity
+                  and OUR_ACTIONS not in a), None)
+    if later is not None and isinstance(default, PlaceToken):
+        city = int(str(later["city"]).rsplit("-", 1)[1])
+        chosen = PlaceToken(default.hex, city)
+        if game.clone().attempt(turn.seat, chosen):
+            default = chosen
+    apply(game, turn.seat, default)
 
 
 def _drop_bidders(game: Game, apply: _Apply) -> None:
@@ -518,6 +547,9 @@ class RecordMapper:
         # 1825: a receiver's lease the site takes at the start of the company's turn
         # (`special_buy`), ours at its run (6.4.3): the company, until it runs.
         self.leasing: str | None = None
+        # The whole record's actions where the reader has them (`import_record`): 1825
+        # R1's Taff Vale's choice of its city, which the site asks for later than ours.
+        self.ahead: list[dict[str, Any]] | None = None
 
     def fork(self, game: Game) -> RecordMapper:
         """A copy of this bookkeeping that follows `game` (this game or a clone of it)."""

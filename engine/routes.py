@@ -88,14 +88,17 @@ def stop_value(rules: Rules, state: GameState, node: Node) -> int:
 
 
 def walks_from(state: GameState, graph: Track, corp: str, start: Node, max_stops: int,
-               declared: tuple[str, ...] | None = None) -> list[Walk]:
+               declared: tuple[str, ...] | None = None, free_towns: bool = False
+               ) -> list[Walk]:
     """Every legal walk of 2..max_stops stops starting at `start` (18TN 4.2.3).
 
     With `declared` hexes, only walks that fit them (see `matches`) are followed,
-    which keeps checking a declared route fast on a crowded map.
+    which keeps checking a declared route fast on a crowded map. `free_towns`: the
+    train counts no town (`TrainSpec.free_towns`): past its last counted stop it may
+    still run on to towns.
     """
     out: list[Walk] = []
-    towns_free = towns_skipped(state)
+    towns_free = towns_skipped(state) or free_towns
 
     def fits(stops: list[Node], hexes: list[str]) -> bool:
         if declared is None:
@@ -129,12 +132,14 @@ def walks_from(state: GameState, graph: Track, corp: str, start: Node, max_stops
                 new_stops = [*stops, nxt]
                 if not fits(new_stops, new_hexes):
                     continue
-                walk = Walk(tuple(new_stops), frozenset([*used, seg_id]), tuple(new_hexes))
-                out.append(walk)
                 counted = len(new_stops) if not towns_free else \
                     sum(1 for n in new_stops if n.kind != "t")
-                if (counted >= max_stops or nxt.kind == "o" or seg.terminal
-                        or blocked_for(state, nxt, corp)):
+                if free_towns and counted > max_stops:
+                    continue
+                walk = Walk(tuple(new_stops), frozenset([*used, seg_id]), tuple(new_hexes))
+                out.append(walk)
+                if ((counted >= max_stops and not free_towns) or nxt.kind == "o"
+                        or seg.terminal or blocked_for(state, nxt, corp)):
                     continue
                 extend(nxt, seg_id, new_stops, [*used, seg_id], new_hexes)
             else:
@@ -159,7 +164,7 @@ def _may_pass(declared: tuple[str, ...] | None, stops: list[Node]) -> bool:
 
 
 def walks_matching(state: GameState, graph: Track, corp: str, hexes: tuple[str, ...],
-                   max_stops: int) -> list[Walk]:
+                   max_stops: int, free_towns: bool = False) -> list[Walk]:
     """Walks that fit a declared hex list, read in either direction."""
     from engine.track import token_nodes
 
@@ -174,9 +179,9 @@ def walks_matching(state: GameState, graph: Track, corp: str, hexes: tuple[str, 
         only_hexes = declared[0] != declared[-1] and \
             any(h not in stops_at for h in declared)
         for node in stops_at.get(declared[0], ()):
-            found = (_walks_along(state, graph, corp, node, max_stops, declared)
+            found = (_walks_along(state, graph, corp, node, max_stops, declared, free_towns)
                      if only_hexes else
-                     walks_from(state, graph, corp, node, max_stops, declared))
+                     walks_from(state, graph, corp, node, max_stops, declared, free_towns))
             out += [w for w in found if matches(w, hexes) and tokens.intersection(w.stops)]
     return out
 
@@ -193,7 +198,7 @@ def _stops_by_hex(graph: Track) -> dict[str, list[Node]]:
 
 
 def _walks_along(state: GameState, graph: Track, corp: str, start: Node, max_stops: int,
-                 declared: tuple[str, ...]) -> list[Walk]:
+                 declared: tuple[str, ...], free_towns: bool = False) -> list[Walk]:
     """The walks of `walks_from(..., declared)` whose hexes are exactly `declared`:
     the same search, in the same order, following only track that stays on the
     declared hexes in order."""
@@ -205,7 +210,7 @@ def _walks_along(state: GameState, graph: Track, corp: str, start: Node, max_sto
 
     used: set[int] = set()  # the pieces of track the walk has spent so far
     stops: list[Node] = [start]
-    towns_free = towns_skipped(state)
+    towns_free = towns_skipped(state) or free_towns
 
     def extend(point: Point, came_by: int | None, at: int) -> None:
         # `at`: the index in `declared` of the hex the walk stands in.
@@ -233,12 +238,14 @@ def _walks_along(state: GameState, graph: Track, corp: str, start: Node, max_sto
             elif nxt.is_stop:
                 if nxt in stops:
                     continue
-                if step == last:
-                    out.append(Walk((*stops, nxt), frozenset((*used, seg_id)), declared))
                 counted = len(stops) + 1 if not towns_free else \
                     sum(1 for n in stops if n.kind != "t") + (nxt.kind != "t")
-                if (counted >= max_stops or nxt.kind == "o" or seg.terminal
-                        or blocked_for(state, nxt, corp)):
+                if free_towns and counted > max_stops:
+                    continue
+                if step == last:
+                    out.append(Walk((*stops, nxt), frozenset((*used, seg_id)), declared))
+                if ((counted >= max_stops and not free_towns) or nxt.kind == "o"
+                        or seg.terminal or blocked_for(state, nxt, corp)):
                     continue
                 stops.append(nxt)
                 used.add(seg_id)
@@ -256,7 +263,8 @@ def _walks_along(state: GameState, graph: Track, corp: str, start: Node, max_sto
     return out
 
 
-def all_walks(state: GameState, graph: Track, corp: str, max_stops: int) -> list[Walk]:
+def all_walks(state: GameState, graph: Track, corp: str, max_stops: int,
+              free_towns: bool = False) -> list[Walk]:
     """Every legal walk touching a station of `corp`, each direction counted once."""
     from engine.track import token_nodes
 
@@ -266,7 +274,7 @@ def all_walks(state: GameState, graph: Track, corp: str, max_stops: int) -> list
     for node in graph.nodes():
         if not node.is_stop:
             continue
-        for walk in walks_from(state, graph, corp, node, max_stops):
+        for walk in walks_from(state, graph, corp, node, max_stops, free_towns=free_towns):
             if not tokens.intersection(walk.stops):
                 continue
             key = (walk.segments, frozenset(walk.stops))
@@ -279,6 +287,11 @@ def all_walks(state: GameState, graph: Track, corp: str, max_stops: int) -> list
 
 def train_distance(state: GameState, train: Train) -> int:
     return run_spec(state.title, train.name).distance.stops
+
+
+def free_towns(state: GameState, train: Train) -> bool:
+    """Whether the train counts no town against its distance (`TrainSpec.free_towns`)."""
+    return run_spec(state.title, train.name).free_towns
 
 
 def run_spec(title: Title, name: str) -> TrainSpec:
@@ -355,8 +368,10 @@ def check_run(rules: Rules, state: GameState, corp: Corporation, action: RunRout
         assert train is not None
         used_trains.append(train)
         dist = train_distance(state, train)
-        walks = walks_matching(state, graph, corp.sym, route.hexes, dist)
-        require(bool(walks), _why_no_route(state, graph, corp, route, dist))
+        walks = walks_matching(state, graph, corp.sym, route.hexes, dist,
+                               free_towns(state, train))
+        require(bool(walks), _why_no_route(state, graph, corp, route, dist,
+                                           free_towns(state, train)))
         refusals = [rules.why_not_walk(state, corp, train, w) for w in walks]
         if all(refusals):
             raise GameError(str(refusals[0]))
@@ -395,13 +410,14 @@ def _covered(trains: list[Train], names: list[str]) -> int:
 
 
 def _why_no_route(state: GameState, graph: Track, corp: Corporation, route: Route,
-                  dist: int) -> str:
+                  dist: int, towns_free: bool = False) -> str:
     listed = " ".join(route.hexes)
     for hex_id in route.hexes:
         if hex_id not in state.title.hexes:
             return f"{hex_id} is not on the map"
     return (f"no legal route for the {route.train}-train along {listed}: the hexes must be "
-            f"joined by track in that order, with at most {dist} stops, through a "
+            f"joined by track in that order, with at most {dist} stops"
+            f"{' (towns not counted)' if towns_free else ''}, through a "
             f"{corp.sym} station, without repeating track (not even where paths meet at a hex "
             "edge) or stops, or running through an off-board area or a blocked city")
 
@@ -419,7 +435,8 @@ def best_run(rules: Rules, state: GameState, corp: Corporation, graph: Track | N
         return Run((), 0)
     options: list[list[tuple[Walk, int] | None]] = []
     for train in trains:
-        walks = all_walks(state, graph, corp.sym, train_distance(state, train))
+        walks = all_walks(state, graph, corp.sym, train_distance(state, train),
+                          free_towns(state, train))
         scored = sorted(((w, walk_revenue(rules, state, corp, train, w)) for w in walks),
                         key=lambda x: -x[1])
         options.append([*scored, None])

@@ -432,6 +432,12 @@ class Rules:
 
         place_home_token(state, corp)
 
+    def idle_turn(self, state: GameState, corp: Corporation) -> str | None:
+        """Why `corp` does nothing in its turn now (no track, base, run or train: its
+        income is nil and settles at once, as the title's dividend rules say); None: it
+        operates (1825 R1: a minor without a director)."""
+        return None
+
     def end_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:
         """A hook for what happens when a company's turn ends."""
 
@@ -666,6 +672,12 @@ class Rules:
 
     def decide(self, state: GameState, seat: str, action: Action, round: Round) -> None:
         raise GameError("nothing is to be decided now")
+
+    def home_default(self, state: GameState) -> Action | None:
+        """Where the pending decision is a director's choice of his company's home city
+        (`CorporationSpec.home_choice`): the choice made for him if he makes none (a
+        deadline's default; a record that asks him later). None otherwise."""
+        return None
 
     def nationalised_shares(self, state: GameState, corp: Corporation, seat: str) -> int:
         """How many shares `seat` is paid for when `corp` is nationalised."""

@@ -309,6 +309,8 @@ class TrainSpec(Shared):
     multiplier: factor applied to the route value (1861's 2+2 and 5+5E double it).
     double_heads_as: two of these may run together as one train of that type
         (1825: two 2-trains as a 3-train).
+    free_towns: towns do not count against its distance, and every town its route
+        visits scores (1825 R1's U3: three cities, any number of towns).
     """
 
     name: str
@@ -319,6 +321,7 @@ class TrainSpec(Shared):
     obsolete_on: str | None = None
     multiplier: int = 1
     double_heads_as: str | None = None
+    free_towns: bool = False
     note: str | None = None
 
 
@@ -474,6 +477,9 @@ class CorporationSpec(Shared):
         differ from ``sym``; lookups accept all three.
     par: fixed starting price (1825's face value).
     available_from_phase: first phase in which it may be started (1861's minors).
+    home_choice: its director chooses which city of its home hex takes its home
+        station, when it first operates (1825 R1's Taff Vale in V8); `home_city` is
+        the default.
     """
 
     sym: str
@@ -489,6 +495,7 @@ class CorporationSpec(Shared):
     par: int | None = None
     edge_token: EdgeToken | None = None
     available_from_phase: str | None = None
+    home_choice: bool = False
     note: str | None = None
 
     @property
@@ -979,6 +986,7 @@ def build_title(raw: Mapping[str, Any], where: str) -> Title:
             obsolete_on=t.get("obsolete_on"),
             multiplier=int(t.get("multiplier", 1)),
             double_heads_as=t.get("double_heads_as"),
+            free_towns=bool(t.get("free_towns", False)),
             note=t.get("note"),
         )
         for t in raw["trains"]
@@ -1030,6 +1038,7 @@ def build_title(raw: Mapping[str, Any], where: str) -> Title:
             if c.get("edge_token")
             else None,
             available_from_phase=c.get("available_from_phase"),
+            home_choice=bool(c.get("home_choice", False)),
             note=c.get("note"),
         )
         for c in raw["corporations"]

@@ -87,6 +87,8 @@ class GameView:
     currency: str = "$"  # the title's money sign (1861: R, 1825: £)
     # What the title adds to the position (1825: the new shares the bank sells now).
     notes: tuple[str, ...] = ()
+    # What a company's money is called (1825: company credit, not the bank's money).
+    treasury_word: str = "treasury"
 
 
 def game_view(game: Game) -> GameView:
@@ -156,6 +158,7 @@ def game_view(game: Game) -> GameView:
         train_limits=_train_limits(game, kinds) if set(kinds) - {"major"} else "",
         currency=state.title.currency,
         notes=tuple(rules.position_notes(state)),
+        treasury_word="company credit" if state.company_credit else "treasury",
     )
 
 

@@ -45,3 +45,5 @@ async def test_a_whole_1825_game_by_mail_with_a_receivership_ends_with_the_recor
             if "GER" in text_of(m) and f"in receivership, receiver {receiver} (6.4)"
             in text_of(m)]
     assert told
+    # Reports name a company's money its company credit (5.1.2).
+    assert any("company credit" in text_of(m) for m in received[PLAYERS[receiver]])

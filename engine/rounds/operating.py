@@ -138,6 +138,15 @@ class OperatingRound(Round):
         self.current = CompanyTurn(sym)
         self.state.say(f"{sym} operates ({corp.president or 'no director'})")
         self.rules.start_of_company_turn(self.state, corp, self)
+        idle = self.rules.idle_turn(self.state, corp)
+        if idle is not None:
+            # Nothing to decide: the turn's nil income settles at once.
+            self.state.say(idle)
+            self.current.revenue = 0
+            self._settle_dividend(corp, self.rules.automatic_dividend(self.state, corp)
+                                  or "withhold")
+            if self.current is not None and self.current.corporation == sym:
+                self._finish_company()
 
     def _finish_company(self) -> None:
         turn = self.current

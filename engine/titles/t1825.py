@@ -29,6 +29,7 @@ from engine.actions import (
     BuyPrivate,
     BuyShares,
     Par,
+    PlaceToken,
     SellPrivate,
     SellShares,
     SellTrain,
@@ -260,7 +261,17 @@ class Rules1825(Rules):
         out = []
         if FORMING in corp.markers:
             out.append("forms at the next operating round (4.1)")
-        if rcv.in_receivership(corp):
+        home = corp.spec.home
+        if corp.spec.home_choice and corp.floated and not corp.closed and home is not None \
+                and not any(corp.sym in syms
+                            for syms in state.board.tokens.get(home, {}).values()):
+            out.append(f"its director chooses the city of {home} for its base when the "
+                       "next operating round begins (R1)")
+        if rcv.in_receivership(corp) and minors.is_minor(corp) and \
+                minors.idle_in_receivership(state.title):
+            out.append(f"in receivership, no receiver: does not operate until a player "
+                       f"holds {rcv.director_percent(corp)}% (R1)")
+        elif rcv.in_receivership(corp):
             seat = rcv.receiver(corp)
             out.append(f"in receivership, receiver {seat} (6.4)" if seat else
                        "no director: in receivership once it operates (4.4, 6.4)")
@@ -279,7 +290,7 @@ class Rules1825(Rules):
         order = self.new_share_order(state)
         if order:
             out.append(f"The bank sells new shares of: {', '.join(order)} (4.1)")
-        turn = t1825_veto.pending(state)
+        turn = self.pending_decision(state)
         if turn is not None:
             out.append(f"Waiting for {turn.seat} to {turn.step}")
         out += [f"{o.seller} offers {o.buyer} its {o.train}-train for "
@@ -349,12 +360,24 @@ class Rules1825(Rules):
             state.say(f"{corp.sym} forms with {money(state, capital)} of company credit "
                       "(5.1.2)")
             place_home_token(state, corp)
+        # R1: the Taff Vale's director chooses its city in V8 (minors.ask_homes).
+        minors.ask_homes(state)
 
     def start_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:
         """The base was placed at formation (5.1.2); a company without a director is run
         by its receiver (6.4)."""
-        rcv.appoint(state, corp)
+        if self.idle_turn(state, corp) is None:
+            rcv.appoint(state, corp)
         t1825_train_sales.withdraw_all(corp)  # 5.6.5: its offers stand until now
+
+    def idle_turn(self, state: GameState, corp: Corporation) -> str | None:
+        """R1: a minor without a director has no receiver (6.4 appoints one for a Major
+        Company) and does not operate; its nil income moves its price left (6.3)."""
+        if minors.is_minor(corp) and rcv.in_receivership(corp) and \
+                minors.idle_in_receivership(state.title):
+            return f"{corp.sym} has no director: a minor in receivership does not " \
+                   "operate; with no income its price falls (R1, 6.3)"
+        return None
 
     def end_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:
         """6.4.6: a company in receivership pays at the end of its turn."""
@@ -398,16 +421,34 @@ class Rules1825(Rules):
         return t1825_veto.put_to_vote(self, state, corp, seat, action, round)
 
     def pending_decision(self, state: GameState) -> Turn | None:
-        return t1825_veto.pending(state)
+        """R1: the Taff Vale's home city (asked as the operating round begins); 6.4.5:
+        a vote on a receiver's decision."""
+        return minors.home_turn(state) or t1825_veto.pending(state)
 
     def decision_options(self, state: GameState) -> list[str]:
+        corp = minors.awaiting_home(state)
+        if corp is not None:
+            return minors.home_options(state, corp)
         return ["veto", "accept"]
 
     def decision_candidates(self, state: GameState) -> list[Action]:
+        corp = minors.awaiting_home(state)
+        if corp is not None:
+            return list(minors.home_candidates(state, corp))
         return [Veto(), Accept()]
 
     def decide(self, state: GameState, seat: str, action: Action, round: Round) -> None:
+        corp = minors.awaiting_home(state)
+        if corp is not None:
+            minors.choose_home(state, corp, seat, action)
+            return
         t1825_veto.answer(self, state, seat, action, round)
+
+    def home_default(self, state: GameState) -> Action | None:
+        corp = minors.awaiting_home(state)
+        if corp is None or corp.spec.home is None:
+            return None
+        return PlaceToken(corp.spec.home, minors.default_home(state, corp))
 
     def lease_train(self, state: GameState, corp: Corporation, ran: bool) -> None:
         rcv.lease(self, state, corp, ran)
@@ -656,9 +697,9 @@ class ShareDealingRound(StockRound):
         except GameError as exc:
             # 4.4: the director's certificate goes whole to the pool when nobody else
             # holds two shares.
-            if rcv.receivership_sale(self.state, seat, corp, rcv.DIRECTOR_SHARES) and \
-                    rcv.why_not_receivership_sale(self.state, seat, corp,
-                                                  rcv.DIRECTOR_SHARES) is None:
+            need = rcv.director_percent(corp)
+            if rcv.receivership_sale(self.state, seat, corp, need) and \
+                    rcv.why_not_receivership_sale(self.state, seat, corp, need) is None:
                 return None
             return exc.message
         return None

@@ -75,10 +75,12 @@ def raises_a_route(rules: Rules, state: GameState, corp: Corporation, hex_id: st
     reach = max(routes.train_distance(state, t)
                 for trains in rules.train_sets(state, corp) for t in trains)
     train = corp.trains[0]
+    free = any(routes.free_towns(state, t) for t in corp.trains)  # R1's U3
     for start in track.token_nodes(state, corp.sym):
         # A route through the station with a base of the company on it has a part from
         # that base through the station to a large station: a shorter legal route.
-        for walk in routes.walks_from(state, graph, corp.sym, start, reach):
+        for walk in routes.walks_from(state, graph, corp.sym, start, reach,
+                                      free_towns=free):
             if any(n.hex == hex_id and (n.kind, n.index) in raised for n in walk.stops) \
                     and rules.why_not_walk(state, corp, train, walk) is None:
                 return True

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
+from engine.actions import Action, PlaceToken
 from engine.errors import GameError, require
 from engine.shares import money
 from engine.state import BANK, IPO, Corporation, GameState, Train
 
 if TYPE_CHECKING:
+    from engine.rounds.base import Turn
     from engine.rules import Rules
     from engine.title import Title
 
@@ -33,6 +35,13 @@ def is_minor(corp: Corporation) -> bool:
 
 def _kit(title: Title) -> dict[str, Any]:
     return cast("dict[str, Any]", title.title_specific.get("r1", {}))
+
+
+def idle_in_receivership(title: Title) -> bool:
+    """Whether a minor without a director does nothing in its turns (the kit's
+    `minors.receivership` "idle"): Unit 1's receiver runs a Major Company only (6.4);
+    18xx.games' silent receivership."""
+    return bool(_kit(title).get("minors", {}).get("receivership") == "idle")
 
 
 def own_train(title: Title, sym: str) -> str:
@@ -127,7 +136,105 @@ def check_formation(rules: Rules, state: GameState, corp: Corporation) -> None:
     corp.trains.append(Train(name, f"{name}-0"))
     state.transfer_cash(corp.sym, BANK, price)
     state.say(f"{corp.sym} forms and buys its own {name}-train for {money(state, price)}")
-    place_home_token(state, corp)
+    if not corp.spec.home_choice:  # (a chosen home waits for its director, below)
+        place_home_token(state, corp)
+
+
+# --- a home chosen by the director (the Taff Vale's city in V8) ---------------------------
+
+HOME_CHOICE = "home-choice"  # its director is asked now which city takes its base
+
+
+def home_choices(state: GameState, corp: Corporation) -> list[int]:
+    """The cities of its home hex that may take the company's base: a free space not
+    kept for another company's home (5.4)."""
+    from engine.board import city_count, free_slots, reserved_slots
+
+    home = corp.spec.home
+    if home is None:
+        return []
+    return [c for c in range(city_count(state, home))
+            if free_slots(state, home, c) - reserved_slots(state, home, c, corp.sym) > 0]
+
+
+def ask_homes(state: GameState) -> None:
+    """When an operating round begins, each formed company choosing its home and
+    without a base there is given one: its director is asked which city where there is
+    a choice (R1: the Taff Vale's director, as 18xx.games asks him); the one city left,
+    or the default where nobody directs it, is taken at once."""
+    from engine.board import has_token_in, place_home_token
+
+    for corp in state.corporations.values():
+        home = corp.spec.home
+        if not corp.spec.home_choice or not corp.floated or corp.closed or home is None \
+                or has_token_in(state, corp.sym, home) or HOME_CHOICE in corp.markers:
+            continue
+        choices = home_choices(state, corp)
+        if len(choices) > 1 and corp.president is not None:
+            corp.markers.add(HOME_CHOICE)
+            state.say(f"{corp.president} chooses the city of {home} that takes "
+                      f"{corp.sym}'s base")
+        elif choices:
+            place_home_token(state, corp, default_home(state, corp))
+
+
+def default_home(state: GameState, corp: Corporation) -> int:
+    """The city taken where nobody chooses: the title's (`home_city`, R1: the second
+    city of V8, the recorded game's director's choice) if free, else the first free."""
+    choices = home_choices(state, corp)
+    preferred = corp.spec.home_city or 0
+    return preferred if preferred in choices or not choices else choices[0]
+
+
+def awaiting_home(state: GameState) -> Corporation | None:
+    return next((c for c in state.corporations.values() if HOME_CHOICE in c.markers), None)
+
+
+def home_turn(state: GameState) -> Turn | None:
+    from engine.rounds.base import Turn
+
+    corp = awaiting_home(state)
+    if corp is None:
+        return None
+    return Turn(corp.president or "", corp.sym,
+                f"choose the city of {corp.spec.home} for {corp.sym}'s base: "
+                + " or ".join(f"`token {corp.spec.home} city {c + 1}`"
+                              for c in home_choices(state, corp)))
+
+
+def home_options(state: GameState, corp: Corporation) -> list[str]:
+    home = corp.spec.home
+    default = default_home(state, corp)
+    return [f"token {home} city {c + 1}" + (" (the default)" if c == default else "")
+            for c in home_choices(state, corp)]
+
+
+def home_candidates(state: GameState, corp: Corporation) -> list[PlaceToken]:
+    home = corp.spec.home
+    assert home is not None
+    return [PlaceToken(home, c) for c in home_choices(state, corp)]
+
+
+def choose_home(state: GameState, corp: Corporation, seat: str, action: Action) -> None:
+    """The director's `token HEX city N`: the base goes there, free."""
+    from engine.board import place_home_token
+
+    home = corp.spec.home
+    choices = home_choices(state, corp)
+    options = tuple(home_options(state, corp))
+    require(isinstance(action, PlaceToken),
+            f"{seat} must first choose the city of {home} that takes {corp.sym}'s base",
+            options)
+    assert isinstance(action, PlaceToken)
+    require(action.hex == home, f"{corp.sym}'s base goes in its home hex {home}, not "
+            f"{action.hex}", options)
+    require(action.city is not None,
+            f"{home} has {len(choices)} cities free; say which", options)
+    require(action.city in choices,
+            f"city {(action.city or 0) + 1} of {home} has no free space for "
+            f"{corp.sym}'s base", options)
+    corp.markers.discard(HOME_CHOICE)
+    place_home_token(state, corp, action.city)
 
 
 def formation_index(corp: Corporation) -> int:

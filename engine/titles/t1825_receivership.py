@@ -32,7 +32,14 @@ if TYPE_CHECKING:
 RECEIVER = "receiver:"  # + the receiver's seat, kept while the receivership lasts
 LEASED = "leased:"  # + the leased train's id, during the company's turn (6.4.3)
 LEASE_PRICE = 10  # 6.4.3: £10 per OR
-DIRECTOR_SHARES = 20  # 4.4: two shares make a director
+DIRECTOR_SHARES = 20  # 4.4: two shares make a director (a major's certificate)
+
+
+def director_percent(corp: Corporation) -> int:
+    """What a player must hold to be director: the director's certificate, two shares
+    of a major (4.4, 6.4.7); a minor's 40% (R1: its 20% certificates are two shares each;
+    18xx.games' presidents_percent, share_pool.rb: a director needs 40%)."""
+    return corp.certificates[0].percent if corp.certificates else DIRECTOR_SHARES
 
 
 def in_receivership(corp: Corporation) -> bool:
@@ -128,27 +135,34 @@ def end_of_receivership(state: GameState, corp: Corporation, was: bool) -> None:
 
 # --- selling a director's certificate into the pool (4.4) -----------------------------------
 
+def _count_words(percent: int) -> str:
+    return {2: "two", 4: "four"}.get(percent // 10, str(percent // 10))
+
+
 def receivership_sale(state: GameState, seat: str, corp: Corporation, percent: int) -> bool:
     """Whether selling `percent` leaves nobody with two shares: the director's
     certificate then goes to the pool (4.4)."""
     if corp.president != seat:
         return False
     others = max((corp.percent_held_by(s) for s in state.seats if s != seat), default=0)
-    return corp.percent_held_by(seat) - percent < DIRECTOR_SHARES and \
-        others < DIRECTOR_SHARES
+    need = director_percent(corp)
+    return corp.percent_held_by(seat) - percent < need and others < need
 
 
 def why_not_receivership_sale(state: GameState, seat: str, corp: Corporation,
                               percent: int) -> str | None:
     held = corp.percent_held_by(seat)
+    need = director_percent(corp)
+    plain = min((c.percent for c in corp.certificates if not c.president), default=10)
     if corp.sym not in state.market.positions:
         return f"{corp.sym} has no share price yet"
     if percent <= 0 or percent % 10 or percent > held:
         return f"{seat} holds {held}% of {corp.sym}, not {percent}%"
-    if percent < DIRECTOR_SHARES:
-        return f"the director's certificate of {corp.sym} is two shares: with nobody " \
-               f"else holding two, {seat} keeps the directorship or sells it whole " \
-               f"(`sell {max(2, (held - DIRECTOR_SHARES) // 10 + 2)} {corp.sym}`, 4.4)"
+    if percent < need or (percent - need) % plain:
+        count = _count_words(need)
+        return f"the director's certificate of {corp.sym} is {count} shares: with " \
+               f"nobody else holding {count}, {seat} keeps the directorship or sells " \
+               f"it whole (`sell {need // 10} {corp.sym}`, 4.4)"
     return None
 
 
@@ -174,7 +188,8 @@ def sell_into_receivership(state: GameState, seat: str, corp: Corporation,
     state.transfer_cash(BANK, seat, proceeds)
     state.player(seat).sold_this_round.add(corp.sym)
     state.say(f"{seat} sells {percent}% of {corp.sym}, the director's certificate "
-              f"included, for {money(state, proceeds)}; nobody holds two shares: "
+              f"included, for {money(state, proceeds)}; nobody holds "
+              f"{_count_words(director_percent(corp))} shares: "
               f"{corp.sym} has no director (4.4)")
     return proceeds
 
