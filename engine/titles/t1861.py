@@ -785,12 +785,18 @@ class Rules1861(Rules):
     def must_buy_train(self, state: GameState, corp: Corporation) -> bool | None:
         """10.10: a company without a train must buy one if it can, with loans; the
         RSR buys its own at the end of its turn."""
-        from engine import trains
 
         if corp.spec.kind == "national" or corp.trains:
             return False
-        cheapest = trains.cheapest_available(state)
+        cheapest = self.cheapest_train(state)
         return cheapest is not None and self.train_budget(state, corp) >= cheapest[1]
+
+    def cheapest_train(self, state: GameState) -> tuple[Train, int, str] | None:
+        """10.10: "it cannot afford the cheapest train available": in phase 8 a 2+2
+        (14.1, 14.2) may be cheaper than the 8-train."""
+        from engine import trains
+
+        return trains.cheapest_available(state, self.offered_trains(state))
 
     def offered_trains(self, state: GameState) -> list[Train]:
         """10.10: the cheapest new train; in phase 8 also a 5+5E or a 2+2."""
