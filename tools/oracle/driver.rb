@@ -85,7 +85,11 @@ def summary(game, action)
     rescue StandardError
       round.class.name.to_s
     end
-  corporations = game.corporations.map do |c|
+  # (1861/1867: the national, the RSR, is kept out of the game's list of corporations)
+  national = game.instance_variable_get(:@national)
+  listed = game.corporations
+  listed += [national] if national.is_a?(Engine::Corporation) && !listed.include?(national)
+  corporations = listed.map do |c|
     {
       'id' => c.id,
       'cash' => c.cash,
