@@ -382,8 +382,10 @@ class OperatingRound(Round):
                     f"{pending.step}", tuple(self.legal()))
             acting = self.company() if self.current is not None else None
             self.rules.decide(self.state, seat, action, self)
-            if acting is not None and not acting.floated:
-                self.done.add(acting.sym)  # the company operating is gone
+            if acting is not None and not acting.floated and acting.spec.kind != "national":
+                # The company operating is gone (nationalised); the RSR never floats
+                # (1861 7.4) and its turn goes on after the Directors' choices (11).
+                self.done.add(acting.sym)
                 self._next_company()
             return
         if self.offer is not None:
