@@ -185,7 +185,8 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # its price of at least R100; ours prices the merger at the minors' sum.
         return f"12.3 a merged company's price below R{SITE_MERGER_FLOOR}"
     if action.get("type") == "pass" and action.get("entity_type") == "corporation" and \
-            "Blocking step Run Routes" in error and nationalised_lately(answer, action):
+            "Blocking step Run Routes" in error and nationalised_lately(answer, action,
+                                                                      site_states):
         # 10.5: the city a nationalisation freed is in the company's reach; the site's
         # graph keeps its earlier answer (no city to token) and skips the token step.
         return "10.5 a city freed by a nationalisation (the site's stale graph)"
@@ -220,12 +221,20 @@ def difference_at(record: dict[str, Any], at: int, diff: list[str],
 LATELY = 60
 
 
-def nationalised_lately(answer: dict[str, Any], action: dict[str, Any]) -> bool:
+def nationalised_lately(answer: dict[str, Any], action: dict[str, Any],
+                        site_states: list[dict[str, Any]] | None = None) -> bool:
     """Whether a company was nationalised in the record shortly before `action` (a
     Director's choice, our move in a message, or the RSR's run, whose purchase may begin
-    a phase that nationalises minors, 11)."""
+    a phase that nationalises minors, 11; or, in the site's positions, a company whose
+    price left the market, as at the start of phase 4 by another company's purchase)."""
     record = answer.get("record_actions") or []
     at = int(answer.get("error_action_index") or 0)
+    priced: set[str] = set()
+    for state in (site_states or [])[max(0, at - LATELY):at]:
+        now = {c["id"] for c in state["corporations"] if c.get("price") is not None}
+        if priced - now:
+            return True
+        priced = now
     for earlier in record[max(0, at - LATELY):at]:
         if earlier.get("type") == "choose" and earlier.get("choice") == "nationalize":
             return True
