@@ -41,6 +41,18 @@ def merged_price(game: Game, action: Merge) -> int:
     return max(prices) + min(prices)
 
 
+def nobody_may_direct(game: Game, action: Merge) -> bool:
+    """12.4 as the site checks a merger before it (listed): none of the merging minors'
+    owners owns two of them or has the cash for a share at the new price (at least
+    R100); the site refuses it ("Merge impossible, no player can become president")."""
+    state = game.state
+    minors = [game.rules.merger_alias(state, m) for m in action.minors]
+    owners = [state.corporations[m].president for m in minors]
+    price = max(min(merged_price(game, action), 200), SITE_MERGER_FLOOR)
+    return not any(owners.count(seat) > 1 or state.players[seat].cash >= price
+                   for seat in set(owners) if seat is not None)
+
+
 def site_refuses(game: Game, action: Action) -> bool:
     """12.1: the site asks no owner to agree to a merger; an owner's refusal (ours) has
     no form there, so the random owners agree. 7.4: the site's RSR buys its trains by
@@ -51,8 +63,8 @@ def site_refuses(game: Game, action: Action) -> bool:
         return True
     if isinstance(action, PlaceToken | Par) and site_refuses_home(game, action):
         return True
-    if isinstance(action, Merge) and isinstance(game.round, MergerRound) and \
-            merged_price(game, action) < SITE_MERGER_FLOOR:
+    if isinstance(action, Merge) and isinstance(game.round, MergerRound) and (
+            merged_price(game, action) < SITE_MERGER_FLOOR or nobody_may_direct(game, action)):
         return True
     if isinstance(action, Pass | Done) and isinstance(game.round, MergerRound) and \
             nobody_directs(game):
@@ -195,6 +207,14 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # 9.3: a home city whose track loops back to itself (the random players
         # leave such cities; an earlier game's record may hold one).
         return "9.3 a home city whose track loops back to itself (the site: connected)"
+    record = answer.get("record_actions") or []
+    at = int(answer.get("error_action_index") or 0)
+    if "Blocking step Convert or Merge" in error and any(
+            "nobody holds two shares" in str(a.get("message", ""))
+            for a in record[max(0, at - 3):at]):
+        # 12.4: a merger ours reversed (in a message); the site checks before it that an
+        # owner can come to hold two shares and refuses it, so its minor is still asked.
+        return "12.4 a merger where no owner can pay for a second share"
     if "Failed merge" in error:
         # 12.4: nobody came to hold two shares; the site stops ("please undo"), ours
         # reverses the merger and goes on.
