@@ -7,7 +7,8 @@ game 0 and seed 6's game 1 end by the bank's breaking; seed 4's games 1, 3 and 4
 5's games 0, 2 and 3 and seed 6's game 0 (three to six players, mergers, conversions,
 nationalisations, loans, the RSR) by the first 8-train (13). Seed 7's games 0, 2, 3
 and 5 (the first 8-train) and 1 (the bank) reach interest a company cannot pay (10.8)
-besides. (Seed 1's
+besides; seed 8's games 0, 3, 4 and 7 end by the first 8-train, 5 and 6 by the bank
+(three to six players each time). (Seed 1's
 game 0 was dropped: it started a public below R70, which 9.3 forbids; the site's
 engine does not check a par's price.)"""
 
@@ -48,6 +49,14 @@ REACHED: dict[str, tuple[str, ...]] = {
                         "the first 8-train: this is the last set"),
     "random-7-5.json": ("converts into", "is nationalised", "interest and has only",
                         "RSR operates", "the first 8-train: this is the last set"),
+    **{name: ("converts into", "is nationalised", "interest and has only", "RSR operates",
+              "the first 8-train: this is the last set")
+       for name in ("random-8-0.json", "random-8-3.json")},
+    **{name: ("merge into", "converts into", "is nationalised", "interest and has only",
+              "RSR operates", "the first 8-train: this is the last set")
+       for name in ("random-8-4.json", "random-8-7.json")},
+    "random-8-5.json": ("is nationalised", "takes a loan", "The bank has broken"),
+    "random-8-6.json": ("is nationalised", "interest and has only", "The bank has broken"),
     "random-4-3.json": ("converts into", "is nationalised", "takes a loan", "RSR operates",
                         "the first 8-train: this is the last set"),
 }
