@@ -244,3 +244,27 @@ def test_10_10_in_phase_8_a_trainless_company_must_buy_a_2_plus_2_it_can_pay_wit
     cheapest = g.rules.cheapest_train(state)
     assert cheapest is not None and (cheapest[0].name, cheapest[1]) == ("2+2", 600)
     assert g.rules.must_buy_train(state, mvr)
+
+
+def test_10_1_a_route_may_not_include_two_separate_cities_of_one_hex() -> None:
+    """10.1: "For cities such as the St. Petersburg green hex, which have two or more
+    separate disconnected spaces, a route may not include two or more such spaces."
+    Seed 11 game 3 of the differential: the RSR's best run went E1-G5-H8, on to H10 and
+    back into another city of green Moscow (637); now no route, and never a best run."""
+    from scenarios_1861 import new_game
+
+    from engine.routes import Walk
+    from engine.track import Node
+
+    g = new_game()
+    state = g.state
+    rsr = state.corporations["RSR"]
+    train = state.trains_offered[0]
+    twice = Walk((Node("E1", "c", 0), Node("H8", "c", 0), Node("H10", "c", 0),
+                  Node("H8", "c", 1)), frozenset(), ("E1", "H8", "H10", "H8"))
+    once = Walk(twice.stops[:3], frozenset(), ("E1", "H8", "H10"))
+    why = g.rules.why_not_walk(state, rsr, train, twice)
+    assert why is not None and "10.1" in why
+    assert g.rules.why_not_walk(state, rsr, train, once) is None
+    assert g.rules.route_revenue(state, rsr, train, twice, [40, 50, 20, 50]) < 0
+    assert g.rules.route_revenue(state, rsr, train, once, [40, 50, 20]) > 0
