@@ -207,6 +207,19 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # 9.3: a home city whose track loops back to itself (the random players
         # leave such cities; an earlier game's record may hold one).
         return "9.3 a home city whose track loops back to itself (the site: connected)"
+    rsr = next((c for c in (site_states[-1]["corporations"] if site_states else [])
+                if c["id"] == "RSR"), None)
+    if action.get("type") == "buy_train" and str(action.get("train", "")).startswith("8-") \
+            and rsr is not None and [str(t).replace("'", "") for t in rsr["trains"]].count("8") > 1:
+        # 7.4 (listed): the site's RSR bought further 8-trains, so the 8-train ours names
+        # (by our count) is the RSR's there ("train is not from depot").
+        return "7.4 the RSR's further 8-trains (the next 8-train is another there)"
+    if action.get("type") == "run_routes" and action.get("entity") == "RSR" and (
+            "Cannot run train that operated" in error or "Blocking step" in error):
+        # 10.6: the RSR runs the trains it holds; the site counts one that ran for the
+        # company nationalised after its run (10.8), or that it marked as run before
+        # the RSR began to operate, as spent for the round (and skips a run of none).
+        return "10.6 the RSR's train that ran for its former owner (the site: spent)"
     record = answer.get("record_actions") or []
     at = int(answer.get("error_action_index") or 0)
     if "Blocking step Convert or Merge" in error and any(
