@@ -530,6 +530,16 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
             # a player who has no step (its own dead end) and cannot go on; ours does.
             # The scores there are compared as at its end of a dead game.
             return dead_game(index, record, answer, at, features)
+        if TITLE == "1861" and rsr_extra and site_now and len(ours) >= len(site_now) and \
+                not isinstance(ours[len(site_now) - 1], str):
+            mine_rsr = ours[len(site_now) - 1]["corporations"].get("RSR")
+            theirs_rsr = site_now[-1]["corporations"].get("RSR")
+            if mine_rsr and theirs_rsr and mine_rsr["trains"] != theirs_rsr["trains"]:
+                # What the site's RSR holds of unpaid interest (10.8, listed) let it buy
+                # a train ours cannot (and begin a phase, whose choices it then asks).
+                return Outcome(index, "site difference: 10.8 unpaid interest: the site's "
+                               "RSR holds the company's cash",
+                               f"action {at}: {answer['error']}", record, features=features)
         hook = SITE_HOOKS.get(TITLE)
         if hook is not None:
             answer["record_actions"] = record["actions"]
