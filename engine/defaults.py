@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from engine import routes, trains
+from engine import routes
 from engine.actions import (
     Accept,
     Action,
@@ -128,7 +128,7 @@ def _conservative_candidates(game: Game) -> Iterator[Action]:
             first.append(Dividend("withhold"))
             # 1825 6.3: where withholding would bankrupt the company, it pays out.
             first.append(Dividend("payout"))
-        cheapest = trains.cheapest_available(game.state)
+        cheapest = game.rules.cheapest_train(game.state)
         if cheapest is not None and _forced_purchase(game):
             train, _, source = cheapest
             first.append(BuyTrain(train.name, source))
@@ -292,7 +292,7 @@ def _sole_candidates(game: Game) -> Iterator[Action]:
             yield RunRoutes()  # a declared run below the best stands (4.2.3.1)
         if rnd.current.revenue is not None and not rnd.current.dividend_done:
             yield Dividend("withhold")
-        cheapest = trains.cheapest_available(state)
+        cheapest = game.rules.cheapest_train(state)
         if cheapest is not None:
             train, _, source = cheapest
             yield BuyTrain(train.name, source)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from engine import board, loans, track, trains
+from engine import board, loans, track
 from engine.actions import (
     Accept,
     Bid,
@@ -345,7 +345,7 @@ def must_buy_train(game: Game) -> bool:
     rnd = game.round
     assert isinstance(rnd, OperatingRound)
     corp, state = rnd.company(), game.state
-    cheapest = trains.cheapest_available(state)
+    cheapest = game.rules.cheapest_train(state)
     return not corp.trains and cheapest is not None and \
         loans.buying_power(game.rules, state, corp) >= cheapest[1]
 

@@ -309,6 +309,16 @@ def _replay_own(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any
                 _bridge_implicit_passes(game, seat, raw, apply)
                 if len(game.log) == before:
                     break
+        elif isinstance(rnd, OperatingRound) and game.state.title.name == "1861" and \
+                raw.get("entity_type") == "corporation" and rnd.current is not None and \
+                raw.get("entity") not in rnd.done and \
+                raw.get("entity") != rnd.current.corporation:
+            # The pass of a company still to operate (a step ours skips): the site has
+            # ended the turn of the company before it (1861: the rest of that turn, its
+            # interest and a nationalisation for it, 10.8, came at once), so ours ends
+            # it here, not at the next company's first action ours records.
+            with contextlib.suppress(ValueError):  # (a company with no Director left)
+                _bridge_implicit_passes(game, mapper.seat_of(raw), raw, apply)
         return 0
     try:
         actions = [from_json(a) for a in own]

@@ -635,6 +635,13 @@ class Rules:
         buys only the bank's next new train)."""
         return None
 
+    def cheapest_train(self, state: GameState) -> tuple[Train, int, str] | None:
+        """The cheapest train a company may buy from the bank (4.2.5.2(a)): the
+        Initial Offering's next one or one of the Open Market."""
+        from engine import trains
+
+        return trains.cheapest_available(state)
+
     def must_buy_train(self, state: GameState, corp: Corporation) -> bool | None:
         """Whether `corp` must buy a train before its turn ends; None: the 1830 rule (a
         route, no train, a train left; the president helps pay)."""

@@ -126,12 +126,15 @@ def remove_obsolete(state: GameState, corp: Corporation) -> None:
         state.say(f"{corp.sym} removes {len(gone)} obsolete train(s)")
 
 
-def cheapest_available(state: GameState) -> tuple[Train, int, str] | None:
-    """The cheapest train in the Initial Offering or the Open Market (4.2.5.2(a))."""
+def cheapest_available(state: GameState, offered: list[Train] | None = None
+                       ) -> tuple[Train, int, str] | None:
+    """The cheapest train in the Initial Offering or the Open Market (4.2.5.2(a)); of
+    the Initial Offering, its next train, or the trains `offered` where a title offers
+    more than one (1861 10.10: in phase 8 a 2+2 or a 5+5E besides the 8-train)."""
     options: list[tuple[int, int, Train, str]] = []
-    first = next_offered(state)
-    if first is not None:
-        options.append((state.title.train(first.name).price, 0, first, "bank"))
+    for first in [next_offered(state)] if offered is None else offered:
+        if first is not None:
+            options.append((state.title.train(first.name).price, 0, first, "bank"))
     for i, train in enumerate(state.trains_pool):
         options.append((state.title.train(train.name).price, i + 1, train, "pool"))
     if not options:

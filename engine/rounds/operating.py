@@ -297,7 +297,7 @@ class OperatingRound(Round):
         out: list[str] = []
         if len(corp.trains) >= trains.train_limit(self.rules, state, corp):
             return self._trade_in_options(corp)
-        cheapest = trains.cheapest_available(state)
+        cheapest = self.rules.cheapest_train(state)
         president = state.player(corp.president or "")
         may_buy_new = self.rules.may_buy_another_bank_train(state, t.bank_trains_bought)
         purse = self.rules.train_budget(state, corp)
@@ -364,7 +364,7 @@ class OperatingRound(Round):
         short."""
         state = self.state
         seat = corp.president or ""
-        cheapest = trains.cheapest_available(state)
+        cheapest = self.rules.cheapest_train(state)
         assert cheapest is not None
         if cheapest[1] - corp.cash - state.player(seat).cash <= 0:
             return []
@@ -391,8 +391,10 @@ class OperatingRound(Round):
                     f"{pending.step}", tuple(self.legal()))
             acting = self.company() if self.current is not None else None
             self.rules.decide(self.state, seat, action, self)
-            if acting is not None and not acting.floated:
-                self.done.add(acting.sym)  # the company operating is gone
+            if acting is not None and not acting.floated and acting.spec.kind != "national":
+                # The company operating is gone (nationalised); the RSR never floats
+                # (1861 7.4) and its turn goes on after the Directors' choices (11).
+                self.done.add(acting.sym)
                 self._next_company()
             return
         if self.offer is not None:
@@ -506,7 +508,7 @@ class OperatingRound(Round):
             return True
         if len(corp.trains) >= trains.train_limit(self.rules, state, corp):
             return False
-        cheapest = trains.cheapest_available(state)
+        cheapest = self.rules.cheapest_train(state)
         t = self.current
         assert t is not None
         if cheapest is not None and self.rules.may_buy_another_bank_train(
@@ -810,7 +812,7 @@ class OperatingRound(Round):
                 and routes.has_route(self.rules, state, corp),
                 f"{corp.sym} has {money(state, corp.cash)}; the {name}-train costs "
                 f"{money(state, price)}")
-        cheapest = trains.cheapest_available(state)
+        cheapest = self.rules.cheapest_train(state)
         assert cheapest is not None
         require(cheapest[1] == price and cheapest[0].name == name,
                 f"with the president's money only the cheapest train may be bought: "
@@ -843,7 +845,7 @@ class OperatingRound(Round):
                 "train step, so no train is forced on it")
         # The sale belongs to the train purchase: move to that step (passing the others).
         self._enter_step(corp, self.steps.index("train"))
-        cheapest = trains.cheapest_available(state)
+        cheapest = self.rules.cheapest_train(state)
         require(cheapest is not None, "no train is left to buy")
         assert cheapest is not None
         need = cheapest[1] - corp.cash - state.player(seat).cash
@@ -978,7 +980,7 @@ class OperatingRound(Round):
         own = self.rules.must_buy_train(self.state, corp)
         if own is not None:
             return own
-        return (not corp.trains and trains.cheapest_available(self.state) is not None
+        return (not corp.trains and self.rules.cheapest_train(self.state) is not None
                 and self.rules.train_purchase_forced(self.state, corp)
                 and routes.has_route(self.rules, self.state, corp))
 
@@ -988,7 +990,7 @@ class OperatingRound(Round):
         pay), or, where the title counts it, a train of a company with the same
         president for what its treasury holds."""
         state = self.state
-        cheapest = trains.cheapest_available(state)
+        cheapest = self.rules.cheapest_train(state)
         assert cheapest is not None
         if not self.rules.president_contributes:  # 1861 10.10: loans, not the Director
             return self.rules.train_budget(state, corp) >= cheapest[1]

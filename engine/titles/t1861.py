@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 TRAINLESS = "trainless: may be nationalised"  # 11: the Director decides
 FINAL_SET = "the first 8-train: this is the last set of operating rounds"  # 13
 NEXT_SET = "the first 8-train: the next set of operating rounds is the last"
+#: The optimizer's value of a walk that is no route (10.1): never part of a best run.
+ILLEGAL_ROUTE = -1_000_000
 BANK_BROKEN = "the bank has broken"  # 13: the operating round under way (or next) ends it
 TWO_PLUS_TWO = "two_plus_two"
 UNLIMITED_TRAINS = "unlimited_trains"
@@ -785,12 +787,18 @@ class Rules1861(Rules):
     def must_buy_train(self, state: GameState, corp: Corporation) -> bool | None:
         """10.10: a company without a train must buy one if it can, with loans; the
         RSR buys its own at the end of its turn."""
-        from engine import trains
 
         if corp.spec.kind == "national" or corp.trains:
             return False
-        cheapest = trains.cheapest_available(state)
+        cheapest = self.cheapest_train(state)
         return cheapest is not None and self.train_budget(state, corp) >= cheapest[1]
+
+    def cheapest_train(self, state: GameState) -> tuple[Train, int, str] | None:
+        """10.10: "it cannot afford the cheapest train available": in phase 8 a 2+2
+        (14.1, 14.2) may be cheaper than the 8-train."""
+        from engine import trains
+
+        return trains.cheapest_available(state, self.offered_trains(state))
 
     def offered_trains(self, state: GameState) -> list[Train]:
         """10.10: the cheapest new train; in phase 8 also a 5+5E or a 2+2."""
@@ -942,10 +950,23 @@ class Rules1861(Rules):
         return None
 
     # --- running (10.6) ----------------------------------------------------------------
+    def why_not_walk(self, state: GameState, corp: Corporation, train: Train, walk: Walk
+                     ) -> str | None:
+        """10.1: "For cities such as the St. Petersburg green hex, which have two or more
+        separate disconnected spaces, a route may not include two or more such spaces"
+        (Moscow's green tile too)."""
+        hexes = [s.hex for s in walk.stops]
+        if len(set(hexes)) < len(hexes):
+            return "a route may not include two separate cities of one hex (10.1)"
+        return None
+
     def route_revenue(self, state: GameState, corp: Corporation, train: Train, walk: Walk,
                       values: list[int]) -> int:
         """10.6: Ekaterinburg counts double with Moscow on the route; 7.1: a private's
-        city counts R10 more for its owner; n+n trains double the route."""
+        city counts R10 more for its owner; n+n trains double the route. A walk that is
+        no route (10.1) is never part of a best run."""
+        if self.why_not_walk(state, corp, train, walk) is not None:
+            return ILLEGAL_ROUTE
         counted = [v for n, v in zip(walk.stops, values, strict=True) if n.kind != "t"]
         towns = sorted((v for n, v in zip(walk.stops, values, strict=True) if n.kind == "t"),
                        reverse=True)

@@ -14,6 +14,7 @@ from engine.actions import (
     BuyShares,
     Convert,
     Decline,
+    Keep,
     Merge,
     Nationalise,
     Pass,
@@ -307,3 +308,29 @@ def test_10_8_a_company_that_cannot_pay_its_interest_is_nationalised() -> None:
     assert len(rsr.trains) == rsr_trains + 1 and mk.trains == []
     turn = g.turn()
     assert turn is not None and turn.entity != "MK"
+
+
+def test_11_the_rsrs_turn_goes_on_after_the_directors_choices() -> None:
+    """10 and 11: a phase begun by the last company's purchase leaves the Directors'
+    choices pending as the RSR's turn begins; once they have chosen, the RSR runs its
+    trains (10.6), and buys only then (10.10). Seed 8 game 2 of the differential: ours
+    ended the RSR's turn at the first choice (the RSR never floats, so it was taken
+    for a company gone), its purchases came without its run."""
+    from engine.titles.t1861 import TRAINLESS
+
+    g = record_game(477)  # OR 4.2: the RSR's turn, its run to come
+    state = g.state
+    turn = g.turn()
+    assert turn is not None and turn.entity == "RSR"
+    public = next(c for c in state.corporations.values()
+                  if c.spec.kind == "major" and c.president is not None)
+    public.markers.add(TRAINLESS)  # as the start of phase 6 would leave it (11)
+    turn = g.turn()
+    assert turn is not None and turn.entity == public.sym
+    g.apply(turn.seat, Keep(public.sym))
+    turn = g.turn()
+    assert turn is not None and turn.entity == "RSR"
+    cash = state.corporations["RSR"].cash
+    g.apply(now(g), RunRoutes((Route("4", ("H8", "G7", "G5", "F4", "F2", "E1", "D2", "C3",
+                                          "B4", "A5", "B6", "B8", "A9")),)))
+    assert state.corporations["RSR"].cash > cash

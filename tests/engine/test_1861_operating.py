@@ -217,3 +217,54 @@ def test_10_2_no_lay_beyond_what_the_loans_allowed_can_pay() -> None:
         g.apply(turn.seat, LayTile("9", "D12", 2))
     kk = g.state.corporations["K-K"]
     assert (kk.cash, kk.loans) == (1, 0) and "D12" not in g.state.board.tiles
+
+
+def test_10_10_in_phase_8_a_trainless_company_must_buy_a_2_plus_2_it_can_pay_with_loans(
+) -> None:
+    """10.10: a company without a train "will only be nationalised if, with the maximum
+    loans allowed, it cannot afford the cheapest train available"; in phase 8 the Bank
+    offers a 2+2 (R600, 14.2) besides the 8-train (R1000). A public with R395 and no
+    loans reaches R620 with its five (10.2: R45 each), so it must buy the 2+2 (seed 7
+    game 5 of the differential: ours nationalised it, the site made it buy)."""
+    from scenarios_1861 import new_game
+
+    from engine import trains
+    from engine.titles.t1861 import UNLIMITED_TRAINS
+
+    g = new_game(options=frozenset({UNLIMITED_TRAINS}))
+    state = g.state
+    state.phase_index = len(state.title.phases) - 1
+    assert g.rules.phase(state).name == "8"
+    state.trains_offered = [t for t in state.trains_offered if t.name in ("8", "5+5E", "2+2")]
+    mvr = state.corporations["MVR"]
+    state.transfer_cash("bank", "MVR", 395)
+    assert mvr.loans == 0 and not mvr.trains
+    cheapest = trains.cheapest_available(state)
+    assert cheapest is not None and cheapest[1] == 1000  # the next train alone
+    cheapest = g.rules.cheapest_train(state)
+    assert cheapest is not None and (cheapest[0].name, cheapest[1]) == ("2+2", 600)
+    assert g.rules.must_buy_train(state, mvr)
+
+
+def test_10_1_a_route_may_not_include_two_separate_cities_of_one_hex() -> None:
+    """10.1: "For cities such as the St. Petersburg green hex, which have two or more
+    separate disconnected spaces, a route may not include two or more such spaces."
+    Seed 11 game 3 of the differential: the RSR's best run went E1-G5-H8, on to H10 and
+    back into another city of green Moscow (637); now no route, and never a best run."""
+    from scenarios_1861 import new_game
+
+    from engine.routes import Walk
+    from engine.track import Node
+
+    g = new_game()
+    state = g.state
+    rsr = state.corporations["RSR"]
+    train = state.trains_offered[0]
+    twice = Walk((Node("E1", "c", 0), Node("H8", "c", 0), Node("H10", "c", 0),
+                  Node("H8", "c", 1)), frozenset(), ("E1", "H8", "H10", "H8"))
+    once = Walk(twice.stops[:3], frozenset(), ("E1", "H8", "H10"))
+    why = g.rules.why_not_walk(state, rsr, train, twice)
+    assert why is not None and "10.1" in why
+    assert g.rules.why_not_walk(state, rsr, train, once) is None
+    assert g.rules.route_revenue(state, rsr, train, twice, [40, 50, 20, 50]) < 0
+    assert g.rules.route_revenue(state, rsr, train, once, [40, 50, 20]) > 0

@@ -77,3 +77,20 @@ def test_12_3_remove_token_chooses_between_two_stations_in_one_hex() -> None:
     assert _replay(g, mapper, _site_merger(("M-K", "KK"), ("637-0-2",))) == 2
     assert _stations(g, "MKN") == [("D14", 1), ("H8", 0)]
     assert g.state.board.tokens["H8"][2] == []
+
+
+def test_10_a_pass_of_the_next_company_ends_the_turn_the_site_ended_by_itself() -> None:
+    """10.10 with 11: O-K has laid its tiles and cannot afford a 4-train, so the rest of
+    its turn is the site's own (it is nationalised at once). Where the next record
+    action is the next company's pass that stands for nothing of ours (a step ours
+    skips, the export's empty list), the importer ends O-K's turn there, not at M-V's
+    first action of ours: the positions meet at that pass (seed 7 game 3 of the
+    differential: NW nationalised for its interest, 10.8, three actions late)."""
+    g, mapper = _before(392)
+    turn = g.turn()
+    assert turn is not None and (turn.entity, turn.step) == ("O-K", "track")
+    replay_action(g, mapper, 0, {"type": "pass", "entity": "MV", "entity_type": "corporation",
+                                 "moderator_actions": []})
+    turn = g.turn()
+    assert turn is not None and turn.entity == "M-V"
+    assert g.state.corporations["O-K"].closed

@@ -14,7 +14,8 @@
 #    "times", "states"}
 # "error_action_index" is the 0-based index, in the record's "actions" list, of the
 # action the engine refused. "times" are seconds per repeat for the replay alone
-# (building the game from the record and processing its actions). "states" (only
+# (building the game from the record and processing its actions; none when states are
+# asked: the replay is then stepwise only). "states" (only
 # when asked) holds one compact summary per processed action. "ready" goes to
 # stderr once the engine is loaded.
 
@@ -85,7 +86,11 @@ def summary(game, action)
     rescue StandardError
       round.class.name.to_s
     end
-  corporations = game.corporations.map do |c|
+  # (1861/1867: the national, the RSR, is kept out of the game's list of corporations)
+  national = game.instance_variable_get(:@national)
+  listed = game.corporations
+  listed += [national] if national.is_a?(Engine::Corporation) && !listed.include?(national)
+  corporations = listed.map do |c|
     {
       'id' => c.id,
       'cash' => c.cash,
@@ -149,18 +154,19 @@ def handle(request)
   data = JSON.parse(File.read(path))
   times = []
   game = nil
-  repeat.times do
+  # (With states the replay is stepwise only: the same processing, no timed load.)
+  (want_states ? 0 : repeat).times do
     start = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     game = Engine::Game.load(data)
     times << Process.clock_gettime(Process::CLOCK_MONOTONIC) - start
   end
-  error = game.exception
+  error = game&.exception
   error_index = nil
   states = nil
   if error || want_states
     stepped, error_index, states = replay_stepwise(data, want_states)
     error ||= stepped.exception
-    game = stepped if error_index
+    game = stepped if error_index || want_states
   end
   {
     'path' => path,

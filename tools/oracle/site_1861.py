@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import export_1861
-from engine.actions import Action, BuyTrain, Decline, Done, Merge, Pass
+from engine import board, export_1861, routes
+from engine.actions import Action, BuyTrain, Decline, Done, Merge, Par, Pass, PlaceToken
 from engine.game import Game
 from engine.records import pass_idle_players
+from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.merger import MergerRound
+from engine.track import Node, Side, next_steps
 
 #: 14.2: the site plays 1861 with unlimited 2+2 and 5+5E trains (engine.records.setup_of).
 OPTIONS = frozenset({"unlimited_trains"})
@@ -19,6 +21,17 @@ PLAYERS = (3, 4, 5, 6)
 #: The site's lowest price for a company formed by a merger (docs/site-differences.md,
 #: 12.3: the rulebook's is the red space of R70).
 SITE_MERGER_FLOOR = 100
+#: What the figures count of a game (tools/oracle/differential.py `_features`): a name
+#: and the words of our log (lower case) that show the game reached it.
+FEATURES = (
+    ("loan", "takes a loan"),  # 10.2
+    ("unpaid interest", "interest and has only"),  # 10.8
+    ("conversion", "converts into"),  # 12.2
+    ("merger", " merge into "),  # 12.3
+    ("nationalisation", "is nationalised"),  # 11
+    ("RSR", "rsr operates"),  # 7.4
+    ("8-train end", "the first 8-train signals the end"),  # 13
+)
 
 
 def merged_price(game: Game, action: Merge) -> int:
@@ -26,6 +39,18 @@ def merged_price(game: Game, action: Merge) -> int:
     state = game.state
     prices = [state.market.price(game.rules.merger_alias(state, m)) for m in action.minors]
     return max(prices) + min(prices)
+
+
+def nobody_may_direct(game: Game, action: Merge) -> bool:
+    """12.4 as the site checks a merger before it (listed): none of the merging minors'
+    owners owns two of them or has the cash for a share at the new price (at least
+    R100); the site refuses it ("Merge impossible, no player can become president")."""
+    state = game.state
+    minors = [game.rules.merger_alias(state, m) for m in action.minors]
+    owners = [state.corporations[m].president for m in minors]
+    price = max(min(merged_price(game, action), 200), SITE_MERGER_FLOOR)
+    return not any(owners.count(seat) > 1 or state.players[seat].cash >= price
+                   for seat in set(owners) if seat is not None)
 
 
 def site_refuses(game: Game, action: Action) -> bool:
@@ -36,8 +61,10 @@ def site_refuses(game: Game, action: Action) -> bool:
     raises to R100 (listed), is left out so that the rest of the game is compared."""
     if isinstance(action, BuyTrain) and export_1861.national_operates(game):
         return True
-    if isinstance(action, Merge) and isinstance(game.round, MergerRound) and \
-            merged_price(game, action) < SITE_MERGER_FLOOR:
+    if isinstance(action, PlaceToken | Par) and site_refuses_home(game, action):
+        return True
+    if isinstance(action, Merge) and isinstance(game.round, MergerRound) and (
+            merged_price(game, action) < SITE_MERGER_FLOOR or nobody_may_direct(game, action)):
         return True
     if isinstance(action, Pass | Done) and isinstance(game.round, MergerRound) and \
             nobody_directs(game):
@@ -46,6 +73,93 @@ def site_refuses(game: Game, action: Action) -> bool:
         return True
     return isinstance(game.round, MergerRound) and game.round.proposal is not None and \
         isinstance(action, Decline)
+
+
+def site_connected(game: Game, hex_id: str) -> bool:
+    """9.3 as the site reads "unconnected": track from the hex's city reaches a city,
+    town or off-board, its own city by a loop of track included (the rulebook: "cannot
+    trace a legal route to another city"; a loop back to itself is no route)."""
+    graph = routes.route_track(game.rules, game.state)
+    for city in range(board.city_count(game.state, hex_id)):
+        start = Node(hex_id, "c", city)
+        for seg_id, first in next_steps(graph, start, None):
+            seen = {seg_id}
+            todo: list[tuple[Node | Side, int]] = [(first, seg_id)]
+            while todo:
+                point, came_by = todo.pop()
+                if isinstance(point, Node) and point.is_stop:
+                    return True
+                for nxt_id, nxt in next_steps(graph, point, came_by):
+                    if nxt_id not in seen:
+                        seen.add(nxt_id)
+                        todo.append((nxt, nxt_id))
+    return False
+
+
+def site_refuses_home(game: Game, action: PlaceToken | Par) -> bool:
+    """9.3: a public's home station on a city whose track only loops back to itself
+    (listed: the site counts it connected and refuses it); a `par` whose only homes
+    are such cities."""
+    rnd = game.round
+    if not isinstance(rnd, AuctionStockRound):
+        return False
+    if isinstance(action, PlaceToken):
+        return rnd.home_pending is not None and site_connected(game, action.hex)
+    if game.state.corporations[action.corporation].spec.kind != "major":
+        return False
+    homes = game.rules.home_choices(game.state, action.corporation)
+    return bool(homes) and all(site_connected(game, h) for h in homes)
+
+
+#: The interest on each loan (10.2, 10.8).
+INTEREST = 5
+
+
+def interest_unpaid_yet(ours: dict[str, Any], site: dict[str, Any]) -> set[str]:
+    """Companies whose only difference is the interest on their loans, which ours has
+    paid and the site not yet (10.8: ours pays it after the dividend; the site after
+    its stop for a private's purchase, 7.1): the site's cash is ours plus R5 a loan."""
+    out = set()
+    for sym, mine in ours["corporations"].items():
+        theirs = site["corporations"].get(sym)
+        if theirs is None or not mine["loans"] or mine["cash"] is None:
+            continue
+        if theirs["cash"] - mine["cash"] == INTEREST * mine["loans"] and all(
+                mine[k] == theirs.get(k, mine[k]) for k in ("price", "trains", "loans")):
+            out.add(sym)
+    return out
+
+
+def rsr_apart(ours: dict[str, Any], site: dict[str, Any]) -> None:
+    """7.4 (listed): the site's RSR goes on buying 8-trains in the turn it buys the
+    first; from then on its cash and trains are not compared (it no longer operates
+    and counts for nobody's score)."""
+    theirs = site["corporations"].get("RSR")
+    if theirs is not None and sorted(theirs["trains"]).count("8") > 1:
+        site["corporations"].pop("RSR", None)
+        ours["corporations"].pop("RSR", None)
+
+
+def unpaid_interest_to_rsr(recent: list[dict[str, Any]], site: dict[str, Any],
+                           extra: int) -> int:
+    """10.8 (listed): a company that cannot pay its interest "pays all the money it has
+    to the Bank and it is immediately nationalised"; the site gives that money to the
+    RSR. `extra` is what the RSR holds on the site for such nationalisations so far;
+    the site's RSR cash is compared less it (`site` is changed). Where the site's RSR
+    now holds the cash ours had in a company with loans (in `recent`, ours at the last
+    few actions) that the site has just nationalised, that cash is added. Returns the
+    new `extra`."""
+    theirs = site["corporations"].get("RSR")
+    mine = recent[-1]["corporations"].get("RSR") if recent else None
+    if theirs is None or mine is None:
+        return extra
+    gap = theirs["cash"] - extra - mine["cash"]
+    if gap > 0 and any(c["loans"] and c["cash"] == gap
+                       and site["corporations"].get(sym, {}).get("price") is None
+                       for state in recent for sym, c in state["corporations"].items()):
+        extra += gap
+    theirs["cash"] -= extra
+    return extra
 
 
 def settle(game: Game) -> None:
@@ -83,10 +197,37 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # its price of at least R100; ours prices the merger at the minors' sum.
         return f"12.3 a merged company's price below R{SITE_MERGER_FLOOR}"
     if action.get("type") == "pass" and action.get("entity_type") == "corporation" and \
-            "Blocking step Run Routes" in error and nationalised_lately(answer, action):
+            "Blocking step Run Routes" in error and nationalised_lately(answer, action,
+                                                                      site_states):
         # 10.5: the city a nationalisation freed is in the company's reach; the site's
         # graph keeps its earlier answer (no city to token) and skips the token step.
         return "10.5 a city freed by a nationalisation (the site's stale graph)"
+    if action.get("type") == "place_token" and "is not available" in error and \
+            str(site_states[-1]["round"] if site_states else "").startswith("Stock Round"):
+        # 9.3: a home city whose track loops back to itself (the random players
+        # leave such cities; an earlier game's record may hold one).
+        return "9.3 a home city whose track loops back to itself (the site: connected)"
+    rsr = next((c for c in (site_states[-1]["corporations"] if site_states else [])
+                if c["id"] == "RSR"), None)
+    if action.get("type") == "buy_train" and str(action.get("train", "")).startswith("8-") \
+            and rsr is not None and [str(t).replace("'", "") for t in rsr["trains"]].count("8") > 1:
+        # 7.4 (listed): the site's RSR bought further 8-trains, so the 8-train ours names
+        # (by our count) is the RSR's there ("train is not from depot").
+        return "7.4 the RSR's further 8-trains (the next 8-train is another there)"
+    if action.get("type") == "run_routes" and action.get("entity") == "RSR" and (
+            "Cannot run train that operated" in error or "Blocking step" in error):
+        # 10.6: the RSR runs the trains it holds; the site counts one that ran for the
+        # company nationalised after its run (10.8), or that it marked as run before
+        # the RSR began to operate, as spent for the round (and skips a run of none).
+        return "10.6 the RSR's train that ran for its former owner (the site: spent)"
+    record = answer.get("record_actions") or []
+    at = int(answer.get("error_action_index") or 0)
+    if "Blocking step Convert or Merge" in error and any(
+            "nobody holds two shares" in str(a.get("message", ""))
+            for a in record[max(0, at - 3):at]):
+        # 12.4: a merger ours reversed (in a message); the site checks before it that an
+        # owner can come to hold two shares and refuses it, so its minor is still asked.
+        return "12.4 a merger where no owner can pay for a second share"
     if "Failed merge" in error:
         # 12.4: nobody came to hold two shares; the site stops ("please undo"), ours
         # reverses the merger and goes on.
@@ -113,12 +254,20 @@ def difference_at(record: dict[str, Any], at: int, diff: list[str],
 LATELY = 60
 
 
-def nationalised_lately(answer: dict[str, Any], action: dict[str, Any]) -> bool:
+def nationalised_lately(answer: dict[str, Any], action: dict[str, Any],
+                        site_states: list[dict[str, Any]] | None = None) -> bool:
     """Whether a company was nationalised in the record shortly before `action` (a
     Director's choice, our move in a message, or the RSR's run, whose purchase may begin
-    a phase that nationalises minors, 11)."""
+    a phase that nationalises minors, 11; or, in the site's positions, a company whose
+    price left the market, as at the start of phase 4 by another company's purchase)."""
     record = answer.get("record_actions") or []
     at = int(answer.get("error_action_index") or 0)
+    priced: set[str] = set()
+    for state in (site_states or [])[max(0, at - LATELY):at]:
+        now = {c["id"] for c in state["corporations"] if c.get("price") is not None}
+        if priced - now:
+            return True
+        priced = now
     for earlier in record[max(0, at - LATELY):at]:
         if earlier.get("type") == "choose" and earlier.get("choice") == "nationalize":
             return True
