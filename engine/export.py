@@ -650,6 +650,14 @@ class _Renderer:
                                                       self.trains)
                 if receiving is not None:
                     # 1825 6.4: the receiver's lease and what the site does by itself.
+                    if isinstance(receiving, dict) and "route" in rnd.steps and \
+                            self._in_turn(rnd):
+                        # The site's lease is its track step's (before a lay) or its
+                        # run step's: after lays, the track step's pass comes first.
+                        assert rnd.current is not None
+                        self._catch_up(rnd.steps.index("route"),
+                                       {"entity": rnd.current.corporation,
+                                        "entity_type": "corporation"})
                     self._flush()
                     if isinstance(receiving, dict):
                         self._site_homes([{**entity, **receiving}])

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine import trains
-from engine.actions import Action, BuyTrain, Done, LayTile, LeaseTrain, PlaceToken
+from engine.actions import Action, BuyTrain, Done, LayTile, LeaseTrain, Pass, PlaceToken
 from engine.game import Game, Move
 from engine.rounds.operating import OperatingRound
 from engine.state import Corporation, GameState, Train
@@ -89,9 +89,10 @@ def receiver_form(game: Game, move: Move, later: Sequence[Move], site_ids: dict[
             game.rules.must_buy_train(game.state, corp) and \
             len(later) > int(bool(later) and isinstance(later[0].action, Done)):
         return UNRECORDED
-    if isinstance(action, Done) and rnd.current.revenue is not None and later:
+    if isinstance(action, Pass | Done) and rnd.current.revenue is not None and later:
         # After its run the site's receiver has no choice to make (its own purchase
-        # made, if any, where one train fits): the site ends the turn by itself.
+        # made, if any, where one train fits): the site ends the turn by itself, our
+        # pass of the train step with it.
         return UNRECORDED
     return None
 
