@@ -47,6 +47,10 @@ TRAIN_TRADES = 1.0
 #: breaks (2).
 BUILDER = False
 BUILDER_TRAINS = 2
+#: Receivership (--receivership): the random player may sell a director's certificate
+#: into the pool with nobody else holding two shares (4.4, 6.4). Off by default, so that
+#: the seeds played before replay alike.
+RECEIVERSHIP = False
 
 
 def site_refuses(game: Game, action: Action) -> bool:
@@ -103,6 +107,8 @@ def left_when_tried(game: Game, action: Action, rng: random.Random | None = None
             return True
     if not isinstance(action, SellShares) or not isinstance(rnd, StockRound):
         return False
+    if RECEIVERSHIP:
+        return False
     corp = game.state.corporations.get(action.corporation)
     percent = action.percent if action.percent is not None else 10 * (action.count or 1)
     return corp is not None and rcv.receivership_sale(game.state, rnd.s.current, corp,
@@ -146,4 +152,69 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
     return None
 
 
-__all__ = ["builders_first", "left_when_tried", "site_difference", "site_refuses"]
+#: The listed receivership differences (docs/site-differences.md, 4.4, 6.4), by name.
+RECEIVER_TRAIN = "6.4.4 the site's receiver buys its train by itself"
+RECEIVER_LEASE = "6.4.3 the site's lease"
+RECEIVER_TURN = "6.4 the site's receiver's turn"
+#: Record actions before a first difference in which a company's receivership counts.
+RECEIVER_REACH = 6
+
+
+def _in_receivership(site_state: dict[str, Any]) -> set[str]:
+    return {c["id"] for c in site_state.get("corporations", ())
+            if c.get("receivership")}
+
+
+def receivership_difference(record: dict[str, Any], at: int,
+                            ours: list[dict[str, Any] | str],
+                            site_states: list[dict[str, Any]]) -> str | None:
+    """A first difference (a refusal or a lasting position apart) at record action AT
+    that one of the listed receivership differences explains, by name, or None.
+
+    It counts where a company the site holds in receivership (driver.rb's
+    `receivership`) acts at AT or within the RECEIVER_REACH record actions before it,
+    or differs there. The site buys a receiver's train by itself whenever one new train
+    fits (a route, room, the cash: even beside its own train), skips its train step
+    otherwise, and lends it its lease: RECEIVER_LEASE where the action is the lease or a
+    run on a leased train, RECEIVER_TRAIN where a company in receivership holds other
+    trains on the site than ours or the action is its train step, RECEIVER_TURN for
+    the rest of a receiver's turn (which player acts, the step the site is at)."""
+    actions = record["actions"]
+    first = max(0, at - RECEIVER_REACH)
+    held: set[str] = set()
+    for j in range(max(0, first - 1), min(at + 1, len(site_states))):
+        held |= _in_receivership(site_states[j])
+    if not held:
+        return None
+    action = actions[at] if at < len(actions) else {}
+    near = {a.get("entity") for a in actions[first:at + 1]
+            if a.get("entity_type") == "corporation"}
+    trains_apart: set[str] = set()
+    for j in range(first, min(at + 1, len(ours), len(site_states))):
+        mine = ours[j]
+        if isinstance(mine, str):
+            continue
+        for corp in site_states[j]["corporations"]:
+            sym = corp["id"]
+            if sym in held and sym in mine["corporations"] and \
+                    sorted(t.replace("'", "") for t in corp["trains"]) != \
+                    mine["corporations"][sym]["trains"]:
+                trains_apart.add(sym)
+    if not (near & held or trains_apart):
+        return None
+    if trains_apart:
+        return RECEIVER_TRAIN
+    if action.get("type") == "special_buy" or (
+            action.get("type") == "run_routes" and action.get("entity") in held and any(
+                a.get("type") == "special_buy" and a.get("entity") == action.get("entity")
+                for a in actions[first:at])):
+        return RECEIVER_LEASE
+    if (action.get("type") in ("buy_train", "pass") and action.get("entity") in held) or \
+            any(a.get("type") == "buy_train" and a.get("entity") in held
+                for a in actions[first:at + 1]):
+        return RECEIVER_TRAIN
+    return RECEIVER_TURN
+
+
+__all__ = ["builders_first", "left_when_tried", "receivership_difference",
+           "site_difference", "site_refuses"]
