@@ -650,12 +650,15 @@ class _Renderer:
                                                       self.trains)
                 if receiving is not None:
                     # 1825 6.4: the receiver's lease and what the site does by itself.
-                    if isinstance(receiving, dict) and "route" in rnd.steps and \
-                            self._in_turn(rnd):
+                    bought = isinstance(action, BuyTrain) and "train" in rnd.steps
+                    if (isinstance(receiving, dict) or bought) and "route" in rnd.steps \
+                            and self._in_turn(rnd):
                         # The site's lease is its track step's (before a lay) or its
                         # run step's: after lays, the track step's pass comes first.
+                        # Its own purchase comes after its run (of nothing, where the
+                        # company has no train).
                         assert rnd.current is not None
-                        self._catch_up(rnd.steps.index("route"),
+                        self._catch_up(rnd.steps.index("train" if bought else "route"),
                                        {"entity": rnd.current.corporation,
                                         "entity_type": "corporation"})
                     self._flush()
@@ -789,9 +792,15 @@ class _Renderer:
         rnd = self.game.round
         assert isinstance(rnd, OperatingRound)
         preloan = self._preloan_stop(rnd.current)
-        stops = sum(_site_stops_at(self.game, rnd.steps[i], preloan)
-                    for i in range(self.site_step, upto))
-        self._site_passes(stops, entity)
+        for i in range(self.site_step, upto):
+            stops = _site_stops_at(self.game, rnd.steps[i], preloan)
+            if stops and rnd.steps[i] == "route" and self.game.state.title.name == "1825":
+                # 1825 6.4: a receiver without a train runs nothing on the site: its run
+                # step takes no pass, but a run of no routes.
+                self.pieces.append(_Piece({**entity, "type": "run_routes", "routes": []},
+                                          self.waiting.pop(0) if self.waiting else None))
+                stops -= 1
+            self._site_passes(stops, entity)
         self._flush()
         self.site_step = max(self.site_step, upto)
 
@@ -1069,6 +1078,10 @@ def _site_waits_at(game: Game, step: str) -> bool:
         return not turn.token_placed and (_may_place_token(game) or bool(
             game.rules.step_extras(state, corp, "token", rnd)))
     if step == "route":
+        if state.title.name == "1825" and export_1825.site_runs_receiver(game, corp):
+            # 1825 6.4: the site's receiver runs (or leases) where a route exists, with
+            # trains or none.
+            return turn.revenue is None and routes.has_route(game.rules, state, corp)
         return turn.revenue is None and bool(corp.trains) and routes.has_route(
             game.rules, state, corp)
     if step == "dividend":

@@ -17,16 +17,20 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from engine import export_1825
 from engine.actions import (
     Action,
     BuyPrivate,
     BuyTrain,
+    Done,
     LayTile,
+    Pass,
     SellPrivate,
     SellShares,
     SellTrain,
 )
 from engine.game import Game
+from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
 from engine.state import POOL
 from engine.titles import t1825_receivership as rcv
@@ -97,6 +101,18 @@ def left_when_tried(game: Game, action: Action, rng: random.Random | None = None
         if rng is not None and TRAIN_TRADES < 1 and rng.random() >= TRAIN_TRADES:
             return True
     rnd = game.round
+    if RECEIVERSHIP and isinstance(rnd, OperatingRound) and rnd.current is not None and \
+            "route" in rnd.steps and rnd.current.step >= rnd.steps.index("route") and \
+            isinstance(action, BuyTrain | Pass | Done):
+        corp = game.state.corporations.get(rnd.current.corporation)
+        if corp is not None and rcv.in_receivership(corp):
+            # After its run the site's receiver buys the bank's next train by itself
+            # where one fits, and nothing else (listed, 6.4.4): the random receiver
+            # plays so, a choice the rulebook leaves him (6.4: he acts as director).
+            buys = export_1825.site_buys(game, corp)
+            if isinstance(action, BuyTrain):
+                return not buys or action.source != "bank"
+            return buys
     if BUILDER:
         if isinstance(action, BuyTrain):
             corp = game.state.corporations.get(game.turn().entity) if game.turn() else None
