@@ -1088,6 +1088,10 @@ def _site_waits_at(game: Game, step: str) -> bool:
         return bool(turn.revenue) and not turn.dividend_done
     if step == "train":
         if state.title.name == "1825":
+            if export_1825.site_runs_receiver(game, corp):
+                # 6.4.4: the site's receiver buys the one train that fits by itself,
+                # or skips the step.
+                return False
             return _site_train_step_open(game)  # its pool after a bankruptcy (6.3)
         return rnd._can_buy_train(corp) or _site_train_step_open(game)
     return rnd._step_available(corp, step)

@@ -89,6 +89,18 @@ def receiver_form(game: Game, move: Move, later: Sequence[Move], site_ids: dict[
             site_buys(game, corp) and \
             len(later) > int(bool(later) and isinstance(later[0].action, Pass | Done)):
         return UNRECORDED
+    if isinstance(action, Pass | Done) and rnd.current.revenue is None and \
+            "route" in rnd.steps and rnd.current.step >= rnd.steps.index("route") and \
+            site_runs_receiver(game, corp):
+        if rnd.current.step == rnd.steps.index("route") and \
+                routes.has_route(game.rules, game.state, corp):
+            # The site's receiver stops at its run step where a route exists, trains
+            # or none: it runs nothing there.
+            return {"type": "run_routes", "routes": []}
+        if later:
+            # Beyond it (or with no route, where the site skips the run) its train
+            # step is its own (a purchase where one fits, else nothing).
+            return UNRECORDED
     if isinstance(action, Pass | Done) and rnd.current.revenue is not None and later:
         # After its run the site's receiver has no choice to make (its own purchase
         # made, if any, where one train fits): the site ends the turn by itself, our

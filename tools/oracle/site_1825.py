@@ -102,8 +102,9 @@ def left_when_tried(game: Game, action: Action, rng: random.Random | None = None
             return True
     rnd = game.round
     if RECEIVERSHIP and isinstance(rnd, OperatingRound) and rnd.current is not None and \
-            "route" in rnd.steps and rnd.current.step >= rnd.steps.index("route") and \
-            isinstance(action, BuyTrain | Pass | Done):
+            "route" in rnd.steps and isinstance(action, BuyTrain | Pass | Done) and (
+                isinstance(action, BuyTrain)
+                or rnd.current.step >= rnd.steps.index("route")):
         corp = game.state.corporations.get(rnd.current.corporation)
         if corp is not None and rcv.in_receivership(corp):
             # After its run the site's receiver buys the bank's next train by itself
@@ -169,7 +170,7 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
 
 
 #: The listed receivership differences (docs/site-differences.md, 4.4, 6.4), by name.
-RECEIVER_TRAIN = "6.4.4 the site's receiver buys its train by itself"
+RECEIVER_TRAIN = "6.4.4 the site's receiver's train step"
 RECEIVER_LEASE = "6.4.3 the site's lease"
 RECEIVER_TURN = "6.4 the site's receiver's turn"
 #: Record actions before a first difference in which a company's receivership counts.
