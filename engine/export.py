@@ -817,6 +817,7 @@ class _Renderer:
         self.waiting.append(index)
         if isinstance(move.action, Done):
             stops += _site_stops_left(game, move.seat, self.site_step)
+            stops -= self._receiver_run(stops, len(rnd.steps), entity)
             self._site_passes(stops, entity)
             if self.waiting and self.waiting[-1] == index:
                 # No stop left: the site ends the turn by itself, unrecorded.
@@ -827,8 +828,29 @@ class _Renderer:
             return
         if self.site_step <= ours < len(rnd.steps):
             stops += _site_stops_at(game, rnd.steps[ours], preloan)
+        stops -= self._receiver_run(stops, ours + 1, entity)
         self._site_passes(stops, entity)
         self.site_step = max(self.site_step, ours + 1)
+
+    def _receiver_run(self, stops: int, upto: int, entity: dict[str, Any]) -> int:
+        """1825 6.4: where the passes up to our step `upto` cover the site's receiver's
+        stop at its run step (a route, trains or none), the last of them is a run of
+        nothing there (its run step takes no pass): written after the others; 1 where
+        so (one pass fewer), else 0."""
+        game = self.game
+        rnd = game.round
+        assert isinstance(rnd, OperatingRound) and rnd.current is not None
+        if game.state.title.name != "1825" or not stops or "route" not in rnd.steps:
+            return 0
+        route = rnd.steps.index("route")
+        if not (self.site_step <= route < upto) or \
+                not export_1825.site_runs_receiver(game, rnd.company()) or \
+                not _site_waits_at(game, "route"):
+            return 0
+        self._site_passes(stops - 1, entity)
+        carried = self.waiting.pop(0) if self.waiting else None
+        self.pieces.append(_Piece({**entity, "type": "run_routes", "routes": []}, carried))
+        return stops
 
     def _preloan_stop(self, turn: object) -> bool | None:
         """1861: the site's stop before loans in `turn`, where judged already."""
