@@ -2,12 +2,12 @@
 player's moves left out because the site refuses them or plays them its own way, and the
 site's refusals that are listed differences (docs/site-differences.md).
 
-Receivership (4.4, 6.4) is not compared yet: the site puts a company into receivership
-its own way (its director's certificate sold to the market with its
-PRESIDENT_SALES_TO_MARKET), chooses who acts for it otherwise than 6.4, leases by a
-"special buy" (which our export now writes, engine/export_1825.py, but only the recorded
-R1 game has been checked with it), and buys the receiver's train by itself. The random
-player therefore never sells a director's certificate into the pool.
+Receivership (4.4, 6.4) is compared with `--receivership` (RECEIVERSHIP, off by
+default so that the seeds played before replay alike): a sale may then leave a company
+without a director, and the random receiver buys as the site's receiver does (which the
+rulebook leaves him free to). The site plays a receiver's train step itself and lends
+it its lease; a first difference there is named by `receivership_difference`
+(docs/site-differences.md, 4.4, 6.4).
 
 R1 (Wales) games are played with `--option r1` (the kit's minors, hexes and trains).
 """
@@ -83,8 +83,9 @@ def site_refuses(game: Game, action: Action) -> bool:
 
 def left_when_tried(game: Game, action: Action, rng: random.Random | None = None) -> bool:
     """A sale that would leave a company without a director (receivership, above): the
-    random player skips it when he comes to it, as our engine refused it before
-    receivership was built, so that the games played then are played again alike. A
+    random player skips it when he comes to it (but with RECEIVERSHIP), as our engine
+    refused it before receivership was built, so that the games played then are played
+    again alike. With RECEIVERSHIP a receiver buys, after his run, as the site's does. A
     train from another company is skipped but for TRAIN_TRADES of the times, and so is
     an offer of a train (5.6.5) while the company has one standing."""
     if isinstance(action, BuyTrain) and action.source not in ("bank", "pool") and \
