@@ -662,6 +662,11 @@ class _Renderer:
                                        {"entity": rnd.current.corporation,
                                         "entity_type": "corporation"})
                     self._flush()
+                    if isinstance(receiving, dict) and receiving["type"] == "run_routes":
+                        # Our pass at the run step: the site's run of nothing carries it.
+                        self.pieces.append(_Piece({**entity, **receiving}, index))
+                        self.site_step = max(self.site_step, rnd.steps.index("route") + 1)
+                        return _CARRIED
                     if isinstance(receiving, dict):
                         self._site_homes([{**entity, **receiving}])
                     self.pieces.append(_Piece(None, index, unrecorded=True))

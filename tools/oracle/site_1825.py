@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine import export_1825
+from engine import export_1825, legal
 from engine.actions import (
     Action,
     BuyPrivate,
@@ -114,7 +114,11 @@ def left_when_tried(game: Game, action: Action, rng: random.Random | None = None
             buys = export_1825.site_buys(game, corp)
             if isinstance(action, BuyTrain):
                 return not buys or action.source != "bank"
-            return buys
+            # (Where our step offers no purchase yet, its pass comes first.)
+            turn = game.turn()
+            return buys and turn is not None and any(
+                isinstance(a, BuyTrain) and a.source == "bank"
+                and game.clone().attempt(turn.seat, a) for a in legal._candidates(game))
     if BUILDER:
         if isinstance(action, BuyTrain):
             corp = game.state.corporations.get(game.turn().entity) if game.turn() else None
