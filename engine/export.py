@@ -650,7 +650,23 @@ class _Renderer:
                                                       self.trains)
                 if receiving is not None:
                     # 1825 6.4: the receiver's lease and what the site does by itself.
+                    bought = isinstance(action, BuyTrain) and "train" in rnd.steps
+                    if (isinstance(receiving, dict) or bought) and "route" in rnd.steps \
+                            and self._in_turn(rnd):
+                        # The site's lease is its track step's (before a lay) or its
+                        # run step's: after lays, the track step's pass comes first.
+                        # Its own purchase comes after its run (of nothing, where the
+                        # company has no train).
+                        assert rnd.current is not None
+                        self._catch_up(rnd.steps.index("train" if bought else "route"),
+                                       {"entity": rnd.current.corporation,
+                                        "entity_type": "corporation"})
                     self._flush()
+                    if isinstance(receiving, dict) and receiving["type"] == "run_routes":
+                        # Our pass at the run step: the site's run of nothing carries it.
+                        self.pieces.append(_Piece({**entity, **receiving}, index))
+                        self.site_step = max(self.site_step, rnd.steps.index("route") + 1)
+                        return _CARRIED
                     if isinstance(receiving, dict):
                         self._site_homes([{**entity, **receiving}])
                     self.pieces.append(_Piece(None, index, unrecorded=True))
@@ -781,9 +797,15 @@ class _Renderer:
         rnd = self.game.round
         assert isinstance(rnd, OperatingRound)
         preloan = self._preloan_stop(rnd.current)
-        stops = sum(_site_stops_at(self.game, rnd.steps[i], preloan)
-                    for i in range(self.site_step, upto))
-        self._site_passes(stops, entity)
+        for i in range(self.site_step, upto):
+            stops = _site_stops_at(self.game, rnd.steps[i], preloan)
+            if stops and rnd.steps[i] == "route" and self.game.state.title.name == "1825":
+                # 1825 6.4: a receiver without a train runs nothing on the site: its run
+                # step takes no pass, but a run of no routes.
+                self.pieces.append(_Piece({**entity, "type": "run_routes", "routes": []},
+                                          self.waiting.pop(0) if self.waiting else None))
+                stops -= 1
+            self._site_passes(stops, entity)
         self._flush()
         self.site_step = max(self.site_step, upto)
 
@@ -800,6 +822,7 @@ class _Renderer:
         self.waiting.append(index)
         if isinstance(move.action, Done):
             stops += _site_stops_left(game, move.seat, self.site_step)
+            stops -= self._receiver_run(stops, len(rnd.steps), entity)
             self._site_passes(stops, entity)
             if self.waiting and self.waiting[-1] == index:
                 # No stop left: the site ends the turn by itself, unrecorded.
@@ -810,8 +833,29 @@ class _Renderer:
             return
         if self.site_step <= ours < len(rnd.steps):
             stops += _site_stops_at(game, rnd.steps[ours], preloan)
+        stops -= self._receiver_run(stops, ours + 1, entity)
         self._site_passes(stops, entity)
         self.site_step = max(self.site_step, ours + 1)
+
+    def _receiver_run(self, stops: int, upto: int, entity: dict[str, Any]) -> int:
+        """1825 6.4: where the passes up to our step `upto` cover the site's receiver's
+        stop at its run step (a route, trains or none), the last of them is a run of
+        nothing there (its run step takes no pass): written after the others; 1 where
+        so (one pass fewer), else 0."""
+        game = self.game
+        rnd = game.round
+        assert isinstance(rnd, OperatingRound) and rnd.current is not None
+        if game.state.title.name != "1825" or not stops or "route" not in rnd.steps:
+            return 0
+        route = rnd.steps.index("route")
+        if not (self.site_step <= route < upto) or \
+                not export_1825.site_runs_receiver(game, rnd.company()) or \
+                not _site_waits_at(game, "route"):
+            return 0
+        self._site_passes(stops - 1, entity)
+        carried = self.waiting.pop(0) if self.waiting else None
+        self.pieces.append(_Piece({**entity, "type": "run_routes", "routes": []}, carried))
+        return stops
 
     def _preloan_stop(self, turn: object) -> bool | None:
         """1861: the site's stop before loans in `turn`, where judged already."""
@@ -1061,12 +1105,20 @@ def _site_waits_at(game: Game, step: str) -> bool:
         return not turn.token_placed and (_may_place_token(game) or bool(
             game.rules.step_extras(state, corp, "token", rnd)))
     if step == "route":
+        if state.title.name == "1825" and export_1825.site_runs_receiver(game, corp):
+            # 1825 6.4: the site's receiver runs (or leases) where a route exists, with
+            # trains or none.
+            return turn.revenue is None and routes.has_route(game.rules, state, corp)
         return turn.revenue is None and bool(corp.trains) and routes.has_route(
             game.rules, state, corp)
     if step == "dividend":
         return bool(turn.revenue) and not turn.dividend_done
     if step == "train":
         if state.title.name == "1825":
+            if export_1825.site_runs_receiver(game, corp):
+                # 6.4.4: the site's receiver buys the one train that fits by itself,
+                # or skips the step.
+                return False
             return _site_train_step_open(game)  # its pool after a bankruptcy (6.3)
         return rnd._can_buy_train(corp) or _site_train_step_open(game)
     return rnd._step_available(corp, step)

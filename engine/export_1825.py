@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine import trains
-from engine.actions import Action, BuyTrain, Done, LayTile, LeaseTrain, PlaceToken
+from engine import routes, trains
+from engine.actions import Action, BuyTrain, Done, LayTile, LeaseTrain, Pass, PlaceToken
 from engine.game import Game, Move
 from engine.rounds.operating import OperatingRound
 from engine.state import Corporation, GameState, Train
@@ -86,14 +86,55 @@ def receiver_form(game: Game, move: Move, later: Sequence[Move], site_ids: dict[
         return {"type": "special_buy", "description": site.rsplit("-", 1)[0],
                 "cost": SITE_LEASE_COST}
     if isinstance(action, BuyTrain) and action.source == "bank" and \
-            game.rules.must_buy_train(game.state, corp) and \
-            len(later) > int(bool(later) and isinstance(later[0].action, Done)):
+            site_buys(game, corp) and \
+            len(later) > int(bool(later) and isinstance(later[0].action, Pass | Done)):
         return UNRECORDED
-    if isinstance(action, Done) and rnd.current.revenue is not None and later:
+    if isinstance(action, Pass | Done) and rnd.current.revenue is None and \
+            "route" in rnd.steps and rnd.current.step >= rnd.steps.index("route") and \
+            site_runs_receiver(game, corp):
+        if rnd.current.step == rnd.steps.index("route") and \
+                routes.has_route(game.rules, game.state, corp):
+            # The site's receiver stops at its run step where a route exists, trains
+            # or none: it runs nothing there.
+            return {"type": "run_routes", "routes": []}
+        if later:
+            # Beyond it (or with no route, where the site skips the run) its train
+            # step is its own (a purchase where one fits, else nothing).
+            return UNRECORDED
+    if isinstance(action, Pass | Done) and rnd.current.revenue is not None and later:
         # After its run the site's receiver has no choice to make (its own purchase
-        # made, if any, where one train fits): the site ends the turn by itself.
+        # made, if any, where one train fits): the site ends the turn by itself, our
+        # pass of the train step with it.
         return UNRECORDED
     return None
+
+
+def site_runs_receiver(game: Game, corp: Corporation) -> bool:
+    """Whether CORP is a major in receivership (its income withheld by the rules, 6.4.1):
+    the site's receiver stops at its run step with a route, trains or none (a minor in
+    receivership the site passes by itself)."""
+    return corp.spec.kind != MINOR and \
+        game.rules.automatic_dividend(game.state, corp) == "withhold"
+
+
+def site_buys(game: Game, corp: Corporation) -> bool:
+    """Whether the site's receiver buys the bank's next new train by itself after its
+    run: wherever it has room for it, the money and a route in the site's sense (track
+    joining two stops through its base, `routes.has_route`), with trains or none: 6.4.4's
+    purchase of a trainless company and more (docs/site-differences.md, 6.4.4: the
+    site's receiver buys its train by itself)."""
+    state = game.state
+    rnd = game.round
+    if not site_runs_receiver(game, corp) or (
+            isinstance(rnd, OperatingRound) and rnd.current is not None
+            and rnd.current.bank_trains_bought):
+        return False  # (one purchase: the site's receiver's train step then ends)
+    own = [t for t in corp.trains if not t.id.endswith(LEASED_SUFFIX)]
+    offer = trains.next_offered(state)
+    if offer is None or len(own) >= trains.train_limit(game.rules, state, corp):
+        return False
+    return corp.cash >= state.title.train(offer.name).price and \
+        routes.has_route(game.rules, state, corp)
 
 
 class SiteHomes:

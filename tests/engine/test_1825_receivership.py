@@ -278,6 +278,30 @@ def test_6_4_3_a_game_with_a_lease_goes_out_as_a_record_and_comes_back_alike() -
     g.apply("Cy", RunRoutes(auto=True))
     g.apply("Cy", BuyTrain("2"))
     g.apply("Cy", Done())
+    # (A later move: the purchase the site's receiver makes by itself is unrecorded,
+    # and made by the importer, where the record goes on.)
+    g.apply(g.turn().seat, Pass())
     back = import_record(export_record(g)).game
     assert [m.action for m in back.log] == [m.action for m in g.log]
     assert back.state.corporations["GWR"].cash == g.state.corporations["GWR"].cash
+
+
+def test_6_4_3_the_lease_after_the_lays_goes_out_after_the_track_step_s_pass() -> None:
+    """The site's receiver leases in its track step before a lay or in its run step:
+    after the lays, its track step's pass comes first (a random game of the
+    differential, seed 41 game 2). After the run the site's receiver has nothing to
+    choose (6.4.4's purchase it makes by itself): our pass of the train step, like our
+    `done`, has no site form."""
+    from engine.export import export_record
+
+    g = gwr_in_receivership()
+    g.apply("Cy", GWR_ROUTE)
+    g.apply("Cy", LeaseTrain())
+    g.apply("Cy", RunRoutes(auto=True))
+    g.apply("Cy", BuyTrain("2"))
+    g.apply("Cy", Pass())
+    assert not isinstance(g.round, OperatingRound) or company_turn(g) != "GWR"
+    g.apply(g.turn().seat, Pass())  # a later move: the site's end of the turn shows
+    actions = [a for a in export_record(g)["actions"] if a.get("entity") == "GWR"]
+    kinds = [a["type"] for a in actions]
+    assert kinds[kinds.index("lay_tile") + 1:] == ["pass", "special_buy", "run_routes"]

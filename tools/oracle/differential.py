@@ -508,6 +508,11 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
             if known is not None:
                 return Outcome(index, f"site difference: {known}",
                                f"action {at}: {', '.join(diff)}", record, features=features)
+            known = site_1825.receivership_difference(record, at, ours, site_states) \
+                if TITLE == "1825" else None
+            if known is not None:
+                return Outcome(index, f"site difference: {known}",
+                               f"action {at}: {', '.join(diff)}", record, features=features)
             if TITLE == "1850" and site_1850.train_step_skipped(record, at):
                 return Outcome(index, "site difference: 5.1.1 a closed company's trains",
                                f"action {at}: {', '.join(diff)} (the site skips the "
@@ -547,6 +552,12 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
             if known is not None:
                 return Outcome(index, f"site difference: {known}",
                                f"action {at}: {answer['error']}", record, features=features)
+        known = site_1825.receivership_difference(record, at, ours, site_states) \
+            if TITLE == "1825" and at is not None else None
+        if known is not None:
+            # docs/site-differences.md, 4.4, 6.4: the site's receivership.
+            return Outcome(index, f"site difference: {known}",
+                           f"action {at}: {answer['error']}", record, features=features)
         if action.get("type") in ("bid", "pass") and (
                 "Bid on Companies" in answer["error"]
                 or auction_difference(record, at) == "bid after a pass"):
@@ -718,6 +729,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--builder", action="store_true",
                         help="1825: directors lay track first and keep two trains at most; "
                              "players buy no private back from the pool")
+    parser.add_argument("--receivership", action="store_true",
+                        help="1825: players may sell a director's certificate with nobody "
+                             "else holding two shares (4.4, 6.4)")
     args = parser.parse_args(argv)
     global TITLE, PAYOUT_TITLES
     TITLE = args.title
@@ -727,6 +741,7 @@ def main(argv: list[str] | None = None) -> int:
             PAYOUT_TITLES = (*PAYOUT_TITLES, "1861")
     site_1825.TRAIN_TRADES = args.trades
     site_1825.BUILDER = args.builder
+    site_1825.RECEIVERSHIP = args.receivership
     if args.moves:
         MOVES[args.title] = args.moves
     if args.option:

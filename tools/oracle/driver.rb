@@ -100,6 +100,8 @@ def summary(game, action)
       'loans' => c.loans.size,
       # the Civil War token (18TN 5.1) and other abilities the company holds
       'abilities' => (c.all_abilities.map { |a| a.type.to_s } rescue []),
+      # 1825: a company without a director (its certificate in the pool, 4.4)
+      'receivership' => (c.receivership? rescue false),
     }
   end
   players = game.players.map do |p|

@@ -2,12 +2,12 @@
 player's moves left out because the site refuses them or plays them its own way, and the
 site's refusals that are listed differences (docs/site-differences.md).
 
-Receivership (4.4, 6.4) is not compared yet: the site puts a company into receivership
-its own way (its director's certificate sold to the market with its
-PRESIDENT_SALES_TO_MARKET), chooses who acts for it otherwise than 6.4, leases by a
-"special buy" (which our export now writes, engine/export_1825.py, but only the recorded
-R1 game has been checked with it), and buys the receiver's train by itself. The random
-player therefore never sells a director's certificate into the pool.
+Receivership (4.4, 6.4) is compared with `--receivership` (RECEIVERSHIP, off by
+default so that the seeds played before replay alike): a sale may then leave a company
+without a director, and the random receiver buys as the site's receiver does (which the
+rulebook leaves him free to). The site plays a receiver's train step itself and lends
+it its lease; a first difference there is named by `receivership_difference`
+(docs/site-differences.md, 4.4, 6.4).
 
 R1 (Wales) games are played with `--option r1` (the kit's minors, hexes and trains).
 """
@@ -17,16 +17,20 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from engine import export_1825, legal
 from engine.actions import (
     Action,
     BuyPrivate,
     BuyTrain,
+    Done,
     LayTile,
+    Pass,
     SellPrivate,
     SellShares,
     SellTrain,
 )
 from engine.game import Game
+from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
 from engine.state import POOL
 from engine.titles import t1825_receivership as rcv
@@ -47,6 +51,10 @@ TRAIN_TRADES = 1.0
 #: breaks (2).
 BUILDER = False
 BUILDER_TRAINS = 2
+#: Receivership (--receivership): the random player may sell a director's certificate
+#: into the pool with nobody else holding two shares (4.4, 6.4). Off by default, so that
+#: the seeds played before replay alike.
+RECEIVERSHIP = False
 
 
 def site_refuses(game: Game, action: Action) -> bool:
@@ -75,8 +83,9 @@ def site_refuses(game: Game, action: Action) -> bool:
 
 def left_when_tried(game: Game, action: Action, rng: random.Random | None = None) -> bool:
     """A sale that would leave a company without a director (receivership, above): the
-    random player skips it when he comes to it, as our engine refused it before
-    receivership was built, so that the games played then are played again alike. A
+    random player skips it when he comes to it (but with RECEIVERSHIP), as our engine
+    refused it before receivership was built, so that the games played then are played
+    again alike. With RECEIVERSHIP a receiver buys, after his run, as the site's does. A
     train from another company is skipped but for TRAIN_TRADES of the times, and so is
     an offer of a train (5.6.5) while the company has one standing."""
     if isinstance(action, BuyTrain) and action.source not in ("bank", "pool") and \
@@ -93,6 +102,23 @@ def left_when_tried(game: Game, action: Action, rng: random.Random | None = None
         if rng is not None and TRAIN_TRADES < 1 and rng.random() >= TRAIN_TRADES:
             return True
     rnd = game.round
+    if RECEIVERSHIP and isinstance(rnd, OperatingRound) and rnd.current is not None and \
+            "route" in rnd.steps and isinstance(action, BuyTrain | Pass | Done) and (
+                isinstance(action, BuyTrain)
+                or rnd.current.step >= rnd.steps.index("route")):
+        corp = game.state.corporations.get(rnd.current.corporation)
+        if corp is not None and rcv.in_receivership(corp):
+            # After its run the site's receiver buys the bank's next train by itself
+            # where one fits, and nothing else (listed, 6.4.4): the random receiver
+            # plays so, a choice the rulebook leaves him (6.4: he acts as director).
+            buys = export_1825.site_buys(game, corp)
+            if isinstance(action, BuyTrain):
+                return not buys or action.source != "bank"
+            # (Where our step offers no purchase yet, its pass comes first.)
+            turn = game.turn()
+            return buys and turn is not None and any(
+                isinstance(a, BuyTrain) and a.source == "bank"
+                and game.clone().attempt(turn.seat, a) for a in legal._candidates(game))
     if BUILDER:
         if isinstance(action, BuyTrain):
             corp = game.state.corporations.get(game.turn().entity) if game.turn() else None
@@ -102,6 +128,8 @@ def left_when_tried(game: Game, action: Action, rng: random.Random | None = None
                 game.state.privates[action.private].owner == POOL:
             return True
     if not isinstance(action, SellShares) or not isinstance(rnd, StockRound):
+        return False
+    if RECEIVERSHIP:
         return False
     corp = game.state.corporations.get(action.corporation)
     percent = action.percent if action.percent is not None else 10 * (action.count or 1)
@@ -146,4 +174,69 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
     return None
 
 
-__all__ = ["builders_first", "left_when_tried", "site_difference", "site_refuses"]
+#: The listed receivership differences (docs/site-differences.md, 4.4, 6.4), by name.
+RECEIVER_TRAIN = "6.4.4 the site's receiver's train step"
+RECEIVER_LEASE = "6.4.3 the site's lease"
+RECEIVER_TURN = "6.4 the site's receiver's turn"
+#: Record actions before a first difference in which a company's receivership counts.
+RECEIVER_REACH = 6
+
+
+def _in_receivership(site_state: dict[str, Any]) -> set[str]:
+    return {c["id"] for c in site_state.get("corporations", ())
+            if c.get("receivership")}
+
+
+def receivership_difference(record: dict[str, Any], at: int,
+                            ours: list[dict[str, Any] | str],
+                            site_states: list[dict[str, Any]]) -> str | None:
+    """A first difference (a refusal or a lasting position apart) at record action AT
+    that one of the listed receivership differences explains, by name, or None.
+
+    It counts where a company the site holds in receivership (driver.rb's
+    `receivership`) acts at AT or within the RECEIVER_REACH record actions before it,
+    or differs there. The site buys a receiver's train by itself whenever one new train
+    fits (a route, room, the cash: even beside its own train), skips its train step
+    otherwise, and lends it its lease: RECEIVER_LEASE where the action is the lease or a
+    run on a leased train, RECEIVER_TRAIN where a company in receivership holds other
+    trains on the site than ours or the action is its train step, RECEIVER_TURN for
+    the rest of a receiver's turn (which player acts, the step the site is at)."""
+    actions = record["actions"]
+    first = max(0, at - RECEIVER_REACH)
+    held: set[str] = set()
+    for j in range(max(0, first - 1), min(at + 1, len(site_states))):
+        held |= _in_receivership(site_states[j])
+    if not held:
+        return None
+    action = actions[at] if at < len(actions) else {}
+    near = {a.get("entity") for a in actions[first:at + 1]
+            if a.get("entity_type") == "corporation"}
+    trains_apart: set[str] = set()
+    for j in range(first, min(at + 1, len(ours), len(site_states))):
+        mine = ours[j]
+        if isinstance(mine, str):
+            continue
+        for corp in site_states[j]["corporations"]:
+            sym = corp["id"]
+            if sym in held and sym in mine["corporations"] and \
+                    sorted(t.replace("'", "") for t in corp["trains"]) != \
+                    mine["corporations"][sym]["trains"]:
+                trains_apart.add(sym)
+    if not (near & held or trains_apart):
+        return None
+    if trains_apart:
+        return RECEIVER_TRAIN
+    if action.get("type") == "special_buy" or (
+            action.get("type") == "run_routes" and action.get("entity") in held and any(
+                a.get("type") == "special_buy" and a.get("entity") == action.get("entity")
+                for a in actions[first:at])):
+        return RECEIVER_LEASE
+    if (action.get("type") in ("buy_train", "pass") and action.get("entity") in held) or \
+            any(a.get("type") == "buy_train" and a.get("entity") in held
+                for a in actions[first:at + 1]):
+        return RECEIVER_TRAIN
+    return RECEIVER_TURN
+
+
+__all__ = ["builders_first", "left_when_tried", "receivership_difference",
+           "site_difference", "site_refuses"]
