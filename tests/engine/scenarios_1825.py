@@ -14,11 +14,17 @@ Bob £85, Cy £210, Di £130; the Priority Deal goes to Cy, left of Bob, the las
 
 from __future__ import annotations
 
+import json
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
 from scenario_moves import seat_to_act
 
 from engine.actions import BuyShares, BuyTrain, Done, LayTile, Pass, PlaceToken
 from engine.game import Game, Setup
 from engine.legal import legal_actions
+from engine.records import RecordMapper, expanded, folded_actions, replay_action, setup_of
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
 
@@ -93,3 +99,21 @@ def lnwr_first_turn(g: Game) -> None:
     g.apply("Ann", PlaceToken("S13", None))
     g.apply("Ann", BuyTrain("2"))
     g.apply("Ann", Done())
+
+
+#: The one recorded 1825 game (R1, Wales), from the shared fixtures.
+R1_RECORD = Path(__file__).resolve().parents[3] / "shared/fixtures/1825/1825_game_end_bank.json"
+
+
+def r1_record_prefix(count: int, record: dict[str, Any] | None = None
+                     ) -> tuple[Game, dict[str, str]]:
+    """The recorded R1 game (or RECORD) read up to its first COUNT actions as the importer
+    reads them, with the importer's names of the record's players."""
+    if record is None:
+        record = json.loads(R1_RECORD.read_text())
+    setup, names = setup_of(record)
+    game = Game(setup)
+    mapper = RecordMapper(game, names)
+    for index, raw in enumerate(islice(expanded(folded_actions(record["actions"])), count)):
+        replay_action(game, mapper, index, raw)
+    return game, names

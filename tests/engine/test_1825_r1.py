@@ -8,11 +8,11 @@ shared/fixtures/1825/1825_game_end_bank.json (the oracle, /work/oracle).
 from __future__ import annotations
 
 import json
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
 import pytest
+from scenarios_1825 import r1_record_prefix
 
 from engine import export_1825
 from engine.actions import BuyTrain, Par, Route, RunRoutes, SellTrain
@@ -20,12 +20,7 @@ from engine.errors import GameError
 from engine.export import export_record
 from engine.game import Game, Setup
 from engine.records import (
-    RecordMapper,
-    expanded,
-    folded_actions,
     import_record,
-    replay_action,
-    setup_of,
 )
 from engine.routes import check_run
 from engine.state import PlacedTile, Train
@@ -67,12 +62,7 @@ def test_unknown_option_names_r1() -> None:
 
 
 def _replay(record: dict[str, Any], count: int) -> tuple[Game, dict[str, str]]:
-    setup, names = setup_of(record)
-    game = Game(setup)
-    mapper = RecordMapper(game, names)
-    for index, raw in enumerate(islice(expanded(folded_actions(record["actions"])), count)):
-        replay_action(game, mapper, index, raw)
-    return game, names
+    return r1_record_prefix(count, record)
 
 
 @pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")

@@ -10,16 +10,14 @@ a U3 there counts the three cities and takes both towns.
 
 from __future__ import annotations
 
-import json
-from itertools import islice
 from pathlib import Path
 
 import pytest
+from scenarios_1825 import r1_record_prefix
 
 from engine.actions import Route, RunRoutes
 from engine.errors import GameError
 from engine.game import Game
-from engine.records import RecordMapper, expanded, folded_actions, replay_action, setup_of
 from engine.routes import best_run, check_run
 from engine.state import Corporation, Train
 from engine.title import load_title
@@ -30,12 +28,7 @@ GER_U3 = ("V20", "V22", "U23", "T24", "S25", "R24", "R22", "R20")  # 3 cities, 2
 
 
 def _position() -> Game:
-    record = json.loads(RECORD.read_text())
-    setup, names = setup_of(record)
-    game = Game(setup)
-    mapper = RecordMapper(game, names)
-    for index, raw in enumerate(islice(expanded(folded_actions(record["actions"])), 490)):
-        replay_action(game, mapper, index, raw)
+    game, _ = r1_record_prefix(490)
     return game
 
 

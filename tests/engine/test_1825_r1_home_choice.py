@@ -16,10 +16,10 @@ answered with V8's second city (tile 52's city "52-1-1").
 from __future__ import annotations
 
 import json
-from itertools import islice
 from pathlib import Path
 
 import pytest
+from scenarios_1825 import r1_record_prefix
 
 from engine.actions import LayTile, PlaceToken
 from engine.defaults import conservative_action
@@ -44,12 +44,7 @@ pytestmark = pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not
 
 def _asked() -> Game:
     """The position where the site asks the Taff Vale's director (before action 436)."""
-    record = json.loads(RECORD.read_text())
-    setup, names = setup_of(record)
-    game = Game(setup)
-    mapper = RecordMapper(game, names)
-    for index, raw in enumerate(islice(expanded(folded_actions(record["actions"])), 436)):
-        replay_action(game, mapper, index, raw)
+    game, _ = r1_record_prefix(436)
     return game
 
 

@@ -17,17 +17,15 @@ holds the Cambrian's director's certificate and one 20% share, Player 2 none.
 
 from __future__ import annotations
 
-import json
-from itertools import islice
 from pathlib import Path
 
 import pytest
+from scenarios_1825 import r1_record_prefix
 
 from engine.actions import BuyShares, Pass, SellShares
 from engine.defaults import conservative_action
 from engine.errors import GameError
 from engine.game import Game
-from engine.records import RecordMapper, expanded, folded_actions, replay_action, setup_of
 from engine.rounds.stock import StockRound
 from engine.state import POOL
 
@@ -36,12 +34,7 @@ pytestmark = pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not
 
 
 def _sdr10() -> Game:
-    record = json.loads(RECORD.read_text())
-    setup, names = setup_of(record)
-    game = Game(setup)
-    mapper = RecordMapper(game, names)
-    for index, raw in enumerate(islice(expanded(folded_actions(record["actions"])), 424)):
-        replay_action(game, mapper, index, raw)
+    game, _ = r1_record_prefix(424)
     assert isinstance(game.round, StockRound)
     assert game.turn().seat == "Player 1"  # type: ignore[union-attr]
     return game
