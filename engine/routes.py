@@ -367,11 +367,9 @@ def check_run(rules: Rules, state: GameState, corp: Corporation, action: RunRout
                 f"its trains: {', '.join(t.name for t in corp.trains) or 'none'}")
         assert train is not None
         used_trains.append(train)
-        dist = train_distance(state, train)
-        walks = walks_matching(state, graph, corp.sym, route.hexes, dist,
-                               free_towns(state, train))
-        require(bool(walks), _why_no_route(state, graph, corp, route, dist,
-                                           free_towns(state, train)))
+        dist, towns_free = train_distance(state, train), free_towns(state, train)
+        walks = walks_matching(state, graph, corp.sym, route.hexes, dist, towns_free)
+        require(bool(walks), _why_no_route(state, graph, corp, route, dist, towns_free))
         refusals = [rules.why_not_walk(state, corp, train, w) for w in walks]
         if all(refusals):
             raise GameError(str(refusals[0]))

@@ -787,7 +787,6 @@ class Rules1861(Rules):
     def must_buy_train(self, state: GameState, corp: Corporation) -> bool | None:
         """10.10: a company without a train must buy one if it can, with loans; the
         RSR buys its own at the end of its turn."""
-
         if corp.spec.kind == "national" or corp.trains:
             return False
         cheapest = self.cheapest_train(state)
