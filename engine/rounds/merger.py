@@ -247,9 +247,11 @@ class MergerRound(Round):
                 break
             # 12.4: then every player may buy one, from the Director to the left.
             director = corp.president or ""
-            order = state.seats_from(director)
-            if last == director:
-                order = order[1:]  # his turns would follow each other: one turn
+            order = [s for s in state.seats_from(director) if self._may_buy(s, corp)]
+            if order and order[0] == last:
+                # The offer would follow the one he has just answered, nothing bought
+                # between: he declined one share with any number (as the site reads it).
+                order = order[1:]
             dealing.waiting = order
             dealing.several = False
         self.dealing = None

@@ -14,6 +14,7 @@ from engine.actions import (
     BuyShares,
     Convert,
     Decline,
+    Done,
     Keep,
     Merge,
     Nationalise,
@@ -334,3 +335,37 @@ def test_11_the_rsrs_turn_goes_on_after_the_directors_choices() -> None:
     g.apply(now(g), RunRoutes((Route("4", ("H8", "G7", "G5", "F4", "F2", "E1", "D2", "C3",
                                           "B4", "A5", "B6", "B8", "A9")),)))
     assert state.corporations["RSR"].cash > cash
+
+
+def test_12_4_a_shareholder_who_declined_is_not_offered_one_share_at_once() -> None:
+    """12.4: after the shareholders, every player may buy one share from the Director
+    to the left. When nobody before him can buy, the player who has just declined any
+    number would be asked again at once, nothing changed: his decline stands for both
+    (as 18xx.games reads it; differential seed 16 game 0)."""
+    g = record_game(328)
+    g.apply("Player 3", Merge(("M-NN", "M-K"), "MKN"))
+    g.apply("Player 4", Accept())
+    assert now(g) == "Player 3"
+    g.apply("Player 3", BuyShares("MKN", 1))  # R320 at R200 a share: one, no more
+    assert g.state.players["Player 3"].cash < g.state.market.price("MKN")
+    assert now(g) == "Player 4"
+    g.apply("Player 4", Pass())
+    rnd = g.round
+    assert isinstance(rnd, MergerRound) and rnd.dealing is not None
+    # Player 4 is not asked again: the single shares go on with Player 1.
+    assert now(g) == "Player 1" and "Player 4" not in rnd.dealing.waiting
+
+
+def test_12_4_a_shareholder_is_offered_one_share_after_the_director() -> None:
+    """12.4: the same, the Director able to buy: the single shares begin with him, and
+    the shareholder who declined is asked again after him."""
+    g = record_game(328)
+    g.apply("Player 3", Merge(("M-NN", "M-K"), "MKN"))
+    g.apply("Player 4", Accept())
+    g.state.players["Player 3"].cash += 400  # richer than in the record: may buy more
+    g.apply("Player 3", BuyShares("MKN", 1))
+    g.apply("Player 3", Done())
+    g.apply("Player 4", Pass())
+    assert now(g) == "Player 3"
+    g.apply("Player 3", Pass())
+    assert now(g) == "Player 4"

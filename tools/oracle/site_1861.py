@@ -202,6 +202,12 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # 10.5: the city a nationalisation freed is in the company's reach; the site's
         # graph keeps its earlier answer (no city to token) and skips the token step.
         return "10.5 a city freed by a nationalisation (the site's stale graph)"
+    if action.get("type") == "pass" and action.get("entity_type") == "corporation" and \
+            "Blocking step Buy Trains" in error and trainless(site_states, action) and \
+            nationalised_lately(answer, action, site_states):
+        # 10.5 again, for a company without a train: the site skips its token step and
+        # its run (no train), and waits at its train step for our pass at the token.
+        return "10.5 a city freed by a nationalisation (the site's stale graph)"
     if action.get("type") == "place_token" and "is not available" in error and \
             str(site_states[-1]["round"] if site_states else "").startswith("Stock Round"):
         # 9.3: a home city whose track loops back to itself (the random players
@@ -233,6 +239,12 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # reverses the merger and goes on.
         return "12.4 a merger where nobody holds two shares"
     return None
+
+
+def trainless(site_states: list[dict[str, Any]], action: dict[str, Any]) -> bool:
+    """Whether the company acting holds no train in the site's last position."""
+    corps = site_states[-1]["corporations"] if site_states else []
+    return any(c["id"] == action.get("entity") and not c.get("trains") for c in corps)
 
 
 def difference_at(record: dict[str, Any], at: int, diff: list[str],
