@@ -636,11 +636,12 @@ class Rules:
         return None
 
     def cheapest_train(self, state: GameState) -> tuple[Train, int, str] | None:
-        """The cheapest train a company may buy from the bank (4.2.5.2(a)): the
-        Initial Offering's next one or one of the Open Market."""
+        """The cheapest train a company may buy from the bank (4.2.5.2(a)): of those the
+        Initial Offering offers now (`offered_trains`: its next one; 1861 10.10 in phase
+        8 also a 2+2; 1850 16.2 a diesel) or one of the Open Market."""
         from engine import trains
 
-        return trains.cheapest_available(state)
+        return trains.cheapest_available(state, self.offered_trains(state))
 
     def must_buy_train(self, state: GameState, corp: Corporation) -> bool | None:
         """Whether `corp` must buy a train before its turn ends; None: the 1830 rule (a

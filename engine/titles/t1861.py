@@ -792,13 +792,6 @@ class Rules1861(Rules):
         cheapest = self.cheapest_train(state)
         return cheapest is not None and self.train_budget(state, corp) >= cheapest[1]
 
-    def cheapest_train(self, state: GameState) -> tuple[Train, int, str] | None:
-        """10.10: "it cannot afford the cheapest train available": in phase 8 a 2+2
-        (14.1, 14.2) may be cheaper than the 8-train."""
-        from engine import trains
-
-        return trains.cheapest_available(state, self.offered_trains(state))
-
     def offered_trains(self, state: GameState) -> list[Train]:
         """10.10: the cheapest new train; in phase 8 also a 5+5E or a 2+2."""
         out = state.trains_offered[:1]

@@ -421,6 +421,10 @@ def test_16_2_diesels_replace_the_8_and_10_trains_and_take_a_train_in_trade() ->
     assert owned and set(owned) <= {"4", "5", "6"}, owned
     old = owned[-1]
     assert "buy train 12 ($1100)" in diesels.legal()
+    # 10.7's cheapest train (a president's forced purchase) is among those on offer,
+    # the diesel beside the 6-trains included, and is not the dearer diesel.
+    cheapest = diesels.rules.cheapest_train(diesels.state)
+    assert cheapest is not None and cheapest[0].name != "12" and cheapest[1] < 1100
     assert f"buy train 12 trade in {old} ($800)" in diesels.legal()
     with pytest.raises(GameError, match="not traded in"):
         diesels.apply(seat, BuyTrain("12", trade_in="2"))
