@@ -68,11 +68,13 @@ from engine.records import (
     replay_action,
     setup_of,
     site_difference,
+    site_forms,
     site_idle,
     site_options,
 )
 from engine.rounds.operating import CompanyTurn, OperatingRound
 from engine.rounds.stock import StockRound
+from engine.site_forms import NO_FORM
 from engine.state import IPO, POOL, TREASURY, Corporation, GameState, PlacedTile, Train
 from engine.title import Title
 
@@ -96,8 +98,8 @@ def export_record(game: Game, *, game_id: int | str = 0,
     renderer = _Renderer(setup, ids)
     pieces = renderer.render(moves)
     actions = _read_back(record, [_renamed(m, names) for m in moves], pieces, renderer.said)
-    if setup.title == "1861":
-        actions = [export_1861.in_site_symbols(game, a) for a in actions]
+    forms = site_forms(setup.title)
+    actions = [forms.site_action(game, a) for a in actions]
     record["actions"] = [{"id": number, **action}
                          for number, action in enumerate(actions, start=1)]
     return record
@@ -433,6 +435,7 @@ class _Renderer:
         self.game = Game(setup)
         self.ids = ids
         title = self.game.state.title
+        self.forms = site_forms(title.name)
         self.trains = site_train_ids(title)
         self.tiles = _TileCopies(title)
         self.slots = _TokenSlots(title)
@@ -450,7 +453,7 @@ class _Renderer:
         self.preloan_paid = 0
         self.turn_begun = False  # 1861: whether the company turn's first step is passed
         # 1825 R1: where the site asks for a minor's home city (engine/export_1825.py).
-        self.homes = export_1825.SiteHomes() if title.name == "1825" else None
+        self.homes = self.forms.home_questions()
 
     def render(self, moves: list[Move]) -> list[_Piece]:
         self.moves = moves
@@ -474,8 +477,7 @@ class _Renderer:
         was = game.round
         was_turn = was.current if isinstance(was, OperatingRound) else None
         paid_before = was_turn is not None and was_turn.dividend_done
-        merging = export_1861.merger_owners(game, move) if game.state.title.name == "1861" \
-            else None
+        merging = self.forms.merger_owners(game, move)
         at_trains = isinstance(was, OperatingRound) and was_turn is not None and \
             "train" in was.steps and was_turn.step >= was.steps.index("train")
         stays_open = False
@@ -519,7 +521,7 @@ class _Renderer:
                                           None))
         ended = was_turn is not None and (now is not was or (
             isinstance(now, OperatingRound) and now.current is not was_turn))
-        if game.state.title.name == "1861" and was_turn is not None and not paid_before \
+        if self.forms.stops_before_loans and was_turn is not None and not paid_before \
                 and (was_turn.dividend_done or ended):
             # The site's private purchase before loans is judged on the cash after the
             # dividend, before the interest and repayments ours made with it (10.8, 10.9).
@@ -527,7 +529,7 @@ class _Renderer:
             site_cash = export_1861.cash_before_loans(corp.sym, said, corp.cash)
             self.preloan_paid = site_cash - corp.cash
             self.preloan = (was_turn, export_1861.may_buy_private(game, corp, site_cash))
-        if game.state.title.name == "1861" and isinstance(move.action, BuyPrivate) and \
+        if self.forms.stops_before_loans and isinstance(move.action, BuyPrivate) and \
                 was_turn is not None and not ended and \
                 self._preloan_stop(was_turn) is not None:
             # A private bought at the site's stop before loans: the stop stays while the
@@ -535,7 +537,7 @@ class _Renderer:
             corp = game.state.corporations[was_turn.corporation]
             self.preloan = (was_turn, export_1861.may_buy_private(
                 game, corp, corp.cash + self.preloan_paid))
-        if game.state.title.name == "1861" and was_turn is not None and ended and \
+        if self.forms.stops_before_loans and was_turn is not None and ended and \
                 not isinstance(move.action, Pass | Done):
             # The site's private purchases still to come (ours ended the turn).
             assert isinstance(was, OperatingRound)
@@ -627,7 +629,7 @@ class _Renderer:
         game = self.game
         action = move.action
         rnd = game.round
-        if game.state.title.name == "1861" and export_1861.national_done(game, move):
+        if self.forms.national_done(game, move):
             # The site ends the RSR's turn by itself (the importer too): unrecorded.
             self._follow_turn(rnd)  # type: ignore[arg-type]
             self._flush()
@@ -671,7 +673,7 @@ class _Renderer:
                         self._site_homes([{**entity, **receiving}])
                     self.pieces.append(_Piece(None, index, unrecorded=True))
                     return _CARRIED
-            if game.state.title.name == "1861" and rnd.current is not None and \
+            if self.forms.offers_redemption_first and rnd.current is not None and \
                     not self.turn_begun and not export_1861.decides(move):
                 # 10.3: the site first offers the company its shares in the pool (after
                 # the Director's decision on nationalisation, 11).
@@ -713,18 +715,17 @@ class _Renderer:
             # before the stock round's first action, not after it.
             self._flush()
             self.turn_of = None
-        if game.state.title.name == "1861":
-            form = export_1861.before(self, index, move)
-            if isinstance(form, bool):
-                return _StockPass(idle=form)
-            if isinstance(form, list):
-                # Several site actions: the first stand for nothing of ours.
-                self.pieces += [_Piece(site, None, plain=True) for site in form[:-1]]
-                return form[-1] if form else _NO_FORM
-            if form is export_1861.NO_FORM:
-                return _NO_FORM
-            if form is not None:
-                return form
+        form = self.forms.before(self, index, move)
+        if isinstance(form, bool):
+            return _StockPass(idle=form)
+        if isinstance(form, list):
+            # Several site actions: the first stand for nothing of ours.
+            self.pieces += [_Piece(site, None, plain=True) for site in form[:-1]]
+            return form[-1] if form else _NO_FORM
+        if form is NO_FORM:
+            return _NO_FORM
+        if form is not None:
+            return form
         if isinstance(rnd, StockRound):
             if rnd.s.redemption is not None and isinstance(action, Accept | Decline):
                 # The site's company buys the share without asking (5.10.4): an
@@ -799,7 +800,7 @@ class _Renderer:
         preloan = self._preloan_stop(rnd.current)
         for i in range(self.site_step, upto):
             stops = _site_stops_at(self.game, rnd.steps[i], preloan)
-            if stops and rnd.steps[i] == "route" and self.game.state.title.name == "1825":
+            if stops and rnd.steps[i] == "route" and self.forms.receivers:
                 # 1825 6.4: a receiver without a train runs nothing on the site: its run
                 # step takes no pass, but a run of no routes.
                 self.pieces.append(_Piece({**entity, "type": "run_routes", "routes": []},
@@ -845,11 +846,11 @@ class _Renderer:
         game = self.game
         rnd = game.round
         assert isinstance(rnd, OperatingRound) and rnd.current is not None
-        if game.state.title.name != "1825" or not stops or "route" not in rnd.steps:
+        if not self.forms.receivers or not stops or "route" not in rnd.steps:
             return 0
         route = rnd.steps.index("route")
         if not (self.site_step <= route < upto) or \
-                not export_1825.site_runs_receiver(game, rnd.company()) or \
+                not self.forms.site_runs_receiver(game, rnd.company()) or \
                 not _site_waits_at(game, "route"):
             return 0
         self._site_passes(stops - 1, entity)
@@ -1055,7 +1056,7 @@ def _site_stops_at(game: Game, step: str, preloan: bool | None = None) -> int:
     """How many times the site stops for the operating company at our `step`: its own
     stop there, and the stops of its steps ours does not have (1861; `preloan`: its
     stop before loans, where judged already)."""
-    if game.state.title.name == "1861":
+    if site_forms(game.state.title.name).steps_of_1867:
         if export_1861.national_operates(game):
             return int(step == "route" and _site_waits_at(game, step))  # 7.4: its run
         if step == "token":
@@ -1087,7 +1088,8 @@ def _site_waits_at(game: Game, step: str) -> bool:
     rnd = game.round
     assert isinstance(rnd, OperatingRound) and rnd.current is not None
     turn, corp, state = rnd.current, rnd.company(), game.state
-    if state.title.name == "1825" and step in ("track", "token"):
+    forms = site_forms(state.title.name)
+    if forms.one_build_step and step in ("track", "token"):
         # One site step lays tiles and places a base, in any order: its stop is our
         # token step's, open while a lay is left or a base may be placed.
         return step == "token" and (rnd._lays_left(corp) or (
@@ -1105,7 +1107,7 @@ def _site_waits_at(game: Game, step: str) -> bool:
         return not turn.token_placed and (_may_place_token(game) or bool(
             game.rules.step_extras(state, corp, "token", rnd)))
     if step == "route":
-        if state.title.name == "1825" and export_1825.site_runs_receiver(game, corp):
+        if forms.site_runs_receiver(game, corp):
             # 1825 6.4: the site's receiver runs (or leases) where a route exists, with
             # trains or none.
             return turn.revenue is None and routes.has_route(game.rules, state, corp)
@@ -1114,11 +1116,11 @@ def _site_waits_at(game: Game, step: str) -> bool:
     if step == "dividend":
         return bool(turn.revenue) and not turn.dividend_done
     if step == "train":
-        if state.title.name == "1825":
-            if export_1825.site_runs_receiver(game, corp):
-                # 6.4.4: the site's receiver buys the one train that fits by itself,
-                # or skips the step.
-                return False
+        if forms.site_runs_receiver(game, corp):
+            # 1825 6.4.4: the site's receiver buys the one train that fits by itself,
+            # or skips the step.
+            return False
+        if forms.bankrupt_trains_removed:
             return _site_train_step_open(game)  # its pool after a bankruptcy (6.3)
         return rnd._can_buy_train(corp) or _site_train_step_open(game)
     return rnd._step_available(corp, step)
@@ -1163,7 +1165,8 @@ def _site_train_step_open(game: Game, corp: Corporation | None = None,
                                       for t in other.trains)
         for other in state.corporations.values())
     cheapest = trains.cheapest_available(state)
-    if state.title.name == "1825" and any(c.closed for c in state.corporations.values()):
+    if site_forms(state.title.name).bankrupt_trains_removed and \
+            any(c.closed for c in state.corporations.values()):
         # 6.3: the site removes a bankrupt company's trains; ours are in the pool for
         # resale (docs/site-differences.md): the site's cheapest is the bank's next.
         offer = trains.next_offered(state)

@@ -22,12 +22,14 @@ the importer (engine.records), which also ends the turn.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from engine import routes, trains
 from engine.actions import Action, BuyTrain, Done, LayTile, LeaseTrain, Pass, PlaceToken
 from engine.game import Game, Move
 from engine.rounds.operating import OperatingRound
+from engine.site_forms import SiteForms
 from engine.state import Corporation, GameState, Train
 
 # (The core knows no title module, tests/test_layers.py: what it needs of 1825's it asks
@@ -214,3 +216,22 @@ class SiteHomes:
 
 __all__ = ["LEASED_SUFFIX", "UNRECORDED", "SiteHomes", "receiver_form", "site_buyable",
            "site_par_cost", "site_train_id"]
+
+
+class Forms1825(SiteForms):
+    """1825 (engine/site_forms.py): receivers, one build step, share dealing rounds."""
+
+    option_names = MappingProxyType({"site_figures": ("unit_1",)})
+    one_build_step = True
+    dealing_rounds = True
+    receivers = True
+    bankrupt_trains_removed = True
+
+    def home_questions(self) -> SiteHomes | None:
+        return SiteHomes()
+
+    def site_runs_receiver(self, game: Game, corp: Corporation) -> bool:
+        return site_runs_receiver(game, corp)
+
+
+FORMS = Forms1825()

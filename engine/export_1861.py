@@ -37,6 +37,7 @@ from engine.actions import (
 from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.merger import MergerRound
 from engine.rounds.operating import OperatingRound
+from engine.site_forms import NO_FORM, SiteForms
 
 if TYPE_CHECKING:
     from engine.game import Game, Move
@@ -65,9 +66,9 @@ def _rules(game: Game) -> _Rules1861:
     assert game.state.title.name == "1861"
     return cast("_Rules1861", game.rules)
 
-# A move of ours the site has no form for (a merger another owner refuses, 12.1).
-NO_FORM = object()
 
+# (NO_FORM, engine/site_forms.py: a move of ours the site has no form for, such as a
+# merger another owner refuses, 12.1.)
 Form = dict[str, Any] | list[dict[str, Any]] | bool | object | None
 
 
@@ -407,3 +408,34 @@ def in_site_symbols(game: Game, action: dict[str, Any]) -> dict[str, Any]:
         out["shares"] = [f"{site_sym(game, corp)}_{index}" for corp, _, index in
                          (str(s).rpartition("_") for s in shares)]
     return out
+
+
+class Forms1861(SiteForms):
+    """1861 on the site's 1867 code (engine/site_forms.py)."""
+
+    implied_options = frozenset({"unlimited_trains"})  # 14.2, always on at the site
+    stops_before_loans = True
+    offers_redemption_first = True
+    passes_steps_by_itself = True
+    pass_ends_turn_before = True
+    passes_finished_turns = True
+    director_chooses_nationalisation = True
+    steps_of_1867 = True
+
+    def site_action(self, game: Game, action: dict[str, Any]) -> dict[str, Any]:
+        return in_site_symbols(game, action)
+
+    def merger_owners(self, game: Game, move: Move) -> tuple[str, list[str]] | None:
+        return merger_owners(game, move)
+
+    def national_done(self, game: Game, move: Move) -> bool:
+        return national_done(game, move)
+
+    def before(self, renderer: Any, index: int, move: Move) -> Form:
+        return before(renderer, index, move)
+
+    def offers_par(self, game: Game, seat: str) -> bool:
+        return site_offers_par(game, seat)
+
+
+FORMS = Forms1861()

@@ -58,6 +58,7 @@ from engine.game import Game, Setup
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import STOCK_ACTIONS, StockRound
 from engine.shares import certificate_count
+from engine.site_forms import SiteForms
 from engine.state import IPO, POOL, TREASURY
 from engine.title import Title
 
@@ -126,16 +127,20 @@ def expanded(actions: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
             yield {**auto, AUTO: True}
 
 
-# The site's option names for ours, per title: 1825 Unit 1 is the site's `unit_1`, with
-# its bank and SECR face value (data/1825.json, decisions bank-6000, secr-par-67).
-SITE_OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
-    "1825": {"site_figures": ("unit_1",)},
-}
+#: How the site writes each title's records where it departs from the 1830 family's
+#: forms (engine/site_forms.py); titles not named write those.
+SITE_FORMS: dict[str, SiteForms] = {"1861": export_1861.FORMS, "1825": export_1825.FORMS}
+_PLAIN_FORMS = SiteForms()
+
+
+def site_forms(title: str) -> SiteForms:
+    """The site's record forms for `title` (a title's name)."""
+    return SITE_FORMS.get(title, _PLAIN_FORMS)
 
 
 def site_options(title: str, options: frozenset[str]) -> list[str]:
     """Our game options in the site's words."""
-    table = SITE_OPTIONS.get(title, {})
+    table = site_forms(title).option_names
     out: set[str] = set()
     for option in options:
         out.update(table.get(option, (option,)))
@@ -145,7 +150,7 @@ def site_options(title: str, options: frozenset[str]) -> list[str]:
 def our_options(title: str, site: Iterable[str]) -> frozenset[str]:
     """The site's optional rules in our words (1825: `unit_1` plays with the site's
     figures)."""
-    table = SITE_OPTIONS.get(title, {})
+    table = site_forms(title).option_names
     out = set(site)
     for ours, theirs in table.items():
         if set(theirs) <= out:
@@ -161,9 +166,8 @@ def setup_of(record: dict[str, Any]) -> tuple[Setup, dict[str, str]]:
     seed = int(record.get("settings", {}).get("seed") or 0)
     options = our_options(record["title"],
                           record.get("settings", {}).get("optional_rules") or ())
-    if record.get("title") == "1861":
-        # 18xx.games plays 1861 with unlimited 2+2 and 5+5E trains (optional rule 14.2).
-        options |= {"unlimited_trains"}
+    # (18xx.games plays 1861 with unlimited 2+2 and 5+5E trains, optional rule 14.2.)
+    options |= site_forms(record["title"]).implied_options
     ours = record.get(OUR_SETUP)
     if ours is not None:
         # Our own seating, and a Priority Deal the rules drew (None) or named.
@@ -309,7 +313,8 @@ def _replay_own(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any
                 _bridge_implicit_passes(game, seat, raw, apply)
                 if len(game.log) == before:
                     break
-        elif isinstance(rnd, OperatingRound) and game.state.title.name == "1861" and \
+        elif isinstance(rnd, OperatingRound) and \
+                site_forms(game.state.title.name).pass_ends_turn_before and \
                 raw.get("entity_type") == "corporation" and rnd.current is not None and \
                 raw.get("entity") not in rnd.done and \
                 raw.get("entity") != rnd.current.corporation:
@@ -384,7 +389,8 @@ def site_idle(game: Game, seat: str) -> bool:
     alone: what his company may do in his turn (1850's redemption and reissue) does not
     keep him from being passed."""
     rnd = game.round
-    if isinstance(rnd, StockRound) and game.state.title.name == "1825":
+    forms = site_forms(game.state.title.name)
+    if isinstance(rnd, StockRound) and forms.dealing_rounds:
         return site_idle_1825(game, rnd, seat)
     if isinstance(rnd, StockRound) and rnd.s.auction is None and rnd.cheapest() is not None:
         # While privates are for sale the site's turn always offers a bid and a pass,
@@ -393,7 +399,7 @@ def site_idle(game: Game, seat: str) -> bool:
     if _own_options(game) not in (["pass"], ["done"]):
         return False
     state = game.state
-    if state.title.name == "1861" and export_1861.site_offers_par(game, seat):
+    if forms.offers_par(game, seat):
         return False
     if isinstance(rnd, StockRound) and rnd.s.turn.bought:
         return True
@@ -414,7 +420,7 @@ def _receiver_buys(game: Game, entity: str, apply: _Apply) -> bool:
     state = game.state
     corp = state.corporations.get(entity)
     turn = game.turn()
-    if state.title.name != "1825" or corp is None or turn is None or \
+    if not site_forms(state.title.name).receivers or corp is None or turn is None or \
             not game.rules.must_buy_train(state, corp):
         return False
     offer = trains.next_offered(state)
@@ -471,7 +477,8 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
             apply(game, turn.seat, Pass())
             continue
         rnd = game.round
-        share_dealing = isinstance(rnd, StockRound) and game.state.title.name == "1825"
+        share_dealing = isinstance(rnd, StockRound) and \
+            site_forms(game.state.title.name).dealing_rounds
         # (A company's stock action is its president's turn: his company's options count;
         # the players before him the site passes on their own options, 5.10.6.)
         own = game.legal() if company_stock and turn.seat == seat else _own_options(game)
@@ -541,6 +548,7 @@ class RecordMapper:
 
     def __init__(self, game: Game, names: dict[str, str]) -> None:
         self.game = game
+        self.forms = site_forms(game.state.title.name)
         self.names = names  # record player id -> seat name
         self.train_ids: dict[str, str] = {}  # site train id -> our train id
         self.pool_shares: set[str] = set()  # site share ids now in the Open Market
@@ -649,7 +657,7 @@ class RecordMapper:
             return []
         if self.forming is not None and self.forming[0] == "merge":
             return []  # the site's "done adding minors": the merger order follows
-        if raw.get(AUTO) and self.game.state.title.name == "1861" and \
+        if raw.get(AUTO) and self.forms.passes_steps_by_itself and \
                 isinstance(self.game.round, OperatingRound):
             # 1861: the site passes steps ours does not have (a token step of a company
             # without tokens, the private purchase before its loans) by itself; ours
@@ -662,7 +670,7 @@ class RecordMapper:
         the base built, so the pass after it finds our company at its run, which the
         site never passes."""
         turn = self.game.turn()
-        return self.game.state.title.name == "1825" and \
+        return self.forms.one_build_step and \
             raw.get("entity_type") == "corporation" and turn is not None and \
             turn.entity == raw.get("entity") and turn.step == "route"
 
@@ -671,7 +679,7 @@ class RecordMapper:
         left to do) stands for nothing, in the operating round or just after it."""
         from engine.rounds.merger import MergerRound
 
-        if self.game.state.title.name != "1861" or raw.get("entity_type") != "corporation":
+        if not self.forms.passes_finished_turns or raw.get("entity_type") != "corporation":
             return False
         entity = str(raw.get("entity"))
         rnd = self.game.round
@@ -864,7 +872,7 @@ class RecordMapper:
             return [(seat, PlaceEdgeToken(edge.hex if edge else "", company=corp))]
         if choice == "Buy Mesabi Token":
             return [(seat, PayMesabi(company=corp))]
-        if self.game.state.title.name == "1861":  # 11: the Director's choice
+        if self.forms.director_chooses_nationalisation:  # 1861 11
             if choice == "nationalize":
                 return [(seat, Nationalise(corp))]
             return [(seat, Keep(corp))]
@@ -901,7 +909,7 @@ class RecordMapper:
 
     def _special_buy(self, seat: str, raw: dict[str, Any]) -> list[tuple[str, Action]]:
         """1825: the receiver's lease of the bank's train (6.4.3), taken up at its run."""
-        if self.game.state.title.name != "1825":
+        if not self.forms.receivers:
             raise ValueError("no mapping for special_buy")
         self.leasing = str(raw.get("entity"))
         return []

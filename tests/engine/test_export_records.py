@@ -390,3 +390,26 @@ def test_a_pass_while_privates_are_for_sale_is_recorded_even_with_nothing_else()
     ids = {p["name"]: p["id"] for p in record["players"]}
     kinds = [(a["entity"], a["type"]) for a in record["actions"]]
     assert kinds[-3:] == [(ids["Ann"], "pass"), (ids["Bob"], "pass"), (ids["Cy"], "bid")]
+
+
+def test_the_export_and_the_importer_ask_the_site_forms_never_a_title_name() -> None:
+    """Where 18xx.games writes a title's records its own way, engine/site_forms.py says
+    so and the title's export module answers: engine/export.py and engine/records.py
+    compare nothing with a title's name (a new title on the site's 1867 code switches
+    flags on, it adds no branch there)."""
+    import ast
+
+    from engine.records import site_forms
+    from engine.site_forms import SiteForms
+
+    names = {"18TN", "1851", "1850", "1861", "1825"}
+    root = Path(__file__).resolve().parents[2] / "engine"
+    for module in ("export.py", "records.py"):
+        tree = ast.parse((root / module).read_text())
+        compared = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Compare)
+                    for side in (node.left, *node.comparators)
+                    if isinstance(side, ast.Constant) and side.value in names]
+        assert compared == [], (module, compared)
+    assert type(site_forms("18TN")) is SiteForms and type(site_forms("1850")) is SiteForms
+    assert site_forms("1861").steps_of_1867 and not site_forms("1861").receivers
+    assert site_forms("1825").receivers and not site_forms("1825").steps_of_1867
