@@ -76,7 +76,10 @@ PERSIST = 3
 #: 1825: likewise a trainless company's empty run, which the site settles at once when
 #: a promotion used up its track step and no base is within its credit, and ours when
 #: the next passes carry our `done` (seed 13 games 2 and 4: the same final scores).
-PERSIST_OF = {"1850": 5, "1825": 5}
+#: 1861: two companies in a row nationalised for their unpaid interest (10.8), each
+#: turn ended by the site at once and by ours at the next company's action, then the
+#: next round's private income: a lag of three actions (seed 18 game 5).
+PERSIST_OF = {"1850": 5, "1825": 5, "1861": 5}
 #: Per title, the module that names its listed differences at a refusal of the site.
 SITE_HOOKS = {"1825": site_1825, "1850": site_1850, "1861": site_1861}
 HEXES_TRIED = 6
