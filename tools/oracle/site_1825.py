@@ -165,6 +165,10 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
             # 6.3: the bankrupt company's base is gone; the site's route graph is not
             # renewed when a company closes, so it does not see the freed station.
             return "6.3 a base where a bankrupt company's stood"
+    at = answer.get("error_action_index")
+    if at is not None and after_bankruptcy(answer.get("record_actions", []), at,
+                                           site_states):
+        return AFTER_BANKRUPTCY
     if "GameIsOver" in error and site_states and \
             site_states[-1]["round"].startswith("Stock Round 100"):
         # A game left with nothing anyone can do: the site ends it at its 100th turn.
@@ -176,10 +180,47 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
 
 #: The listed receivership differences (docs/site-differences.md, 4.4, 6.4), by name.
 RECEIVER_TRAIN = "6.4.4 the site's receiver's train step"
+RECEIVER_TOWNS = "6.4.4 the site's receiver buys for a route to towns only (1.8)"
 RECEIVER_LEASE = "6.4.3 the site's lease"
 RECEIVER_TURN = "6.4 the site's receiver's turn"
 #: Record actions before a first difference in which a company's receivership counts.
 RECEIVER_REACH = 6
+
+
+#: The site's company after a bankruptcy (docs/site-differences.md, 6.3).
+AFTER_BANKRUPTCY = "6.3 the site's next company after a bankruptcy: no dividend step"
+
+
+def after_bankruptcy(actions: list[dict[str, Any]], at: int,
+                     site_states: list[dict[str, Any]]) -> bool:
+    """Whether record action AT (a position apart there, or the site's refusal) follows
+    a company's bankruptcy at its dividend in the site's turn before (the company gone
+    from the site's positions at record action j), the next company C acting alone
+    since, and C's run, with revenue, neither withheld nor paid on the site (its cash
+    and price unchanged): the site's dividend step, passed as the bankrupt company's
+    turn ended, stays passed for C, and with it C's train step."""
+    for j in range(max(1, at - RECEIVER_REACH), min(at + 1, len(site_states))):
+        gone = {c["id"] for c in site_states[j - 1]["corporations"]} - \
+            {c["id"] for c in site_states[j]["corporations"]}
+        if not gone or actions[j].get("entity") not in gone:
+            continue
+        later = [(r, a) for r, a in enumerate(actions[j + 1:at + 1], j + 1)
+                 if a.get("type") != "message"]
+        entities = {a.get("entity") for _, a in later}
+        if len(entities) != 1 or any(a.get("entity_type") != "corporation"
+                                     for _, a in later):
+            continue
+        sym = entities.pop()
+        for r, a in later:
+            if a.get("type") != "run_routes" or r >= len(site_states) or \
+                    not sum(int(x.get("revenue", 0)) for x in a.get("routes", ())):
+                continue
+            before, after = ({c["id"]: c for c in site_states[k]["corporations"]}.get(sym)
+                             for k in (r - 1, r))
+            if before and after and (before["cash"], before["price"]) == \
+                    (after["cash"], after["price"]):
+                return True
+    return False
 
 
 def _in_receivership(site_state: dict[str, Any]) -> set[str]:
@@ -202,6 +243,8 @@ def receivership_difference(record: dict[str, Any], at: int,
     trains on the site than ours or the action is its train step, RECEIVER_TURN for
     the rest of a receiver's turn (which player acts, the step the site is at)."""
     actions = record["actions"]
+    if after_bankruptcy(actions, at, site_states):
+        return AFTER_BANKRUPTCY
     first = max(0, at - RECEIVER_REACH)
     held: set[str] = set()
     for j in range(max(0, first - 1), min(at + 1, len(site_states))):
@@ -211,19 +254,36 @@ def receivership_difference(record: dict[str, Any], at: int,
     action = actions[at] if at < len(actions) else {}
     near = {a.get("entity") for a in actions[first:at + 1]
             if a.get("entity_type") == "corporation"}
-    trains_apart: set[str] = set()
-    for j in range(first, min(at + 1, len(ours), len(site_states))):
-        mine = ours[j]
-        if isinstance(mine, str):
-            continue
-        for corp in site_states[j]["corporations"]:
-            sym = corp["id"]
-            if sym in held and sym in mine["corporations"] and \
-                    sorted(t.replace("'", "") for t in corp["trains"]) != \
-                    mine["corporations"][sym]["trains"]:
-                trains_apart.add(sym)
+
+    def apart_to(last: int) -> set[str]:
+        apart: set[str] = set()
+        for j in range(first, min(last + 1, len(ours), len(site_states))):
+            mine = ours[j]
+            if isinstance(mine, str):
+                continue
+            for corp in site_states[j]["corporations"]:
+                sym = corp["id"]
+                if sym in held and sym in mine["corporations"] and \
+                        sorted(t.replace("'", "") for t in corp["trains"]) != \
+                        mine["corporations"][sym]["trains"]:
+                    apart.add(sym)
+        return apart
+
+    trains_apart = apart_to(at)
     if not (near & held or trains_apart):
         return None
+    # (Our turn may end, and the price move, one action before the site's run of
+    # nothing: its purchase then follows within two.)
+    ran_nothing = {a.get("entity") for a in actions[first:at + 3]
+                   if a.get("type") == "run_routes" and not a.get("routes")}
+    if any(not any(mine["corporations"].get(sym, {}).get("trains")
+                   for mine in ours[first:at + 3] if not isinstance(mine, str))
+           for sym in apart_to(at + 2) & ran_nothing & held):
+        # The site's receiver, trainless, ran nothing (its graph's route reaches towns
+        # only) and bought the bank's train; ours has no route to a large station to
+        # buy one for (6.4.4, 1.8: routes begin and end at large stations) and kept
+        # its money.
+        return RECEIVER_TOWNS
     if trains_apart:
         return RECEIVER_TRAIN
     if action.get("type") == "special_buy" or (
