@@ -135,8 +135,10 @@ def site_buys(game: Game, corp: Corporation) -> bool:
     offer = trains.next_offered(state)
     if offer is None or len(own) >= trains.train_limit(game.rules, state, corp):
         return False
-    return corp.cash >= state.title.train(offer.name).price and \
-        routes.has_route(game.rules, state, corp)
+    # (Its budget keeps what it owes at the end of its turn, 6.4.6: the site has taken
+    # the lease already.)
+    return game.rules.train_budget(state, corp) >= state.title.train(offer.name).price \
+        and routes.has_route(game.rules, state, corp)
 
 
 class SiteHomes:

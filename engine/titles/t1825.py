@@ -477,6 +477,10 @@ class Rules1825(Rules):
             return rcv.why_not_buy_train(state, corp, source, name, price)
         return None
 
+    def train_budget(self, state: GameState, corp: Corporation) -> int:
+        """6.4.6: a company in receivership keeps what it pays at the end of its turn."""
+        return corp.cash - rcv.owed(corp)
+
     def operating_order(self, state: GameState, done: set[str]) -> str | None:
         """5.1.3: decreasing face value, then the order of formation; it never changes."""
         waiting = [c for c in state.corporations.values()

@@ -281,7 +281,12 @@ def must_buy(rules: Rules, state: GameState, corp: Corporation) -> bool:
     if own or offer is None:
         return False
     price = state.title.train(offer.name).price
-    return corp.cash >= price and _route_with(rules, state, corp, offer.name)
+    return corp.cash - owed(corp) >= price and _route_with(rules, state, corp, offer.name)
+
+
+def owed(corp: Corporation) -> int:
+    """What the company owes for its turn, paid at its end (6.4.6: its lease)."""
+    return sum(int(m[len("owes:"):]) for m in corp.markers if m.startswith("owes:"))
 
 
 def _route_with(rules: Rules, state: GameState, corp: Corporation, name: str) -> bool:
@@ -297,8 +302,14 @@ def _route_with(rules: Rules, state: GameState, corp: Corporation, name: str) ->
 def why_not_buy_train(state: GameState, corp: Corporation, source: str, name: str,
                       price: int | None) -> str | None:
     """6.4.4: only the bank's next new train, or another company's of that type for
-    less."""
+    less; 6.4.6: none that leaves it without what it owes at the end of its turn."""
     offer = trains.next_offered(state)
+    due = owed(corp)
+    cost = price if price is not None or source != BANK else state.title.train(name).price
+    if due and cost is not None and source != POOL and corp.cash - due < cost:
+        return f"{corp.sym} is in receivership: it pays {money(state, due)} at the end of " \
+               f"its turn and must keep it; {money(state, cost)} leaves it " \
+               f"{money(state, corp.cash - cost)} (6.4.6)"
     if source == POOL:
         return f"{corp.sym} is in receivership: it may not buy a second-hand train from " \
                "the bank (6.4.4)"
@@ -317,7 +328,7 @@ def why_not_buy_train(state: GameState, corp: Corporation, source: str, name: st
 
 __all__ = [
     "appoint", "choose_receiver", "end_of_receivership", "end_turn", "in_receivership",
-    "lease", "must_buy", "must_lease", "receiver", "receivership_sale",
+    "lease", "must_buy", "must_lease", "owed", "receiver", "receivership_sale",
     "sell_into_receivership", "why_not_buy_train", "why_not_lease",
     "why_not_receivership_sale",
 ]

@@ -305,3 +305,24 @@ def test_6_4_3_the_lease_after_the_lays_goes_out_after_the_track_step_s_pass() -
     actions = [a for a in export_record(g)["actions"] if a.get("entity") == "GWR"]
     kinds = [a["type"] for a in actions]
     assert kinds[kinds.index("lay_tile") + 1:] == ["pass", "special_buy", "run_routes"]
+
+
+def test_6_4_6_a_receiver_buys_no_train_its_lease_would_leave_it_unable_to_pay() -> None:
+    # Seed 41 game 9 of the differential: the LBSC's receiver, £550 after its run with a
+    # leased train, bought a 5-train for £550 and ended its turn £10 short (the site's
+    # cash, its lease paid, was £540: no purchase). 6.4.6: "It must still have
+    # sufficient funds to make those payments by the end of the OR."
+    g = gwr_in_receivership()
+    g.apply("Cy", GWR_ROUTE)
+    g.apply("Cy", LeaseTrain())
+    g.state.corporations["GWR"].cash = 140  # £180 after the run: a 2-train's price
+    g.apply("Cy", RunRoutes(auto=True))
+    assert g.state.corporations["GWR"].cash == 180
+    assert not rcv.must_buy(g.rules, g.state, g.state.corporations["GWR"])
+    with pytest.raises(GameError, match=r"pays £10 at the end of its turn and must "
+                                        r"keep it.*\(6.4.6\)"):
+        g.apply("Cy", BuyTrain("2"))
+    assert "buy train 2 (£180)" not in g.legal()
+    g.apply("Cy", Done())  # 6.4.4: funds do not permit it yet
+    assert g.state.corporations["GWR"].cash == 170
+    assert g.state.corporations["GWR"].trains == []

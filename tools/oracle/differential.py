@@ -154,7 +154,10 @@ def play(seed: int, index: int, title: str = "18TN") -> Game:
             for hex_id in near:
                 for edge in range(6):
                     around.add(neighbour(game.state.title.grid, hex_id, edge))
-            hexes = set(rng.sample(sorted(around), min(HEXES_TRIED, len(around))))
+            wales = site_1825.wales_hexes(game, corp, around) \
+                if game.state.title.name == "1825" else None
+            hexes = wales if wales is not None else \
+                set(rng.sample(sorted(around), min(HEXES_TRIED, len(around))))
         return real_tile_lays(game, corp, hexes, any_hex, prune)
 
     legal._tile_lays = sampled_tile_lays
@@ -222,7 +225,8 @@ def take(rng: random.Random, game: Game, seat: str,
     idle = [a for a in candidates if isinstance(a, Pass | Done)]
     rng.shuffle(busy)
     if game.state.title.name == "1825":
-        busy = site_1825.builders_first(busy)
+        busy = site_1825.wales_first(game, site_1825.builders_first(busy))
+        runs = site_1825.wales_runs(game, runs, busy)
     rng.shuffle(idle)
     others = [a for a in candidates if isinstance(a, RunRoutes) and not a.auto]
     if rng.random() < 0.8:
@@ -735,6 +739,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--receivership", action="store_true",
                         help="1825: players may sell a director's certificate with nobody "
                              "else holding two shares (4.4, 6.4)")
+    parser.add_argument("--wales", action="store_true",
+                        help="1825 R1: the minors lay track towards Wales's stops, best "
+                             "lay first (their U3 and 4T run; the Taff Vale reaches V8)")
     args = parser.parse_args(argv)
     global TITLE, PAYOUT_TITLES
     TITLE = args.title
@@ -745,6 +752,7 @@ def main(argv: list[str] | None = None) -> int:
     site_1825.TRAIN_TRADES = args.trades
     site_1825.BUILDER = args.builder
     site_1825.RECEIVERSHIP = args.receivership
+    site_1825.WALES = args.wales
     if args.moves:
         MOVES[args.title] = args.moves
     if args.option:

@@ -10,6 +10,10 @@ it its lease; a first difference there is named by `receivership_difference`
 (docs/site-differences.md, 4.4, 6.4).
 
 R1 (Wales) games are played with `--option r1` (the kit's minors, hexes and trains).
+With `--wales` (WALES, off by default so that the seeds played before replay alike) the
+minors build towards Wales's stops (`wales_first`): their lays are tried in every hex
+around their track, best first, so that their own trains (the Cambrian's U3 with its
+free towns, the Taff Vale's 4T) run, and the Taff Vale reaches V8's two cities.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine import export_1825, legal
+from engine import export_1825, legal, track
 from engine.actions import (
     Action,
     BuyPrivate,
@@ -29,12 +33,14 @@ from engine.actions import (
     SellShares,
     SellTrain,
 )
+from engine.errors import GameError
 from engine.game import Game
+from engine.geometry import neighbour
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
-from engine.state import POOL
+from engine.state import POOL, Corporation
+from engine.titles import t1825_minors, t1825_train_sales
 from engine.titles import t1825_receivership as rcv
-from engine.titles import t1825_train_sales
 
 #: How often a random director pays out before trying to withhold (--payout): paying
 #: keeps companies alive (6.3), so that games reach the late phases and the bank's end.
@@ -55,6 +61,100 @@ BUILDER_TRAINS = 2
 #: into the pool with nobody else holding two shares (4.4, 6.4). Off by default, so that
 #: the seeds played before replay alike.
 RECEIVERSHIP = False
+
+
+#: R1 (--wales): the minors lay track towards the stops of Wales, best lay first
+#: (`wales_first`), in every hex around their track (`wales_hexes`).
+WALES = False
+
+
+def wales_hexes(game: Game, corp: Corporation, around: set[str]) -> set[str] | None:
+    """The hexes a company's random lays are tried in: with WALES, every hex around a
+    minor's track (None: the few sampled hexes, as before)."""
+    if not WALES or not t1825_minors.is_minor(corp):
+        return None
+    return around
+
+
+def _stop_hexes(game: Game) -> set[str]:
+    """Hexes with a stop (city, town or off-board), printed or laid."""
+    state = game.state
+    out = set()
+    for hex_id, spec in state.title.hexes.items():
+        placed = state.board.tiles.get(hex_id)
+        tile = state.title.tiles.get(placed.name) if placed is not None else None
+        for t in (spec.tile, tile):
+            if t is not None and (t.cities or t.towns or t.offboards):
+                out.add(hex_id)
+    return out
+
+
+def _towards(game: Game, corp: Corporation) -> tuple[int, int]:
+    """How far CORP's track is from the nearest stop it does not reach yet (hexes), and
+    how many stops it reaches (more is better)."""
+    state = game.state
+    graph = track.build_track(state)
+    nodes, segments = track.reachable(state, graph, corp.sym)
+    reached = {n.hex for n in nodes if n.kind in ("c", "t", "o")}
+    on = {n.hex for n in nodes} | {graph.segments[s].hex for s in segments}
+    targets = _stop_hexes(game) - reached
+    grid = state.title.grid
+    distance = dict.fromkeys(targets, 0)
+    frontier = list(targets)
+    while frontier:  # breadth first from every stop not reached
+        nxt = []
+        for hex_id in frontier:
+            for edge in range(6):
+                other = neighbour(grid, hex_id, edge)
+                if other in state.title.hexes and other not in distance:
+                    distance[other] = distance[hex_id] + 1
+                    nxt.append(other)
+        frontier = nxt
+    near = min((distance.get(h, 99) for h in on), default=99)
+    return near, len(reached)
+
+
+def wales_runs(game: Game, runs: list[Action], busy: list[Action]) -> list[Action]:
+    """With WALES, a minor at its track step with a lay to make lays before it runs
+    (the random player tries a run first, which ends its track step)."""
+    if not WALES or not any(isinstance(a, LayTile) for a in busy):
+        return runs
+    turn = game.turn()
+    corp = game.state.corporations.get(turn.entity) if turn is not None else None
+    if turn is None or corp is None or not t1825_minors.is_minor(corp) or \
+            turn.step != "track":
+        return runs
+    return []
+
+
+def wales_first(game: Game, actions: list[Action]) -> list[Action]:
+    """With WALES, a minor's tile lays first, best first: the lay that most raises its
+    income with its own train, then the one reaching most stops, then the one whose
+    track comes nearest to a stop not yet reached (ties in the shuffled order)."""
+    if not WALES:
+        return actions
+    turn = game.turn()
+    corp = game.state.corporations.get(turn.entity) if turn is not None else None
+    if corp is None or not t1825_minors.is_minor(corp):
+        return actions
+    lays = [a for a in actions if isinstance(a, LayTile)]
+    if not lays:
+        return actions
+    assert turn is not None
+
+    def score(lay: LayTile) -> tuple[int, int, int]:
+        trial = game.clone()
+        try:
+            trial.apply(turn.seat, lay)
+        except GameError:
+            return (1, 0, 99)
+        mine = trial.state.corporations[corp.sym]
+        income = rcv.best_income(trial.rules, trial.state, mine) if mine.trains else 0
+        near, reached = _towards(trial, mine)
+        return (-income, -reached, near)
+
+    scored = sorted(lays, key=score)
+    return [*scored, *(a for a in actions if not isinstance(a, LayTile))]
 
 
 def site_refuses(game: Game, action: Action) -> bool:
@@ -165,6 +265,10 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
             # 6.3: the bankrupt company's base is gone; the site's route graph is not
             # renewed when a company closes, so it does not see the freed station.
             return "6.3 a base where a bankrupt company's stood"
+    at = answer.get("error_action_index")
+    if at is not None and after_bankruptcy(answer.get("record_actions", []), at,
+                                           site_states):
+        return AFTER_BANKRUPTCY
     if "GameIsOver" in error and site_states and \
             site_states[-1]["round"].startswith("Stock Round 100"):
         # A game left with nothing anyone can do: the site ends it at its 100th turn.
@@ -176,10 +280,47 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
 
 #: The listed receivership differences (docs/site-differences.md, 4.4, 6.4), by name.
 RECEIVER_TRAIN = "6.4.4 the site's receiver's train step"
+RECEIVER_TOWNS = "6.4.4 the site's receiver buys for a route to towns only (1.8)"
 RECEIVER_LEASE = "6.4.3 the site's lease"
 RECEIVER_TURN = "6.4 the site's receiver's turn"
 #: Record actions before a first difference in which a company's receivership counts.
 RECEIVER_REACH = 6
+
+
+#: The site's company after a bankruptcy (docs/site-differences.md, 6.3).
+AFTER_BANKRUPTCY = "6.3 the site's next company after a bankruptcy: no dividend step"
+
+
+def after_bankruptcy(actions: list[dict[str, Any]], at: int,
+                     site_states: list[dict[str, Any]]) -> bool:
+    """Whether record action AT (a position apart there, or the site's refusal) follows
+    a company's bankruptcy at its dividend in the site's turn before (the company gone
+    from the site's positions at record action j), the next company C acting alone
+    since, and C's run, with revenue, neither withheld nor paid on the site (its cash
+    and price unchanged): the site's dividend step, passed as the bankrupt company's
+    turn ended, stays passed for C, and with it C's train step."""
+    for j in range(max(1, at - RECEIVER_REACH), min(at + 1, len(site_states))):
+        gone = {c["id"] for c in site_states[j - 1]["corporations"]} - \
+            {c["id"] for c in site_states[j]["corporations"]}
+        if not gone or actions[j].get("entity") not in gone:
+            continue
+        later = [(r, a) for r, a in enumerate(actions[j + 1:at + 1], j + 1)
+                 if a.get("type") != "message"]
+        entities = {a.get("entity") for _, a in later}
+        if len(entities) != 1 or any(a.get("entity_type") != "corporation"
+                                     for _, a in later):
+            continue
+        sym = entities.pop()
+        for r, a in later:
+            if a.get("type") != "run_routes" or r >= len(site_states) or \
+                    not sum(int(x.get("revenue", 0)) for x in a.get("routes", ())):
+                continue
+            before, after = ({c["id"]: c for c in site_states[k]["corporations"]}.get(sym)
+                             for k in (r - 1, r))
+            if before and after and (before["cash"], before["price"]) == \
+                    (after["cash"], after["price"]):
+                return True
+    return False
 
 
 def _in_receivership(site_state: dict[str, Any]) -> set[str]:
@@ -202,6 +343,8 @@ def receivership_difference(record: dict[str, Any], at: int,
     trains on the site than ours or the action is its train step, RECEIVER_TURN for
     the rest of a receiver's turn (which player acts, the step the site is at)."""
     actions = record["actions"]
+    if after_bankruptcy(actions, at, site_states):
+        return AFTER_BANKRUPTCY
     first = max(0, at - RECEIVER_REACH)
     held: set[str] = set()
     for j in range(max(0, first - 1), min(at + 1, len(site_states))):
@@ -211,19 +354,36 @@ def receivership_difference(record: dict[str, Any], at: int,
     action = actions[at] if at < len(actions) else {}
     near = {a.get("entity") for a in actions[first:at + 1]
             if a.get("entity_type") == "corporation"}
-    trains_apart: set[str] = set()
-    for j in range(first, min(at + 1, len(ours), len(site_states))):
-        mine = ours[j]
-        if isinstance(mine, str):
-            continue
-        for corp in site_states[j]["corporations"]:
-            sym = corp["id"]
-            if sym in held and sym in mine["corporations"] and \
-                    sorted(t.replace("'", "") for t in corp["trains"]) != \
-                    mine["corporations"][sym]["trains"]:
-                trains_apart.add(sym)
+
+    def apart_to(last: int) -> set[str]:
+        apart: set[str] = set()
+        for j in range(first, min(last + 1, len(ours), len(site_states))):
+            mine = ours[j]
+            if isinstance(mine, str):
+                continue
+            for corp in site_states[j]["corporations"]:
+                sym = corp["id"]
+                if sym in held and sym in mine["corporations"] and \
+                        sorted(t.replace("'", "") for t in corp["trains"]) != \
+                        mine["corporations"][sym]["trains"]:
+                    apart.add(sym)
+        return apart
+
+    trains_apart = apart_to(at)
     if not (near & held or trains_apart):
         return None
+    # (Our turn may end, and the price move, one action before the site's run of
+    # nothing: its purchase then follows within two.)
+    ran_nothing = {a.get("entity") for a in actions[first:at + 3]
+                   if a.get("type") == "run_routes" and not a.get("routes")}
+    if any(not any(mine["corporations"].get(sym, {}).get("trains")
+                   for mine in ours[first:at + 3] if not isinstance(mine, str))
+           for sym in apart_to(at + 2) & ran_nothing & held):
+        # The site's receiver, trainless, ran nothing (its graph's route reaches towns
+        # only) and bought the bank's train; ours has no route to a large station to
+        # buy one for (6.4.4, 1.8: routes begin and end at large stations) and kept
+        # its money.
+        return RECEIVER_TOWNS
     if trains_apart:
         return RECEIVER_TRAIN
     if action.get("type") == "special_buy" or (
@@ -239,4 +399,5 @@ def receivership_difference(record: dict[str, Any], at: int,
 
 
 __all__ = ["builders_first", "left_when_tried", "receivership_difference",
-           "site_difference", "site_refuses"]
+           "site_difference", "site_refuses", "wales_first", "wales_hexes",
+           "wales_runs"]
