@@ -761,10 +761,12 @@ class _Renderer:
         if isinstance(action, RunRoutes):
             return self._run(action)
         if isinstance(action, BuyTrain) and following is not None and isinstance(
-                following.action, Decline) and following.seat != move.seat:
+                following.action, Decline) and following.seat != move.seat and \
+                _waits_for_seller(game, move):
             # An offer refused by the seller's president: nothing happens on the site.
             # (The buyer's own `decline` after it drops offers made to his company,
-            # 1825 5.6.5.)
+            # 1825 5.6.5; a purchase the seller agreed to before, 1825 5.6.5's offer
+            # taken, is made at once, and the next `decline` is another's.)
             return _NO_FORM
         return None
 
@@ -1175,6 +1177,14 @@ def _site_train_step_open(game: Game, corp: Corporation | None = None,
     if not others and (cheapest is None or corp.cash < cheapest[1]):
         return False
     return others if from_depot else True
+
+
+def _waits_for_seller(game: Game, move: Move) -> bool:
+    """Whether MOVE, a purchase from another company, waits for its seller's answer."""
+    probe = game.clone()
+    if not probe.attempt(move.seat, move.action):
+        return False
+    return isinstance(probe.round, OperatingRound) and probe.round.offer is not None
 
 
 def _bank_barred(game: Game, turn: CompanyTurn) -> bool:

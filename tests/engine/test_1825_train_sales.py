@@ -126,10 +126,6 @@ def test_5_6_5_an_offer_not_taken_lapses_when_the_seller_operates_again() -> Non
     assert not any(m.startswith("sells:") for m in g.state.corporations["LNWR"].markers)
 
 
-@pytest.mark.xfail(strict=True, reason="our export's error, left to engine/export.py's "
-                   "rewrite: `_Renderer._before` takes a purchase followed by another "
-                   "director's `decline` for an offer the seller refused "
-                   "(docs/site-differences.md, R1: the differential, seed 44 games 1, 4)")
 def test_5_6_5_an_offer_taken_at_the_end_of_the_turn_is_exported_before_another_s_decline(
         ) -> None:
     """The LNWR takes the GWR's standing offer (`buy train 2 from GWR for £100`: no
