@@ -458,10 +458,14 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
                 apply(game, turn.seat, Done())
                 continue
             if acting is None and raw.get("type") in ("par", "buy_shares", "bid", "pass") \
-                    and not turn.step.startswith("protect") and "done" in game.legal():
-                # A player's stock action: the company's finished turn has ended.
-                apply(game, turn.seat, Done())
-                continue
+                    and not turn.step.startswith("protect"):
+                # A player's stock action: the company's finished turn has ended (the
+                # round's last company: its receiver's purchase first, 1825 6.4.4).
+                if _receiver_buys(game, turn.entity, apply):
+                    continue
+                if "done" in game.legal():
+                    apply(game, turn.seat, Done())
+                    continue
             return
         if game.round.name.startswith("Merger Round"):
             return  # 1861: the record names every minor's answer (or the site's pass)
