@@ -22,7 +22,7 @@ import copy
 from typing import Any
 
 from scenarios_1825 import r1_record_prefix
-from test_1825_receivership import GWR_ROUTE, gwr_in_receivership
+from test_1825_receivership import GWR_ROUTE, gwr_in_receivership, gwr_leases_runs_and_buys
 
 from engine.actions import BuyTrain, Done, LayTile, LeaseTrain, Pass, RunRoutes
 from engine.export import export_record
@@ -150,12 +150,7 @@ def test_6_4_4_the_site_s_own_purchase_is_left_out_and_made_by_the_importer() ->
     site buys it by itself after the run; the record has no `buy_train` and no pass or
     done after the run, and the importer makes the purchase when the next action
     comes."""
-    g = gwr_in_receivership()
-    g.apply("Cy", GWR_ROUTE)
-    g.apply("Cy", LeaseTrain())
-    g.apply("Cy", RunRoutes(auto=True))
-    g.apply("Cy", BuyTrain("2"))
-    g.apply("Cy", Done())
+    g = gwr_leases_runs_and_buys()
     g.apply(g.turn().seat, Pass())
     record = export_record(g)
     assert [a["type"] for a in gwr_turn(record)] == \

@@ -61,6 +61,18 @@ def gwr_in_receivership() -> Game:
     return g
 
 
+def gwr_leases_runs_and_buys() -> Game:
+    """The GWR's receiver (Cy) lays to a route, leases, runs and buys the bank's 2-train
+    (6.4.3, 6.4.4), and ends its turn."""
+    g = gwr_in_receivership()
+    g.apply("Cy", GWR_ROUTE)
+    g.apply("Cy", LeaseTrain())
+    g.apply("Cy", RunRoutes(auto=True))
+    g.apply("Cy", BuyTrain("2"))
+    g.apply("Cy", Done())
+    return g
+
+
 def test_4_4_with_nobody_holding_two_shares_the_director_s_certificate_stays_in_the_pool(
 ) -> None:
     g = new_game()
@@ -272,12 +284,7 @@ def test_6_4_3_a_game_with_a_lease_goes_out_as_a_record_and_comes_back_alike() -
     from engine.export import export_record
     from engine.records import import_record
 
-    g = gwr_in_receivership()
-    g.apply("Cy", GWR_ROUTE)
-    g.apply("Cy", LeaseTrain())
-    g.apply("Cy", RunRoutes(auto=True))
-    g.apply("Cy", BuyTrain("2"))
-    g.apply("Cy", Done())
+    g = gwr_leases_runs_and_buys()
     # (A later move: the purchase the site's receiver makes by itself is unrecorded,
     # and made by the importer, where the record goes on.)
     g.apply(g.turn().seat, Pass())
