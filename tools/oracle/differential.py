@@ -759,8 +759,9 @@ def main(argv: list[str] | None = None) -> int:
         OPTIONS[args.title] = OPTIONS.get(args.title, frozenset()) | frozenset(args.option)
     groups: dict[str, list[Outcome]] = defaultdict(list)
     started = time.monotonic()
-    if args.play_only:
+    if args.cache is not None:
         args.cache.mkdir(parents=True, exist_ok=True)
+    if args.play_only:
         for index in range(args.start, args.start + args.games):
             played(args.seed, index, args.cache, args.title)
             print(f"game {index} played", flush=True)
