@@ -805,8 +805,7 @@ class _Renderer:
             if stops and rnd.steps[i] == "route" and self.forms.receivers:
                 # 1825 6.4: a receiver without a train runs nothing on the site: its run
                 # step takes no pass, but a run of no routes.
-                self.pieces.append(_Piece({**entity, "type": "run_routes", "routes": []},
-                                          self.waiting.pop(0) if self.waiting else None))
+                self._run_of_nothing(entity)
                 stops -= 1
             self._site_passes(stops, entity)
         self._flush()
@@ -856,9 +855,14 @@ class _Renderer:
                 not _site_waits_at(game, "route"):
             return 0
         self._site_passes(stops - 1, entity)
-        carried = self.waiting.pop(0) if self.waiting else None
-        self.pieces.append(_Piece({**entity, "type": "run_routes", "routes": []}, carried))
+        self._run_of_nothing(entity)
         return stops
+
+    def _run_of_nothing(self, entity: dict[str, Any]) -> None:
+        """1825 6.4: the site's receiver's run of no routes at its run step, carrying
+        the first of our passes waiting for a site action."""
+        self.pieces.append(_Piece({**entity, "type": "run_routes", "routes": []},
+                                  self.waiting.pop(0) if self.waiting else None))
 
     def _preloan_stop(self, turn: object) -> bool | None:
         """1861: the site's stop before loans in `turn`, where judged already."""

@@ -229,7 +229,7 @@ class Forms1825(SiteForms):
     receivers = True
     bankrupt_trains_removed = True
 
-    def home_questions(self) -> SiteHomes | None:
+    def home_questions(self) -> SiteHomes:
         return SiteHomes()
 
     def site_runs_receiver(self, game: Game, corp: Corporation) -> bool:

@@ -281,7 +281,9 @@ def must_buy(rules: Rules, state: GameState, corp: Corporation) -> bool:
     if own or offer is None:
         return False
     price = state.title.train(offer.name).price
-    return corp.cash - owed(corp) >= price and _route_with(rules, state, corp, offer.name)
+    # (Its budget keeps what it owes at the end of its turn, 6.4.6: `train_budget`.)
+    return rules.train_budget(state, corp) >= price and \
+        _route_with(rules, state, corp, offer.name)
 
 
 def owed(corp: Corporation) -> int:
