@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, get_args
 
 from grammar.commands import Command
 
@@ -25,6 +25,12 @@ __all__ = ["CloseEntry", "CreateTournament", "EndTable", "Register", "ReplaceEnt
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
 _DURATION = re.compile(r"(\d+)\s*(m|min|h|d)?", re.I)
 _UNITS = {"m": 1, "min": 1, "h": 60, "d": 1440, None: 60}
+
+
+#: The scoring rules a tournament may take (moderator.desk.tournament.scoring computes
+#: them); `margin` is the default, the fairest across table sizes.
+Scoring = Literal["margin", "placement", "winner", "share"]
+SCORING_RULES: tuple[Scoring, ...] = get_args(Scoring)
 
 
 class TournamentError(ValueError):
@@ -42,7 +48,7 @@ class CreateTournament(Command):
     sizes: tuple[int, ...] = (3, 4)
     heats: int = 2
     advance: int = 0  # players in the final; 0: no final
-    scoring: Literal["placement", "share"] = "placement"
+    scoring: Scoring = "margin"
     minutes: int = 48 * 60  # a player's time for a turn
     timeout: Literal["wait", "pass"] = "pass"
     seed: int | None = None
@@ -229,8 +235,10 @@ def _create(words: list[str]) -> CreateTournament:
         elif key == "final":
             terms["advance"] = _number(value, "the final's players")
         elif key == "scoring":
-            if value.lower() not in ("placement", "share"):
-                raise TournamentError("scoring is `placement` or `share`")
+            if value.lower() not in SCORING_RULES:
+                raise TournamentError("scoring is " + ", ".join(
+                    f"`{rule}`" for rule in SCORING_RULES[:-1])
+                    + f" or `{SCORING_RULES[-1]}`")
             terms["scoring"] = value.lower()
         elif key == "deadline":
             match = _DURATION.fullmatch(value)

@@ -263,7 +263,7 @@ CREATE TABLE IF NOT EXISTS tournaments (
     sizes TEXT NOT NULL,               -- JSON list of the table sizes allowed
     heats INTEGER NOT NULL,
     advance INTEGER NOT NULL DEFAULT 0,  -- players in the final (0: no final)
-    scoring TEXT NOT NULL CHECK (scoring IN ('placement', 'share')),
+    scoring TEXT NOT NULL CHECK (scoring IN ('margin', 'placement', 'winner', 'share')),
     deadline REAL NOT NULL,            -- seconds a player has for a turn
     timeout TEXT NOT NULL CHECK (timeout IN ('wait', 'pass')),
     seed INTEGER NOT NULL,
@@ -489,7 +489,7 @@ class Tournament:
     sizes: tuple[int, ...]
     heats: int
     advance: int  # players in the final; 0: none
-    scoring: Literal["placement", "share"]
+    scoring: Literal["margin", "placement", "winner", "share"]
     deadline: float
     timeout: Literal["wait", "pass"]
     seed: int
@@ -573,6 +573,7 @@ class Store:
             for statement in _MAIL_SCHEMA.split(";\n"):
                 if statement.strip():
                     db.execute(statement)
+            self._widen_scoring()
             if "reported_round" not in db.table("members").columns_dict:
                 # Schema 3: the round of a member's last report (digest readers get
                 # one report per round).
@@ -584,6 +585,21 @@ class Store:
                     db.execute(f"ALTER TABLE messages ADD COLUMN {column}")
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                        [str(SCHEMA_VERSION)])
+
+    def _widen_scoring(self) -> None:
+        """Schema 6 tournaments knew two scoring rules; the table's CHECK takes four now
+        (SQLite cannot change a CHECK in place: the table is made again, rows kept)."""
+        db = self.db
+        found = db.execute("SELECT sql FROM sqlite_master WHERE name = 'tournaments'"
+                           ).fetchone()
+        if found is None or "'margin'" in found[0]:
+            return
+        db.execute("ALTER TABLE tournaments RENAME TO tournaments_schema6")
+        for statement in _MAIL_SCHEMA.split(";\n"):
+            if "CREATE TABLE IF NOT EXISTS tournaments (" in statement:
+                db.execute(statement)
+        db.execute("INSERT INTO tournaments SELECT * FROM tournaments_schema6")
+        db.execute("DROP TABLE tournaments_schema6")
 
     _QUEUE_COLUMNS = ("id, message_id, kind, game_id, recipient, sender, cause, created, "
                       "attempts, next_attempt, sent, failed, last_error")

@@ -29,7 +29,7 @@ from mailservers import (
     send_mail,
     text_of,
 )
-from test_tournament_mail import share_and_placement
+from test_tournament_mail import table_shares
 
 from moderator import service
 from moderator.config import Config
@@ -167,7 +167,7 @@ async def test_a_tournament_by_mail(mail_servers: LocalMail, moderator: Config) 
         totals: dict[str, Fraction] = {}
         for table in store.tournament_tables("Cup"):
             values = store.tournament_results(table.game_id)
-            for seat, (_, share) in share_and_placement(values).items():
+            for seat, share in table_shares(values).items():
                 held = [h for h in store.holders(table.game_id) if h.seat == seat]
                 for holder in held:
                     moves = [len([m for n, m in enumerate(store.moves(table.game_id))

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
+
+import pytest
 
 from engine.actions import Pass
 from engine.game import Move, Setup
@@ -99,3 +102,35 @@ def test_reliability_counts_every_game_of_a_person(tmp_path: Path) -> None:
         store.update_seat("18TN-1", "Ann", resigned=30.0)
     assert store.reliability_counts("Ann@x.org") == (3, 1, 1, 1, 0)
     assert store.reliability_counts("bob@x.org") == (1, 0, 0, 0, 0)
+
+
+def test_a_schema_6_tournaments_table_takes_the_new_scoring_rules_and_keeps_its_rows(
+        tmp_path: Path) -> None:
+    # Schema 6 as first written checked `scoring IN ('placement', 'share')`: a
+    # tournament scored by margin could not be kept. Opening the database widens the
+    # check and keeps the tournaments already there.
+    path = tmp_path / "six.sqlite"
+    store = Store(path)
+    with store.transaction():
+        store.create_tournament(terms("Old"), 1.0)
+    store.close()
+    conn = sqlite3.connect(path)
+    (sql,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'tournaments'"
+                          ).fetchone()
+    narrow = sql.replace("('margin', 'placement', 'winner', 'share')",
+                         "('placement', 'share')")
+    assert narrow != sql
+    conn.execute("ALTER TABLE tournaments RENAME TO t_old")
+    conn.execute(narrow)
+    conn.execute("INSERT INTO tournaments SELECT * FROM t_old")
+    conn.execute("DROP TABLE t_old")
+    conn.commit()
+    with pytest.raises(sqlite3.IntegrityError):
+        conn.execute("UPDATE tournaments SET scoring = 'margin'")
+    conn.close()
+    store = Store(path)
+    assert store.tournament("Old") == terms("Old")
+    new = dataclasses.replace(terms("New"), scoring="margin")
+    with store.transaction():
+        store.create_tournament(new, 2.0)
+    assert store.tournament("New") == new

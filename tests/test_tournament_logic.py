@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import pytest
 
+from moderator.desk.tournament.fairness import simulate
 from moderator.desk.tournament.reliability import Reliability
 from moderator.desk.tournament.scoring import (
     Credit,
@@ -38,8 +39,11 @@ RANGES = {"18TN": (3, 5), "1850": (2, 6), "1851": (3, 5)}
     (12, [3, 4, 5], (4, 4, 4)),    # 5+5+2 is not balanced and 2 not allowed; 3 tables
     (13, [4, 5], (5, 4, 4)),
     (8, [4], (4, 4)),
+    (15, [3, 4], (3, 3, 3, 3, 3)),  # equal tables first: not 4+4+4+3
+    (20, [3, 4, 5], (5, 5, 5, 5)),
+    (14, [3, 4, 5], (5, 5, 4)),    # no equal split: the fewest balanced tables
 ])
-def test_table_sizes_fewest_balanced_tables(count: int, allowed: list[int],
+def test_table_sizes_equal_else_fewest_balanced_tables(count: int, allowed: list[int],
                                             expected: tuple[int, ...]) -> None:
     assert table_sizes(count, allowed) == expected
 
@@ -108,43 +112,83 @@ def test_the_final_deals_seeds_in_a_snake() -> None:
 
 # --- scoring ---------------------------------------------------------------------------
 def test_table_scores_worked_example() -> None:
-    # Values 5000, 3000, 3000, 1000 (total 12000):
-    #   Ann beats three: 3 points; Bob and Cy beat one and tie one: 1.5 each; Di 0.
-    #   Shares: 5000/12000 = 41 2/3 %, 3000/12000 = 25 %, 1000/12000 = 8 1/3 %.
+    # Values 5000, 3000, 3000, 1000 (total 12000, average 3000):
+    #   placement: Ann beats three of three: 100; Bob and Cy beat one and tie one of
+    #     three: 1.5 / 3 = 50 each; Di 0.
+    #   margin: (5000 - 3000) / 3000 = +66 2/3 %, Bob and Cy 0, Di -66 2/3 %.
+    #   winner: 100, 60, 60, 20.  share: 41 2/3 %, 25 %, 25 %, 8 1/3 %.
     scores = table_scores({"Ann": 5000, "Bob": 3000, "Cy": 3000, "Di": 1000})
-    assert [scores[p].placement for p in ("Ann", "Bob", "Cy", "Di")] == [
-        3, Fraction(3, 2), Fraction(3, 2), 0]
+    people = ("Ann", "Bob", "Cy", "Di")
+    assert [scores[p].placement for p in people] == [100, 50, 50, 0]
+    assert [scores[p].margin for p in people] == [Fraction(200, 3), 0, 0, Fraction(-200, 3)]
+    assert [scores[p].winner for p in people] == [100, 60, 60, 20]
     assert scores["Ann"].share == Fraction(125, 3)
     assert scores["Bob"].share == 25
     assert scores["Di"].share == Fraction(25, 3)
-    assert [scores[p].won for p in ("Ann", "Bob", "Cy", "Di")] == [True, False, False, False]
-    assert sum(s.placement for s in scores.values()) == 6  # C(4, 2) pairs, a point each
+    assert [scores[p].won for p in people] == [True, False, False, False]
+    # Every table averages the same under placement (50) and margin (0), whatever its size.
+    assert sum(s.placement for s in scores.values()) == 50 * 4
+    assert sum(s.margin for s in scores.values()) == 0
     assert sum(s.share for s in scores.values()) == 100
+
+
+@pytest.mark.parametrize("values", [
+    {"a": 1, "b": 2, "c": 3}, {"a": 7, "b": 7, "c": 1, "d": 9}, {"a": 4, "b": 4},
+    {"a": 10, "b": 20, "c": 30, "d": 40, "e": 55}, {"a": 0, "b": 0, "c": 0}])
+def test_placement_and_margin_average_the_same_at_every_table_size(
+        values: dict[str, int]) -> None:
+    scores = table_scores(values).values()
+    assert sum(s.placement for s in scores) / len(values) == 50
+    assert sum(s.margin for s in scores) == 0
+    assert max(s.winner for s in scores) == 100
 
 
 def test_a_shared_first_place_is_no_win_and_zero_totals_share_evenly() -> None:
     scores = table_scores({"a": 10, "b": 10, "c": 5})
-    assert (scores["a"].placement, scores["a"].won) == (Fraction(3, 2), False)
-    assert all(s.share == Fraction(100, 3) for s in table_scores({"a": 0, "b": 0,
-                                                                  "c": 0}).values())
+    assert (scores["a"].placement, scores["a"].won) == (75, False)
+    assert all(s.share == Fraction(100, 3) and s.margin == 0 and s.winner == 100
+               for s in table_scores({"a": 0, "b": 0, "c": 0}).values())
 
 
 def test_a_replaced_seat_is_split_by_the_moves_each_made() -> None:
     assert split(table_scores({"x": 1})["x"], 30, 10) == (Fraction(3, 4), Fraction(1, 4))
     assert split(table_scores({"x": 1})["x"], 0, 0) == (Fraction(0), Fraction(1))
-    # Seat Bob: 3000 of 9000 at a table of three (placement 1, share 33 1/3 %); Bob
-    # made 6 of the seat's moves before the reserve Rae made 2: Bob 3/4, Rae 1/4.
+    # Seat Bob: 3000 of 9000 at a table of three (placement 50, share 33 1/3 %, margin
+    # 0, winner 60); Bob made 6 of the seat's moves before the reserve Rae made 2.
     scores = table_scores({"Ann": 5000, "Bob": 3000, "Cy": 1000})
     credits = credit_table("G-1", scores, {"Bob": [("bob", 6), ("rae", 2)],
                                            "Ann": [("ann", 9)], "Cy": [("cy", 8)]})
-    assert credits["bob"].placement == Fraction(3, 4)
-    assert credits["rae"].placement == Fraction(1, 4)
+    assert credits["bob"].placement == Fraction(75, 2)
+    assert credits["rae"].placement == Fraction(25, 2)
     assert credits["bob"].share == Fraction(100, 3) * Fraction(3, 4) == 25
-    assert credits["ann"].placement == 2 and credits["ann"].won
+    assert (credits["bob"].winner, credits["rae"].winner) == (45, 15)
+    assert credits["ann"].placement == 100 and credits["ann"].won
+    assert credits["ann"].margin == Fraction(200, 3)
 
 
-def _credit(table: str, placement: float, share: float, won: bool = False) -> Credit:
-    return Credit(table, Fraction(placement), Fraction(share), won)
+def test_the_fairness_simulation_tells_a_fair_rule_from_an_unfair_one() -> None:
+    # Equal-skill players at 4+4+3 tables: placement and margin give a seat the same
+    # mean at both sizes (within four standard errors); share gives a table of three
+    # 100/3 against 25, far outside them.
+    for rule in ("placement", "margin", "share"):
+        three, four = simulate(rule, players=11, sizes=(3, 4), heats=1500, seed=7)
+        assert (three.size, four.size) == (3, 4)
+        apart = abs(three.mean - four.mean)
+        noise = 4 * (three.error ** 2 + four.error ** 2) ** 0.5
+        if rule == "share":
+            assert apart > 8 > noise
+        else:
+            assert apart < noise
+    margin = simulate("margin", players=11, sizes=(3, 4), heats=1500, seed=7)
+    # Under margin a seat of either size also reaches a heat's best four about as often.
+    assert abs(margin[0].advance - margin[1].advance) < 0.05
+
+
+def _credit(table: str, placement: float, margin: float, won: bool = False) -> Credit:
+    # winner and share play no part in these standings: placement ranks, margin breaks
+    # its ties (and the other way round).
+    return Credit(table, Fraction(placement), Fraction(margin), Fraction(0), Fraction(0),
+                  won)
 
 
 def test_standings_and_their_tie_breaks() -> None:
@@ -156,20 +200,20 @@ def test_standings_and_their_tie_breaks() -> None:
         "ed": [_credit("t1", 0, 10)],                                   # 0 pts, 10 %
     }
     entry = ["di", "ann", "bob", "cy", "ed"]
-    # By placement all but ed have 3: share breaks it (bob 80; ann and di 70; cy 50);
-    # ann and di are level on share: ann has a table win, di none.
+    # By placement all but ed have 3: margin breaks it (bob 80; ann and di 70; cy 50);
+    # ann and di are level on margin: ann has a table win, di none.
     table = standings(credits, "placement", entry)
     assert [s.player for s in table] == ["bob", "ann", "di", "cy", "ed"]
     assert [s.place for s in table] == [1, 2, 3, 4, 5]
     assert table[0].total == 3 and table[0].other == 80 and table[0].wins == 1
-    # By share: bob 80, then ann/di at 70 with 3 points each and ann's win, cy 50, ed.
-    assert [s.player for s in standings(credits, "share", entry)] == [
+    # By margin: bob 80, then ann/di at 70 with 3 points each and ann's win, cy 50, ed.
+    assert [s.player for s in standings(credits, "margin", entry)] == [
         "bob", "ann", "di", "cy", "ed"]
     # Equal in everything: entry order decides.
     same = {"x": [_credit("t", 1, 50)], "y": [_credit("t", 1, 50)]}
     assert [s.player for s in standings(same, "placement", ["y", "x"])] == ["y", "x"]
     # Someone entered who has not played yet stands with nothing.
-    assert standings({}, "share", ["z"])[0].total == 0
+    assert standings({}, "margin", ["z"])[0].total == 0
 
 
 def test_seeding_and_the_final_order() -> None:
@@ -217,16 +261,22 @@ def test_the_worked_example_of_docs_orders_md() -> None:
     # docs/orders.md, "standings / scoring": the numbers there, computed by hand.
     heat1 = table_scores({"Ann": 5000, "Bob": 3000, "Cy": 3000, "Di": 1000})
     heat2 = table_scores({"Ann": 2000, "Bob": 4000, "Eve": 2000})
-    assert (heat2["Bob"].placement, heat2["Ann"].placement) == (2, Fraction(1, 2))
-    assert (heat2["Bob"].share, heat2["Ann"].share) == (50, 25)
+    # Heat 2: total 8000, average 2666 2/3: Bob +50 %, Ann and Eve -25 %.
+    assert (heat2["Bob"].margin, heat2["Ann"].margin) == (50, -25)
+    assert (heat2["Bob"].placement, heat2["Ann"].placement) == (100, 25)
+    assert (heat2["Bob"].winner, heat2["Ann"].winner) == (100, 50)
     credits = {p: [credit_table("h1", heat1, {})[p]] for p in heat1}
     for p, c in credit_table("h2", heat2, {}).items():
         credits.setdefault(p, []).append(c)
-    table = standings(credits, "placement", ["Ann", "Bob", "Cy", "Di", "Eve"])
-    assert [(s.player, s.total) for s in table[:2]] == [("Bob", Fraction(7, 2)),
-                                                        ("Ann", Fraction(7, 2))]
-    assert (table[0].other, table[1].other) == (75, Fraction(125, 3) + 25)
-    assert float(table[1].other) == pytest.approx(66.67, abs=0.005)
+    people = ["Ann", "Bob", "Cy", "Di", "Eve"]
+    table = standings(credits, "margin", people)
+    assert [(s.player, s.total) for s in table] == [
+        ("Bob", 50), ("Ann", Fraction(125, 3)), ("Cy", 0), ("Eve", -25),
+        ("Di", Fraction(-200, 3))]
+    assert (table[0].other, table[1].other) == (150, 125)  # placement, the tie-break
+    by_placement = standings(credits, "placement", people)
+    assert [(s.player, s.total) for s in by_placement] == [
+        ("Bob", 150), ("Ann", 125), ("Cy", 50), ("Eve", 25), ("Di", 0)]
     split_cy = credit_table("h1", heat1, {"Cy": [("Cy", 30), ("Rae", 10)]})
     assert (split_cy["Cy"].placement, split_cy["Rae"].placement) == (
-        Fraction(9, 8), Fraction(3, 8))
+        Fraction(75, 2), Fraction(25, 2))

@@ -43,10 +43,20 @@ def seats_of(h: Harness, game_id: str) -> dict[str, str]:
             if m.role == "player" and m.seat}
 
 
-def share_and_placement(values: dict[str, int]) -> dict[str, tuple[Fraction, Fraction]]:
-    """(placement points, share %) worked out again here: for each pair of players the
-    higher value takes a point (a tie half each); share is value / total."""
+def table_shares(values: dict[str, int]) -> dict[str, Fraction]:
+    """`scoring share` worked out again here: value / total, in percent."""
     total = sum(values.values())
+    return {p: Fraction(100 * v, total) if total else Fraction(100, len(values))
+            for p, v in values.items()}
+
+
+def placement_and_margin(values: dict[str, int]) -> dict[str, tuple[Fraction, Fraction]]:
+    """(placement, margin) worked out again here: for each pair of players the higher
+    value takes a point (a tie half each), and placement is the points in percent of
+    the other players at the table; margin is the value's distance from the table's
+    average in percent of it."""
+    total = sum(values.values())
+    average = Fraction(total, len(values))
     points = {p: Fraction(0) for p in values}
     for a, b in itertools.combinations(values, 2):
         if values[a] > values[b]:
@@ -56,7 +66,8 @@ def share_and_placement(values: dict[str, int]) -> dict[str, tuple[Fraction, Fra
         else:
             points[a] += Fraction(1, 2)
             points[b] += Fraction(1, 2)
-    return {p: (points[p], Fraction(100 * v, total) if total else Fraction(100, len(values)))
+    return {p: (points[p] * 100 / (len(values) - 1),
+                100 * (v - average) / average if total else Fraction(0))
             for p, v in values.items()}
 
 
@@ -188,9 +199,9 @@ def test_a_tournament_through_heats_and_a_final(h: Harness) -> None:
     others: dict[str, Fraction] = {}
     wins: dict[str, int] = {}
     for game_id, seat_values in values.items():
-        scored = share_and_placement(seat_values)
+        scored = placement_and_margin(seat_values)
         holders = h.store.holders(game_id)
-        for seat, (placement, share) in scored.items():
+        for seat, (placement, margin) in scored.items():
             held = [x for x in holders if x.seat == seat]
             moves = {x.address: int(h.store.execute(
                 "SELECT COUNT(*) FROM moves WHERE game_id = ? AND seat = ? AND number >= ? "
@@ -202,7 +213,7 @@ def test_a_tournament_through_heats_and_a_final(h: Harness) -> None:
                         Fraction(moves[x.address], whole) if whole else
                         Fraction(1 if x.until is None else 0))
                 totals[x.address] = totals.get(x.address, Fraction(0)) + placement * part
-                others[x.address] = others.get(x.address, Fraction(0)) + share * part
+                others[x.address] = others.get(x.address, Fraction(0)) + margin * part
                 alone = all(v < seat_values[seat] for s, v in seat_values.items() if s != seat)
                 wins[x.address] = wins.get(x.address, 0) + int(alone and part == 1)
     assert any(v for v in totals.values()) and len(set(totals.values())) > 1
@@ -211,7 +222,7 @@ def test_a_tournament_through_heats_and_a_final(h: Harness) -> None:
                                                    entry.index(a)))
     h.send("p3@example.org", "standings Spring")
     text = last_text(h, "p3@example.org")
-    rows = re.findall(r"^\s+(\d+)\s+(\w+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)", text, re.M)
+    rows = re.findall(r"^\s+(\d+)\s+(\w+)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+(\d+)", text, re.M)
     address_of = {a.split("@")[0].capitalize(): a for a in entry}  # the names shown
     assert [address_of[r[1]] for r in rows] == expected_order
     for _, name, total, other, won in rows:
@@ -236,7 +247,7 @@ def test_a_tournament_through_heats_and_a_final(h: Harness) -> None:
     # The last standings mail (a finalist's final report of the table may come after it).
     text = [t for t in map(text_of, h.outbox("p9@example.org")) if "Standings of" in t][-1]
     assert "the tournament is over" in text and "Final order of Spring" in text
-    by_seat = share_and_placement(final_values)
+    by_seat = placement_and_margin(final_values)
     seat_of = {a: s for s, a in seats_of(h, final[0][0]).items()}
     expected = sorted(seeds, key=lambda a: (-by_seat[seat_of[a]][0], shown.index(a)))
     order = re.findall(r"^\s+\d+\s+(\w+)\s*$", text.split("Final order")[1], re.M)

@@ -14,10 +14,12 @@ from fractions import Fraction
 from engine.game import Game
 from moderator.desk.tournament.reliability import Reliability
 from moderator.desk.tournament.scoring import (
+    TIE_BREAK,
     Credit,
     Standing,
     credit_table,
     final_order,
+    rule_name,
     standings,
     table_scores,
 )
@@ -100,8 +102,8 @@ def board(store: Store, tournament: Tournament) -> Board:
 def standings_text(b: Board) -> str:
     """The standings as the mail prints them (also the `standings` answer)."""
     t = b.tournament
-    rule = "placement points" if t.scoring == "placement" else "share of the table (%)"
-    other = "share %" if t.scoring == "placement" else "placement"
+    rule = rule_name(t.scoring)
+    other = TIE_BREAK[t.scoring]
     names = b.names
     # The player column as wide as the longest name: a table of short names fits a
     # phone's width (issue 19) instead of wrapping every row.

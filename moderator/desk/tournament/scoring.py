@@ -1,20 +1,33 @@
 """Scoring a tournament: each table's scores, a replaced seat's split, the standings,
 the final's seeding and the final order. Pure: no I/O.
 
-The rules, as the players read them (docs/orders.md, "Tournaments"):
+The rules, as the players read them (docs/orders.md, "standings / scoring"):
 
 * A table is scored on the players' final values (the game's scores: cash plus the
   value of shares and whatever the title counts) -- at the game's end, or at the
   moment the director ends the table.
-* Placement points: one point for every player at the table with a lower value, half
-  a point for every player with the same value (so tied players share their places).
-* Share: a player's value as a percentage of the table's total value (every player
-  the same share when the total is 0): tables of different length compare.
-* A tournament ranks by the total of one of the two (`scoring placement` or
-  `scoring share`). Ties are broken by the total of the other, then by table wins (a
-  table won alone, strictly ahead of everyone), then by entry order (who registered
-  first).
-* A replaced seat's points (both kinds) are split between the player who left and
+* `margin` and `placement` give a seat the same expected score at a table of any size
+  when the players are of equal skill (`moderator.desk.tournament.fairness` measures
+  it); `winner` nearly, and `share`, kept for tournaments created before the others
+  existed, not at all:
+
+  - `margin` (the default): the player's value above (or below) the table's average,
+    in percent of that average (the seats of any table average 0). Of the rules, the
+    one under which a seat at a table of three and one at a table of four also reach
+    a heat's best places equally often.
+  - `placement`: the part of the table a player beat, in percent: one for every
+    player with a lower value, half for every player with the same value, divided by
+    the other players at the table (a table's winner 100, its last 0; the
+    seats of any table average 50).
+  - `winner`: the player's value in percent of the table winner's value (the winner
+    100). Its average falls slowly with the table's size: documented, not the default.
+  - `share`: the player's value as a percentage of the table's total. A seat averages
+    100 / players: a table of three is worth a third more than a table of four.
+
+* A tournament ranks by the total of its rule. Ties are broken by the total of its
+  tie-break rule (`TIE_BREAK`: `margin` for `placement`, else `placement`), then by
+  table wins (a table won alone, strictly ahead of everyone), then by entry order.
+* A replaced seat's points (every rule) are split between the player who left and
   the substitute in proportion to the seat's moves each made.
 * The final: the best of the heats' standings advance. The final order is the
   finalists by their final table (by the tournament's rule, ties by the heats'
@@ -26,22 +39,42 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import Literal, get_args
 
-__all__ = ["Credit", "Rule", "Score", "Standing", "credit_table", "final_order",
-           "seeding", "split", "standings", "table_scores"]
+__all__ = ["DEFAULT_RULE", "RULES", "TIE_BREAK", "Credit", "Rule", "Score", "Standing",
+           "credit_table", "final_order", "rule_name", "seeding", "split", "standings",
+           "table_scores"]
 
-Rule = Literal["placement", "share"]
+Rule = Literal["placement", "margin", "winner", "share"]
+RULES: tuple[Rule, ...] = get_args(Rule)
+DEFAULT_RULE: Rule = "margin"
+#: The first tie-break of each rule: the other size-fair rule.
+TIE_BREAK: Mapping[Rule, Rule] = {"placement": "margin", "margin": "placement",
+                                  "winner": "placement", "share": "placement"}
+_NAMES: Mapping[Rule, str] = {"placement": "placement (% of the table beaten)",
+                              "margin": "margin over the table's average (%)",
+                              "winner": "value in % of the table's winner",
+                              "share": "share of the table's total (%)"}
+
+
+def rule_name(rule: Rule) -> str:
+    """RULE as the standings mail names it."""
+    return _NAMES[rule]
 
 
 @dataclass(frozen=True, slots=True)
 class Score:
-    """One seat's score at one table."""
+    """One seat's score at one table, by every rule."""
 
     value: int  # the seat's final value in the game
     placement: Fraction
-    share: Fraction  # percent of the table's total
+    margin: Fraction
+    winner: Fraction
+    share: Fraction
     won: bool  # strictly ahead of everyone at the table
+
+    def by(self, rule: Rule) -> Fraction:
+        return Fraction(getattr(self, rule))
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +83,13 @@ class Credit:
 
     table: str  # the game id
     placement: Fraction
+    margin: Fraction
+    winner: Fraction
     share: Fraction
     won: bool
+
+    def by(self, rule: Rule) -> Fraction:
+        return Fraction(getattr(self, rule))
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,22 +97,29 @@ class Standing:
     place: int
     player: str
     total: Fraction  # by the tournament's rule
-    other: Fraction  # by the other rule: the first tie-break
+    other: Fraction  # by its tie-break rule (`TIE_BREAK`)
     wins: int
     tables: int
 
 
 def table_scores(values: Mapping[str, int]) -> dict[str, Score]:
     """Every seat's score from the seats' final VALUES."""
+    seats = len(values)
     total = sum(values.values())
+    best = max(values.values(), default=0)
     scores: dict[str, Score] = {}
     for seat, value in values.items():
         lower = sum(1 for other, v in values.items() if other != seat and v < value)
         tied = sum(1 for other, v in values.items() if other != seat and v == value)
-        share = (Fraction(100 * value, total) if total else
-                 Fraction(100, len(values)))
-        scores[seat] = Score(value, lower + Fraction(tied, 2), share,
-                             lower == len(values) - 1)
+        # A table of one beat nobody and lost to nobody: the middle, as on average.
+        placement = (Fraction(100) * (lower + Fraction(tied, 2)) / (seats - 1)
+                     if seats > 1 else Fraction(50))
+        # n * value - total is value - average, times n: exact, no rounding.
+        margin = Fraction(100 * (seats * value - total), total) if total > 0 else Fraction(0)
+        winner = Fraction(100 * value, best) if best > 0 else Fraction(100)
+        share = Fraction(100 * value, total) if total else Fraction(100, seats)
+        scores[seat] = Score(value, placement, margin, winner, share,
+                             lower == seats - 1)
     return scores
 
 
@@ -100,7 +145,8 @@ def credit_table(table: str, scores: Mapping[str, Score],
             last = index == len(people) - 1
             part = (Fraction(1) if len(people) == 1 else Fraction(made, moves) if moves
                     else Fraction(int(last)))
-            credits[person] = Credit(table, score.placement * part, score.share * part,
+            credits[person] = Credit(table, score.placement * part, score.margin * part,
+                                     score.winner * part, score.share * part,
                                      score.won and part == 1)
     return credits
 
@@ -112,9 +158,8 @@ def standings(credits: Mapping[str, Sequence[Credit]], rule: Rule,
     rows = []
     for player in entry_order:
         mine = credits.get(player, ())
-        placement = sum((c.placement for c in mine), Fraction(0))
-        share = sum((c.share for c in mine), Fraction(0))
-        total, other = (placement, share) if rule == "placement" else (share, placement)
+        total = sum((c.by(rule) for c in mine), Fraction(0))
+        other = sum((c.by(TIE_BREAK[rule]) for c in mine), Fraction(0))
         rows.append((player, total, other, sum(1 for c in mine if c.won), len(mine)))
     index = {p: i for i, p in enumerate(entry_order)}
     rows.sort(key=lambda r: (-r[1], -r[2], -r[3], index[r[0]]))
@@ -131,6 +176,5 @@ def final_order(heats: Sequence[Standing], final: Mapping[str, Credit],
     """The tournament's final order: finalists by their FINAL credit under RULE (ties
     by their place in the HEATS), then the rest in the heats' order."""
     place = {s.player: s.place for s in heats}
-    finalists = sorted(final, key=lambda p: (
-        -(final[p].placement if rule == "placement" else final[p].share), place[p]))
+    finalists = sorted(final, key=lambda p: (-final[p].by(rule), place[p]))
     return finalists + [s.player for s in heats if s.player not in final]

@@ -28,11 +28,17 @@ class Table:
 
 
 def table_sizes(count: int, allowed: Iterable[int]) -> tuple[int, ...]:
-    """COUNT players at tables of ALLOWED sizes: the fewest tables whose sizes differ by
-    at most one (balanced), largest tables first. SeatingError when none fits."""
+    """COUNT players at tables of ALLOWED sizes: tables all of one size whenever the
+    count allows (the fewest such tables), else the fewest tables whose sizes differ by
+    at most one (balanced), largest tables first. Equal tables first because no scoring
+    rule makes a table of three and one of four exactly alike (docs/orders.md,
+    "standings / scoring"). SeatingError when none fits."""
     sizes = sorted(set(allowed))
     if not sizes or count < sizes[0]:
         raise SeatingError(f"{count} players cannot fill a table (sizes {sizes})")
+    for size in reversed(sizes):
+        if count % size == 0:
+            return (size,) * (count // size)
     for tables in range(-(-count // sizes[-1]), count // sizes[0] + 1):
         small, extra = divmod(count, tables)
         split = (small + 1,) * extra + (small,) * (tables - extra)
