@@ -109,11 +109,11 @@ def standings_text(b: Board) -> str:
     # phone's width (issue 19) instead of wrapping every row.
     width = max([len("player"), *(len(names.get(s.player, s.player)) for s in b.heats)]) + 2
     lines = [f"Standings of {t.name} after the heats played (by {rule}):",
-             f"  {'place':<6}{'player':<{width}}{'score':>7}{other:>10}{'wins':>5}"
+             f"  {'place':<6}{'player':<{width}}{'score':>9}{other:>10}{'wins':>5}"
              f"{'tables':>7}"]
     for s in b.heats:
         name = names.get(s.player, s.player)
-        lines.append(f"  {s.place:<6}{name:<{width}}{points(s.total):>7}"
+        lines.append(f"  {s.place:<6}{name:<{width}}{points(s.total):>9}"
                      f"{points(s.other):>10}{s.wins:>5}{s.tables:>7}")
     if b.final is not None:
         lines += ["", f"Final order of {t.name} (the final decides, then the heats):"]
