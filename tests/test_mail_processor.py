@@ -129,6 +129,9 @@ def test_create_invite_join_start(harness: Harness) -> None:
     game_id = str(created["X-Moderator-Game"])
     assert game_id == "18TN-1"
     assert created["Subject"] == "[18TN-1] game created"
+    # RFC 2919: each game's mail is a list of its own, for the players' filters.
+    domain = MODERATOR.rpartition("@")[2]
+    assert created["List-Id"] == f"18TN-1 <18tn-1.{domain}>"
     tag = read_tag(str(created["Reply-To"]).split("<")[-1].rstrip(">"), MODERATOR)
     assert tag is not None and tag.key == "gm"
     assert tag.token == make_token(SECRET, "18TN-1", "gm")

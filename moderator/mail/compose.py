@@ -84,6 +84,18 @@ class Picture:
 # -- composing -------------------------------------------------------------------------------
 
 
+def list_id(game_id: str, sender: str) -> str:
+    """The List-Id of GAME_ID's mail: the game under the moderator's domain
+    (`18TN-4 <18tn-4.moderator.example.org>`), a dot-atom as RFC 2919 asks."""
+    domain = sender.rpartition("@")[2] or "localhost"
+    try:
+        domain = domain.encode("idna").decode("ascii").lower()
+    except UnicodeError:  # the configured address is checked at start; never mind here
+        domain = "localhost"
+    label = re.sub(r"[^a-z0-9-]+", "-", game_id.lower()).strip("-") or "game"
+    return f"{_line(game_id)} <{label}.{domain}>"
+
+
 def message_id_for(cause: str, kind: str, recipient: str, domain: str, game_id: str | None,
                    serial: int = 0) -> str:
     """A Message-ID fixed by what caused the mail: processing a mail twice (it never
@@ -205,6 +217,9 @@ def compose(mail: OutgoingMail, *, sender: str, sender_name: str, message_id: st
     message["X-Loop"] = sender
     if mail.game_id:
         message["X-Moderator-Game"] = mail.game_id
+        # RFC 2919: a game is a list of its own, so that a player's mail program can
+        # file or filter each game's mail (`List-Id` is what Gmail and Outlook offer).
+        message["List-Id"] = list_id(mail.game_id, sender)
     if mail.next_move is not None:
         message["X-Moderator-Move"] = str(mail.next_move)
     for name, value in (headers or {}).items():
