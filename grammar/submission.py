@@ -59,7 +59,7 @@ _GREETING_RE = re.compile(
     r"|buenas(?: tardes| noches)?|estimad[oa]s?|querid[oa]s?|ciao|salve|buongiorno"
     r"|buonasera|gentile|car[oa]|cari|hoi|beste|goedemorgen|goedemiddag|hej|hejsan|hei"
     r"|heisann|god (?:morgen|dag)|kære|kjære|cześć|czesc|witam|dzień dobry|szanown[yia]"
-    r"|olá|ola|oi|bom dia|boa (?:tarde|noite)|prezad[oa]s?)\b[\w\s.,!'&-]{0,50}$", re.I)
+    r"|olá|ola|oi|bom dia|boa (?:tarde|noite)|prezad[oa]s?)\b[\w\s.,:;!'&\u200b-\u200d-]{0,50}$", re.I)
 # A sign-off after the orders, in the languages of the mail programs (the phrases of
 # mail-parser-reply and a few more); what follows it is the signature.
 _SIGN_OFF_WORDS = (
@@ -76,6 +76,8 @@ _SIGN_OFF_WORDS = (
 _SIGN_OFF_RE = re.compile(
     rf"^\s*(?:(?:{_SIGN_OFF_WORDS})\b[\w\s.,!'&-]{{0,40}}|[-/–—]\s?[^\W\d_][\w.' -]{{0,40}})$",
     re.I)
+# Some mail programs put their signature under a dash of another kind.
+_DASH_LINES = frozenset({"—", "–", "—-", "–-", "---"})
 _BULLET_RE = re.compile(r"^\s*(?:[-*•+]|\d+[.)]?)\s+")
 # Outlook quotes without `>`, under a separator line.
 _ORIGINAL_RE = re.compile(r"^\s*-{2,}\s*Original Message\s*-{2,}\s*$", re.I)
@@ -147,7 +149,7 @@ class Submission:
 def stop_reason(lines: Sequence[str], index: int) -> StopReason | None:
     """Why reading stops at `lines[index]`, or None when it does not."""
     text = lines[index]
-    if text.rstrip() == "--" or _SENT_FROM_RE.match(text):
+    if text.rstrip() == "--" or text.strip() in _DASH_LINES or _SENT_FROM_RE.match(text):
         # `-- ` is the signature separator; many mail programs strip its space.
         return "signature"
     if " ".join(code_of(text).split()).casefold() in ("sign off", "signoff", "sign-off"):
@@ -217,23 +219,52 @@ def _resembles_order(line: SubmissionLine, names: Names) -> bool:
     error = line.error
     if error is None:
         return True
-    if error.prose:
-        return False
     bullet = _BULLET_RE.match(line.text)
-    if bullet is None:
+    if bullet is not None and not error.prose:
+        text = line.text[bullet.end():]
+        try:
+            parse_line(text, names)
+        except OrderError as inner:
+            return not inner.prose and (not inner.suggestions or _mistyped(text, inner, names))
+        return True
+    return not error.prose and (not error.suggestions or _mistyped(line.text, error, names))
+
+
+def _mistyped(text: str, error: OrderError, names: Names) -> bool:
+    """Whether a line whose word has a did-you-mean is a mistyped order: the corrected
+    line is an order, or the word stands alone (`pas`), or what follows it resembles an
+    order (`byu TCC`). `John Doe` (`join`?) and `how about bullets` (`show`?) are not."""
+    code = code_of(text)
+    start = error.column - 1
+    if code[:start].strip() or start >= len(code):
+        return True  # not the line's first word: the line began like an order
+    rest = code[start + error.width:]
+    for suggestion in error.suggestions:
+        try:
+            parse_line(suggestion + rest, names)
+        except OrderError as fixed:
+            if fixed.suggestions and fixed.column > len(suggestion) + 1:
+                return True  # a second slip further on (`byu TCX`)
+            continue
+        return True
+    if not rest.strip():
         return True
     try:
-        parse_line(line.text[bullet.end():], names)
+        parse_line(rest, names)
     except OrderError as inner:
-        return not inner.prose
+        # Only what resembles an order by itself counts, not a near miss of a word:
+        # `Doe` is near `done`, `under` near `undo`.
+        return not inner.prose and not inner.suggestions
     return True
 
 
 def _begins_like_order(text: str, names: Names) -> bool:
-    """Whether TEXT's first word (after a bullet) is an order's or a near miss of one,
-    or a company's name: in a signature, only such a line could be a lost order."""
+    """Whether TEXT's first word (after a bullet) is an order's or a mistyped one, or a
+    company's name: in a signature, only such a line could be a lost order."""
     bullet = _BULLET_RE.match(text)
-    words = code_of(text[bullet.end():] if bullet else text).split()
+    if bullet is not None:
+        text = text[bullet.end():]
+    words = code_of(text).split()
     if not words:
         return False
     first = words[0].rstrip(",.;!?")
@@ -242,7 +273,15 @@ def _begins_like_order(text: str, names: Names) -> bool:
     try:
         parse_line(first, names)
     except OrderError as error:
-        return not error.prose
+        if error.prose:
+            return False
+        if not error.suggestions:
+            return True
+        try:
+            parse_line(text, names)
+        except OrderError as whole:
+            return whole.suggestions == () or _mistyped(text, whole, names)
+        return True
     return True
 
 

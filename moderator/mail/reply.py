@@ -93,8 +93,8 @@ _SEPARATOR = re.compile(
     r"^\s*(?:[-=_*]{2,}\s*(?:original|forwarded|ursprüngliche|weitergeleitete|message"
     r"|mensaje|messaggio|oorspronkelijk|doorgestuurd|oryginalna|przekazana|oprindelig"
     r"|opprinnelig|ursprungligt|vidarebefordrat|videresendt|mensagem|nachricht)[^\n]*"
-    r"|begin forwarded message:?|anfang der weitergeleiteten nachricht:?"
-    r"|[_]{8,}|[-]{10,}|[=]{10,}|[*]{10,})\s*$", re.I)
+    r"|\[?original message\b[^\n]*|begin forwarded message:?"
+    r"|anfang der weitergeleiteten nachricht:?|[_]{2,}|[-]{10,}|[=]{10,}|[*]{10,})\s*$", re.I)
 #: Outlook's header block: lines `Name: value` (or `*Name:* value`, `Name : value`).
 _FIELD_NAMES = (
     "from|sent|to|subject|date|cc|bcc|reply-to|organization|von|gesendet|an|betreff"
@@ -102,10 +102,11 @@ _FIELD_NAMES = (
     "|enviado(?: el)?|asunto|fecha|da|inviato|oggetto|data|van|verzonden|aan|onderwerp"
     "|od|wysłano|wyslano|do|temat|dw|fra|sendt|til|emne|dato|kopi|från|skickat|till"
     "|ämne|enviada(?: em)?|assunto|enviado em|odesláno|komu|předmět"
+    "|от|отправлено|кому|тема|дата|копия"
     "|发件人|发送时间|收件人|主题|抄送")
 _FIELD = re.compile(rf"^\s*[*]*\s*(?:{_FIELD_NAMES})\s*[*]?\s*:", re.I)
 _FROM_FIELD = re.compile(
-    r"^\s*[*]*\s*(?:from|von|de|da|van|od|fra|från|发件人)\s*[*]?\s*:", re.I)
+    r"^\s*[*]*\s*(?:from|von|de|da|van|od|fra|från|от|发件人)\s*[*]?\s*:", re.I)
 #: Footers a mail program adds: never the writer's words, and never an order.
 _FOOTER = re.compile(
     r"^\s*(?:sent (?:from|with|via|using) \S|get outlook for\b|enviado (?:desde|do|de) "
@@ -224,14 +225,14 @@ def _line_of(starts: list[int], offset: int) -> int:
 
 
 def _header_block(lines: list[str], index: int) -> bool:
-    """Whether an earlier mail's header block starts at INDEX: a From field and at
-    least one more field within the next four lines (Outlook wraps a long From)."""
-    if not _FROM_FIELD.match(lines[index]) and not (
-            _FIELD.match(lines[index]) and index + 1 < len(lines)
-            and _FROM_FIELD.match(lines[index + 1])):
+    """Whether an earlier mail's header block starts at INDEX: at least two fields in
+    the next five lines, a From among them (Outlook wraps a long From; Hotmail puts the
+    Date first)."""
+    if not _FIELD.match(lines[index]):
         return False
-    fields = sum(1 for line in lines[index:index + 5] if _FIELD.match(line))
-    return fields >= 2
+    block = lines[index:index + 5]
+    return sum(1 for line in block if _FIELD.match(line)) >= 2 and any(
+        _FROM_FIELD.match(line) for line in block)
 
 
 # -- HTML -----------------------------------------------------------------------------------
