@@ -59,7 +59,8 @@ _GREETING_RE = re.compile(
     r"|buenas(?: tardes| noches)?|estimad[oa]s?|querid[oa]s?|ciao|salve|buongiorno"
     r"|buonasera|gentile|car[oa]|cari|hoi|beste|goedemorgen|goedemiddag|hej|hejsan|hei"
     r"|heisann|god (?:morgen|dag)|kære|kjære|cześć|czesc|witam|dzień dobry|szanown[yia]"
-    r"|olá|ola|oi|bom dia|boa (?:tarde|noite)|prezad[oa]s?)\b[\w\s.,:;!'&\u200b-\u200d-]{0,50}$", re.I)
+    r"|olá|ola|oi|bom dia|boa (?:tarde|noite)|prezad[oa]s?)\b[\w\s.,:;!'&\u200b-\u200d-]{0,50}$",
+    re.I)
 # A sign-off after the orders, in the languages of the mail programs (the phrases of
 # mail-parser-reply and a few more); what follows it is the signature.
 _SIGN_OFF_WORDS = (

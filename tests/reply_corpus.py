@@ -46,17 +46,24 @@ def with_order(raw: bytes, order: str, *, sender: str = "player@example.org",
         payload = part.get_payload(decode=True)
         assert isinstance(payload, bytes)
         text = payload.decode(charset)
-        if PLACEHOLDER not in text:
+        long_lines = any(len(line) > 900 for line in payload.splitlines())
+        if PLACEHOLDER not in text and not (long_lines and encoding in ("7bit", "8bit")):
             continue
         value = html.escape(order) if part.get_content_type() == "text/html" else order
+        placed += PLACEHOLDER in text
         data = text.replace(PLACEHOLDER, value).encode(charset)
         if encoding == "base64":
             part.set_payload(base64.encodebytes(data).decode("ascii"))
         elif encoding == "quoted-printable":
             part.set_payload(quopri.encodestring(data).decode("ascii"))
+        elif any(len(line) > 900 for line in data.splitlines()):
+            # SMTP allows no line over 998 octets: a mail program sends such a body
+            # quoted-printable.
+            part.set_payload(quopri.encodestring(data).decode("ascii"))
+            del part["Content-Transfer-Encoding"]
+            part["Content-Transfer-Encoding"] = "quoted-printable"
         else:  # 7bit or 8bit: the bytes as they are (the generator writes them back)
             part.set_payload(data.decode("ascii", "surrogateescape"))
-        placed += 1
     assert placed, "no placeholder in the mail"
     for name in ("From", "To", "Message-ID", "Date", "Cc", "Reply-To"):
         del message[name]
