@@ -2,9 +2,11 @@
 
 `parse_incoming` reads the raw bytes with ``email``'s default policy (RFC 2047 names
 and subjects decoded), picks the text/plain body or else the text of the HTML body,
-and says whether the mail is automatic (never to be answered). The line-level work --
-where the orders stop (signature, `sign off`, quoted reply) -- is the grammar's
-(`grammar.submission`); this module only finds the text.
+and says whether the mail is automatic (never to be answered). Of that text it keeps
+the writer's own words (`moderator.mail.reply`: without the quoted earlier mail, its
+header block, a phone's footer). Which of those lines are orders -- and where they stop
+(signature, `sign off`), which are greetings or sign-offs -- is the grammar's
+(`grammar.submission`).
 
 Nothing here raises on bad input: a mail with a lying charset, 8-bit headers, a
 header `email` refuses (a name hiding CR/LF), MIME nested too deep, or no text at all
@@ -33,8 +35,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from email.message import EmailMessage, Message
 from email.utils import getaddresses, parseaddr
-from html.parser import HTMLParser
 from typing import TypeVar
+
+from moderator.mail.reply import html_to_text, own_words
 
 __all__ = [
     "Incoming",
@@ -458,8 +461,9 @@ def body_text(message: EmailMessage) -> tuple[str, str | None]:
     assert isinstance(part, EmailMessage)
     text = _decoded(part)
     if part.get_content_type() == "text/html":
+        # Markup is most of an HTML body: four times the text limit holds the text.
         text = html_to_text(text[:MAX_TEXT_CHARS * 4])
-    text = text.replace("\r\n", "\n").replace("\xa0", " ")
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\xa0", " ")
     if len(text) > MAX_TEXT_CHARS:
         # Cut at a line end so no order is read half.
         cut = text[:MAX_TEXT_CHARS].rpartition("\n")[0]
@@ -469,8 +473,15 @@ def body_text(message: EmailMessage) -> tuple[str, str | None]:
                         f"{MAX_TEXT_CHARS:,} the moderator reads: orders are short lines "
                         "of text, one per line")
         text = cut
-    if not text.strip():
+    # The writer's own words: without the mail it quotes (cut to the limit first, so
+    # that the reading costs time in proportion to the limit, not to the mail).
+    written = own_words(text)
+    if not written.strip():
+        if text.strip():
+            return "", ("it holds only the quoted earlier mail: write your orders above "
+                        "or below the quoted text")
         return "", "its text is empty"
+    text = written
     return text, None
 
 
@@ -489,69 +500,3 @@ def _decoded(part: EmailMessage) -> str:
             except (LookupError, UnicodeError):
                 continue
         return payload.decode("latin-1")
-
-
-_BLOCK_TAGS = frozenset({
-    "p", "div", "br", "li", "ul", "ol", "tr", "table", "h1", "h2", "h3", "h4", "h5", "h6",
-    "pre", "hr", "section", "article", "header", "footer", "dt", "dd",
-})
-_SKIP_TAGS = frozenset({"script", "style", "head", "title"})
-
-
-class _TextExtractor(HTMLParser):
-    """HTML -> lines of text. A <blockquote> becomes `> ` lines, so that a quoted
-    reply ends the orders as it does in a plain-text mail."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.lines: list[str] = []
-        self.current: list[str] = []
-        self.quote = 0
-        self.skip = 0
-
-    def _break(self, blank: bool = False) -> None:
-        """End the current line; BLANK (a <br> on an empty line) keeps an empty one."""
-        text = " ".join("".join(self.current).split())
-        self.current = []
-        if text:
-            self.lines.append(("> " * self.quote) + text)
-        elif blank and self.lines and self.lines[-1]:
-            self.lines.append("")
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _SKIP_TAGS:
-            self.skip += 1
-        elif tag == "blockquote":
-            self._break()
-            self.quote += 1
-        elif tag in _BLOCK_TAGS:
-            self._break(blank=tag == "br")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _SKIP_TAGS:
-            self.skip = max(0, self.skip - 1)
-        elif tag == "blockquote":
-            self._break()
-            self.quote = max(0, self.quote - 1)
-        elif tag in _BLOCK_TAGS:
-            self._break()
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _BLOCK_TAGS:
-            self._break(blank=tag == "br")
-
-    def handle_data(self, data: str) -> None:
-        if not self.skip:
-            self.current.append(data)
-
-
-def html_to_text(html: str) -> str:
-    """The readable text of an HTML body, one block per line."""
-    parser = _TextExtractor()
-    try:
-        parser.feed(html)
-        parser.close()
-    except (AssertionError, ValueError):  # html.parser gives up on some broken markup
-        pass
-    parser._break()
-    return "\n".join(parser.lines).strip("\n") + "\n"
