@@ -60,8 +60,21 @@ class Rules:
     holding_limit_percent = 60
     pool_limit_percent = 50
     sell_in_first_stock_round = False  # 18TN 3.2(a)(1)
+    # 1850 5.7: a bidder who passes in an auction is out of it (18TN 3.1.1: he may bid
+    # again while the auction lasts).
+    auction_pass_is_final = False
     sell_after_buy = True  # 18TN 3.2: the purchase may come before or after all sales
     sell_in_blocks = False  # 1850 5.3.3: one sale per company per turn
+    # The title's words on a president's sales for a forced train purchase.
+    forced_sale_words = "he may only sell just enough shares to raise the needed cash " \
+        "(4.2.5.2(d))"
+    one_block_words = ""  # the words of the rule `sell_in_blocks` follows
+    # 18TN 4.2.5.2(a), (d): a president's sale for the train is his contribution, after
+    # which no train comes from another company.
+    sale_is_contribution = True
+    # ... and on the train a company may buy once its president contributes.
+    contribution_words = "no train may be purchased from another company if the " \
+        "president contributes personal funds (4.2.5.2(a))"
     # 4.2.5.2(d) sales follow 3.2(a) (price of the moment); 1851 pays the price at the
     # start of the train purchase for every share.
     forced_sales_at_start_prices = False
