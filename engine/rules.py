@@ -530,6 +530,12 @@ class Rules:
 
     half_dividends = False
 
+    # The title's words when a company that must buy a train would end its turn.
+    forced_train_words = "has a route but no train and must buy one (4.2.5.2)"
+    # Whether the one order offered at a dividend step is the automatic dividend (1861
+    # 10.7: a minor's nil earnings; whatever the order says, the rule settles them).
+    offers_only_automatic_dividend = False
+
     def automatic_dividend(self, state: GameState, corp: Corporation) -> str | None:
         """How a company's revenue is settled without its president's choice (1861's
         minors pay half to their owner), or None: the president chooses."""
@@ -729,6 +735,9 @@ class Rules:
                          ) -> list[str]:
         """The answers to a company's revenue, as order texts (1825 6.3 may forbid
         withholding)."""
+        auto = self.automatic_dividend(state, corp)
+        if auto is not None and self.offers_only_automatic_dividend:
+            return ["pay" if auto == "payout" else auto]
         return ["pay", "withhold"] + (["half"] if self.half_dividends else [])
 
     def closes_on_withholding(self, state: GameState, corp: Corporation) -> bool:

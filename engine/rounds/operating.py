@@ -520,6 +520,9 @@ class OperatingRound(Round):
             if not corp.trains and self.rules.train_purchase_forced(state, corp) and \
                     routes.has_route(self.rules, state, corp):
                 return True  # a forced purchase (4.2.5.2)
+            if not corp.trains and self.rules.must_buy_train(state, corp) and \
+                    self.rules.train_budget(state, corp) >= cheapest[1]:
+                return True  # 1861 10.10: a forced purchase with loans, route or none
         return corp.cash >= 1 and any(
             other.sym != corp.sym and any(not t.obsolete for t in other.trains)
             for other in state.corporations.values()
@@ -534,6 +537,8 @@ class OperatingRound(Round):
                             tuple(self.legal()))
         for skipped in range(t.step, index):
             self._check_skippable(corp, self.steps[skipped])
+            if self.current is not t:
+                return  # 1861 10.8: nationalised; the next company's turn has begun
         train = self.steps.index("train")
         if t.step <= train < index:
             self._leave_train_step(corp, declare=False)
@@ -558,7 +563,9 @@ class OperatingRound(Round):
             if t.revenue:
                 raise GameError(f"{corp.sym} must first pay or withhold its "
                                 f"{money(self.state, t.revenue)}", ("pay", "withhold"))
-            self._settle_dividend(corp, "withhold")  # 4.2.4: no run moves left
+            # 4.2.4: no run moves left (1861 10.7: a minor's nil earnings, too).
+            self._settle_dividend(corp, self.rules.automatic_dividend(self.state, corp)
+                                  or "withhold")
 
     # --- track and tokens --------------------------------------------------------------
     def _lay(self, corp: Corporation, action: LayTile | UsePrivate) -> None:
@@ -977,7 +984,7 @@ class OperatingRound(Round):
         if not self._forced(corp):
             return
         if self._train_within_reach(corp):
-            raise GameError(f"{corp.sym} has a route but no train and must buy one (4.2.5.2)",
+            raise GameError(f"{corp.sym} {self.rules.forced_train_words}",
                             tuple(self._train_options(corp, True)
                                   + self._forced_sale_options(corp)))
         president = corp.president or ""

@@ -168,6 +168,8 @@ class Rules1850(Rules):
     one_block_words = "if a player sells more than one share in a company he must sell " \
         "them in one block (5.3.3)"
     forced_sale_words = "he may only sell enough shares to buy the train (10.7.2)"
+    forced_train_words = "has a legal route and no train: it \"must own a train and is " \
+        "forced to purchase one\" (10.1)"
     # 10.7 bars another company's train "once the president contributes to the purchase
     # price"; a sale alone contributes nothing to a price yet, and the site lets the
     # company buy another company's train after one (kept games random-4-6, -23, ...).
