@@ -476,10 +476,14 @@ def _operating_candidates(game: Game, rnd: OperatingRound, prune: bool = True
         yield RunRoutes(auto=True)
         yield RunRoutes()
     if t.revenue is not None and not t.dividend_done:
-        yield Dividend("payout")
-        yield Dividend("withhold")
-        if game.rules.half_dividends:
-            yield Dividend("half")
+        auto = game.rules.automatic_dividend(state, corp)
+        if auto is not None and game.rules.offers_only_automatic_dividend:
+            yield Dividend("payout" if auto == "payout" else "withhold")  # (1861 10.7)
+        else:
+            yield Dividend("payout")
+            yield Dividend("withhold")
+            if game.rules.half_dividends:
+                yield Dividend("half")
     for offer in game.rules.offered_trains(state):
         yield BuyTrain(offer.name)
         for old in game.rules.trade_ins(state, corp, offer.name):

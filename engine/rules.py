@@ -60,8 +60,21 @@ class Rules:
     holding_limit_percent = 60
     pool_limit_percent = 50
     sell_in_first_stock_round = False  # 18TN 3.2(a)(1)
+    # 1850 5.7: a bidder who passes in an auction is out of it (18TN 3.1.1: he may bid
+    # again while the auction lasts).
+    auction_pass_is_final = False
     sell_after_buy = True  # 18TN 3.2: the purchase may come before or after all sales
     sell_in_blocks = False  # 1850 5.3.3: one sale per company per turn
+    # The title's words on a president's sales for a forced train purchase.
+    forced_sale_words = "he may only sell just enough shares to raise the needed cash " \
+        "(4.2.5.2(d))"
+    one_block_words = ""  # the words of the rule `sell_in_blocks` follows
+    # 18TN 4.2.5.2(a), (d): a president's sale for the train is his contribution, after
+    # which no train comes from another company.
+    sale_is_contribution = True
+    # ... and on the train a company may buy once its president contributes.
+    contribution_words = "no train may be purchased from another company if the " \
+        "president contributes personal funds (4.2.5.2(a))"
     # 4.2.5.2(d) sales follow 3.2(a) (price of the moment); 1851 pays the price at the
     # start of the train purchase for every share.
     forced_sales_at_start_prices = False
@@ -517,6 +530,12 @@ class Rules:
 
     half_dividends = False
 
+    # The title's words when a company that must buy a train would end its turn.
+    forced_train_words = "has a route but no train and must buy one (4.2.5.2)"
+    # Whether the one order offered at a dividend step is the automatic dividend (1861
+    # 10.7: a minor's nil earnings; whatever the order says, the rule settles them).
+    offers_only_automatic_dividend = False
+
     def automatic_dividend(self, state: GameState, corp: Corporation) -> str | None:
         """How a company's revenue is settled without its president's choice (1861's
         minors pay half to their owner), or None: the president chooses."""
@@ -716,6 +735,9 @@ class Rules:
                          ) -> list[str]:
         """The answers to a company's revenue, as order texts (1825 6.3 may forbid
         withholding)."""
+        auto = self.automatic_dividend(state, corp)
+        if auto is not None and self.offers_only_automatic_dividend:
+            return ["pay" if auto == "payout" else auto]
         return ["pay", "withhold"] + (["half"] if self.half_dividends else [])
 
     def closes_on_withholding(self, state: GameState, corp: Corporation) -> bool:

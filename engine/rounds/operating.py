@@ -90,6 +90,8 @@ class CompanyTurn:
     emergency: bool = False  # the president is raising cash for a forced purchase
     # Prices when the forced purchase began: 1851 pays every forced sale at these.
     emergency_prices: dict[str, int] = field(default_factory=dict)
+    # Companies whose shares the president sold for it (1850 5.3.3: one block each).
+    emergency_sold: tuple[str, ...] = ()
 
 
 class OperatingRound(Round):
@@ -518,6 +520,9 @@ class OperatingRound(Round):
             if not corp.trains and self.rules.train_purchase_forced(state, corp) and \
                     routes.has_route(self.rules, state, corp):
                 return True  # a forced purchase (4.2.5.2)
+            if not corp.trains and self.rules.must_buy_train(state, corp) and \
+                    self.rules.train_budget(state, corp) >= cheapest[1]:
+                return True  # 1861 10.10: a forced purchase with loans, route or none
         return corp.cash >= 1 and any(
             other.sym != corp.sym and any(not t.obsolete for t in other.trains)
             for other in state.corporations.values()
@@ -532,6 +537,8 @@ class OperatingRound(Round):
                             tuple(self.legal()))
         for skipped in range(t.step, index):
             self._check_skippable(corp, self.steps[skipped])
+            if self.current is not t:
+                return  # 1861 10.8: nationalised; the next company's turn has begun
         train = self.steps.index("train")
         if t.step <= train < index:
             self._leave_train_step(corp, declare=False)
@@ -556,7 +563,9 @@ class OperatingRound(Round):
             if t.revenue:
                 raise GameError(f"{corp.sym} must first pay or withhold its "
                                 f"{money(self.state, t.revenue)}", ("pay", "withhold"))
-            self._settle_dividend(corp, "withhold")  # 4.2.4: no run moves left
+            # 4.2.4: no run moves left (1861 10.7: a minor's nil earnings, too).
+            self._settle_dividend(corp, self.rules.automatic_dividend(self.state, corp)
+                                  or "withhold")
 
     # --- track and tokens --------------------------------------------------------------
     def _lay(self, corp: Corporation, action: LayTile | UsePrivate) -> None:
@@ -755,8 +764,8 @@ class OperatingRound(Round):
                 f"{corp.sym} has {money(state, corp.cash)}; the price is "
                 f"{money(state, action.price)}")
         require(self.current is not None and not self.current.emergency,
-                "no train may be bought from another company when the president "
-                "contributes cash (4.2.5.2(a))")
+                f"{corp.president} contributes to {corp.sym}'s train: "
+                f"{self.rules.contribution_words}")
         why = self.rules.why_not_train_price(state, corp, seller, train, action.price)
         if why:
             raise GameError(why)
@@ -856,17 +865,29 @@ class OperatingRound(Round):
         why = self.rules.may_sell(state, target, state.stock_round_number + 1)
         if why:
             raise GameError(why)
+        # 1850 5.3.3 is not limited to stock rounds: a second, separate sale of the
+        # same company is refused here too.
+        require(not (self.rules.sell_in_blocks and target.sym in t.emergency_sold),
+                f"{seat} has sold {target.sym} for this train: {self.rules.one_block_words}")
         check_sale(self.rules, state, seat, target, percent)
         if target.sym == corp.sym:
             others = max(target.percent_held_by(s) for s in state.seats if s != seat)
             require(target.percent_held_by(seat) - percent >= others,
                     f"{seat} may not sell so much {corp.sym} that its presidency changes")
         # The sales stop as soon as the money is there: no share beyond the last one
-        # needed, counted at the price the sale pays (1851: the price at the start).
+        # needed, counted at the price the sale pays (1851: the price at the start),
+        # unless the smaller sale is not allowed (1850 10.7.2: down to 60%).
         unit = self._sale_prices()[target.sym]
-        require(unit * (percent - 10) // 10 < need,
-                f"{seat} may sell only enough to raise {money(state, need)} (4.2.5.2(d))")
+        least = self.rules.least_sale_percent(state, seat, target)
+        require(unit * (percent - 10) // 10 < need or percent - 10 < least,
+                f"{seat} may sell only enough to raise {money(state, need)}: "
+                f"{self.rules.forced_sale_words}")
         self._sell_for_train(seat, target, percent)
+        t.emergency_sold = (*t.emergency_sold, target.sym)
+        # A sale is the president's contribution to the cheapest train: the company
+        # may no longer buy one from another company (18TN 4.2.5.2(a)).
+        if self.rules.sale_is_contribution:
+            t.emergency = True
 
     def _discard(self, seat: str, action: Action) -> None:
         corp = self.state.corporation(self.discards[0])
@@ -963,7 +984,7 @@ class OperatingRound(Round):
         if not self._forced(corp):
             return
         if self._train_within_reach(corp):
-            raise GameError(f"{corp.sym} has a route but no train and must buy one (4.2.5.2)",
+            raise GameError(f"{corp.sym} {self.rules.forced_train_words}",
                             tuple(self._train_options(corp, True)
                                   + self._forced_sale_options(corp)))
         president = corp.president or ""
@@ -1046,6 +1067,9 @@ class OperatingRound(Round):
                 continue
             if self.rules.may_sell(state, corp, state.stock_round_number + 1):
                 continue
+            t = self.current
+            if self.rules.sell_in_blocks and t is not None and corp.sym in t.emergency_sold:
+                continue  # 1850 5.3.3: sold in one block already
             room = max(0, self.rules.pool_limit_percent - corp.pool_percent)
             sellable = min(held, room)
             others = max(corp.percent_held_by(s) for s in state.seats if s != seat)

@@ -74,8 +74,9 @@ class Auction:
     order: list[str]  # participants, clockwise
     current: str
     passes: int = 0
-    # Who passed since his last bid: 3.1.1 lets him bid again; the site (and so a
-    # record from it) never gives him another turn (docs/site-differences.md).
+    # Who passed since his last bid: 18TN 3.1.1 lets him bid again; 1850 5.7 and the
+    # site (and so a record from it) never give him another turn
+    # (docs/site-differences.md).
     passed: set[str] = field(default_factory=set)
 
     @property
@@ -436,8 +437,23 @@ class StockRound(Round):
             self.s.resume_after = None
 
     def _next_bidder(self, auction: Auction, after: str) -> str:
+        """The next participant clockwise; where passing leaves the auction (1850 5.7),
+        the next who has not passed."""
         i = auction.order.index(after)
-        return auction.order[(i + 1) % len(auction.order)]
+        n = len(auction.order)
+        for step in range(1, n + 1):
+            seat = auction.order[(i + step) % n]
+            if not (self.rules.auction_pass_is_final and seat in auction.passed):
+                return seat
+        return auction.order[(i + 1) % n]
+
+    def _auction_over(self, auction: Auction) -> bool:
+        """18TN 3.1.1: all the others pass in a row; 1850 5.7: "The company for auction
+        goes to the player with the highest bid after all other participating players
+        have passed", each pass once and for good."""
+        if self.rules.auction_pass_is_final:
+            return len(set(auction.order) - auction.passed) <= 1
+        return auction.passes >= len(auction.order) - 1
 
     def _auction_action(self, seat: str, action: Action) -> None:
         a = self.s.auction
@@ -456,12 +472,12 @@ class StockRound(Round):
                     f"{seat} has {money(self.state, free)} free for this auction")
             a.bids[seat] = action.amount
             a.passes = 0
-            a.passed.discard(seat)
+            a.passed.discard(seat)  # (1850 5.7: he never has the turn after a pass)
             self.state.say(f"{seat} bids {money(self.state, action.amount)} on {a.private}")
         else:
             raise GameError(f"the auction of {a.private} is under way: bid or pass",
                             tuple(self.legal()))
-        if a.passes >= len(a.order) - 1:
+        if self._auction_over(a):
             winner, amount = a.high_bidder, a.high_bid
             self.s.auction = None
             private = self.state.privates[a.private]

@@ -91,6 +91,8 @@ class Rules1850(Rules):
                     corp.token_costs.remove(100)
 
     # --- 5.7: the initial stock round ---------------------------------------------------
+    auction_pass_is_final = True  # 5.7: "after all other participating players have passed"
+
     def private_price(self, state: GameState, private: Private, stock_round: int) -> int:
         """5.7: each time every player passes before the privates are sold, P1 costs
         $5 less."""
@@ -163,6 +165,18 @@ class Rules1850(Rules):
     # --- 5.3.3, 5.9: sales and share price protection ----------------------------------
     price_protection = True
     sell_in_blocks = True
+    one_block_words = "if a player sells more than one share in a company he must sell " \
+        "them in one block (5.3.3)"
+    forced_sale_words = "he may only sell enough shares to buy the train (10.7.2)"
+    forced_train_words = "has a legal route and no train: it \"must own a train and is " \
+        "forced to purchase one\" (10.1)"
+    # 10.7 bars another company's train "once the president contributes to the purchase
+    # price"; a sale alone contributes nothing to a price yet, and the site lets the
+    # company buy another company's train after one (kept games random-4-6, -23, ...).
+    sale_is_contribution = False
+    contribution_words = "once the president contributes to the purchase price of a " \
+        "train, the railway must buy the cheapest train available from the open market " \
+        "or the bank and may not buy a train from another company (10.7)"
     treasury_shares_for_sale = False  # 5.10.9: redeemed shares wait for a reissue (5.11)
     companies_act_in_stock_rounds = True  # 5.3, 5.10, 5.11
 

@@ -34,6 +34,12 @@ class Rules1851(Rules):
     ipo_buys_at_par = False  # BUYING STOCK: the price is always the current share price
     sell_after_buy = False  # STOCK ROUNDS: sell any number, then buy one
     forced_sales_at_start_prices = True  # PURCHASE TRAINS
+    forced_sale_words = "the sales must stop as soon as the necessary cash is raised " \
+        "(PURCHASE TRAINS)"
+    forced_train_words = "has no train and a route on which it could legally run one: " \
+        "\"it must buy one even if it has insufficient resources\" (PURCHASE TRAINS)"
+    contribution_words = "otherwise, it must buy the cheapest Train from the Bank or " \
+        "Bank Pool and the President must make up the shortfall (PURCHASE TRAINS)"
     sister_train_averts_bankruptcy = True  # PURCHASE TRAINS (see the title's decisions)
     bankrupt_forfeits_cash = False  # ENDING THE GAME: wealth is stock plus cash, for all
     sell_in_first_stock_round = True  # only "has not yet operated" limits sales

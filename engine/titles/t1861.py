@@ -746,6 +746,11 @@ class Rules1861(Rules):
         if not corp.trains and not corp.closed:
             national.nationalise(self, state, corp)
 
+    offers_only_automatic_dividend = True  # 10.7: a minor (and the RSR) has no choice
+    forced_train_words = "has no train: \"If the Company has no train, it must buy one " \
+        "if it can\" and \"must take out loans, if necessary, in order to buy the required " \
+        "train from the Bank or Bank Pool\" (10.10)"
+
     def automatic_dividend(self, state: GameState, corp: Corporation) -> str | None:
         """10.7: a minor pays half to its owner without a choice; the RSR keeps all."""
         if corp.spec.kind == "national":

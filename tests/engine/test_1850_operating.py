@@ -20,9 +20,12 @@ from engine.actions import (
     Dividend,
     Done,
     LayTile,
+    Pass,
     PayMesabi,
     PlaceEdgeToken,
+    PlaceToken,
     RunRoutes,
+    SellShares,
     UsePrivate,
 )
 from engine.errors import GameError
@@ -451,3 +454,96 @@ def test_16_2_diesels_replace_the_8_and_10_trains_and_take_a_train_in_trade() ->
     orders = parse_line("buy train 12 trade in 5", names)
     assert orders == (BuyTrain("12", trade_in="5"),)
     assert format_order(orders[0], names) == "buy train 12 trade in 5"
+
+
+# --- 10.7, 5.3.3: the president's money for a forced train purchase ----------------------
+def _ri_must_buy_a_train() -> Game:
+    """A position of our own made from the record's: in OR 6.3, where CBQ passed its
+    train step, it buys RI's 5-train for $1 (Player 2 presides over both); the record's
+    moves then go on unchanged to OR 7.1, which RI opens without a train. RI places a
+    station in K14 ($100): with RI's $63 and Player 2's $853 the 10-train ($950) lacks
+    $34. Player 2 holds 80% of RI at $225, in the white area, so above 60%."""
+    # OR 6.3 begins after UP's forced purchase (the SOO sale); RI pays out, then CBQ,
+    # whose president passes its train step.
+    soo = first_move(is_(SellShares, corporation="SOO"))
+    n = first_move(is_(Dividend), after=first_move(is_(Dividend), after=soo) + 1) + 1
+    assert move(n) == Move("Player 2", Pass())
+    _, log = _log()
+    g = before(n)
+    assert operating(g).company().sym == "CBQ" and operating(g).company().president \
+        == "Player 2"
+    g.apply("Player 2", BuyTrain("5", "RI", 1))
+    rest = iter(log[n + 1:])
+    while g.state.stock_round_number < 8 and not (
+            isinstance(g.round, OperatingRound) and g.state.stock_round_number == 7):
+        m = next(rest)
+        g.apply(m.seat, m.action)
+    assert operating(g).company().sym == "RI" and not g.state.corporation("RI").trains
+    g.apply("Player 2", PlaceToken("K14", 0))
+    state = g.state
+    assert (state.corporation("RI").cash, state.player("Player 2").cash) == (63, 853)
+    assert state.corporation("RI").percent_held_by("Player 2") == 80
+    assert state.market.price("RI") == 225 and state.market.cell("RI").zone == "white"
+    cheapest = g.rules.cheapest_train(state)
+    assert cheapest is not None and (cheapest[0].name, cheapest[1]) == ("10", 950)
+    return g
+
+
+def test_10_7_2_above_60_percent_the_president_sells_down_to_60_though_less_would_do() \
+        -> None:
+    """10.7.2: "He may only sell enough shares to buy the train. Exception: if the
+    president is forced to sell a share in a company that he owns more than 60% of and
+    the stock is not in the coloured portion of the stock market (green or brown), he
+    must sell down to the 60% limit." One RI share ($225) covers the $34, yet a sale of
+    RI is 20%; 30% is more than enough, and so is 20% of CBQ."""
+    g = _ri_must_buy_a_train()
+    with pytest.raises(GameError, match="down to the limit, 20%"):
+        g.apply("Player 2", SellShares("RI", percent=10))
+    for sym, pct in (("RI", 30), ("CBQ", 20)):
+        with pytest.raises(GameError, match=r"may sell only enough to raise \$34: he may "
+                           r"only sell enough shares to buy the train \(10\.7\.2\)"):
+            g.apply("Player 2", SellShares(sym, percent=pct))
+    pool = g.state.corporation("RI").pool_percent
+    g.apply("Player 2", SellShares("RI", percent=20))
+    ri = g.state.corporation("RI")
+    assert ri.percent_held_by("Player 2") == 60 and ri.president == "Player 2"
+    assert ri.pool_percent == pool + 20
+
+
+def test_10_7_after_the_presidents_sale_the_cheapest_train_or_another_companys() -> None:
+    """10.7: "Once the president contributes to the purchase price of a train, the
+    railway must buy the cheapest train available from the open market or the bank and
+    may not buy a train from another company." A sale alone has paid nothing towards a
+    price yet: as on the site, RI may still buy CBQ's train after Player 2's sale; the
+    10-train takes the rest from his cash."""
+    g = _ri_must_buy_a_train()
+    g.apply("Player 2", SellShares("RI", percent=20))
+    assert "buy train 10 ($950)" in g.legal()
+    assert "buy train 5 from CBQ for N ($1 to $63)" in g.legal()
+    cash = g.state.player("Player 2").cash
+    g.apply("Player 2", BuyTrain("10"))
+    assert [t.name for t in g.state.corporation("RI").trains] == ["10"]
+    assert g.state.corporation("RI").cash == 0
+    assert g.state.player("Player 2").cash == cash - (950 - 63)
+
+
+def test_5_3_3_a_presidents_sales_for_a_train_are_one_block_per_company() -> None:
+    """5.3.3: "If a player sells more than one share in a company he must sell them in
+    one block." -- in an operating round as in a stock round. In the record Player 1
+    raises $512 for UP's 8-train by selling 30% of KATY, 20% of UP and 10% of SOO; a
+    second, separate sale of KATY is refused."""
+    n = first_move(is_(SellShares, corporation="KATY", percent=30))
+    g = before(n)
+    assert operating(g).company().sym == "UP"
+    g.apply("Player 1", SellShares("KATY", percent=10))
+    assert not any(o.startswith("sell N KATY") for o in g.legal())
+    with pytest.raises(GameError, match=r"has sold KATY for this train: if a player sells "
+                       r"more than one share in a company he must sell them in one block "
+                       r"\(5\.3\.3\)"):
+        g.apply("Player 1", SellShares("KATY", percent=10))
+    # The record's own sales, each company one block, are accepted.
+    g = before(n)
+    for i in range(3):
+        g.apply(move(n + i).seat, move(n + i).action)
+    g.apply(move(n + 3).seat, move(n + 3).action)
+    assert isinstance(move(n + 3).action, BuyTrain)

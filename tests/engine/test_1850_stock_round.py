@@ -17,6 +17,7 @@ from scenarios_1850 import (
 
 from engine.actions import (
     Accept,
+    Bid,
     BuyPrivate,
     BuyShares,
     Decline,
@@ -67,6 +68,31 @@ def test_5_7_only_the_cheapest_private_is_bought_others_are_bid_on() -> None:
         g.apply("Ann", BuyPrivate("CM"))
     play(g, ("Ann", BuyPrivate("GRSC")))
     assert g.state.privates["GRSC"].owner == "Ann" and cash(g)["Ann"] == 680
+
+
+def test_5_7_an_auction_starts_left_of_the_high_bidder_and_a_pass_is_final() -> None:
+    """5.7: "If two or more players have bid on the next company being offered, an
+    auction is held starting with the bidding player to the left of the player with the
+    highest bid. Only players who initially bid on the company for auction may
+    participate. The company for auction goes to the player with the highest bid after
+    all other participating players have passed." (Not 18TN 3.1.1, where "A player who
+    has passed may bid later".) So Ann, who passed, never has the turn again; Cy takes
+    the private when Bob passes, and play resumes to the left of Ann, who bought P1."""
+    g = new_game()
+    play(g, ("Ann", Bid(45, "CM")), ("Bob", Bid(50, "CM")), ("Cy", Bid(55, "CM")),
+         ("Ann", BuyPrivate("GRSC")))
+    rnd = g.round
+    assert isinstance(rnd, StockRound) and rnd.s.auction is not None
+    assert now(g) == "Ann"  # to the left of Cy, the highest bidder
+    play(g, ("Ann", Pass()), ("Bob", Bid(60)), ("Cy", Bid(65)))
+    assert now(g) == "Bob"  # Ann, who passed, is out of the auction
+    with pytest.raises(GameError):
+        g.apply("Ann", Bid(70))
+    play(g, ("Bob", Pass()))
+    assert g.state.privates["CM"].owner == "Cy" and cash(g)["Cy"] == 700 - 65
+    assert cash(g)["Bob"] == 700 and cash(g)["Ann"] == 700 - 20
+    rnd = g.round
+    assert isinstance(rnd, StockRound) and rnd.s.auction is None and now(g) == "Bob"
 
 
 def test_5_7_p7_comes_with_a_share_of_the_rock_island() -> None:

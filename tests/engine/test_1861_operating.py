@@ -12,10 +12,29 @@ import json
 from pathlib import Path
 
 import pytest
-from scenarios_1861 import first_operating_round, record_game
+from scenarios_1861 import (
+    finish_turn,
+    first_operating_round,
+    new_game,
+    pass_round,
+    privates_at_minimum,
+    record_game,
+    sell_minor,
+)
 
 from engine import legal
-from engine.actions import BuyTrain, Done, LayTile, PlaceToken, Route, RunRoutes
+from engine.actions import (
+    Bid,
+    BuyTrain,
+    Dividend,
+    Done,
+    LayTile,
+    Pass,
+    PlaceToken,
+    Route,
+    RunRoutes,
+    StartAuction,
+)
 from engine.errors import GameError
 from engine.game import Game
 from engine.records import import_record
@@ -268,3 +287,63 @@ def test_10_1_a_route_may_not_include_two_separate_cities_of_one_hex() -> None:
     assert g.rules.why_not_walk(state, rsr, train, once) is None
     assert g.rules.route_revenue(state, rsr, train, twice, [40, 50, 20, 50]) < 0
     assert g.rules.route_revenue(state, rsr, train, once, [40, 50, 20]) > 0
+
+
+def _m_v_without_a_train() -> Game:
+    """Issue 35's position (seats Cy, Ann, Bob): Bob wins the N and then the M-V at
+    R115 against Cy; in OR 1.1 the M-V lays two tiles (the second for R20) and passes
+    its token and route steps: no train, R55, short of a 2-train (R100) without a loan."""
+    g = new_game(("Cy", "Ann", "Bob"))
+    privates_at_minimum(g)
+    sell_minor(g, "N", 100)
+    for seat, action in (("Cy", Pass()), ("Ann", Pass()), ("Bob", StartAuction("M-V", 100)),
+                         ("Cy", Bid(110)), ("Ann", Pass()), ("Bob", Bid(115)),
+                         ("Cy", Pass())):
+        g.apply(seat, action)
+    pass_round(g)
+    while g.turn() is not None and g.turn().entity != "M-V":  # type: ignore[union-attr]
+        finish_turn(g)
+    for action in (LayTile("57", "I13", 0), LayTile("9", "I15", 0), Pass(), Pass()):
+        g.apply("Bob", action)
+    mv = g.state.corporations["M-V"]
+    assert not mv.trains and mv.cash == 55 and mv.loans == 0
+    return g
+
+
+def test_10_7_a_minor_has_no_dividend_choice() -> None:
+    """10.7: "A Minor Company pays half of its earnings to its owner and half to its
+    treasury. If its earnings are zero, the Company's stock price is moved one space
+    to the left". The M-V earned nothing: the only order offered settles that."""
+    g = _m_v_without_a_train()
+    g.apply("Bob", Pass())  # the route step: it does not run
+    assert g.turn() is not None and g.turn().step == "dividend"  # type: ignore[union-attr]
+    assert "pay" in g.legal() and not any(o in g.legal() for o in ("withhold", "half"))
+    assert [a for a in legal.legal_actions(g) if isinstance(a, Dividend)] == [
+        Dividend("payout")]
+    price = g.state.market.price("M-V")
+    g.apply("Bob", Pass())  # the nil earnings settle by the rule
+    assert g.state.market.price("M-V") < price
+    assert g.turn() is not None and g.turn().step == "train"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("settle", [Pass(), Dividend("payout"), Dividend("withhold")])
+def test_10_10_a_minor_that_can_pay_with_loans_buys_before_any_nationalisation(
+        settle: Pass | Dividend) -> None:
+    """10.10: "The Company must take out loans, if necessary, in order to buy the
+    required train from the Bank or Bank Pool. ... It will only be nationalised if,
+    with the maximum loans allowed, it cannot afford the cheapest train available."
+    However its nil earnings are settled (the order an old record of ours may carry
+    included), the M-V (R55, two loans allowed) reaches its train step and must buy."""
+    g = _m_v_without_a_train()
+    g.apply("Bob", Pass())  # the route step; the dividend step is next
+    g.apply("Bob", settle)
+    turn = g.turn()
+    assert turn is not None and turn.entity == "M-V" and turn.step == "train"
+    assert not g.state.corporations["M-V"].closed
+    assert g.legal() == ["buy train 2 (R100)"]
+    with pytest.raises(GameError, match=r"must buy one if it can.*\(10\.10\)"):
+        g.apply("Bob", Done())
+    g.apply("Bob", BuyTrain("2"))
+    mv = g.state.corporations["M-V"]
+    assert [t.name for t in mv.trains] == ["2"] and mv.loans == 1 and mv.cash == 0
+    assert mv.president == "Bob" and not mv.closed

@@ -375,6 +375,25 @@ def test_4_2_5_2_a_no_train_from_another_company_with_the_presidents_money() -> 
     assert trains_of(g, "TC") == [] and trains_of(g, "L&N") == ["2"]
 
 
+def test_4_2_5_2_a_d_after_the_presidents_sale_no_train_from_another_company() -> None:
+    """4.2.5.2(a): "No train may be purchased from another company if the president
+    contributes personal funds"; (d): "If the president does not have the needed cash,
+    he must sell stock" -- a sale under (d) is his contribution, so the company may no
+    longer buy the L&N's train, even for the $1 it holds, which would have made the
+    sale needless."""
+    g = forced_purchase_position()  # TC $1, Bob $30: $49 short of a $80 2-train
+    assert "buy train 2 from L&N for N ($1, if Ann agrees)" in g.legal()
+    g.apply("Bob", SellShares("GMO", 1))
+    assert not any("from L&N" in order for order in g.legal())
+    with pytest.raises(GameError, match=r"Bob contributes to TC's train: no train may be "
+                       r"purchased from another company if the president contributes "
+                       r"personal funds \(4\.2\.5\.2\(a\)\)"):
+        g.apply("Bob", BuyTrain("2", source="L&N", price=1))
+    assert trains_of(g, "TC") == [] and trains_of(g, "L&N") == ["2"]
+    g.apply("Bob", BuyTrain("2"))
+    assert trains_of(g, "TC") == ["2"] and g.state.corporations["TC"].cash == 0
+
+
 # --- 5.1: the Civil War ----------------------------------------------------------------
 
 

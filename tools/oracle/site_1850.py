@@ -33,9 +33,9 @@ from engine.titles.t1850 import reissue_par
 
 def site_refuses(game: Game, action: Action) -> bool:
     """1850's listed differences (docs/site-differences.md) the random players stay clear
-    of: a bid after a pass in an auction (5.7: the site drops the bidder), a third bidder
-    on a private (with two, both engines give the turn to the lower bidder; with more
-    they order the turns otherwise), and a company's redemption or reissue when its
+    of: a third bidder on a private (5.7: with two, both engines give the turn to the
+    lower bidder; with more, ours goes clockwise from the highest bidder's left and the
+    site to the lowest bidder), and a company's redemption or reissue when its
     president could do nothing for himself (5.10.6: the site passes him), or a
     redemption of another player's share (5.10.3: the site takes only the president's); a train from
     the Open Market once a company closed in the black area (5.1.1 puts its trains
@@ -65,9 +65,8 @@ def site_refuses(game: Game, action: Action) -> bool:
     turn = game.turn()
     seat = turn.seat if turn is not None else ""
     if isinstance(action, Bid):
-        auction = rnd.s.auction
-        if auction is not None:
-            return seat in auction.passed
+        if rnd.s.auction is not None:
+            return False  # 5.7: a bidder who passed has no turn in either engine
         bids = rnd.s.bids.get(action.target or "", {})
         return seat not in bids and len(bids) >= 2
     if isinstance(action, RedeemShares) and action.holder not in (None, seat):
