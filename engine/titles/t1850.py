@@ -173,7 +173,7 @@ class Rules1850(Rules):
     # 10.7 bars another company's train "once the president contributes to the purchase
     # price"; a sale alone contributes nothing to a price yet, and the site lets the
     # company buy another company's train after one (kept games random-4-6, -23, ...).
-    sale_is_contribution = False
+    sale_is_contribution = True
     contribution_words = "once the president contributes to the purchase price of a " \
         "train, the railway must buy the cheapest train available from the open market " \
         "or the bank and may not buy a train from another company (10.7)"

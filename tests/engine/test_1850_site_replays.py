@@ -21,7 +21,7 @@ from site_results import FIXTURES, replayed, site_results
 
 from engine.actions import RedeemShares, ReissueShares
 from engine.export import export_record
-from engine.records import import_record
+from engine.records import RecordError, import_record
 
 pytestmark = pytest.mark.slow  # twenty whole games of up to 1800 record actions
 
@@ -69,3 +69,25 @@ def test_our_export_of_a_kept_game_is_the_record_the_site_replayed(name: str) ->
     replay, _ = replayed(TITLE, name)
     again = export_record(replay.game, game_id=record["id"])
     assert again["actions"] == record["actions"]
+
+
+SITE_ONLY = json.loads((FIXTURES / TITLE / "site_results.json").read_text())["site_only"]
+
+
+@pytest.mark.parametrize("name", sorted(SITE_ONLY))
+def test_a_kept_game_buying_another_companys_train_after_a_sale_is_refused_there(
+        name: str) -> None:
+    """10.7: "Once the president contributes to the purchase price of a train, the
+    railway must buy the cheapest train available from the open market or the bank and
+    may not buy a train from another company"; 10.7.2: "He may only sell enough shares
+    to buy the train." The site let these random games buy another company's train
+    after the president's sale and replayed them to the end; ours refuses exactly that
+    purchase (docs/site-differences.md, 10.7)."""
+    record = json.loads((FIXTURES / TITLE / name).read_text())
+    with pytest.raises(RecordError) as refused:
+        import_record(record)
+    text = str(refused.value)
+    assert text.startswith(f"action {SITE_ONLY[name]['refused_at']} ")
+    assert "BuyTrain" in text and "may not buy a train from another company (10.7)" in text
+    cut = dict(record, actions=record["actions"][:SITE_ONLY[name]["refused_at"]])
+    assert import_record(cut).game.next_move > 0  # everything before it is accepted
