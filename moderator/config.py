@@ -116,6 +116,8 @@ class ModeratorConfig:
     # plus-addressing the token goes in the subject instead.
     plus_addressing: bool = True
     max_message_bytes: int = 10_000_000
+    # CPU seconds one mail may take in processing; past them it is quarantined.
+    mail_budget: float = 20.0
     # Long-running games (times in hours, as people write them).
     deadline_hours: float = 72.0  # a new game's time per turn (`set deadline` changes it)
     reminder_hours: float = 4.0  # the second reminder comes this long before a deadline
@@ -370,6 +372,7 @@ def parse_config(data: Mapping[str, Any], source: str, base: Path,
         invitations_per_game=mod.get("invitations_per_game", int, 12, check=_positive),
         plus_addressing=mod.get("plus_addressing", bool, True),
         max_message_bytes=mod.get("max_message_bytes", int, 10_000_000, check=_positive),
+        mail_budget=mod.get("mail_budget", float, 20.0, check=_positive),
         deadline_hours=mod.get("deadline_hours", float, 72.0, check=_positive),
         reminder_hours=mod.get("reminder_hours", float, 4.0, check=_positive),
         away_windows=mod.get("away_windows", int, 3, check=_positive),

@@ -33,6 +33,9 @@ class Hostile:
     #: The address an answer must go to (as the moderator writes it), or None when the
     #: mail must not be answered or its sender cannot be.
     answer_to: str | None = None
+    #: Words of the reason the mail is quarantined with, unread (issue 31: over a limit
+    #: of `moderator.mail.limits`); None: it must be processed.
+    quarantined: str | None = None
 
 
 def _mail(headers: list[tuple[str, str | bytes]], body: bytes | str = b"help\r\n") -> bytes:
@@ -193,7 +196,6 @@ def huge_headers(ids: _Ids) -> Iterator[Hostile]:
         ("message-id-10k", [("Message-ID", "<" + "m" * 10_000 + "@evil.test>")]),
         ("in-reply-to-10k", [("In-Reply-To", "<" + "i" * 10_000 + "@x>")]),
         ("5k-header-lines", [(f"X-Junk-{i}", "junk") for i in range(5000)]),
-        ("one-header-1mb", [("X-Big", "B" * 1_000_000)]),
         ("received-2k", [("Received", f"from h{i} by h{i + 1}") for i in range(2000)]),
     ]
     for index, (name, extra) in enumerate(big):
@@ -206,6 +208,49 @@ def huge_headers(ids: _Ids) -> Iterator[Hostile]:
         if not any(k == "Subject" for k, _ in extra):
             headers.append(("Subject", "big"))
         yield Hostile(f"huge/{name}", _mail(headers + list(extra)), sender)
+    yield Hostile("huge/one-header-1mb", _mail([*_standard("huge-x@evil.test", ids),
+                                                ("X-Big", "B" * 1_000_000)]),
+                  None, "x-big header is 1,000,0")
+
+
+def folded(items: list[str], separator: str, width: int = 900) -> str:
+    """ITEMS joined by SEPARATOR, folded into lines under WIDTH bytes (as SMTP wants)."""
+    lines: list[str] = []
+    line = ""
+    for item in items:
+        if line and len(line) + len(item) + len(separator) > width:
+            lines.append(line.rstrip())
+            line = ""
+        line += item + separator
+    lines.append(line.rstrip(separator.strip() + " ") if line else line)
+    return "\r\n ".join(lines)
+
+
+def costly_headers(ids: _Ids) -> Iterator[Hostile]:
+    """Issue 31, case 1: headers whose parse costs seconds to minutes in `email`. Each
+    is one step over a limit of `moderator.mail.limits` (the issue's own mails, a
+    megabyte and more, are in `issue_31_costly_mails`), and a sibling one step under
+    it, which is answered as any mail."""
+    shapes: list[tuple[str, str, int, str, str]] = [
+        # (what, header, count over the limit, item, separator)
+        ("content-type-params", "Content-Type", 101, "p{}=v", "; "),
+        ("subject-encoded-words", "Subject", 2001, "=?utf-8?q?x{}?=", " "),
+        ("cc-addresses", "Cc", 2001, "r{}@else.test", ", "),
+        ("disposition-params", "Content-Disposition", 101, "q{}=v", "; "),
+    ]
+    for name, header, over, item, separator in shapes:
+        for count, verdict in ((over, "over"), (over - 2, "under")):
+            sender = f"cost-{name}-{verdict}@evil.test"
+            items = [item.format(i) for i in range(count)]
+            value = ("text/plain; " if header == "Content-Type" else
+                     "inline; " if header == "Content-Disposition" else "") + folded(
+                items, separator)
+            headers = [(k, v) for k, v in _standard(sender, ids) if k != header]
+            raw = _mail([*headers, ("MIME-Version", "1.0"), (header, value)])
+            yield Hostile(f"costly/{name}-{verdict}", raw,
+                          sender if verdict == "under" else None,
+                          f"{header.lower() if header in ('Subject', 'Cc') else header}"
+                          if verdict == "over" else None)
 
 
 def broken_mime(ids: _Ids) -> Iterator[Hostile]:
@@ -427,7 +472,7 @@ def automatic_answers(ids: _Ids) -> Iterator[Hostile]:
 
 FAMILIES = (header_tricks, encodings, charsets, crlf_injection, huge_headers, broken_mime,
             nested_multiparts, address_forms, missing_and_duplicate, binary_junk,
-            automatic_answers)
+            automatic_answers, costly_headers)
 
 
 def corpus() -> list[Hostile]:
@@ -445,7 +490,8 @@ SAMPLE = (
     "huge/message-id-10k", "mime/boundary-never-closed", "mime/html-deep-tags",
     "nested/mixed-150", "address/cyrillic", "address/two-ats", "missing/no-from",
     "missing/two-froms", "junk/random-3-", "junk/body-1mb-line",
-    "automatic/calendar-accepted-multipart",
+    "automatic/calendar-accepted-multipart", "costly/content-type-params-over",
+    "costly/subject-encoded-words-under",
 )
 
 
@@ -455,3 +501,28 @@ def sample() -> list[Hostile]:
     return [next(i for i in items if i.name == name or (name.endswith("-")
                                                          and i.name.startswith(name)))
             for name in SAMPLE]
+
+
+def issue_31_costly_mails() -> list[Hostile]:
+    """The four mails of issue 31, case 1, as big as there: a Content-Type of 150,000
+    parameters (1.5 MB), a Subject of 100,000 encoded words (1.4 MB), Cc headers of
+    20,000 and 100,000 addresses. Together a minute of CPU before the limits."""
+    ids = _Ids()
+    mails: list[tuple[str, str, str, str]] = [
+        ("content-type-150k-params", "Content-Type",
+         "text/plain; " + folded([f"p{i}=v" for i in range(150_000)], "; "),
+         "header is 1,5"),
+        ("subject-100k-encoded-words", "Subject",
+         folded(["=?utf-8?q?x?="] * 100_000, " "), "header is 1,4"),
+        ("cc-20k", "Cc", folded([f"r{i}@else.test" for i in range(20_000)], ", "),
+         "cc header is"),
+        ("cc-100k", "Cc", folded([f"r{i}@else.test" for i in range(100_000)], ", "),
+         "header is 1,"),
+    ]
+    found = []
+    for name, header, value, reason in mails:
+        sender = f"issue31-{name}@evil.test"
+        headers = [(k, v) for k, v in _standard(sender, ids) if k != header]
+        found.append(Hostile(f"issue31/{name}", _mail([*headers, (header, value)]), None,
+                             reason))
+    return found

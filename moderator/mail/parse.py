@@ -36,6 +36,8 @@ from email.utils import getaddresses, parseaddr
 from html.parser import HTMLParser
 from typing import TypeVar
 
+from moderator.mail.limits import over_limits
+
 __all__ = [
     "Incoming",
     "automatic_reason",
@@ -190,6 +192,9 @@ def parse_incoming(raw: bytes, moderator: str, key: str | None = None) -> Incomi
     if key is None:
         key = read_key(raw)[0]
     message_id, _ = read_identity(raw)
+    if (over := over_limits(raw)) is not None:  # never parsed: its cost is unbounded
+        return Incoming(key, message_id, None, "", "", (), (), "", over,
+                        f"over the mail limits: {over}")
     unreadable: tuple[str, str | None] = (
         "", "its structure could not be read (MIME parts nested too deep, or broken)")
     message: Message | None
