@@ -107,6 +107,7 @@ class ModeratorConfig:
     games_per_day: int = 3  # games one address may create a day (listed masters: no cap)
     # Addresses allowed to `create tournament` (issue 20); empty: nobody.
     tournament_directors: tuple[str, ...] = ()
+    tournaments_per_day: int = 3  # tournaments one director may create a day
     invitations_per_day: int = 30  # invitations one game master may send a day
     invitations_per_game: int = 12  # invitations one game may send in all
     # Answers to mail that proved no seat (strangers, forged senders), per address and
@@ -366,6 +367,7 @@ def parse_config(data: Mapping[str, Any], source: str, base: Path,
         database=mod.path("database", required=True),
         game_masters=tuple(str(a).lower() for a in masters or ()),
         tournament_directors=tuple(str(a).lower() for a in directors or ()),
+        tournaments_per_day=mod.get("tournaments_per_day", int, 3, check=_positive),
         replies_per_hour=mod.get("replies_per_hour", int, 20, check=_positive),
         games_per_day=mod.get("games_per_day", int, 3, check=_positive),
         invitations_per_day=mod.get("invitations_per_day", int, 30, check=_positive),

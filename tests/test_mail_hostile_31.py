@@ -11,18 +11,28 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from email.message import EmailMessage
 
 import aiosmtplib
 import pytest
 import pytest_asyncio
 from hostile_corpus import MODERATOR, corpus, folded, issue_31_costly_mails
-from mailservers import daemon_settings, run_cli, running_daemon
+from mailservers import (
+    daemon_settings,
+    reply_to,
+    run_cli,
+    running_daemon,
+    send_mail,
+    text_of,
+)
 from test_mail_hostile import (
     QUICK_RETRY,
+    answers_to,
     help_is_answered,
     message_rows,
     send_raw,
     sent,
+    wait_for_answers,
 )
 
 from moderator.config import Config
@@ -108,3 +118,93 @@ async def test_a_mail_over_its_cpu_budget_is_quarantined_and_the_inbox_goes_on(
         assert "went over the budget of 0.5 CPU seconds" in reason, reason
         await help_is_answered(mail_servers, "later@example.org")
     assert "slow@evil.test" not in {rcpt for rcpt, _ in sent(mail_servers)}
+
+
+# -- cases 2 and 3: tournament entry and creation need the sender's mailbox -----------------
+
+DIRECTOR = "dana@example.org"
+
+
+@pytest_asyncio.fixture
+async def directed(mail_servers: LocalMail) -> AsyncIterator[Config]:
+    config = await daemon_settings(mail_servers, moderator={
+        **QUICK_RETRY, "tournament_directors": (DIRECTOR,), "tournaments_per_day": 2})
+    async with running_daemon(config):
+        yield config
+
+
+def confirm_requests(servers: LocalMail, address: str) -> list[EmailMessage]:
+    return [m for m in answers_to(servers, address) if "[confirm " in str(m["Subject"])]
+
+
+async def test_a_forged_create_tournament_creates_nothing_and_the_director_confirms(
+        mail_servers: LocalMail, directed: Config) -> None:
+    store = Store(directed.moderator.database)
+    # Forged in the director's name: the director is asked, nothing is created.
+    forged = "create tournament Spring titles 18TN sizes 3-4 heats 1"
+    await send_mail(mail_servers, DIRECTOR, MODERATOR, "new", forged + "\n",
+                    envelope_from="mallory@evil.test")
+    await wait_for_answers(mail_servers, [DIRECTOR])
+    [asked] = confirm_requests(mail_servers, DIRECTOR)
+    assert "waits for your confirmation" in text_of(asked)
+    assert "password" not in text_of(asked).replace("password ...", "")
+    assert store.tournament("Spring") is None
+    # The same forged mail again: no second answer.
+    await send_mail(mail_servers, DIRECTOR, MODERATOR, "new", forged + "\n")
+    await help_is_answered(mail_servers)
+    assert len(answers_to(mail_servers, DIRECTOR)) == 1
+    # One mail of 50 create lines: refused whole (2 a day), nothing made, one answer.
+    many = "".join(f"create tournament T{i} titles 18TN\n" for i in range(50))
+    await send_mail(mail_servers, DIRECTOR, MODERATOR, "many", many)
+    await help_is_answered(mail_servers, "after2@example.org")
+    assert len(answers_to(mail_servers, DIRECTOR)) == 2
+    assert "at most 2 tournaments a day" in text_of(answers_to(mail_servers, DIRECTOR)[-1])
+    # The director's reply to the request creates it, and only then the password.
+    await reply_to(mail_servers, DIRECTOR, asked, "yes\n")
+    deadline = time.monotonic() + 30
+    while len(answers_to(mail_servers, DIRECTOR)) < 3:
+        assert time.monotonic() < deadline, "the confirmation was not answered"
+        await asyncio.sleep(0.05)
+    created = text_of(answers_to(mail_servers, DIRECTOR)[-1])
+    assert "tournament Spring created" in created and "director password" in created
+    assert store.tournament("Spring") is not None
+    # A second reply with the same token does nothing more.
+    await reply_to(mail_servers, DIRECTOR, asked, "yes\n")
+    await help_is_answered(mail_servers, "after3@example.org")
+    assert "was confirmed already" in text_of(answers_to(mail_servers, DIRECTOR)[-1])
+    store.close()
+
+
+async def test_forged_registrations_seat_nobody_and_each_address_is_asked_once(
+        mail_servers: LocalMail, directed: Config) -> None:
+    store = Store(directed.moderator.database)
+    await send_mail(mail_servers, DIRECTOR, MODERATOR, "new",
+                    "create tournament Cup titles 18TN sizes 3-4 heats 1\n")
+    await wait_for_answers(mail_servers, [DIRECTOR])
+    await reply_to(mail_servers, DIRECTOR, confirm_requests(mail_servers, DIRECTOR)[0],
+                   "yes\n")
+    victims = [f"victim{i}@else.test" for i in range(12)]
+    for victim in victims:  # forged From lines: twice each
+        for _ in range(2):
+            await send_mail(mail_servers, victim, MODERATOR, "entry", "register Cup\n",
+                            envelope_from="mallory@evil.test")
+    await help_is_answered(mail_servers)
+    for victim in victims:  # one answer per request, and nobody entered
+        assert len(answers_to(mail_servers, victim)) == 1, victim
+    assert store.entrants("Cup") == []
+    # A real player's reply enters them; a confirmation from another address does not.
+    asked = confirm_requests(mail_servers, victims[0])[0]
+    token = str(asked["Subject"]).split("[confirm ")[1][:10]
+    await send_mail(mail_servers, "mallory@evil.test", MODERATOR, "x", f"confirm {token}\n")
+    await wait_for_answers(mail_servers, ["mallory@evil.test"])
+    assert "nothing waits for the confirmation" in text_of(
+        answers_to(mail_servers, "mallory@evil.test")[0])
+    await reply_to(mail_servers, victims[0], asked, "> register Cup\n")
+    deadline = time.monotonic() + 30
+    while len(answers_to(mail_servers, victims[0])) < 2:
+        assert time.monotonic() < deadline, "the confirmation was not answered"
+        await asyncio.sleep(0.05)
+    assert [e.address for e in store.entrants("Cup")] == [victims[0]]
+    assert "you are entered in Cup" in text_of(answers_to(mail_servers, victims[0])[-1])
+    await help_is_answered(mail_servers, "after2@example.org")
+    store.close()

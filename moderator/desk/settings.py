@@ -27,6 +27,7 @@ class ProcessorSettings:
     game_masters: tuple[str, ...] = ()
     games_per_day: int = 3
     tournament_directors: tuple[str, ...] = ()
+    tournaments_per_day: int = 3  # tournaments one director may create a day
     invitations_per_day: int = 30
     invitations_per_game: int = 12
     max_message_bytes: int = 10_000_000
@@ -59,6 +60,7 @@ class ProcessorSettings:
                    game_masters=config.game_masters,
                    games_per_day=config.games_per_day,
                    tournament_directors=config.tournament_directors,
+                   tournaments_per_day=config.tournaments_per_day,
                    invitations_per_day=config.invitations_per_day,
                    invitations_per_game=config.invitations_per_game,
                    max_message_bytes=config.max_message_bytes,
