@@ -9,6 +9,8 @@ join the corpus itself are in `hostile_corpus` (families `costly_headers`, ...).
 from __future__ import annotations
 
 import asyncio
+import ipaddress
+import socket
 import time
 from collections.abc import AsyncIterator
 from email.message import EmailMessage
@@ -34,11 +36,17 @@ from test_mail_hostile import (
     sent,
     wait_for_answers,
 )
+from test_mail_reports import Table, order_text, record_game
+from test_mail_webhook import GM as WEBHOOK_GM
+from test_mail_webhook import as_master
+from test_mail_webhook import settings as webhook_settings
+from webhookserver import hook_server
 
 from moderator.config import Config
 from moderator.mail import limits
 from moderator.mail.local import LocalMail
 from moderator.mail.parse import read_key
+from moderator.mail.webhook import address_problem
 from moderator.store import Store
 
 pytestmark = [pytest.mark.mail, pytest.mark.timeout(180)]
@@ -208,3 +216,66 @@ async def test_forged_registrations_seat_nobody_and_each_address_is_asked_once(
     assert "you are entered in Cup" in text_of(answers_to(mail_servers, victims[0])[-1])
     await help_is_answered(mail_servers, "after2@example.org")
     store.close()
+
+
+# -- cases 4 and 5: webhooks ------------------------------------------------------------------
+
+
+async def test_one_games_hung_webhook_does_not_delay_another_games_posts(
+        mail_servers: LocalMail) -> None:
+    config = await daemon_settings(mail_servers, **webhook_settings(allow_private=True))
+    game = record_game()
+    slow, quick = Table(config, game, 300), Table(config, game, 300)
+    async with hook_server("hang") as hung, hook_server(200) as server, \
+            running_daemon(config):
+        await as_master(mail_servers, config, slow, f"webhook {hung.url}\n")
+        await as_master(mail_servers, config, quick, f"webhook {server.url}\n")
+        await wait_for_answers(mail_servers, [WEBHOOK_GM])
+        for table in (slow, quick):  # the two hooks set
+            deadline = time.monotonic() + 30
+            while webhook_of(table) is None:
+                assert time.monotonic() < deadline, "the webhook was not set"
+                await asyncio.sleep(0.05)
+        # Game A moves twice: its first post hangs, the second waits behind it.
+        seat, order = order_text(game, 300)
+        await slow.send(mail_servers, seat, order + "\n")
+        await hung.wait_for(1)
+        seat, order = order_text(game, 301)
+        await slow.send(mail_servers, seat, f"move 301\n{order}\n")
+        deadline = time.monotonic() + 30
+        while slow.store.load(slow.game_id).next_move < 302:
+            assert time.monotonic() < deadline, "game A's second move was not made"
+            await asyncio.sleep(0.05)
+        # Before issue 31 two shared workers took A's posts, and B waited for them.
+        for move in (300, 301, 302):
+            seat, order = order_text(game, move)
+            await quick.send(mail_servers, seat, f"move {move}\n{order}\n")
+            await server.wait_for(move - 299, timeout=30)
+        assert [r.json()["move"] for r in server.received] == [301, 302, 303]
+        assert hung.hanging == 1 and hung.received == []
+        hung.release()
+        await help_is_answered(mail_servers)
+
+
+def webhook_of(table: Table) -> str | None:
+    return table.store.meta(f"webhook:{table.game_id.casefold()}")
+
+
+@pytest.mark.parametrize("url", [
+    "http://127.1/", "http://0x7f000001/", "http://2130706433/", "http://0177.0.0.1/",
+    "http://0/", "http://localhost./", f"http://{socket.gethostname()}/hook"])
+async def test_a_webhook_that_would_never_be_posted_to_is_refused_when_set(
+        mail_servers: LocalMail, url: str) -> None:
+    # The machine's own name resolves to a loopback or private address (/etc/hosts).
+    assert all(address_problem(ipaddress.ip_address(i[4][0])) for i in
+               socket.getaddrinfo(socket.gethostname(), 80))
+    config = await daemon_settings(mail_servers, **webhook_settings(allow_private=False))
+    table = Table(config, record_game(), 300)
+    async with running_daemon(config):
+        await as_master(mail_servers, config, table, f"webhook {url}\n")
+        await wait_for_answers(mail_servers, [WEBHOOK_GM])
+        text = " ".join(text_of(answers_to(mail_servers, WEBHOOK_GM)[0]).split())
+        assert "webhook set" not in text
+        assert "this machine or a private network" in text, text
+        assert webhook_of(table) is None
+        await help_is_answered(mail_servers)
