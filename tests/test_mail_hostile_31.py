@@ -279,3 +279,30 @@ async def test_a_webhook_that_would_never_be_posted_to_is_refused_when_set(
         assert "this machine or a private network" in text, text
         assert webhook_of(table) is None
         await help_is_answered(mail_servers)
+
+
+# -- cases 8 and 9: what is an address ---------------------------------------------------------
+
+
+async def test_look_alike_and_invisible_invitations_are_refused_with_the_reason(
+        mail_servers: LocalMail, daemon: Config) -> None:
+    gm = "gm@example.org"
+    await send_mail(mail_servers, gm, MODERATOR, "new game", "create game 18TN\n")
+    await wait_for_answers(mail_servers, [gm])
+    created = answers_to(mail_servers, gm)[0]
+    for address, reason in [("\u0430nn@example.org", "mixes letters of cyrillic and latin"),
+                            ("da\u200bn@example.org", "invisible or direction-changing"),
+                            ("\u202eevil@example.org", "invisible or direction-changing")]:
+        count = len(answers_to(mail_servers, gm))
+        await reply_to(mail_servers, gm, created, f"invite {address} as Ann\n")
+        deadline = time.monotonic() + 30
+        while len(answers_to(mail_servers, gm)) == count:
+            assert time.monotonic() < deadline, "the invitation was not answered"
+            await asyncio.sleep(0.05)
+        text = " ".join(text_of(answers_to(mail_servers, gm)[-1]).split())
+        assert reason in text, text
+    # Nobody was invited; one script stays allowed.
+    await reply_to(mail_servers, gm, created, "invite \u0438\u0432\u0430\u043d@example.org as Ivan\n")
+    await help_is_answered(mail_servers)
+    invited = {rcpt for rcpt, _ in sent(mail_servers)} - {gm, "after@example.org"}
+    assert invited == {"\u0438\u0432\u0430\u043d@example.org"}, invited
