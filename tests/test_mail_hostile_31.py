@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import shlex
 import socket
 import time
 from collections.abc import AsyncIterator
 from email.message import EmailMessage
+from pathlib import Path
 
 import aiosmtplib
 import pytest
@@ -21,10 +23,12 @@ import pytest_asyncio
 from hostile_corpus import MODERATOR, corpus, folded, issue_31_costly_mails
 from mailservers import (
     daemon_settings,
+    moderator_script,
     reply_to,
     run_cli,
     running_daemon,
     send_mail,
+    serve_subprocess,
     text_of,
 )
 from test_mail_hostile import (
@@ -302,7 +306,30 @@ async def test_look_alike_and_invisible_invitations_are_refused_with_the_reason(
         text = " ".join(text_of(answers_to(mail_servers, gm)[-1]).split())
         assert reason in text, text
     # Nobody was invited; one script stays allowed.
-    await reply_to(mail_servers, gm, created, "invite \u0438\u0432\u0430\u043d@example.org as Ivan\n")
+    ivan = "\u0438\u0432\u0430\u043d@example.org"
+    await reply_to(mail_servers, gm, created, f"invite {ivan} as Ivan\n")
     await help_is_answered(mail_servers)
     invited = {rcpt for rcpt, _ in sent(mail_servers)} - {gm, "after@example.org"}
-    assert invited == {"\u0438\u0432\u0430\u043d@example.org"}, invited
+    assert invited == {ivan}, invited
+
+
+# -- case 11: `moderator mail ... | head -3` -----------------------------------------------------
+
+
+async def test_moderator_mail_into_a_closed_pipe_is_no_failed_send(tmp_path: Path) -> None:
+    workdir = tmp_path / "moderator-data"
+    async with serve_subprocess(workdir):
+        # A real shell pipe: `head -3` leaves after three lines of the help's answer.
+        command = (f"{shlex.quote(moderator_script())} mail --workdir "
+                   f"{shlex.quote(str(workdir))} --as ann@example.org --wait 30 help "
+                   "| head -3; echo \"status ${PIPESTATUS[0]}\"")
+        process = await asyncio.create_subprocess_exec(
+            "bash", "-c", command, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE)
+        out, err = await asyncio.wait_for(process.communicate(), 60)
+        assert "could not mail" not in err.decode() and "Traceback" not in err.decode()
+        assert out.decode().splitlines()[-1] == "status 0", (out, err)
+        # The mail went, and was answered.
+        again = await run_cli("mail", "--workdir", str(workdir), "--as", "bob@example.org",
+                              "--wait", "20", "help", timeout=40)
+        assert again.returncode == 0 and "Subject:" in again.stdout
