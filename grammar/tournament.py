@@ -7,7 +7,8 @@ name a tournament, never a game's companies or hexes.
     register Spring [as reserve]      withdraw Spring
     close entry Spring [minimum 80%]  start heat Spring
     end table 18TN-3                  replace ann@x.org in Spring [with rae@x.org]
-    standings Spring
+    standings Spring                  confirm K7Q2MXPAHW (the reply `register` and
+                                                          `create tournament` ask for)
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import ClassVar, Literal, get_args
 
 from grammar.commands import Command
 
-__all__ = ["CloseEntry", "CreateTournament", "EndTable", "Register", "ReplaceEntrant",
+__all__ = ["CloseEntry", "Confirm", "CreateTournament", "EndTable", "Register", "ReplaceEntrant",
            "Standings", "StartHeat", "TournamentError", "Withdraw", "parse_tournament_line",
            "starts_tournament_line"]
 
@@ -106,12 +107,32 @@ class ReplaceEntrant(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class Confirm(Command):
+    """The reply that proves the sender's mailbox: the lines of the mail that asked
+    for TOKEN (`register`, `create tournament`) are carried out."""
+
+    kind: ClassVar[str] = "confirm"
+    token: str
+
+
+#: A confirmation token: 10 letters and digits (no 0, 1, I, O to misread).
+CONFIRM_TOKEN = re.compile(r"[A-HJ-NP-Z2-9]{10}")
+_CONFIRM_RE = re.compile(r"\bconfirm\s+([A-HJ-NP-Z2-9]{10})\b", re.I)
+
+
+def confirm_token_in(text: str) -> str | None:
+    """The token of a `confirm TOKEN` in TEXT (a subject `Re: [confirm TOKEN] ...`)."""
+    found = _CONFIRM_RE.search(text)
+    return found.group(1).upper() if found else None
+
+
+@dataclass(frozen=True, slots=True)
 class Standings(Command):
     kind: ClassVar[str] = "standings"
     name: str
 
 
-_STARTS = ("create tournament", "register", "withdraw", "close entry", "start heat",
+_STARTS = ("confirm", "create tournament", "register", "withdraw", "close entry", "start heat",
            "start final", "end table", "standings", "replace")
 
 
@@ -154,6 +175,11 @@ def parse_tournament_line(line: str) -> Command:
     low = [w.lower() for w in words]
     if low[:2] == ["create", "tournament"]:
         return _create(words[2:])
+    if low[0] == "confirm":
+        if len(words) != 2 or not CONFIRM_TOKEN.fullmatch(words[1].upper()):
+            raise TournamentError("write `confirm TOKEN`, the token of the mail that asked "
+                                  "for it (a reply to that mail does it)")
+        return Confirm(words[1].upper())
     if low[0] in ("register", "withdraw", "standings"):
         if len(words) < 2:
             raise TournamentError(f"`{low[0]}` needs the tournament's name: `{low[0]} NAME`")

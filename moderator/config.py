@@ -107,6 +107,7 @@ class ModeratorConfig:
     games_per_day: int = 3  # games one address may create a day (listed masters: no cap)
     # Addresses allowed to `create tournament` (issue 20); empty: nobody.
     tournament_directors: tuple[str, ...] = ()
+    tournaments_per_day: int = 3  # tournaments one director may create a day
     invitations_per_day: int = 30  # invitations one game master may send a day
     invitations_per_game: int = 12  # invitations one game may send in all
     # Answers to mail that proved no seat (strangers, forged senders), per address and
@@ -116,6 +117,8 @@ class ModeratorConfig:
     # plus-addressing the token goes in the subject instead.
     plus_addressing: bool = True
     max_message_bytes: int = 10_000_000
+    # CPU seconds one mail may take in processing; past them it is quarantined.
+    mail_budget: float = 20.0
     # Long-running games (times in hours, as people write them).
     deadline_hours: float = 72.0  # a new game's time per turn (`set deadline` changes it)
     reminder_hours: float = 4.0  # the second reminder comes this long before a deadline
@@ -364,12 +367,14 @@ def parse_config(data: Mapping[str, Any], source: str, base: Path,
         database=mod.path("database", required=True),
         game_masters=tuple(str(a).lower() for a in masters or ()),
         tournament_directors=tuple(str(a).lower() for a in directors or ()),
+        tournaments_per_day=mod.get("tournaments_per_day", int, 3, check=_positive),
         replies_per_hour=mod.get("replies_per_hour", int, 20, check=_positive),
         games_per_day=mod.get("games_per_day", int, 3, check=_positive),
         invitations_per_day=mod.get("invitations_per_day", int, 30, check=_positive),
         invitations_per_game=mod.get("invitations_per_game", int, 12, check=_positive),
         plus_addressing=mod.get("plus_addressing", bool, True),
         max_message_bytes=mod.get("max_message_bytes", int, 10_000_000, check=_positive),
+        mail_budget=mod.get("mail_budget", float, 20.0, check=_positive),
         deadline_hours=mod.get("deadline_hours", float, 72.0, check=_positive),
         reminder_hours=mod.get("reminder_hours", float, 4.0, check=_positive),
         away_windows=mod.get("away_windows", int, 3, check=_positive),

@@ -310,6 +310,14 @@ CREATE TABLE IF NOT EXISTS tournament_results (
     PRIMARY KEY (game_id, seat)
 );
 
+CREATE TABLE IF NOT EXISTS tournament_confirmations (  -- issue 31: `register` and
+    token TEXT PRIMARY KEY,            -- `create tournament` wait for the sender's reply
+    address TEXT NOT NULL,             -- lower-cased: only its mailbox saw the token
+    lines TEXT NOT NULL,               -- JSON list: the mail's lines that wait
+    created REAL NOT NULL,
+    confirmed REAL                     -- when the reply came (NULL: waiting, or expired)
+);
+
 CREATE TABLE IF NOT EXISTS withheld (      -- answers a budget held back, summarised later
     address TEXT PRIMARY KEY,
     count INTEGER NOT NULL,
@@ -1261,6 +1269,40 @@ class Store:
         names = ", ".join(f"{column} = ?" for column in fields)
         self.db.execute(f"UPDATE tournament_entrants SET {names} WHERE tournament = ? AND "
                         "address = ?", [*fields.values(), tournament, address.lower()])
+
+    def add_confirmation(self, token: str, address: str, lines: list[str],
+                         now: float) -> None:
+        self.db.execute("INSERT INTO tournament_confirmations (token, address, lines, "
+                        "created) VALUES (?, ?, ?, ?)",
+                        [token, address.lower(), json.dumps(lines), now])
+
+    def confirmation(self, token: str) -> tuple[str, list[str], float, float | None] | None:
+        """(address, lines, created, confirmed) of the confirmation TOKEN."""
+        row = self.db.execute("SELECT address, lines, created, confirmed FROM "
+                              "tournament_confirmations WHERE token = ?", [token]).fetchone()
+        return None if row is None else (row[0], json.loads(row[1]), row[2], row[3])
+
+    def waiting_confirmation(self, address: str, lines: list[str], since: float
+                             ) -> str | None:
+        """The token of a confirmation of LINES for ADDRESS asked after SINCE and not
+        yet given, if there is one."""
+        row = self.db.execute("SELECT token FROM tournament_confirmations WHERE address = ? "
+                              "AND lines = ? AND created > ? AND confirmed IS NULL",
+                              [address.lower(), json.dumps(lines), since]).fetchone()
+        return None if row is None else str(row[0])
+
+    def confirm(self, token: str, now: float) -> None:
+        self.db.execute("UPDATE tournament_confirmations SET confirmed = ? WHERE token = ?",
+                        [now, token])
+
+    def forget_confirmations(self, before: float) -> None:
+        """Drop the confirmations asked before BEFORE (expired, or long done)."""
+        self.db.execute("DELETE FROM tournament_confirmations WHERE created < ?", [before])
+
+    def tournaments_created(self, director: str, since: float) -> int:
+        """How many tournaments DIRECTOR created after SINCE."""
+        return int(self.db.execute("SELECT COUNT(*) FROM tournaments WHERE director = ? AND "
+                                   "created > ?", [director.lower(), since]).fetchone()[0])
 
     def add_tournament_table(self, table: TournamentTable) -> None:
         self.db.execute("INSERT INTO tournament_tables (game_id, tournament, heat, number, "

@@ -49,6 +49,7 @@ from mailservers import (
 
 from moderator.config import Config
 from moderator.mail.local import LocalMail
+from moderator.mail.parse import read_key
 from moderator.store import Store
 
 pytestmark = [pytest.mark.mail, pytest.mark.timeout(120)]
@@ -178,7 +179,14 @@ async def corpus_through_the_service(servers: LocalMail, config: Config,
     # Processing is in order: once the last help is answered, all mail has been read.
     rows = message_rows(config)
     assert len(rows) >= 2 * len(items) - 5  # all (a junk mail may collide with another)
-    assert [r for r in rows if r[1] != "done" or r[3] is not None] == []
+    assert [r for r in rows if r[1] != "done"] == []
+    # Only the mails over a limit are quarantined, each with its reason, unanswered.
+    over = {read_key(i.raw)[0]: i.quarantined for i in items if i.quarantined}
+    given_up = {r[0]: r[2] or "" for r in rows if r[3] is not None}
+    assert set(given_up) == set(over), (sorted(given_up), sorted(over))
+    for key, reason in over.items():
+        assert "over the mail limits" in given_up[key] and reason in given_up[key], (
+            given_up[key], reason)
     answered = {rcpt.lower() for rcpt, _ in sent(servers)}
     assert answered == {h.lower() for h in helpers} | {e.lower() for e in expected}
     for item in items:

@@ -89,6 +89,9 @@ async def test_a_tournament_by_mail(mail_servers: LocalMail, moderator: Config) 
         await send_mail(servers, DIRECTOR, MODERATOR, "a tournament",
                         "create tournament Cup titles 18TN,1850 sizes 3 heats 2 final 3 "
                         "scoring share deadline 24h timeout pass seed 5\n")
+        # Issue 31: the director's reply to the confirmation request creates it.
+        asked = await inboxes.wait(DIRECTOR, lambda m: "[confirm " in str(m["Subject"]))
+        await reply_to(servers, DIRECTOR, asked, "yes\n")
         created = await inboxes.wait(DIRECTOR, answered("tournament Cup created"))
         password = re.search(r"password ([a-z2-7]{16})", text_of(created))
         assert password is not None
@@ -102,6 +105,9 @@ async def test_a_tournament_by_mail(mail_servers: LocalMail, moderator: Config) 
         for address in [*PLAYERS, RESERVE]:
             line = "register Cup as reserve" if address == RESERVE else "register Cup"
             await send_mail(servers, address, MODERATOR, "entry", line + "\n")
+        for address in [*PLAYERS, RESERVE]:
+            asked = await inboxes.wait(address, lambda m: "[confirm " in str(m["Subject"]))
+            await reply_to(servers, address, asked, "yes\n")
         for address in [*PLAYERS, RESERVE]:
             await inboxes.wait(address, answered("you are entered in Cup"), timeout=30)
 

@@ -97,6 +97,16 @@ def h(tmp_path: Path) -> Harness:
     return Harness(tmp_path, tournament_directors=(DIRECTOR,))
 
 
+def confirmed(h: Harness, sender: str, body: str) -> str:
+    """SENDER's `register` or `create tournament`, then the reply that confirms it
+    (issue 31: a From line alone enters nobody); the text of the last answer."""
+    h.send(sender, body)
+    asked = h.last_to(sender)
+    assert "[confirm " in str(asked["Subject"]), last_text(h, sender)
+    h.reply(sender, asked, "yes\n\n> quoted request")
+    return last_text(h, sender)
+
+
 def direct(h: Harness, password: str, *lines: str) -> str:
     h.send(DIRECTOR, "\n".join([f"password {password}", *lines]))
     return last_text(h, DIRECTOR)
@@ -110,11 +120,11 @@ def test_only_a_listed_director_creates_and_only_with_the_password_directs(
     assert "REFUSED" in last_text(h, DIRECTOR)
     h.send(DIRECTOR, "create tournament Spring titles 18TN sizes 3-7")
     assert "no title of 18TN takes 6 players" in last_text(h, DIRECTOR)
-    h.send(DIRECTOR, "create tournament Spring titles 18TN,1850 sizes 3-4 heats 2 final 4 "
+    confirmed(h, DIRECTOR, "create tournament Spring titles 18TN,1850 sizes 3-4 heats 2 final 4 "
            "scoring share deadline 24h timeout pass seed 11")
     assert "tournament Spring created" in last_text(h, DIRECTOR)
     password = director_password(h)
-    h.send("p1@example.org", "register Spring")
+    confirmed(h, "p1@example.org", "register Spring")
     assert "you are entered in Spring as a player" in last_text(h, "p1@example.org")
     # The director's commands: never without the password, never from another address.
     h.send(DIRECTOR, "close entry Spring")
@@ -137,12 +147,12 @@ def test_only_a_listed_director_creates_and_only_with_the_password_directs(
 
 
 def test_a_tournament_through_heats_and_a_final(h: Harness) -> None:
-    h.send(DIRECTOR, "create tournament Spring titles 18TN,1850 sizes 3-4 heats 2 final 4 "
+    confirmed(h, DIRECTOR, "create tournament Spring titles 18TN,1850 sizes 3-4 heats 2 final 4 "
            "scoring placement deadline 24h timeout pass seed 11")
     password = director_password(h)
     for address in PLAYERS:
-        h.send(address, "register Spring")
-    h.send(RESERVE, "register Spring as reserve")
+        confirmed(h, address, "register Spring")
+    confirmed(h, RESERVE, "register Spring as reserve")
     answer = direct(h, password, "close entry Spring minimum 50")
     assert "entry to Spring is closed: 9 players" in answer
     assert "p1@example.org: no record yet" in answer  # reliability shown to the director
@@ -258,10 +268,10 @@ def test_a_tournament_through_heats_and_a_final(h: Harness) -> None:
 
 
 def test_a_refused_line_takes_back_a_heat_already_seated(h: Harness) -> None:
-    h.send(DIRECTOR, "create tournament Cup titles 18TN sizes 3-4 heats 1 seed 4")
+    confirmed(h, DIRECTOR, "create tournament Cup titles 18TN sizes 3-4 heats 1 seed 4")
     password = director_password(h)
     for address in PLAYERS[:7]:
-        h.send(address, "register Cup")
+        confirmed(h, address, "register Cup")
     direct(h, password, "close entry Cup")
     before = len(h.outbox())
     answer = direct(h, password, "start heat Cup", "withdraw Nowhere")
@@ -285,3 +295,22 @@ def test_a_refused_line_takes_back_a_heat_already_seated(h: Harness) -> None:
     assert "has ended already" in direct(h, password, f"end table {tables(h, 'Cup')[0][0]}")
     h.send("p1@example.org", "register Cup")
     assert "entry to Cup is closed" in last_text(h, "p1@example.org")
+
+
+def test_an_unconfirmed_entry_is_never_seated_and_expires(h: Harness) -> None:
+    confirmed(h, DIRECTOR, "create tournament Cup titles 18TN sizes 3-4 heats 1 seed 4")
+    password = director_password(h)
+    for address in PLAYERS[:6]:
+        confirmed(h, address, "register Cup")
+    h.send(PLAYERS[6], "register Cup")  # asked, never confirmed
+    asked = h.last_to(PLAYERS[6])
+    assert "waits for your confirmation" in last_text(h, PLAYERS[6])
+    assert "entry to Cup is closed: 6 players" in direct(h, password, "close entry Cup")
+    direct(h, password, "start heat Cup")
+    seated = {a for game_id, *_ in tables(h, "Cup") for a in seats_of(h, game_id).values()}
+    assert seated == set(PLAYERS[:6])
+    # Two days later the reply comes: expired (as a reserve it would still be welcome).
+    h.store.execute("UPDATE tournament_confirmations SET created = created - 49 * 3600")
+    h.reply(PLAYERS[6], asked, "yes")
+    assert "expired" in last_text(h, PLAYERS[6])
+    assert PLAYERS[6] not in {e.address for e in h.store.entrants("Cup")}

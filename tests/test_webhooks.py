@@ -52,7 +52,10 @@ def test_only_http_and_https_urls(url: str) -> None:
     "http://LOCALHOST:80/", "http://printer.local/", "http://10.0.0.5/", "http://192.168.1.1/",
     "http://172.16.0.1/", "http://169.254.169.254/latest/meta-data/", "http://[::1]/",
     "http://[fe80::1]/", "http://[::ffff:127.0.0.1]/", "http://0.0.0.0/", "http://100.64.0.1/",
-    "http://[fd00::1]/"])
+    "http://[fd00::1]/",
+    # Issue 31, case 5: what the resolver reads as loopback though `ipaddress` does not.
+    "http://127.1/", "http://0x7f000001/", "http://2130706433/", "http://0177.0.0.1/",
+    "http://0/", "http://localhost./", "http://LocalHost.:8080/x"])
 def test_this_machine_and_private_networks_are_refused(url: str) -> None:
     """SSRF: the service is public, so nobody makes it post into its own network --
     unless the operator allows it (the tests' local server)."""
@@ -195,8 +198,8 @@ async def test_the_sender_gives_up_after_its_tries() -> None:
 
 async def test_the_queue_is_bounded(monkeypatch: pytest.MonkeyPatch,
                                     caplog: pytest.LogCaptureFixture) -> None:
-    """A webhook that hangs holds the workers; what comes meanwhile waits in a queue of
-    bounded size, the oldest dropped first (and logged)."""
+    """A webhook that hangs holds its game's poster; what comes meanwhile waits in the
+    game's queue of bounded size, the oldest dropped first (and logged)."""
     monkeypatch.setattr(webhook, "QUEUE_SIZE", 3)
     sender = WebhookSender(WebhookPolicy(timeout=30.0, attempts=1, allow_private=True))
     stop = asyncio.Event()
@@ -207,23 +210,65 @@ async def test_the_queue_is_bounded(monkeypatch: pytest.MonkeyPatch,
         def submit(move: int) -> None:
             sender.submit(Post("18TN-1", server.url, "json", "h", (), move, None, False, "m"))
 
-        for move in range(1, webhook.WORKERS + 1):  # these hold the workers
-            submit(move)
-        await server.wait_for(webhook.WORKERS)
-        for move in range(webhook.WORKERS + 1, webhook.WORKERS + 6):  # five into three
+        submit(1)  # this one hangs
+        await server.wait_for(1)
+        for move in range(2, 7):  # five into three
             submit(move)
         while sender.given_up < 2:
             await asyncio.sleep(0.01)
         server.release()
-        while len(server.received) < webhook.WORKERS + 3:
+        while len(server.received) < 4:
             await asyncio.sleep(0.01)
         stop.set()
         await task
     moves = sorted(r.json()["move"] for r in server.received)
-    held = list(range(1, webhook.WORKERS + 1))
-    last = webhook.WORKERS + 3
-    assert moves == [*held, last, last + 1, last + 2]  # the two oldest were dropped
-    assert sum("queue full" in r.message for r in caplog.records) == 2
+    assert moves == [1, 4, 5, 6]  # the two oldest waiting were dropped
+    assert sum("queue of 18TN-1 full" in r.message for r in caplog.records) == 2
+
+
+async def test_a_hung_game_does_not_delay_another_games_posts() -> None:
+    """Issue 31, case 4: every game posts from its own queue. Game A's hook hangs with
+    three posts waiting; game B's ten posts all go meanwhile."""
+    sender = WebhookSender(WebhookPolicy(timeout=30.0, attempts=1, allow_private=True,
+                                         total=30.0))
+    stop = asyncio.Event()
+    async with hook_server("hang") as hung, hook_server(200) as quick:
+        task = asyncio.create_task(sender.run(stop))
+        await asyncio.sleep(0)
+        for move in range(1, 4):
+            sender.submit(Post("18TN-A", hung.url, "json", "h", (), move, None, False, "m"))
+        await hung.wait_for(1)
+        for move in range(1, 11):
+            sender.submit(Post("18TN-B", quick.url, "json", "h", (), move, None, False, "m"))
+        received = await quick.wait_for(10, timeout=10)
+        assert [r.json()["move"] for r in received] == list(range(1, 11))  # in order
+        while sender.posted < 10:  # their answers read, while A's first still hangs
+            await asyncio.sleep(0.01)
+        assert hung.hanging == 1 and hung.received == []
+        hung.release()
+        stop.set()
+        await task
+
+
+async def test_a_post_gives_up_when_its_total_is_spent() -> None:
+    """However many tries the policy allows, one post holds its game for at most
+    `total` seconds: the next post of the game goes then."""
+    policy = WebhookPolicy(timeout=0.3, attempts=50, retry_min=0.1, allow_private=True,
+                           total=1.0)
+    sender = WebhookSender(policy)
+    stop = asyncio.Event()
+    async with hook_server(503) as server:
+        task = asyncio.create_task(sender.run(stop))
+        await asyncio.sleep(0)
+        sender.submit(Post("18TN-1", server.url, "json", "h", (), 1, None, False, "m"))
+        sender.submit(Post("18TN-1", server.url, "json", "h", (), 2, None, False, "m"))
+        while sender.given_up < 2:
+            await asyncio.sleep(0.02)
+        stop.set()
+        await task
+    # Tries after waits of 0.1, 0.2 and 0.4 s; the next wait would end past the total.
+    tries = [r.json()["move"] for r in server.received]
+    assert 2 <= tries.count(1) <= 5 and 2 <= tries.count(2) <= 5, tries
 
 
 # -- set before `start` ---------------------------------------------------------------------
@@ -247,13 +292,16 @@ def test_the_game_master_sets_the_webhook_during_set_up(tmp_path: Path) -> None:
         h.last_to(PLAYERS["Ann"]))
     h.reply(GM, h.last_to(GM), "webhook ftp://example.org/x\n")
     assert "a webhook must be an http or https URL" in text_of(h.last_to(GM))
-    h.reply(GM, h.last_to(GM), "webhook https://discord.com/api/webhooks/1/abc\n")
-    assert "webhook set: each report's summary is posted to discord.com (discord)" in \
+    # A public address that needs no DNS (the tests run offline): it is resolved and
+    # judged now, when it is set (issue 31), and the posts keep what was judged.
+    h.reply(GM, h.last_to(GM), "webhook https://93.184.216.34/api/webhooks/1/abc discord\n")
+    assert "webhook set: each report's summary is posted to 93.184.216.34 (discord)" in \
         text_of(h.last_to(GM))
     assert posts == []  # nothing to post before the game starts
     h.reply(GM, h.last_to(GM), "start\n")
     [started] = posts
-    assert started.url == "https://discord.com/api/webhooks/1/abc"
+    assert started.url == "https://93.184.216.34/api/webhooks/1/abc"
+    assert started.addresses == ("93.184.216.34",)
     assert started.kind == "discord" and started.move == 0 and started.lines == ()
     assert started.to_move is not None and started.headline.startswith("SR 1")
     mover = PLAYERS[started.to_move]

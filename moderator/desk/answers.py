@@ -206,7 +206,7 @@ class Answers:
             headline=self.position(game_id, game).headline,
             lines=summary_lines([e.line for e in entries if e.lines]), move=game.next_move,
             to_move=None if view.game_over else view.acting_seat, game_over=view.game_over,
-            moderator=self.settings.name))
+            moderator=self.settings.name, addresses=found.addresses))
         set_hook(self.store, game_id, dataclasses.replace(found, posted=game.next_move))
 
     def committed(self) -> None:

@@ -29,6 +29,7 @@ from moderator.desk.sender import Auth
 from moderator.desk.turns import MODERATOR, deadline_for
 from moderator.desk.webhooks import WebhookRefused, configure
 from moderator.desk.work import Refused, Work
+from moderator.mail.addresses import lookalike_problem
 from moderator.reports.lays import hex_pictures, lays_text, legal_lays
 from moderator.reports.report import Section
 from moderator.store import Store
@@ -327,6 +328,8 @@ class GameCommands:
         local, at, domain = address.rpartition("@")
         if not at or not local or ("." not in domain and domain != "localhost"):
             self._refuse(f"{command.address!r} is not a mail address")
+        if (problem := lookalike_problem(address)) is not None:
+            self._refuse(problem)
         members = self.store.members(self.game_id)
         if any(m.address == address and m.role == "player" for m in members):
             self._refuse(f"{address} plays in {self.game_id} already")

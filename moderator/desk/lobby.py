@@ -24,6 +24,7 @@ from moderator.desk.changes import after_change
 from moderator.desk.sender import Auth, games_of
 from moderator.desk.webhooks import WebhookRefused, configure
 from moderator.desk.work import Refused, Work, masked, under
+from moderator.mail.addresses import lookalike_problem
 from moderator.reports.report import LineResult, Results, Section
 from moderator.store import Role, Store
 
@@ -317,6 +318,8 @@ def check_invite(work: Work, game_id: str, order: cmd.Invite, *, started: bool
     local, at, domain = address.rpartition("@")
     if not at or not local or ("." not in domain and domain != "localhost"):
         raise Refused(f"{order.address!r} is not a mail address")
+    if (problem := lookalike_problem(address)) is not None:
+        raise Refused(problem)
     observer = order.seat.casefold() == OBSERVER
     if not observer and (problem := seat_name_problem(order.seat)) is not None:
         raise Refused(problem)

@@ -55,6 +55,7 @@ from moderator.desk.sender import (
 from moderator.desk.settings import ProcessorSettings
 from moderator.desk.tournament.desk import tournament_lines, tournament_mail
 from moderator.desk.work import Work
+from moderator.mail.limits import OverBudget, budget, over_limits
 from moderator.mail.parse import Incoming, message_key, parse_incoming, read_identity
 from moderator.reports.report import warm_templates
 from moderator.store import MessageRow, Store
@@ -227,19 +228,29 @@ class Processor:
             # it is given up without being read again.
             return self._quarantine(key, row.attempts - 1, error,
                                     read=row.attempts == self.retry.attempts + 1)
+        if (over := over_limits(row.raw)) is not None:  # issue 31: never parsed
+            return self._quarantine(key, row.attempts, f"over the mail limits: {over}",
+                                    read=False)
         try:
             with store.transaction():
                 # Re-read inside the transaction: another worker may have done it.
                 again = store.message(key)
                 if again is None or again.status == "done":
                     return Outcome(key, "duplicate", "processed before")
-                work = self.work(parse_incoming(row.raw, self.settings.address, key),
-                                 row.size, self.clock())
-                work.defer_reports = batch
-                summary, status = route(work)
-                queued = work.answers.queue()
+                with budget(self.settings.mail_budget):
+                    work = self.work(parse_incoming(row.raw, self.settings.address, key),
+                                     row.size, self.clock())
+                    work.defer_reports = batch
+                    summary, status = route(work)
+                    queued = work.answers.queue()
                 store.finish_message(key, summary, game_id=work.game_id,
                                      sender=work.incoming.sender, now=work.now)
+        except OverBudget:  # it would take as long again: given up at once, unread
+            log.error("processing %s went over its budget of %.1f CPU seconds", key,
+                      self.settings.mail_budget)
+            return self._quarantine(
+                key, row.attempts, f"its processing went over the budget of "
+                f"{self.settings.mail_budget:g} CPU seconds", read=False)
         except Exception as exc:
             log.exception("processing %s failed (try %d of %d)", key, row.attempts,
                           self.retry.attempts)
@@ -284,7 +295,8 @@ class Processor:
         incoming = (parse_incoming(row.raw, self.settings.address, key) if read else
                     Incoming(key, row.message_id, None, "", "", (), (), "", None,
                              "not read again: reading it stopped the daemon"))
-        summary = f"quarantined (given up after {tries} tries): {error}"
+        summary = (f"quarantined (given up after {tries} tr{'y' if tries == 1 else 'ies'}): "
+                   f"{error}")
         now = self.clock()
         with self.store.transaction():
             queued = self._quarantine_notice(row, incoming, tries)

@@ -27,10 +27,13 @@ class ProcessorSettings:
     game_masters: tuple[str, ...] = ()
     games_per_day: int = 3
     tournament_directors: tuple[str, ...] = ()
+    tournaments_per_day: int = 3  # tournaments one director may create a day
     invitations_per_day: int = 30
     invitations_per_game: int = 12
     max_message_bytes: int = 10_000_000
     max_order_lines: int = 100
+    # CPU seconds one mail may take in processing before it is quarantined (issue 31).
+    mail_budget: float = 20.0
     deadline_hours: float = 72.0
     reminder_hours: float = 4.0
     away_windows: int = 3
@@ -57,9 +60,11 @@ class ProcessorSettings:
                    game_masters=config.game_masters,
                    games_per_day=config.games_per_day,
                    tournament_directors=config.tournament_directors,
+                   tournaments_per_day=config.tournaments_per_day,
                    invitations_per_day=config.invitations_per_day,
                    invitations_per_game=config.invitations_per_game,
                    max_message_bytes=config.max_message_bytes,
+                   mail_budget=config.mail_budget,
                    deadline_hours=config.deadline_hours,
                    reminder_hours=config.reminder_hours,
                    away_windows=config.away_windows, away_days=config.away_days,

@@ -12,8 +12,8 @@ down or slow never delays mail.
 
 Only http and https URLs are taken. The service is public, so an address on this
 machine or a private network is refused (SSRF) unless the operator allows it
-(``[moderator] webhook_allow_private``); the sender checks again, on every post, each
-address the name resolves to.
+(``[moderator] webhook_allow_private``): judged when it is set, against every address
+the name resolves to, which the hook keeps; the posts go to those addresses.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from moderator.mail.webhook import KINDS, Kind, guess_kind, url_problem
+from moderator.mail.webhook import KINDS, Kind, guess_kind, judge
 from moderator.store import Store
 
 __all__ = ["MAX_LINES", "Hook", "WebhookRefused", "configure", "hook", "set_hook",
@@ -40,6 +40,8 @@ class Hook:
     url: str
     kind: Kind
     posted: int = 0
+    #: The addresses judged when it was set: posts connect to them, no look-up again.
+    addresses: tuple[str, ...] = ()
 
 
 def _key(game_id: str) -> str:
@@ -52,7 +54,8 @@ def hook(store: Store, game_id: str) -> Hook | None:
     if not raw:
         return None
     data = json.loads(raw)
-    return Hook(str(data["url"]), data["kind"], int(data.get("posted", 0)))
+    return Hook(str(data["url"]), data["kind"], int(data.get("posted", 0)),
+                tuple(str(a) for a in data.get("addresses", ())))
 
 
 def set_hook(store: Store, game_id: str, value: Hook | None) -> None:
@@ -61,7 +64,8 @@ def set_hook(store: Store, game_id: str, value: Hook | None) -> None:
         store.execute("DELETE FROM meta WHERE key = ?", [_key(game_id)])
         return
     store.set_meta(_key(game_id), json.dumps(
-        {"url": value.url, "kind": value.kind, "posted": value.posted}))
+        {"url": value.url, "kind": value.kind, "posted": value.posted,
+         "addresses": list(value.addresses)}))
 
 
 def summary_lines(entries: Sequence[str]) -> tuple[str, ...]:
@@ -88,11 +92,13 @@ def configure(store: Store, game_id: str, next_move: int, url: str | None,
         return ("webhook off: reports are no longer posted",
                 "The game master turned the webhook off: reports are no longer posted.",
                 lambda: set_hook(store, game_id, None))
-    problem = url_problem(url, allow_private)
+    # Judged now with the rules and the resolver of a post (issue 31), not at the first
+    # post, silently: the game master learns at once that it will never be posted to.
+    problem, addresses = judge(url, allow_private)
     if problem is not None:
         raise WebhookRefused(problem)
     kind = next((k for k in KINDS if k == form), None) or guess_kind(url)
     host = urlsplit(url).hostname
     return (f"webhook set: each report's summary is posted to {host} ({kind})",
             f"The game master set a webhook: each report's summary is posted to {host}.",
-            lambda: set_hook(store, game_id, Hook(url, kind, next_move)))
+            lambda: set_hook(store, game_id, Hook(url, kind, next_move, addresses)))

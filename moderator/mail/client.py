@@ -17,7 +17,9 @@ import asyncio
 import contextlib
 import email
 import email.policy
+import os
 import re
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,6 +48,10 @@ class _Received:
     message: EmailMessage
 
 
+class _OutputClosed(Exception):
+    """Printing failed: the pipe the output went to was closed by its reader."""
+
+
 def send_lines(workdir: Path, sender: str, subject: str, lines: list[str], *,
                new: bool = False, game: str | None = None, wait: float = _TIMEOUT,
                echo: Callable[[str], Any] = click.echo) -> None:
@@ -55,9 +61,23 @@ def send_lines(workdir: Path, sender: str, subject: str, lines: list[str], *,
     if "@" not in address:
         raise click.BadParameter(f"{sender!r} is not a mail address", param_hint="--as")
     endpoints = _endpoints(workdir)
+
+    def shown(text: str) -> None:
+        try:
+            echo(text)
+        except BrokenPipeError:
+            raise _OutputClosed from None
+
     try:
         asyncio.run(_exchange(endpoints, sender, subject, lines, new=new, game=game,
-                              wait=wait, echo=echo))
+                              wait=wait, echo=shown))
+    except _OutputClosed:
+        # The reader of the output went away (`moderator mail ... | head -3`): not a
+        # failed send (issue 31). Nothing more can be printed; the rest goes nowhere,
+        # so that Python's own flush at exit does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return
     except (aiosmtplib.SMTPException, OSError) as exc:
         raise click.ClickException(
             f"could not mail {endpoints.moderator} through "

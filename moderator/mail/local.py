@@ -60,6 +60,7 @@ from moderator.mail.endpoints import (
     mailbox_address,
     port_is_free,
 )
+from moderator.mail.limits import over_limits
 
 __all__ = [
     "LOCAL_HOST",
@@ -208,6 +209,10 @@ class _SmtpHandler:
         self, server: SMTP, session: Session, envelope: Envelope,
     ) -> str:
         content = envelope.original_content or b""
+        # Refused at the door, as a mail server's header limit does: pymap parses a
+        # stored mail's header at every FETCH, and takes 20-45 s on these (issue 31).
+        if (over := over_limits(content)) is not None:
+            return f"552 5.3.4 Message refused: {over}"
         keeps = self._mail.keeps
         try:
             for rcpt in envelope.rcpt_tos:

@@ -37,6 +37,8 @@ from email.message import EmailMessage, Message
 from email.utils import getaddresses, parseaddr
 from typing import TypeVar
 
+from moderator.mail.addresses import lookalike_problem
+from moderator.mail.limits import over_limits
 from moderator.mail.reply import html_to_text, own_words
 
 __all__ = [
@@ -193,6 +195,9 @@ def parse_incoming(raw: bytes, moderator: str, key: str | None = None) -> Incomi
     if key is None:
         key = read_key(raw)[0]
     message_id, _ = read_identity(raw)
+    if (over := over_limits(raw)) is not None:  # never parsed: its cost is unbounded
+        return Incoming(key, message_id, None, "", "", (), (), "", over,
+                        f"over the mail limits: {over}")
     unreadable: tuple[str, str | None] = (
         "", "its structure could not be read (MIME parts nested too deep, or broken)")
     message: Message | None
@@ -276,6 +281,8 @@ def normal_address(address: str) -> str | None:
     if any(c.isspace() or c in _ADDRESS_SPECIALS or ord(c) < 32 or c in "\x7f\ufffd"
            for c in address) or "@" in local:
         return None
+    if lookalike_problem(address) is not None:  # an encoded word, look-alikes (issue 31)
+        return None
     domain = domain.lower().rstrip(".")
     if not domain.isascii():
         try:
@@ -358,7 +365,10 @@ def _plausible(address: str) -> bool:
 _AUTO_SUBJECT_RE = re.compile(
     r"^\s*(auto(matic|matische)?[ _-]?(reply|response|antwort|respuesta)\b|autoreply\b"
     r"|out of (the )?office\b|abwesen(d|heit)|r[ée]ponse automatique|respuesta autom"
-    r"|risposta automatica|absence\b|vacation (reply|notice)|on vacation\b)", re.I)
+    r"|risposta automatica|absence\b|vacation (reply|notice)|on vacation\b"
+    # issue 31: `Away: Re: ...`, `OOO: ...`, and the common forms of other languages
+    r"|(away|ooo|absent|auto ?reply|autosvar|automaattinen vastaus|fuori sede"
+    r"|afwezig|nicht im b[üu]ro)\s*:)", re.I)
 _CALENDAR_SUBJECT_RE = re.compile(
     r"^\s*(accepted|declined|tentative|tentatively accepted|angenommen|abgelehnt"
     r"|mit vorbehalt angenommen|accept[ée]|refus[ée]|provisoire|aceptado|rechazado"
@@ -366,7 +376,8 @@ _CALENDAR_SUBJECT_RE = re.compile(
 _AUTO_FIRST_LINE_RE = re.compile(
     r"^\s*(this is an? (automatic|automated|auto-generated) (reply|response|message)"
     r"|(automatic|auto)[ -]?reply\b|i am (currently )?out of (the )?office"
-    r"|i'm (currently )?out of (the )?office)", re.I)
+    r"|i'm (currently )?out of (the )?office|i am (currently )?away\b"
+    r"|i'm (currently )?away\b|i am on (holiday|vacation|leave)\b)", re.I)
 _CALENDAR_ANSWER_RE = re.compile(rb"^METHOD:(REPLY|COUNTER|DECLINECOUNTER)\s*$", re.I | re.M)
 
 
@@ -381,7 +392,9 @@ def automatic_reason(message: Message, moderator: str, sender: str | None = None
         if auto and auto != "no":
             return f"Auto-Submitted: {auto}"
     for header in ("Precedence", "X-Precedence"):
-        precedence = _header(message, header).strip().lower()
+        # Its first word, without comments: `list (comment)` is list (issue 31).
+        words = re.sub(r"\([^)]*\)", " ", _header(message, header)).lower().split()
+        precedence = words[0] if words else ""
         if precedence in _SKIPPED_PRECEDENCE:
             return f"{header}: {precedence}"
     if _has(message, "List-Id") or _has(message, "List-Unsubscribe"):

@@ -9,10 +9,18 @@ one, 5xx, 429, an answer that is not HTTP) tried again after a doubling wait, up
 the store or the outbox, so a webhook that is down, slow or answers garbage cannot
 delay or lose a mail.
 
-Each try resolves the host and refuses it if any of its addresses is on this machine or
-a private network (unless ``allow_private``), then connects to the address it checked,
-so a name cannot be pointed at the LAN between the check and the connection. Redirects
-are not followed.
+The address is judged once, when the game master sets the webhook (`judge`: the URL's
+rules, then every address the system's resolver gives for the name, each refused if it
+is on this machine or a private network unless ``allow_private``); the hook keeps the
+addresses it checked and every post connects to them, checked again but never looked up
+again (issue 31): a name cannot be pointed at the LAN after the check, and a post costs
+no DNS query. TLS still verifies the name. A hook kept before that has no addresses:
+its post looks the name up once, with the same checks, and connects to what it checked.
+Redirects are not followed.
+
+Each game has a queue of its own and posts from a task of its own (issue 31): a game
+whose hook hangs delays only its own posts. A post has a total budget (``total``)
+across its tries, so a hung hook holds its game's queue for seconds, not minutes.
 """
 
 from __future__ import annotations
@@ -30,7 +38,8 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 __all__ = ["KINDS", "MAX_TEXT", "Post", "WebhookError", "WebhookPolicy", "WebhookSender",
-           "address_problem", "guess_kind", "payload", "post_once", "url_problem"]
+           "address_problem", "guess_kind", "judge", "numeric_address", "payload",
+           "post_once", "resolve", "url_problem"]
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +62,8 @@ class Post:
     to_move: str | None  # the seat to move (None at the end)
     game_over: bool
     moderator: str  # the service's name, for the chat's sender
+    #: The addresses judged when the hook was set (connected to without a look-up).
+    addresses: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -92,15 +103,67 @@ def url_problem(url: str, allow_private: bool) -> str | None:
         return f"{url} names port 0"
     if allow_private:
         return None
-    if host.casefold() == "localhost" or host.casefold().endswith((".localhost", ".local",
-                                                                   ".internal")):
+    name = host.casefold().rstrip(".")  # `localhost.` is localhost
+    if name == "localhost" or name.endswith((".localhost", ".local", ".internal")):
         return f"{host} is this machine or a private network: the moderator posts " \
             "only to public addresses"
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return None  # a name: its addresses are checked when posting
+    address = numeric_address(host)
+    if address is None:
+        return None  # a name: its addresses are checked by `judge`
     return address_problem(address)
+
+
+def numeric_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """HOST as the address a resolver reads in it, in any form it takes: `127.1`,
+    `0x7f000001`, `2130706433`, `0177.0.0.1` and `0` are all IPv4 addresses to
+    inet_aton (and to getaddrinfo), though `ipaddress` refuses them."""
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    if not host or not all(c in "0123456789abcdefxABCDEFX." for c in host) or \
+            not host[0].isdigit():
+        return None  # a name (a name's labels cannot all be numbers)
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except OSError:
+        return None
+
+
+def resolve(host: str, port: int, allow_private: bool) -> tuple[str, ...]:
+    """Every address of HOST, each checked (`address_problem`): the system's resolver,
+    the one a post would use. WebhookError when it has none or one is refused."""
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise WebhookError(f"{host} does not resolve ({exc})", retry=True) from None
+    return _checked(host, [str(info[4][0]) for info in found], allow_private)
+
+
+def _checked(host: str, addresses: list[str], allow_private: bool) -> tuple[str, ...]:
+    if not addresses:
+        raise WebhookError(f"{host} has no address", retry=True)
+    if not allow_private:
+        for text in addresses:
+            problem = address_problem(ipaddress.ip_address(text.split("%")[0]))
+            if problem is not None:
+                raise WebhookError(f"{host}: {problem}", retry=False)
+    return tuple(dict.fromkeys(addresses))
+
+
+def judge(url: str, allow_private: bool) -> tuple[str | None, tuple[str, ...]]:
+    """Why URL cannot be a webhook (None: it can), and the addresses its posts go to:
+    the URL's rules (`url_problem`), then every address its host resolves to."""
+    problem = url_problem(url, allow_private)
+    if problem is not None:
+        return problem, ()
+    parts = urlsplit(url)
+    assert parts.hostname is not None
+    port = parts.port or (443 if parts.scheme.casefold() == "https" else 80)
+    try:
+        return None, resolve(parts.hostname, port, allow_private)
+    except WebhookError as exc:
+        return str(exc), ()
 
 
 def address_problem(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
@@ -133,10 +196,8 @@ def payload(post: Post) -> bytes:
 
 
 
-#: Posts waiting at most; beyond it the oldest is dropped (a chat is a courtesy).
+#: Posts waiting at most per game; beyond it the oldest is dropped (a chat is a courtesy).
 QUEUE_SIZE = 200
-#: Posts made at once (one slow webhook leaves the others going).
-WORKERS = 2
 #: The most of an answer read: its status line and headers.
 MAX_ANSWER = 16_384
 
@@ -157,6 +218,8 @@ class WebhookPolicy:
     attempts: int = 4
     retry_min: float = 5.0
     allow_private: bool = False
+    #: Seconds one post may take over all its tries and waits.
+    total: float = 30.0
 
 
 class WebhookSender:
@@ -164,8 +227,8 @@ class WebhookSender:
 
     def __init__(self, policy: WebhookPolicy) -> None:
         self.policy = policy
-        self._queue: deque[Post] = deque()
-        self._ready = asyncio.Event()
+        self._queues: dict[str, deque[Post]] = {}  # by game, in order
+        self._tasks: dict[str, asyncio.Task[None]] = {}  # the game's poster, while busy
         self._loop: asyncio.AbstractEventLoop | None = None
         self.posted = 0  # posts delivered
         self.given_up = 0  # posts that failed every try, were refused, or were dropped
@@ -179,53 +242,65 @@ class WebhookSender:
         loop.call_soon_threadsafe(self._put, post)
 
     def _put(self, post: Post) -> None:
-        if len(self._queue) >= QUEUE_SIZE:
-            dropped = self._queue.popleft()
+        queue = self._queues.setdefault(post.game_id, deque())
+        if len(queue) >= QUEUE_SIZE:
+            dropped = queue.popleft()
             self.given_up += 1
-            log.warning("webhook queue full (%d): the oldest post (%s, move %d) is dropped",
-                        QUEUE_SIZE, dropped.game_id, dropped.move)
-        self._queue.append(post)
-        self._ready.set()
+            log.warning("webhook queue of %s full (%d): the oldest post (move %d) is "
+                        "dropped", post.game_id, QUEUE_SIZE, dropped.move)
+        queue.append(post)
+        if post.game_id not in self._tasks:
+            self._tasks[post.game_id] = asyncio.create_task(self._game(post.game_id))
 
     async def run(self, stop: asyncio.Event) -> None:
         """Post until STOP is set (what is still queued then is dropped, logged)."""
         self._loop = asyncio.get_running_loop()
-        workers = [asyncio.create_task(self._worker(stop)) for _ in range(WORKERS)]
         try:
             await stop.wait()
         finally:
-            for worker in workers:
-                worker.cancel()
-            for worker in workers:
+            tasks = list(self._tasks.values())
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError):
-                    await worker
-            if self._queue:
-                log.warning("stopping with %d webhook posts not made", len(self._queue))
+                    await task
+            left = sum(len(q) for q in self._queues.values())
+            if left:
+                log.warning("stopping with %d webhook posts not made", left)
             self._loop = None
 
-    async def _worker(self, stop: asyncio.Event) -> None:
-        while not stop.is_set():
-            if not self._queue:
-                self._ready.clear()
-                await self._ready.wait()
-                continue
-            await self._deliver(self._queue.popleft())
+    async def _game(self, game_id: str) -> None:
+        """Post GAME_ID's queue in order, then end (the next post starts another)."""
+        queue = self._queues[game_id]
+        try:
+            while queue:
+                await self._deliver(queue.popleft())
+        finally:
+            if not queue:
+                self._queues.pop(game_id, None)
+            self._tasks.pop(game_id, None)
 
     async def _deliver(self, post: Post) -> None:
-        """POST with its tries; logged, never raised."""
+        """POST with its tries, within the policy's total; logged, never raised."""
         policy = self.policy
+        loop = asyncio.get_running_loop()
+        ends = loop.time() + policy.total
         wait = policy.retry_min
         host = urlsplit(post.url).hostname
         for attempt in range(1, policy.attempts + 1):
+            left = ends - loop.time()
             try:
-                status = await post_once(post, policy)
+                if left <= 0:
+                    raise WebhookError(f"its {policy.total:g}s are spent", retry=False)
+                status = await post_once(post, policy, min(policy.timeout, left))
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # a bug must not stop the posts after this one
                 if not isinstance(exc, WebhookError):
                     log.exception("webhook of %s at %s: the post failed", post.game_id, host)
                     exc = WebhookError(f"{type(exc).__name__}: {exc}", retry=False)
-                last = attempt == policy.attempts or not exc.retry
+                last = (attempt == policy.attempts or not exc.retry
+                        or loop.time() + wait >= ends)
                 log.warning("webhook of %s at %s: try %d of %d failed: %s%s", post.game_id,
                             host, attempt, policy.attempts, exc,
                             "; given up" if last else f"; again in {wait:.0f}s")
@@ -241,13 +316,14 @@ class WebhookSender:
             return
 
 
-async def post_once(post: Post, policy: WebhookPolicy) -> int:
-    """One try of POST within the policy's timeout: the HTTP status of a 2xx answer;
-    WebhookError otherwise."""
+async def post_once(post: Post, policy: WebhookPolicy, timeout: float | None = None) -> int:
+    """One try of POST within TIMEOUT (the policy's by default): the HTTP status of a
+    2xx answer; WebhookError otherwise."""
+    timeout = policy.timeout if timeout is None else timeout
     try:
-        return await asyncio.wait_for(_post(post, policy), policy.timeout)
+        return await asyncio.wait_for(_post(post, policy), timeout)
     except TimeoutError:
-        raise WebhookError(f"no answer within {policy.timeout:g}s", retry=True) from None
+        raise WebhookError(f"no answer within {timeout:g}s", retry=True) from None
     except (OSError, ssl.SSLError, ValueError) as exc:  # ValueError: an endless line
         raise WebhookError(f"{type(exc).__name__}: {exc}", retry=True) from None
 
@@ -261,7 +337,9 @@ async def _post(post: Post, policy: WebhookPolicy) -> int:
     assert host is not None
     secure = parts.scheme.casefold() == "https"
     port = parts.port or (443 if secure else 80)
-    address = await _checked_address(host, port, policy.allow_private)
+    address = (_checked(host, list(post.addresses), policy.allow_private)[0]
+               if post.addresses else await _checked_address(host, port,
+                                                              policy.allow_private))
     context = ssl.create_default_context() if secure else None
     reader, writer = await asyncio.open_connection(
         address, port, ssl=context, server_hostname=host if secure else None,
@@ -307,12 +385,4 @@ async def _checked_address(host: str, port: int, allow_private: bool) -> str:
         found = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except OSError as exc:
         raise WebhookError(f"{host} does not resolve ({exc})", retry=True) from None
-    addresses = [str(info[4][0]) for info in found]
-    if not addresses:
-        raise WebhookError(f"{host} has no address", retry=True)
-    if not allow_private:
-        for text in addresses:
-            problem = address_problem(ipaddress.ip_address(text.split("%")[0]))
-            if problem is not None:
-                raise WebhookError(f"{host}: {problem}", retry=False)
-    return addresses[0]
+    return _checked(host, [str(info[4][0]) for info in found], allow_private)[0]

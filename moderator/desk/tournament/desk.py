@@ -13,6 +13,13 @@ what:
 * `register`, `withdraw`: anyone, for their own address (the answer goes to it).
 * `standings`: the director and everyone entered.
 
+A From line is forged at will (issue 31), so `register` and `create tournament` are
+only asked for: the answer carries a token (`[confirm TOKEN]` in its subject) and the
+lines are carried out when a reply with it comes from the same address -- only that
+mailbox has seen the token. An unconfirmed request is never seated and expires after
+CONFIRM_HOURS; asking again while one waits sends nothing more (one answer per
+request). A director creates at most `tournaments_per_day` tournaments a day.
+
 The service mails nobody who never wrote to it: the tables' players and the reserves
 all wrote `register` themselves; the director's word seats them (no invitation).
 """
@@ -21,6 +28,7 @@ from __future__ import annotations
 
 import random
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.errors import GameError
@@ -28,6 +36,7 @@ from engine.game import Setup
 from engine.title import load_title
 from grammar import tournament as cmd
 from grammar.commands import Command
+from grammar.tournament import CONFIRM_TOKEN, confirm_token_in
 from moderator.desk.auth import MASTER_KEY, same_token
 from moderator.desk.changes import advance
 from moderator.desk.tournament.results import (
@@ -44,6 +53,9 @@ from moderator.store import Store, Tournament, TournamentTable
 __all__ = ["director_token", "tournament_lines", "tournament_mail"]
 
 DIRECTOR_KEY = "director"
+#: Hours a `register` or `create tournament` waits for its confirmation.
+CONFIRM_HOURS = 48.0
+_TOKEN_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
 
 def director_token(work: Work, name: str) -> str:
@@ -71,6 +83,11 @@ class _Mail:
     sender: str
     passwords: list[str]
     sections: list[Part] = field(default_factory=list)
+    #: The mail is a confirmed request: `register` and `create tournament` act.
+    confirmed: bool = False
+    #: The lines that wait for a confirmation (an unconfirmed mail's register/create).
+    waiting: list[str] = field(default_factory=list)
+    line: str = ""  # the line being carried out
 
     @property
     def store(self) -> Store:
@@ -84,15 +101,24 @@ def tournament_lines(work: Work) -> list[str] | None:
              if line.strip() and not line.strip().startswith("#")]
     if any(cmd.starts_tournament_line(line) for line in lines):
         return lines
+    # A reply to a confirmation request: its subject carries the token, its text may
+    # be only the quoted request (or a "yes").
+    token = confirm_token_in(work.incoming.subject)
+    if token is not None:
+        return [f"confirm {token}"]
     return None
 
 
-def tournament_mail(work: Work, lines: list[str]) -> str:
-    """Carry out LINES (`tournament_lines`), all or none, and answer the sender."""
+def tournament_mail(work: Work, lines: list[str], confirmed: bool = False) -> str:
+    """Carry out LINES (`tournament_lines`), all or none, and answer the sender.
+    CONFIRMED: they are the lines of a request the sender's reply confirmed."""
     sender = work.incoming.sender
     assert sender is not None
     passwords = [m.group(1) for line in lines if (m := PASSWORD_LINE.match(line))]
-    mail = _Mail(work, sender, passwords)
+    mail = _Mail(work, sender, passwords, confirmed=confirmed)
+    confirms = [line for line in lines if line.lower().startswith("confirm")]
+    if confirms and not confirmed:
+        return _confirm_mail(mail, lines, confirms)
     results: list[Line] = []
     mark = len(work.answers.mails)
     # What a refused mail must leave as it was: the games it made go with the savepoint.
@@ -112,6 +138,7 @@ def tournament_mail(work: Work, lines: list[str]) -> str:
                         command = cmd.parse_tournament_line(line)
                     except cmd.TournamentError as exc:
                         raise Refused(str(exc)) from None
+                    mail.line = line
                     said = _do(mail, command)
                 except Refused as exc:
                     results.append(Line(line, False, error=str(exc)))
@@ -125,14 +152,90 @@ def tournament_mail(work: Work, lines: list[str]) -> str:
         work.answers.final.clear()
         work.answers.final.update(final)
         mail.sections.clear()
+    subject = None
+    if ok and mail.waiting:
+        subject, token = _ask_confirmation(mail)
+        if token is None:  # the same request waits already: it was answered once
+            work.answers.drop_after(mark)
+            return "tournament: the same request waits for its confirmation already"
     work.answers.mail(sender, "tournament", "reply", game_id=None, key=None, kind="answer",
-                      ok=ok, results=tuple(results), sections=tuple(mail.sections))
+                      ok=ok, results=tuple(results), sections=tuple(mail.sections),
+                      subject=subject)
     return "tournament: " + ("; ".join(r.said[0] for r in results if r.said) if ok
                              else "refused")
 
 
+def _ask_confirmation(mail: _Mail) -> tuple[str | None, str | None]:
+    """A token for the mail's waiting lines, and the answer's subject that carries it;
+    (None, None) when the same request of the same address waits already."""
+    work, store = mail.work, mail.store
+    since = work.now - CONFIRM_HOURS * 3600
+    store.forget_confirmations(work.now - 30 * 24 * 3600)
+    if store.waiting_confirmation(mail.sender, mail.waiting, since) is not None:
+        return None, None
+    token = "".join(secrets.choice(_TOKEN_LETTERS) for _ in range(10))
+    assert CONFIRM_TOKEN.fullmatch(token)
+    store.add_confirmation(token, mail.sender, mail.waiting, work.now)
+    mail.sections.append(Part("To confirm", (
+        f"Nothing is done yet: reply to this mail within {CONFIRM_HOURS:g} hours (its "
+        f"subject carries `confirm {token}`), or send the line `confirm {token}`, from "
+        f"{mail.sender}. If you did not ask for this, ignore this mail: nothing happens.")))
+    what = "; ".join(mail.waiting)
+    return f"[confirm {token}] {what[:80]}", token
+
+
+def _confirm_mail(mail: _Mail, lines: list[str], confirms: list[str]) -> str:
+    """A reply confirming a request: its lines are carried out as if sent now."""
+    work = mail.work
+    token = confirm_token_in(confirms[0]) if len(confirms) == 1 else None
+    found = mail.store.confirmation(token) if token else None
+    problem = None
+    if token is None or len(lines) != len(confirms) + len(mail.passwords):
+        problem = ("a confirmation is a mail with the one line `confirm TOKEN` (or a reply "
+                   "to the mail that asked for it)")
+    elif found is None or found[0] != mail.sender:
+        problem = (f"nothing waits for the confirmation {token} from {mail.sender} (a "
+                   "request is confirmed from the address that made it)")
+    elif found[3] is not None:
+        problem = f"{token} was confirmed already"
+    elif found[2] < work.now - CONFIRM_HOURS * 3600:
+        problem = (f"{token} expired: a request waits {CONFIRM_HOURS:g} hours for its "
+                   "confirmation; send it again")
+    if problem is not None or found is None or token is None:
+        work.answers.mail(mail.sender, "tournament", "reply", game_id=None, key=None,
+                          kind="answer", ok=False, results=(Line(
+                              confirms[0], False, error=problem),), sections=())
+        return "tournament: confirmation refused"
+    mail.store.confirm(token, work.now)
+    return tournament_mail(work, found[1], confirmed=True)
+
+
+class _TakeBack(Exception):
+    """Ends a savepoint in which a request was only tried."""
+
+
+def _wait(mail: _Mail, act: Callable[[], str]) -> str:
+    """ACT tried (its checks refuse what it would refuse) and taken back: the line
+    waits for the sender's confirmation (`_ask_confirmation`)."""
+    sections = len(mail.sections)
+    said = ""
+    try:
+        with mail.store.transaction():
+            said = act()
+            raise _TakeBack
+    except _TakeBack:
+        pass
+    del mail.sections[sections:]
+    if said.endswith(" already"):  # nothing to do: nothing to confirm
+        return said
+    mail.waiting.append(" ".join(mail.line.split()))
+    return "waits for your confirmation (see below)"
+
+
 def _do(mail: _Mail, command: Command) -> str:
     if isinstance(command, cmd.CreateTournament):
+        if not mail.confirmed:
+            return _wait(mail, lambda: _create(mail, command))
         return _create(mail, command)
     if isinstance(command, cmd.EndTable):
         table = mail.store.tournament_table(command.game)
@@ -148,6 +251,8 @@ def _do(mail: _Mail, command: Command) -> str:
         _check_director(mail, tournament)
         mail.work.answers.budgeted = False  # the director's own, proven mail
     if isinstance(command, cmd.Register):
+        if not mail.confirmed:
+            return _wait(mail, lambda: _register(mail, tournament, command))
         return _register(mail, tournament, command)
     if isinstance(command, cmd.Withdraw):
         return _withdraw(mail, tournament)
@@ -189,6 +294,12 @@ def _create(mail: _Mail, command: cmd.CreateTournament) -> str:
                       "lists may create tournaments")
     if store.tournament(command.name) is not None:
         raise Refused(f"a tournament {command.name} exists already")
+    cap = work.settings.tournaments_per_day
+    made = store.tournaments_created(mail.sender, work.now - 24 * 3600) + sum(
+        1 for line in mail.waiting if line.lower().startswith("create"))
+    if made >= cap:
+        raise Refused(f"a director creates at most {cap} tournament{'s' if cap != 1 else ''}"
+                      f" a day ({made} in the last 24 hours)")
     titles = []
     for name in command.titles:
         try:

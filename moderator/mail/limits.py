@@ -1,0 +1,162 @@
+"""Bounded cost per mail (issue 31, case 1): limits read on the raw bytes before any
+parse, and a processing budget for what the limits do not foresee.
+
+The standard library's header parsers are superlinear on some shapes: a Content-Type
+of 150,000 parameters costs half a minute in `email`, a Subject of 100,000 encoded
+words twenty seconds, and one such mail stalls every mail behind it. `over_limits`
+counts what those parsers would chew on -- a header's size, the parameters of a MIME
+header, the encoded words and addresses of a header -- with plain byte scans (linear,
+a few milliseconds for a 10 MB mail), and names the first limit a mail goes over.
+Such a mail is never handed to `email`: it is quarantined with that reason.
+
+`budget` bounds the rest: the CPU seconds one mail may take in processing. When they
+run out the processing thread gets `OverBudget` raised in it (CPython's asynchronous
+exception, delivered between two bytecodes; one long C call, such as a regex, ends
+first), the mail's transaction rolls back and the mail is quarantined with its reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import re
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+__all__ = [
+    "LIMITS",
+    "Limits",
+    "OverBudget",
+    "budget",
+    "over_limits",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one mail's header may hold. Real mail stays far below each (a few
+    parameters, a few encoded words, tens of addresses); each limit is set where the
+    parsers still take well under a tenth of a second."""
+
+    header_section_bytes: int = 1_048_576  # all header lines together
+    header_bytes: int = 131_072  # one header, unfolded (a 100 KB Subject passes)
+    header_fields: int = 10_000  # header lines
+    parameters: int = 100  # ;-separated parameters of a Content-Type or -Disposition
+    encoded_words: int = 2_000  # =?charset?x?...?= words in one header
+    addresses: int = 2_000  # @ signs in one address header
+
+
+LIMITS = Limits()
+
+_HEADER_END_RE = re.compile(rb"\r?\n\r?\n|\r\r")
+_FIELD_START_RE = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?![ \t])")
+#: Headers of MIME parts anywhere in the mail: their parameters are parsed too.
+_PART_PARAMETERS_RE = re.compile(
+    rb"^content-(?:type|disposition)[ \t]*:[^\r\n]*(?:\r?\n[ \t][^\r\n]*)*", re.I | re.M)
+_ADDRESS_HEADERS = frozenset({
+    b"from", b"sender", b"reply-to", b"to", b"cc", b"bcc", b"delivered-to",
+    b"x-original-to", b"return-path", b"resent-from", b"resent-sender", b"resent-to",
+    b"resent-cc", b"resent-bcc", b"mail-followup-to", b"mail-reply-to",
+    b"disposition-notification-to",
+})
+
+
+def over_limits(raw: bytes, limits: Limits | None = None) -> str | None:
+    """Which limit RAW goes over, in words for the operator; None when within all
+    (LIMITS by default). Reads bytes only: whatever RAW holds, this costs time linear
+    in its size."""
+    limits = limits or LIMITS
+    found = _HEADER_END_RE.search(raw)
+    head = raw[:found.start()] if found else raw
+    if len(head) > limits.header_section_bytes:
+        return (f"its header is {len(head):,} bytes, over the "
+                f"{limits.header_section_bytes:,} read")
+    fields = _FIELD_START_RE.split(head)
+    if len(fields) > limits.header_fields:
+        return f"it has {len(fields):,} header lines, over the {limits.header_fields:,} read"
+    for field in fields:
+        name = field.partition(b":")[0].strip().lower()
+        shown = name[:40].decode("ascii", "replace") or "a header"
+        if len(field) > limits.header_bytes:
+            return (f"its {shown} header is {len(field):,} bytes, over the "
+                    f"{limits.header_bytes:,} read")
+        words = field.count(b"=?")
+        if words > limits.encoded_words:
+            return (f"its {shown} header has {words:,} encoded words, over the "
+                    f"{limits.encoded_words:,} read")
+        if name in _ADDRESS_HEADERS and (count := field.count(b"@")) > limits.addresses:
+            return (f"its {shown} header has {count:,} addresses, over the "
+                    f"{limits.addresses:,} read")
+    for match in _PART_PARAMETERS_RE.finditer(raw):
+        value = match.group(0)
+        if len(value) > limits.header_bytes:
+            return (f"a MIME header is {len(value):,} bytes, over the "
+                    f"{limits.header_bytes:,} read")
+        count = value.count(b";")
+        if count > limits.parameters:
+            name = value.partition(b":")[0].strip().decode("ascii", "replace")
+            return (f"a {name} header has {count:,} parameters, over the "
+                    f"{limits.parameters:,} read")
+    return None
+
+
+class OverBudget(BaseException):
+    """Raised in the thread processing a mail when its CPU budget ran out. Not an
+    Exception: the readers that go on without a broken field (`except Exception`)
+    must not swallow it."""
+
+
+_SET_ASYNC_EXC = ctypes.pythonapi.PyThreadState_SetAsyncExc
+_SET_ASYNC_EXC.argtypes = (ctypes.c_ulong, ctypes.py_object)
+
+
+def _raise_in(thread_id: int, exception: type[BaseException] | None) -> None:
+    """Have THREAD_ID raise EXCEPTION at its next bytecode (None: forget a pending one)."""
+    _SET_ASYNC_EXC(ctypes.c_ulong(thread_id),
+                   ctypes.py_object(exception) if exception else ctypes.py_object())
+
+
+@contextlib.contextmanager
+def budget(seconds: float | None) -> Iterator[None]:
+    """Run the block with at most SECONDS of this thread's CPU time (None or 0: no
+    limit); past them `OverBudget` is raised in it. CPU time, not wall time: a
+    loaded machine or a wait for the disk does not count against the mail."""
+    if not seconds:
+        yield
+        return
+    target = threading.get_ident()
+    clock = time.pthread_getcpuclockid(target)
+    limit = time.clock_gettime(clock) + seconds
+    lock = threading.Lock()
+    state = {"open": True, "fired": False}
+    timers: list[threading.Timer] = []
+
+    def check() -> None:
+        with lock:
+            if not state["open"]:
+                return
+            left = limit - time.clock_gettime(clock)
+            if left > 0:  # it waited meanwhile: look again when it could be spent
+                arm(left)
+                return
+            state["fired"] = True
+            _raise_in(target, OverBudget)
+
+    def arm(after: float) -> None:
+        timer = threading.Timer(max(after, 0.01), check)
+        timer.daemon = True
+        timers[:] = [timer]
+        timer.start()
+
+    arm(seconds)
+    try:
+        yield
+    finally:
+        with lock:
+            state["open"] = False
+            if state["fired"]:
+                _raise_in(target, None)  # the block ended before it was delivered
+            for timer in timers:
+                timer.cancel()
