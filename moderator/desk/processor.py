@@ -40,6 +40,7 @@ from engine.game import Game
 from engine.title import available_titles, load_title
 from grammar.names import names_for_title
 from grammar.parser import warm_parser
+from grammar.tournament import confirm_token_in
 from moderator.desk import batching, timekeeper
 from moderator.desk.games import GameCache
 from moderator.desk.lobby import general, general_commands, lobby, stop_mail
@@ -381,7 +382,10 @@ def route(work: Work) -> tuple[str, Literal["processed", "skipped"]]:
         return lobby(work, game_id, auth), "processed"
     if inc.text and too_many_lines(work, game_id, None):  # before parsing it at all
         return "refused: too many lines", "processed"
-    if inc.text and (lines := tournament_lines(work)) is not None:
+    # A reply to a tournament's confirmation request may hold nothing of its writer's
+    # own but the quote (blanked by the reply reading): its subject's token is the yes.
+    if (inc.text or confirm_token_in(inc.subject)) and (
+            lines := tournament_lines(work)) is not None:
         return tournament_mail(work, lines), "processed"
     if inc.text and (general_lines := general_commands(work)) is not None:
         return general(work, general_lines), "processed"
