@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 
@@ -32,11 +33,14 @@ from engine.actions import (
     BuyPrivate,
     BuyShares,
     BuyTrain,
+    Dividend,
     Done,
     LayTile,
     Par,
     Pass,
     PlaceToken,
+    Route,
+    RunRoutes,
     SellShares,
 )
 from engine.errors import GameError
@@ -672,3 +676,141 @@ def test_15_1_a_private_held_by_a_player_counts_as_one_certificate() -> None:
     for seat in g.state.seats:
         extra = 1 if seat == "Ann" else 0
         assert shares.certificate_count(g.rules, g.state, seat) == owned[seat] + extra, seat
+
+
+# --- positions of the record for 5.4, 7.2, 7.3, 8.2, 10 --------------------------------------
+
+def play_until(g: Game, n: int, done: Callable[[Game], bool]) -> Game:
+    """Play the record on from move `n` until `done(g)`."""
+    _, log = _record()
+    for m in log[n:]:
+        if done(g):
+            return g
+        g.apply(m.seat, m.action)
+    raise AssertionError("the record never reaches that position")
+
+
+def test_5_4_1_a_player_at_the_certificate_limit_may_not_buy_a_counted_share() -> None:
+    # "A player may never exceed his certificate limit at any time during his turn in a
+    # stock round ... certificates of companies whose share price token is in the yellow,
+    # green or brown sections of the stock market do not count towards this total."
+    g = before(367)  # Player 3 holds 17 certificates; three players, limit 17
+    seat = "Player 3"
+    assert now(g) == seat
+    assert shares.certificate_count(g.rules, g.state, seat) == g.rules.certificate_limit(g.state)
+    cbq = g.state.corporations["CBQ"]
+    assert cbq.ipo_percent and not g.rules.exempt_from_certificate_limit(g.state, cbq)
+    g.state.players[seat].cash += 500  # money enough: only the limit stands in the way
+    assert "limit" in refusal(g, seat, BuyShares("CBQ"))
+
+
+def test_7_3_a_token_only_in_a_city_the_company_can_reach() -> None:
+    # "To place a station token, the company must be able to trace a valid train route
+    # from one of its station tokens to the city it wishes to place the new token in."
+    n = first(lambda m: isinstance(m.action, PlaceToken))  # KATY's token in K4
+    g = before(n)
+    assert g.turn().entity == "KATY"  # type: ignore[union-attr]
+    refusal(g, move(n).seat, PlaceToken("B5", 0))  # far in the north-west
+    g.apply(move(n).seat, move(n).action)
+    assert "KATY" in g.state.board.tokens_in("K4", 0)
+
+
+def test_7_2_one_additional_token_per_operating_round() -> None:
+    # "Each operating round (including the first), a railway may pay to place one
+    # additional station or edge token"
+    n = first(lambda m: isinstance(m.action, PlaceToken))  # KATY's first, in K4
+    g = before(n)
+    assert any(line.startswith("token") for line in g.legal())
+    g.apply(move(n).seat, move(n).action)
+    assert g.turn().entity == "KATY"  # type: ignore[union-attr]
+    assert g.state.corporations["KATY"].token_costs == [100]  # one more on the charter
+    assert not any(line.startswith("token") for line in g.legal())
+    refusal(g, move(n).seat, PlaceToken("K6", 0))
+
+
+def test_8_2_a_train_runs_at_most_its_number_of_stops() -> None:
+    # "A train may not run on a route longer than the number of the train type."
+    n = 187  # NP runs two 2-trains and a 3-train B5 A6 A8 A10 B11 (three stops)
+    action = move(n).action
+    assert isinstance(action, RunRoutes)
+    three = next(r for r in action.routes if r.train == "3")
+    g = before(n)
+    why = refusal(g, move(n).seat, RunRoutes((Route("2", three.hexes),)))
+    assert "at most 2 stops" in why
+    g = before(n)
+    g.apply(move(n).seat, action)
+    assert g.state.log[-1].startswith("NP runs for")
+
+
+def test_10_1_a_company_with_a_route_and_no_train_must_buy_one() -> None:
+    # "An operating railway with a legal route of any length must own a train and is
+    # forced to purchase one during this phase if it does not possess one."
+    g = before(437)  # KATY, its trains scrapped, at its train step
+    katy = g.state.corporations["KATY"]
+    assert g.turn().entity == "KATY" and not katy.trains  # type: ignore[union-attr]
+    assert not any(line in ("done", "pass") or line.startswith("pass ") for line in g.legal())
+    assert "must buy" in refusal(g, move(437).seat, Done())
+
+
+def test_10_2_a_company_at_its_train_limit_may_not_buy_another() -> None:
+    # "A company may purchase a new train provided that it does not cause it to exceed
+    # the current train limits."
+    g = before(285)  # phase five (limit two) has just begun; the NP holds a 3 and a 4
+    np_ = g.state.corporations["NP"]
+    assert g.turn().entity == "NP" and len(np_.trains) == 2  # type: ignore[union-attr]
+    assert trains.train_limit(g.rules, g.state, np_) == 2
+    _, log = _record()
+    n = 285
+    while g.turn().entity == "NP":  # type: ignore[union-attr]
+        assert not isinstance(log[n].action, BuyTrain)
+        last = log[n].action
+        g.apply(log[n].seat, log[n].action)
+        n += 1
+    # its turn ended at the dividend: no train step was offered
+    assert isinstance(last, Dividend) and len(g.state.corporations["NP"].trains) == 2
+
+
+def test_10_7_1_the_president_contributes_only_to_a_forced_purchase() -> None:
+    # "The president may only contribute towards the purchase of a train from his personal
+    # holdings if the company is forced to buy a train."
+    g = before(168)  # RI, with two 2-trains and $115, at its train step; a 3-train is $180
+    ri = g.state.corporations["RI"]
+    assert g.turn().entity == "RI" and ri.trains and ri.cash == 115  # type: ignore[union-attr]
+    assert g.state.players[ri.president].cash >= 65  # type: ignore[index]
+    assert "$180" in refusal(g, move(168).seat, BuyTrain("3"))
+
+
+def test_10_7_the_president_makes_up_what_the_forced_company_lacks() -> None:
+    # "If the railway must buy a train and does not have enough money to do so, the
+    # president must make up the difference from his own cash"
+    g = before(438)  # KATY, trainless with a route, buys the first 8-train ($800)
+    katy = g.state.corporations["KATY"]
+    seat = katy.president
+    assert seat is not None and katy.cash < 800
+    company, own = katy.cash, g.state.players[seat].cash
+    g.apply(move(438).seat, move(438).action)
+    assert [t.name for t in katy.trains] == ["8"] and katy.cash == 0
+    assert g.state.players[seat].cash == own - (800 - company)
+
+
+def test_10_7_2_the_president_sells_only_enough_for_the_train() -> None:
+    # "He may only sell enough shares to buy the train."
+    g = before(437)  # after one sale; a share of NP ($140) now covers what is missing
+    offers = [line for line in g.legal() if line.startswith("sell N NP")]
+    assert offers and "up to 1" in offers[0]
+    refusal(g, move(437).seat, SellShares("NP", count=2))
+
+
+def test_8_3_a_run_is_worth_its_stops_and_several_trains_add_up() -> None:
+    # "The income value of the trains' run is equal to the total of the values of the
+    # cities it traces a route through or to ... Where multiple trains are run, the
+    # dividend value is the total of all the trains' runs."
+    g = before(187)  # NP: 2-trains D9 B11 and B11 A10, 3-train B5 A10 B11 (Fargo's new tile)
+    g.apply(move(187).seat, move(187).action)
+    m = re.fullmatch(r"NP runs for \$(\d+): 2: D9 B11 \((\d+)\); 2: B11 A10 \((\d+)\); "
+                     r"3: B5 A10 B11 \((\d+)\)", g.state.log[-1])
+    assert m, g.state.log[-1]
+    total, first_2, second_2, three = map(int, m.groups())
+    assert total == first_2 + second_2 + three
+    # B5 A10 B11 earns Fargo's tile 5 plus what A10 and B11 earned the second 2-train
+    assert three == g.state.title.tile("5").cities[0].revenue + second_2
