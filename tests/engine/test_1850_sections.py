@@ -33,6 +33,7 @@ from engine.actions import (
     BuyPrivate,
     BuyShares,
     BuyTrain,
+    DiscardTrain,
     Dividend,
     Done,
     LayTile,
@@ -48,7 +49,7 @@ from engine.game import Game, Move
 from engine.records import import_record
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
-from engine.state import POOL, PlacedTile
+from engine.state import IPO, POOL, PlacedTile
 
 # --- positions ----------------------------------------------------------------------------
 
@@ -814,3 +815,53 @@ def test_8_3_a_run_is_worth_its_stops_and_several_trains_add_up() -> None:
     assert total == first_2 + second_2 + three
     # B5 A10 B11 earns Fargo's tile 5 plus what A10 and B11 earned the second 2-train
     assert three == g.state.title.tile("5").cities[0].revenue + second_2
+
+
+def test_10_2_1_excess_trains_go_to_the_open_market_in_descending_share_price_order(
+        ) -> None:
+    # "If buying a train initiates a phase change causing any railway to possess too many
+    # trains, then the excess trains from these companies are immediately discarded into
+    # the open market without compensation. The president decides which train is
+    # discarded. ... Otherwise, discards are made in descending share price order."
+    g = before(284)  # RI buys the first 5-train: phase five, two trains a company
+    state = g.state
+    # The position, built: KATY's 3-train has gone to the NP ($100), UP's 4-train to the
+    # CB&Q ($90), as train sales between companies would move them: both hold three.
+    state.corporations["NP"].trains.append(state.corporations["KATY"].trains.pop())
+    state.corporations["CBQ"].trains.append(state.corporations["UP"].trains.pop())
+    assert state.market.price("NP") > state.market.price("CBQ")
+    cash = {sym: state.corporations[sym].cash for sym in ("NP", "CBQ")}
+    g.apply(move(284).seat, move(284).action)
+    asked = []
+    while g.turn() is not None and g.turn().step == "discard a train":  # type: ignore[union-attr]
+        turn = g.turn()
+        assert turn is not None
+        asked.append(turn.entity)
+        corp = g.state.corporations[turn.entity]
+        assert turn.seat == corp.president  # the president decides
+        g.apply(turn.seat, DiscardTrain("3"))
+    assert asked == ["NP", "CBQ"]
+    assert sorted(held_trains(g)["NP"]) == ["3", "4"]
+    assert sorted(held_trains(g)["CBQ"]) == ["4", "4"]
+    assert Counter(t.name for t in g.state.trains_pool) == Counter({"3": 2})
+    for sym, before_cash in cash.items():
+        assert g.state.corporations[sym].cash == before_cash, sym
+
+
+def test_5_4_2_no_sale_may_put_more_than_half_a_company_in_the_open_market() -> None:
+    # "There may be no more than 50% of a particular company in the open market at any
+    # time. As a result, players may not sell shares if by doing so they exceed this 50%
+    # limit."
+    g = second_stock_round()
+    gn = g.state.corporations["GN"]
+    # The position, built: four GN shares in the open market, as earlier sales would
+    # have put them there (the initial offering's four).
+    for cert in gn.certificates:
+        if cert.owner == IPO:
+            cert.owner = POOL
+    assert gn.percent_held_by(POOL) == 40 and gn.percent_held_by("Ann") == 20
+    play(g, ("Bob", Pass()), ("Cy", Pass()))
+    why = refusal(g, "Ann", SellShares("GN", count=2))  # 60% in the open market
+    assert "50" in why
+    g.apply("Ann", SellShares("GN", count=1))
+    assert g.state.corporations["GN"].percent_held_by(POOL) == 50
