@@ -347,9 +347,8 @@ def render(result: dict[str, TitleCoverage], data: dict[str, object], markdown: 
                 if len(named) > 6:
                     tests += f"<br>and {len(named) - 6} more"
                 note = note.replace("|", "\\|")
-                if note.startswith("other names: "):
-                    note = "other names: " + "<br>".join(
-                        f"`{short(k)}`" for k in table[s.id])  # type: ignore[union-attr]
+                if isinstance(entry, list) and not named:
+                    note = "other names: " + "<br>".join(f"`{short(k)}`" for k in entry)
                 out.append(f"| {s.id} | {s.heading.replace('|', '/')} | {tests} | {note} |")
             else:
                 status = f"{len(named)} test(s)" if named else note
