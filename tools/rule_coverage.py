@@ -329,7 +329,7 @@ def render(result: dict[str, TitleCoverage], data: dict[str, object], markdown: 
                    f"{f['todo']} todo" + (f", {f['unlisted']} UNLISTED" if f["unlisted"] else ""))
         out += [f"## {title}" if markdown else f"== {title}: {summary}", ""]
         if markdown:
-            out += [summary + ".", "", "| Section | Heading | Tests | Not named: |",
+            out += [summary + ".", "", "| Section | Heading | Tests naming it | Otherwise |",
                     "|---|---|---|---|"]
         for s in cov.sections:
             named = cov.named.get(s.id, [])
