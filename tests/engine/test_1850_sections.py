@@ -750,7 +750,8 @@ def test_10_1_a_company_with_a_route_and_no_train_must_buy_one() -> None:
     katy = g.state.corporations["KATY"]
     assert g.turn().entity == "KATY" and not katy.trains  # type: ignore[union-attr]
     assert not any(line in ("done", "pass") or line.startswith("pass ") for line in g.legal())
-    assert "must buy" in refusal(g, move(437).seat, Done())
+    why = refusal(g, move(437).seat, Done())
+    assert "must own a train and is forced to purchase one" in why and "(10.1)" in why
 
 
 def test_10_2_a_company_at_its_train_limit_may_not_buy_another() -> None:
