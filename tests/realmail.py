@@ -23,6 +23,12 @@ address (a static userdb), as a test's players get mail before they first log in
 
 Fixtures:
     real_mail        the session's RealMail (started once per worker)
+
+Helpers:
+    unique_address(name, domain)     an address of this test alone
+    moderator_config(servers, workdir, address, imap=..., smtp=..., moderator=...)
+        the daemon's Config on the pair as an operator writes it: IMAP with STARTTLS,
+        SMTP on the submission port with STARTTLS and a login, the CA in ca_file
 """
 
 from __future__ import annotations
@@ -41,6 +47,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from moderator.config import Config, ImapConfig, ModeratorConfig, SmtpConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 INSTALL = ROOT / "deploy" / "realmail" / "install.sh"
@@ -72,7 +80,7 @@ class Ports:
     imaps: int  # implicit TLS
     lmtp: int
     auth: int  # Dovecot's SASL for Postfix
-    smtp: int  # Postfix, no login, from loopback
+    smtp: int  # Postfix, no login and no TLS, from loopback (the tests' senders)
     submission: int  # Postfix, STARTTLS required, then AUTH
 
 
@@ -320,6 +328,7 @@ delay_warning_time = 0
         (pf / "master.cf").write_text(f"""\
 # service type  private unpriv  chroot  wakeup  maxproc command
 {HOST}:{p.smtp} inet n - n - - smtpd
+  -o smtpd_tls_security_level=none
 {HOST}:{p.submission} inet n - n - - smtpd
   -o syslog_name=realmail/submission
   -o smtpd_tls_security_level=encrypt
@@ -381,6 +390,30 @@ def _wait_closed(port: int, timeout: float = 20.0) -> None:
         except OSError:
             return
         time.sleep(0.05)
+
+
+def moderator_config(servers: RealMail, workdir: Path, address: str, *,
+                     imap: dict[str, object] | None = None,
+                     smtp: dict[str, object] | None = None,
+                     moderator: dict[str, object] | None = None) -> Config:
+    """The daemon's configuration on SERVERS as ADDRESS (a mailbox of the test's own),
+    with the quick timeouts of the embedded pair's tests; the dicts replace fields."""
+    user, password = servers.credentials(address)
+    workdir.mkdir(parents=True, exist_ok=True)
+    return Config(
+        imap=ImapConfig(**{  # type: ignore[arg-type]
+            "host": HOST, "port": servers.ports.imap, "tls": "starttls", "user": user,
+            "password": password, "ca_file": servers.ca_file, "timeout": 5.0,
+            "reconnect_min": 0.1, "reconnect_max": 0.5, "idle": True,
+            "idle_timeout": 30.0, **(imap or {})}),
+        smtp=SmtpConfig(**{  # type: ignore[arg-type]
+            "host": HOST, "port": servers.ports.submission, "tls": "starttls",
+            "user": user, "password": password, "ca_file": servers.ca_file,
+            "timeout": 5.0, "retry_min": 0.1, "retry_max": 0.5, **(smtp or {})}),
+        moderator=ModeratorConfig(**{  # type: ignore[arg-type]
+            "address": address, "secret": "a realmail test secret, long enough",
+            "database": workdir / "moderator.sqlite", **(moderator or {})}),
+    )
 
 
 # -- availability and the fixture -------------------------------------------------------------
