@@ -14,9 +14,19 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from mailservers import Inboxes, opening_orders, reply_to, running_daemon, send_mail, text_of
+from mailservers import (
+    Inboxes,
+    opening_orders,
+    reply_to,
+    running_daemon,
+    seat_address,
+    seat_game,
+    send_mail,
+    text_of,
+)
 from realmail import RealMail, moderator_config, unique_address
 
+from moderator.config import Config
 from moderator.store import Store
 
 pytestmark = [pytest.mark.mail, pytest.mark.realmail, pytest.mark.timeout(180)]
@@ -116,3 +126,61 @@ async def wait_answer(inboxes: Inboxes, addresses: list[str],
         if asyncio.get_running_loop().time() > deadline:
             raise TimeoutError(f"no answer to {message_id}")
         await asyncio.sleep(0.1)
+
+
+async def send_orders(servers: RealMail, config: Config, game_id: str, seat: str,
+                      address: str, store: Store) -> tuple[str, int]:
+    """SEAT's scripted orders, mailed to the seat's tagged address; the Message-ID and
+    the move the game was at."""
+    game = store.load(game_id)
+    turn = game.turn()
+    assert turn is not None and turn.seat == seat
+    sent = await send_mail(servers, address, seat_address(config, game_id, seat),
+                           f"[{game_id}]", "\n".join(opening_orders(game)) + "\n")
+    return sent, game.next_move
+
+
+async def test_the_servers_restart_in_the_middle_of_a_game(
+        real_mail: RealMail, tmp_path: Path) -> None:
+    """Dovecot and Postfix stop while a player's orders are on their way and start
+    again: the orders are applied, every report arrives, nothing is lost or doubled."""
+    moderator = unique_address("moderator", "localhost")
+    gm = unique_address("gm")
+    players = {seat: unique_address(seat.lower()) for seat in ("Ann", "Bob", "Cy")}
+    config = moderator_config(real_mail, tmp_path / "moderator", moderator)
+    game_id = seat_game(config, players, master=gm)
+    inboxes = Inboxes(real_mail)
+    store = Store(config.moderator.database)
+    applied: list[int] = []
+    try:
+        async with running_daemon(config):
+            for turn in range(3):
+                seat = store.load(game_id).turn().seat  # type: ignore[union-attr]
+                sent, before = await send_orders(real_mail, config, game_id, seat,
+                                                 players[seat], store)
+                if turn == 1:
+                    # Postfix has the mail; both servers go down before (or while)
+                    # it is delivered, read and answered.
+                    real_mail.stop_dovecot()
+                    real_mail.stop_postfix()
+                    await asyncio.sleep(1.5)
+                    real_mail.start_dovecot()
+                    real_mail.start_postfix()
+                    real_mail.flush_postfix()
+                    await inboxes.close()  # the test's own IMAP sessions died too
+                answer = await wait_answer(inboxes, [players[seat]], sent)
+                assert "Applied." in text_of(answer), text_of(answer)
+                applied.append(before)
+            final = store.load(game_id).next_move
+            for address in (gm, *players.values()):
+                await inboxes.wait(address, reached(final), WAIT)
+            counts = store.outbox_counts()
+    finally:
+        await inboxes.close()
+        store.close()
+    assert counts["failed"] == 0 and counts["queued"] == 0, counts
+    # One mail per move each (each order mail applied once, its answer sent once).
+    for address in players.values():
+        ids = [m["Message-ID"] for m in inboxes.messages(address)]
+        assert len(ids) == len(set(ids)), ids
+    assert sorted(applied) == applied and len(set(applied)) == 3
