@@ -127,6 +127,19 @@ class RealMail:
             with self.users_file.open("a") as out:
                 out.write(f"{address}:{{PLAIN}}{password}::::::{extra}\n")
 
+    def set_quota(self, address: str, quota: str | None) -> None:
+        """Give ADDRESS's mailbox another quota (None: the common one)."""
+        address = address.lower()
+        extra = f"userdb_quota_rule=*:storage={quota}" if quota else ""
+        with self._lock:
+            lines = [line for line in self.users_file.read_text().splitlines()
+                     if not line.startswith(address + ":")]
+            lines.append(f"{address}:{{PLAIN}}{self._users[address]}::::::{extra}")
+            # Replaced, not rewritten in place: Dovecot re-reads the file by its mtime.
+            fresh = self.users_file.with_suffix(".new")
+            fresh.write_text("\n".join(lines) + "\n")
+            fresh.replace(self.users_file)
+
     # -- start and stop --------------------------------------------------------------------
     def start(self) -> None:
         self._write_certificates()
