@@ -570,13 +570,15 @@ async def _inbox_loop(config: Config, processor: Processor, wake_outbox: asyncio
             await session.logout()
         except ImapPermanentError as exc:
             wait = config.imap.error_retry
-            if str(exc) != error:
+            problem = str(exc).rstrip(". ")
+            if problem != error:
                 log.error("IMAP: %s. To fix: %s. The next try is in %.0f s (error_retry)",
-                          exc, exc.fix, wait)
+                          problem, exc.fix, wait)
             else:
-                log.info("IMAP: still %s; next try in %.0f s", exc, wait)
-            error = str(exc)
-            await asyncio.to_thread(_health, processor, "imap", f"{exc}. To fix: {exc.fix}")
+                log.info("IMAP: still %s; next try in %.0f s", problem, wait)
+            error = problem
+            await asyncio.to_thread(_health, processor, "imap",
+                                    f"{problem}. To fix: {exc.fix}")
             await _wait_event(stop, wait)
         except (OSError, TimeoutError, ImapError, aioimaplib.AioImapException) as exc:
             log.warning("IMAP session %s (%s: %s); reconnecting in %.1fs",

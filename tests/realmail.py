@@ -225,6 +225,9 @@ ssl_key = <{d}/server.key
 ssl_min_protocol = TLSv1.2
 disable_plaintext_auth = no
 auth_mechanisms = plain login
+# A refused login is answered at once (Dovecot waits 2 s by default): the tests of
+# wrong passwords run in seconds.
+auth_failure_delay = 0
 recipient_delimiter = +
 lmtp_save_to_detail_mailbox = no
 mail_location = maildir:~/Maildir

@@ -71,7 +71,7 @@ def permanent_problem(exc: BaseException, config: SmtpConfig) -> tuple[str, str]
     if isinstance(exc, aiosmtplib.SMTPAuthenticationError) or (
             isinstance(exc, aiosmtplib.SMTPResponseException) and exc.code in (534, 535)):
         return (f"{config.host}:{config.port} refused the login of {config.user}: "
-                f"{exc.code} {exc.message}",
+                f"{exc.code} {exc.message.rstrip('. ')}",
                 "check [smtp] user and password (password_file, $MODERATOR_SMTP_PASSWORD)")
     return None
 
