@@ -25,7 +25,7 @@ from pathlib import Path
 
 import click
 
-from moderator.cli.quarantine import _open, _when, config_option, db_option
+from moderator.cli.quarantine import config_option, db_option, open_db, when
 from moderator.store import Store
 
 __all__ = ["health_command", "health_lines"]
@@ -48,11 +48,11 @@ def health_lines(store: Store, now: float, max_age: float, max_wait: float
     for name in ("imap", "smtp"):
         row = rows.get(name)
         good = "never" if row is None or row.ok is None else (
-            f"{_when(row.ok)} ({_age(now - row.ok)} ago)")
+            f"{when(row.ok)} ({_age(now - row.ok)} ago)")
         what = "session" if name == "imap" else "send"
         if row is not None and row.error is not None:
             since = row.error_since or now
-            errors.append(f"{name}: {row.error} (since {_when(since)}, {row.tries} "
+            errors.append(f"{name}: {row.error} (since {when(since)}, {row.tries} "
                           f"tr{'y' if row.tries == 1 else 'ies'})")
             checks.append((False, f"{name}: FAILING, a permanent error; last good {what} "
                                   f"{good}"))
@@ -95,7 +95,7 @@ def health_command(db_path: Path, config_path: Path | None, max_age: float,
                    max_wait: float) -> None:
     """Check the service's health from its store: exit status 0 when all is well, 1
     when a check fails; one line per check (for monitoring)."""
-    store = _open(db_path, config_path)
+    store = open_db(db_path, config_path)
     try:
         checks = health_lines(store, time.time(), max_age, max_wait)
     finally:
