@@ -31,7 +31,8 @@ from moderator.desk.orders import run_submission
 from moderator.desk.webhooks import Hook, set_hook
 from moderator.store import Store
 
-pytestmark = [pytest.mark.mail, pytest.mark.realmail, pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.mail, pytest.mark.realmail, pytest.mark.slow,
+              pytest.mark.timeout(180)]
 
 
 async def until(check: object, timeout: float = WAIT) -> None:

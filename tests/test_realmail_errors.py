@@ -49,6 +49,7 @@ def failed_logins(servers: RealMail, user: str) -> int:
                if "imap-login" in line and "auth failed" in line and f"user=<{user}>" in line)
 
 
+@pytest.mark.slow
 async def test_a_wrong_password_is_an_error_logged_once_and_tried_rarely(
         real_mail: RealMail, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO)

@@ -29,7 +29,8 @@ from realmail import RealMail, moderator_config, unique_address
 from moderator.config import Config
 from moderator.store import Store
 
-pytestmark = [pytest.mark.mail, pytest.mark.realmail, pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.mail, pytest.mark.realmail, pytest.mark.slow,
+              pytest.mark.timeout(180)]
 
 #: Seconds to wait for an answer (a loaded machine; not a speed claim).
 WAIT = 60.0
