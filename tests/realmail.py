@@ -34,6 +34,7 @@ Helpers:
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 import socket
@@ -443,7 +444,10 @@ def ensure_installed() -> str | None:
     if os.geteuid() != 0:
         return ("the real mail servers run as root (Dovecot and Postfix drop their "
                 "privileges themselves); this is not root")
-    done = subprocess.run(["sh", str(INSTALL)], capture_output=True, text=True)
+    # pytest-xdist's workers would run apt-get side by side: one at a time.
+    with open(Path(tempfile.gettempdir()) / "realmail-install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = subprocess.run(["sh", str(INSTALL)], capture_output=True, text=True)
     if done.returncode != 0:
         return done.stderr.strip() or f"{INSTALL} failed ({done.returncode})"
     return None

@@ -95,7 +95,7 @@ async def test_a_short_game_through_dovecot_and_postfix(
     try:
         async with running_daemon(config):
             game_id = await set_up_by_mail(real_mail, inboxes, moderator, gm, players)
-            for _ in range(4):
+            for _ in range(3):
                 sent, before = await play_turn(real_mail, inboxes, store, game_id, players)
                 answer = await wait_answer(inboxes, list(players.values()), sent)
                 assert "Applied." in text_of(answer), text_of(answer)

@@ -25,9 +25,10 @@ fi
 # package's own start is refused by policy-rc.d or fails harmlessly).
 echo "postfix postfix/main_mailer_type select No configuration" | debconf-set-selections
 export DEBIAN_FRONTEND=noninteractive
-if ! apt-get install -y --no-install-recommends dovecot-imapd dovecot-lmtpd postfix \
-        >/dev/null 2>&1; then
+if ! apt-get install -y -o DPkg::Lock::Timeout=300 --no-install-recommends \
+        dovecot-imapd dovecot-lmtpd postfix >/dev/null 2>&1; then
     apt-get update >/dev/null
-    apt-get install -y --no-install-recommends dovecot-imapd dovecot-lmtpd postfix >/dev/null
+    apt-get install -y -o DPkg::Lock::Timeout=300 --no-install-recommends \
+        dovecot-imapd dovecot-lmtpd postfix >/dev/null
 fi
 command -v dovecot >/dev/null && command -v postfix >/dev/null

@@ -21,10 +21,11 @@ TLS is implicit (port 993) or STARTTLS (RFC 3501 6.2.1, port 143). aioimaplib 2.
 has no STARTTLS of its own: `ImapSession._starttls` sends the command through its
 protocol and upgrades the connection with asyncio's ``loop.start_tls`` on the same
 transport and protocol; the greeting's capabilities are then thrown away and asked
-again (RFC 3501: they may differ after TLS), and a server that sent anything after
-its OK (a STARTTLS injection) is refused. Writing this ourselves beat changing
-libraries: the moderator's sessions, timeouts and IDLE handling are built on
-aioimaplib, and the upgrade is a dozen lines on public asyncio API.
+again (RFC 3501: they may differ after TLS), and a partial line left after the OK
+(plain text that would be read as if it came over TLS) ends the session. Writing
+this ourselves beat changing libraries: the moderator's sessions, timeouts and IDLE
+handling are built on aioimaplib, and the upgrade is a dozen lines on public
+asyncio API.
 
 A refused LOGIN and a certificate that does not verify are `ImapPermanentError`s: no
 reconnecting fixes them, the operator must (the service waits long between tries).
