@@ -86,6 +86,18 @@ async def test_a_report_to_a_full_mailbox_bounces_and_the_game_master_is_told(
             outbox = store.execute("SELECT recipient, kind FROM outbox_queue ORDER BY id")
             bounce_rows = store.execute("SELECT outcome FROM messages WHERE outcome LIKE "
                                         "'skipped: bounce%'")
+            # A forged bounce (the right form, a wrong MAC) for the game master's mail
+            # is ignored: no mark, no answer.
+            mallory = unique_address("mallory")
+            local, _, domain = moderator.partition("@")
+            forged = await send_mail(real_mail, mallory,
+                                     f"{local}+bounce-1-aaaaaaaaaaaa@{domain}",
+                                     "Undelivered Mail Returned to Sender",
+                                     "Status: 5.1.1\ncreate game 18TN\n")
+            await until(lambda: store.execute("SELECT outcome FROM messages WHERE key = ?",
+                                              [forged]) != [])
+            [(forged_outcome,)] = store.execute("SELECT outcome FROM messages WHERE key = ?",
+                                                [forged])
             # FULL mails the moderator (his mailbox may take mail again): the mark is
             # lifted and his answer carries the moves he missed.
             real_mail.set_quota(players[full], None)
@@ -94,6 +106,9 @@ async def test_a_report_to_a_full_mailbox_bounces_and_the_game_master_is_told(
                                     "status\n")
             answer = await wait_answer(inboxes, [players[full]], asked)
             lifted = not store.undeliverable(players[full])
+            marks_after = store.undeliverable()
+            to_mallory = store.execute("SELECT COUNT(*) FROM outbox_queue WHERE "
+                                       "recipient = ?", [mallory])
     finally:
         await inboxes.close()
         store.close()
@@ -115,6 +130,9 @@ async def test_a_report_to_a_full_mailbox_bounces_and_the_game_master_is_told(
     assert sum(1 for recipient, _ in outbox if recipient == players[full]) == 1
     assert len(bounce_rows) == 1 and "permanent, 5.2.2" in bounce_rows[0][0]
     assert lifted
+    assert forged_outcome == "skipped: a bounce address with a wrong MAC"
+    assert [mark.address for mark in marks_after] == []
+    assert to_mallory == [(0,)]
     # The moves FULL missed since the last mail that reached him (none did): both.
     missed = text_of(answer).split("Since your last report", 1)[1]
     assert f"#0 {first}:" in missed and f" {second}:" in missed, missed
