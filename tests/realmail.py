@@ -436,14 +436,27 @@ def moderator_config(servers: RealMail, workdir: Path, address: str, *,
 # -- availability and the fixture -------------------------------------------------------------
 
 
-def ensure_installed() -> str | None:
-    """None when Dovecot and Postfix are here (installing them if need be), else why not."""
-    if shutil.which("dovecot") and shutil.which("postfix") and \
-            Path("/usr/lib/dovecot/lmtp").exists() and os.geteuid() == 0:
-        return None
+def _installed() -> bool:
+    return bool(shutil.which("dovecot") and shutil.which("postfix")
+                and Path("/usr/lib/dovecot/lmtp").exists())
+
+
+def cannot_run() -> str | None:
+    """Why the pair cannot run here, as far as is known without installing anything."""
     if os.geteuid() != 0:
         return ("the real mail servers run as root (Dovecot and Postfix drop their "
                 "privileges themselves); this is not root")
+    if not _installed() and not shutil.which("apt-get"):
+        return "Dovecot and Postfix are not installed and there is no apt-get"
+    return None
+
+
+def ensure_installed() -> str | None:
+    """None when Dovecot and Postfix are here (installing them if need be), else why not."""
+    if (why := cannot_run()) is not None:
+        return why
+    if _installed():
+        return None
     # pytest-xdist's workers would run apt-get side by side: one at a time.
     with open(Path(tempfile.gettempdir()) / "realmail-install.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -459,16 +472,20 @@ _unavailable: list[str] = []
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "realmail: runs against the real Dovecot and "
                             "Postfix pair (tests/realmail.py)")
+    # Known here, in pytest-xdist's controller too, so that its summary says why.
+    if not os.environ.get("CI") and (why := cannot_run()) is not None:
+        _unavailable.append(why)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     marked = [item for item in items if item.get_closest_marker("realmail")]
     if not marked or os.environ.get("CI"):
         return  # in CI a missing server fails the tests (the fixture raises)
-    why = ensure_installed()
+    why = _unavailable[0] if _unavailable else ensure_installed()
     if why is None:
         return
-    _unavailable.append(why)
+    if not _unavailable:
+        _unavailable.append(why)
     config.hook.pytest_deselected(items=marked)
     items[:] = [item for item in items if not item.get_closest_marker("realmail")]
 
@@ -476,7 +493,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if _unavailable:
         terminalreporter.write_line(
-            f"realmail: the tests on Dovecot and Postfix were deselected: {_unavailable[0]}. "
+            f"realmail: the tests on Dovecot and Postfix are deselected: {_unavailable[0]}. "
             "In CI (CI set) they fail instead.", yellow=True)
 
 
