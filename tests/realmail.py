@@ -56,6 +56,8 @@ INSTALL = ROOT / "deploy" / "realmail" / "install.sh"
 HOST = "127.0.0.1"
 #: Every user's password unless a test gives one.
 PASSWORD = "real-mail-secret"
+#: Addresses starting so are refused at RCPT by the submission port (550 5.1.1).
+REFUSED_PREFIX = "refused-"
 #: The quota of every mailbox (the moderator's and the players' need room for maps).
 QUOTA = "64M"
 
@@ -305,6 +307,10 @@ service stats {{
         for name in ("dynamicmaps.cf.d", "postfix-files.d"):
             if Path(f"/etc/postfix/{name}").is_dir():
                 shutil.copytree(f"/etc/postfix/{name}", pf / name, dirs_exist_ok=True)
+        # Addresses the submission port refuses at RCPT (a permanent refusal at sending).
+        (pf / "refused").write_text(f"/^{REFUSED_PREFIX}/ 550 5.1.1 No such user here\n")
+        restrictions = (f"check_recipient_access,regexp:{pf}/refused,"
+                        "permit_sasl_authenticated,reject")
         (pf / "main.cf").write_text(f"""\
 # Written by tests/realmail.py: a Postfix of the test suite's own, on loopback.
 compatibility_level = 3.6
@@ -351,7 +357,7 @@ delay_warning_time = 0
   -o smtpd_tls_security_level=encrypt
   -o smtpd_sasl_auth_enable=yes
   -o smtpd_client_restrictions=permit_sasl_authenticated,reject
-  -o smtpd_recipient_restrictions=permit_sasl_authenticated,reject
+  -o smtpd_recipient_restrictions={restrictions}
 pickup    unix  n       -       n       60      1       pickup
 cleanup   unix  n       -       n       -       0       cleanup
 qmgr      unix  n       -       n       300     1       qmgr

@@ -23,7 +23,7 @@ from mailservers import (
     send_mail,
     text_of,
 )
-from realmail import RealMail, moderator_config, unique_address
+from realmail import REFUSED_PREFIX, RealMail, moderator_config, unique_address
 from test_realmail_game import WAIT, reached, send_orders, wait_answer
 from webhookserver import hook_server
 
@@ -137,3 +137,34 @@ async def test_a_report_to_a_full_mailbox_bounces_and_the_game_master_is_told(
     missed = text_of(answer).split("Since your last report", 1)[1]
     assert f"#0 {first}:" in missed and f" {second}:" in missed, missed
 
+
+
+async def test_a_recipient_refused_at_sending_counts_as_a_bounce(
+        real_mail: RealMail, tmp_path: Path) -> None:
+    """Postfix refuses a player's address at RCPT (550 5.1.1): no bounce mail comes,
+    the refusal itself marks the address."""
+    moderator = unique_address("moderator", "localhost")
+    players = {"Ann": unique_address("ann"), "Bob": unique_address(f"{REFUSED_PREFIX}bob"),
+               "Cy": unique_address("cy")}
+    config = moderator_config(real_mail, tmp_path / "moderator", moderator)
+    game_id = seat_game(config, players, master=unique_address("gm"))
+    store = Store(config.moderator.database)
+    first = store.load(game_id).turn().seat  # type: ignore[union-attr]
+    assert first != "Bob"  # (seat_game's seed) Bob gets a report, not the reply
+    inboxes = Inboxes(real_mail)
+    try:
+        async with running_daemon(config):
+            sent, _ = await send_orders(real_mail, config, game_id, first, players[first],
+                                        store)
+            assert "Applied." in text_of(await wait_answer(inboxes, [players[first]], sent))
+            await until(lambda: store.undeliverable(players["Bob"]))
+            [mark] = store.undeliverable(players["Bob"])
+            [bounce] = store.execute("SELECT cause, permanent, status FROM bounces")
+            failed = store.execute("SELECT recipient FROM outbox_queue WHERE failed IS NOT "
+                                   "NULL")
+    finally:
+        await inboxes.close()
+        store.close()
+    assert mark.status == "5.1.1" and "550" in (mark.diagnostic or ""), mark
+    assert bounce == (None, 1, "5.1.1")  # no bounce mail: the refusal at sending
+    assert failed == [(players["Bob"],)]
