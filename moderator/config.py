@@ -2,7 +2,7 @@
 
 ``moderator serve --config FILE`` reads three sections::
 
-    [imap]       host, port, tls = "implicit" | "none", user, password, folder, ...
+    [imap]       host, port, tls = "implicit" | "starttls" | "none", user, password, ...
     [smtp]       host, port, tls = "starttls" | "implicit" | "none", user, password, ...
     [moderator]  address, secret, database, ...
 
@@ -16,8 +16,10 @@ are relative to the configuration file's folder.
 key), missing required keys, wrong types -- as one `ConfigError`, so an operator
 fixes the file in one go rather than one start-up at a time.
 
-STARTTLS for IMAP is not offered: aioimaplib has no STARTTLS. Use implicit TLS
-(port 993), which every public IMAP provider offers, or "none" on loopback.
+A refused login and a certificate that does not verify are permanent errors: the
+service logs them once at ERROR and tries again only every ``error_retry`` seconds
+([imap] and [smtp], default 1200: three tries an hour), so that a provider does not
+lock the account for a wrong password tried forever.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-ImapTls = Literal["none", "implicit"]
+ImapTls = Literal["none", "implicit", "starttls"]
 SmtpTls = Literal["none", "starttls", "implicit"]
 
 IMAP_PASSWORD_ENV = "MODERATOR_IMAP_PASSWORD"
@@ -76,6 +78,8 @@ class ImapConfig:
     reconnect_min: float = 1.0  # the first wait after a lost connection ...
     reconnect_max: float = 60.0  # ... doubling up to this
     ca_file: Path | None = None
+    # After a refused login or a certificate that does not verify: the next try.
+    error_retry: float = 1200.0
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,8 @@ class SmtpConfig:
     retry_min: float = 5.0  # the first wait after a failed delivery ...
     retry_max: float = 3600.0  # ... doubling up to this
     ca_file: Path | None = None
+    # After a refused login or a certificate that does not verify: the next try.
+    error_retry: float = 1200.0
 
 
 @dataclass(frozen=True)
@@ -151,7 +157,7 @@ class Config:
         out = []
         if self.imap.tls == "none" and not is_loopback(self.imap.host):
             out.append(f"[imap] tls = \"none\" sends the password in clear text to "
-                       f"{self.imap.host}; use tls = \"implicit\"")
+                       f"{self.imap.host}; use tls = \"implicit\" or \"starttls\"")
         if self.smtp.tls == "none" and self.smtp.user and not is_loopback(self.smtp.host):
             out.append(f"[smtp] tls = \"none\" sends the password in clear text to "
                        f"{self.smtp.host}; use \"starttls\" or \"implicit\"")
@@ -171,7 +177,7 @@ def is_loopback(host: str) -> bool:
 
 T = TypeVar("T")
 
-_IMAP_PORTS = {"implicit": 993, "none": 143}
+_IMAP_PORTS = {"implicit": 993, "starttls": 143, "none": 143}
 _SMTP_PORTS = {"implicit": 465, "starttls": 587, "none": 25}
 
 
@@ -315,7 +321,7 @@ def parse_config(data: Mapping[str, Any], source: str, base: Path,
                             + "; the sections are [imap], [smtp], [moderator]")
 
     imap = _Section("imap", sections["imap"], problems, base, environ)
-    imap_tls = imap.choice("tls", ("implicit", "none"), "implicit")
+    imap_tls = imap.choice("tls", ("implicit", "starttls", "none"), "implicit")
     imap_config = dict(
         host=imap.get("host", str, required=True),
         port=imap.get("port", int, _IMAP_PORTS[imap_tls], check=_port),
@@ -331,6 +337,7 @@ def parse_config(data: Mapping[str, Any], source: str, base: Path,
         reconnect_min=imap.get("reconnect_min", float, 1.0, check=_positive),
         reconnect_max=imap.get("reconnect_max", float, 60.0, check=_positive),
         ca_file=imap.path("ca_file"),
+        error_retry=imap.get("error_retry", float, 1200.0, check=_positive),
     )
     imap.check_unknown()
 
@@ -348,6 +355,7 @@ def parse_config(data: Mapping[str, Any], source: str, base: Path,
         retry_min=smtp.get("retry_min", float, 5.0, check=_positive),
         retry_max=smtp.get("retry_max", float, 3600.0, check=_positive),
         ca_file=smtp.path("ca_file"),
+        error_retry=smtp.get("error_retry", float, 1200.0, check=_positive),
     )
     smtp.check_unknown()
 

@@ -64,7 +64,9 @@ from moderator.config import (
     load_config,
 )
 from moderator.crash import crash_point
+from moderator.desk import bounces
 from moderator.desk.processor import Processor, ProcessorSettings, RetryPolicy
+from moderator.mail.bounce import BounceReport
 from moderator.mail.endpoints import (
     ENDPOINTS_FILE,
     LOCAL_HOST,
@@ -73,8 +75,8 @@ from moderator.mail.endpoints import (
     port_is_free,
     read_endpoints,
 )
-from moderator.mail.inbox import FetchedMail, ImapError, ImapSession
-from moderator.mail.outbox import Outbox
+from moderator.mail.inbox import FetchedMail, ImapError, ImapPermanentError, ImapSession
+from moderator.mail.outbox import Outbox, Refusal
 from moderator.mail.parse import automatic_reason
 from moderator.mail.webhook import WebhookPolicy, WebhookSender
 from moderator.store import Store
@@ -433,7 +435,23 @@ async def _serve(config: Config, stop_event: asyncio.Event, clock: Callable[[], 
     except Exception:
         log.exception("warming up failed; the first mail builds what it needs")
     wake_outbox = asyncio.Event()
-    outbox = Outbox(outbox_store, config.smtp)
+
+    def refused(refusal: Refusal) -> None:
+        """A recipient refused for good at sending: a bounce (in the outbox's thread)."""
+        found = outbox_store.outbox_mail(refusal.row.id)
+        with outbox_store.transaction():
+            posts = bounces.record(
+                outbox_store, refusal.row.recipient, found[1] if found else None,
+                BounceReport(True, _status_of(refusal.message), refusal.row.recipient,
+                             f"{refusal.code} {refusal.message}"),
+                now=time.time(), cause=None, outbox_id=refusal.row.id, moderator=mod.name)
+        for post in posts:
+            webhooks.submit(post)  # safe from any thread
+
+    # VERP: each mail's own envelope sender names it in its bounce (plus-addressing).
+    outbox = Outbox(outbox_store, config.smtp,
+                    bounce_secret=mod.secret if mod.plus_addressing else None,
+                    refused=refused)
     outbox_task = asyncio.create_task(outbox.run(stop_event, wake_outbox))
     clock_task: asyncio.Task[None] | None = None
     retry_task: asyncio.Task[None] | None = None
@@ -510,10 +528,26 @@ async def _retry_loop(processor: Processor, wake_outbox: asyncio.Event, stop: as
         await _wait_event(stop, interval)
 
 
+#: Seconds between records of a good IMAP session in the store (`moderator health`).
+HEALTH_EVERY = 60.0
+
+
+def _health(processor: Processor, name: str, error: str | None = None) -> None:
+    """Record a good session of NAME, or its permanent ERROR (in a worker thread)."""
+    with processor.lock:
+        if error is None:
+            processor.store.health_ok(name, time.time())
+        else:
+            processor.store.health_error(name, error, time.time())
+
+
 async def _inbox_loop(config: Config, processor: Processor, wake_outbox: asyncio.Event,
                       stop: asyncio.Event) -> None:
-    """IMAP sessions one after another; after a failure wait, doubling, and reconnect."""
+    """IMAP sessions one after another; after a failure wait, doubling, and reconnect.
+    A refused login or an unverified certificate is logged once at ERROR, recorded for
+    `moderator health`, and tried again only after ``error_retry``."""
     delay = config.imap.reconnect_min
+    error: str | None = None  # the permanent error being waited out
     while not stop.is_set():
         session = ImapSession(config.imap)
         opened = False
@@ -521,11 +555,31 @@ async def _inbox_loop(config: Config, processor: Processor, wake_outbox: asyncio
             await session.open()
             opened = True
             delay = config.imap.reconnect_min
+            if error is not None:
+                log.info("IMAP %s:%s takes the moderator's login again", config.imap.host,
+                         config.imap.port)
+                error = None
+            recorded = -HEALTH_EVERY
             while not stop.is_set():
                 await process_inbox(session, processor, wake_outbox,
                                     config.moderator.max_message_bytes)
+                if time.monotonic() - recorded >= HEALTH_EVERY:
+                    recorded = time.monotonic()
+                    await asyncio.to_thread(_health, processor, "imap")
                 await session.wait_for_news(stop)
             await session.logout()
+        except ImapPermanentError as exc:
+            wait = config.imap.error_retry
+            problem = str(exc).rstrip(". ")
+            if problem != error:
+                log.error("IMAP: %s. To fix: %s. The next try is in %.0f s (error_retry)",
+                          problem, exc.fix, wait)
+            else:
+                log.info("IMAP: still %s; next try in %.0f s", problem, wait)
+            error = problem
+            await asyncio.to_thread(_health, processor, "imap",
+                                    f"{problem}. To fix: {exc.fix}")
+            await _wait_event(stop, wait)
         except (OSError, TimeoutError, ImapError, aioimaplib.AioImapException) as exc:
             log.warning("IMAP session %s (%s: %s); reconnecting in %.1fs",
                         "ended" if opened else "failed", type(exc).__name__, exc, delay)
@@ -604,6 +658,13 @@ async def _process_fetched(processor: Processor, wake_outbox: asyncio.Event,
 async def _wait_event(event: asyncio.Event, timeout: float) -> None:
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(event.wait(), timeout)
+
+
+def _status_of(message: str) -> str | None:
+    """The enhanced status code (5.1.1) an SMTP refusal's text begins with."""
+    first = message.split(maxsplit=1)[0] if message.split() else ""
+    parts = first.split(".")
+    return first if len(parts) == 3 and all(p.isdigit() for p in parts) else None
 
 
 def replace_config(config: Config, **sections: dict[str, object]) -> Config:

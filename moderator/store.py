@@ -46,6 +46,14 @@ their games), ``tournament_holders`` (who held a table's seat, from which move: 
 substitute follows a dropout) and ``tournament_results`` (the seats' values when a
 table ended). Only new tables: a database of schema 5 gets them when opened.
 
+Schema version 7 adds what the operator watches (issue 29): ``bounces`` (every
+delivery-status report for the moderator's own mail, attributed by its VERP envelope
+sender, and every permanent refusal at sending), ``undeliverable`` (addresses whose
+mail bounced for good, until they mail again: every report of their games says so)
+and ``health`` (the service's last good IMAP session and SMTP
+send, and the permanent errors it is waiting out, for ``moderator health``). Only
+new tables: older databases get them when opened.
+
 Every method that writes expects to run inside `transaction()` unless it says it
 opens its own; transactions nest (savepoints), so a method may be called from inside
 the service's one transaction per message.
@@ -67,7 +75,7 @@ import sqlite_utils
 
 from engine.game import Game, Move, Setup
 
-SCHEMA_VERSION = 6  # 6: tournaments (5: the outbox's mails in `outbox_raw`)
+SCHEMA_VERSION = 7  # 7: bounces and health (6: tournaments; 5: `outbox_raw`)
 
 Role = Literal["master", "player", "observer"]
 MemberStatus = Literal["invited", "active"]
@@ -324,6 +332,34 @@ CREATE TABLE IF NOT EXISTS withheld (      -- answers a budget held back, summar
     first REAL NOT NULL,
     last REAL NOT NULL
 );
+
+CREATE TABLE IF NOT EXISTS bounces (       -- schema 7: delivery-status reports received
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    received REAL NOT NULL,
+    cause TEXT,                        -- messages.key of the report (NULL: refused at sending)
+    outbox_id INTEGER,                 -- the mail that bounced
+    recipient TEXT NOT NULL,
+    game_id TEXT,
+    status TEXT,                       -- the DSN status, 5.2.2
+    permanent INTEGER NOT NULL,
+    diagnostic TEXT
+);
+CREATE INDEX IF NOT EXISTS bounces_received ON bounces (received);
+
+CREATE TABLE IF NOT EXISTS undeliverable (  -- addresses whose mail bounced for good
+    address TEXT PRIMARY KEY,          -- lower-cased
+    since REAL NOT NULL,
+    status TEXT,
+    diagnostic TEXT
+);
+
+CREATE TABLE IF NOT EXISTS health (        -- the service's view of its servers
+    name TEXT PRIMARY KEY,             -- imap, smtp
+    ok REAL,                           -- the last good session / send
+    error TEXT,                        -- a permanent error being waited out, else NULL
+    error_since REAL,
+    tries INTEGER NOT NULL DEFAULT 0   -- tries since the error began
+);
 """
 
 
@@ -407,6 +443,37 @@ class OutboxRow:
     sender: str
     raw: bytes
     attempts: int
+
+
+@dataclass(frozen=True, slots=True)
+class Bounce:
+    """A delivery-status report (or a refusal at sending) for one of our mails."""
+
+    received: float
+    recipient: str
+    game_id: str | None
+    status: str | None
+    permanent: bool
+    diagnostic: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Undeliverable:
+    """An address whose mail bounced for good, and why."""
+
+    address: str
+    since: float
+    status: str | None
+    diagnostic: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class HealthRow:
+    name: str
+    ok: float | None
+    error: str | None
+    error_since: float | None
+    tries: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -948,6 +1015,107 @@ class Store:
             "SELECT SUM(sent IS NULL AND failed IS NULL), SUM(sent IS NOT NULL), "
             "SUM(failed IS NOT NULL) FROM outbox_queue").fetchone()
         return {"queued": row[0] or 0, "sent": row[1] or 0, "failed": row[2] or 0}
+
+    def outbox_mail(self, mail_id: int) -> tuple[str, str | None, str] | None:
+        """The recipient, game and kind of outbox mail MAIL_ID."""
+        row = self.db.execute("SELECT recipient, game_id, kind FROM outbox_queue WHERE id = ?",
+                              [mail_id]).fetchone()
+        return None if row is None else (row[0], row[1], row[2])
+
+    def outbox_backlog(self, now: float) -> tuple[int, float | None]:
+        """How many mails wait to be sent, and since when the oldest waits."""
+        row = self.db.execute("SELECT COUNT(*), MIN(created) FROM outbox_queue WHERE "
+                              "sent IS NULL AND failed IS NULL").fetchone()
+        return int(row[0]), (None if row[1] is None else float(row[1]))
+
+    def last_report_move(self, recipient: str, game_id: str, before_id: int) -> int | None:
+        """The move shown by the last mail of GAME_ID sent to RECIPIENT before outbox
+        mail BEFORE_ID (its X-Moderator-Move header), None if there is none."""
+        rows = self.db.execute(
+            "SELECT r.raw FROM outbox_queue q JOIN outbox_raw r ON r.id = q.id WHERE "
+            "q.recipient = ? COLLATE NOCASE AND q.game_id = ? AND q.id < ? AND q.sent IS "
+            "NOT NULL ORDER BY q.id DESC LIMIT 1", [recipient, game_id, before_id]).fetchall()
+        for (raw,) in rows:
+            head = bytes(raw).split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
+            for line in head.splitlines():
+                if line.lower().startswith(b"x-moderator-move:"):
+                    value = line.split(b":", 1)[1].strip()
+                    if value.isdigit():
+                        return int(value)
+        return None
+
+    # --- bounces (schema 7) -----------------------------------------------------------
+    def record_bounce(self, bounce: Bounce, *, cause: str | None, outbox_id: int | None
+                      ) -> None:
+        self.db.execute(
+            "INSERT INTO bounces (received, cause, outbox_id, recipient, game_id, status, "
+            "permanent, diagnostic) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [bounce.received, cause, outbox_id, bounce.recipient.lower(), bounce.game_id,
+             bounce.status, int(bounce.permanent), bounce.diagnostic])
+
+    def bounces_since(self, since: float) -> tuple[int, int]:
+        """Permanent and temporary bounces received since SINCE."""
+        row = self.db.execute("SELECT SUM(permanent), SUM(1 - permanent) FROM bounces "
+                              "WHERE received >= ?", [since]).fetchone()
+        return int(row[0] or 0), int(row[1] or 0)
+
+    def mark_undeliverable(self, address: str, since: float, status: str | None,
+                           diagnostic: str | None) -> bool:
+        """ADDRESS receives no mail; False if it was marked so already."""
+        cursor = self.db.execute(
+            "INSERT OR IGNORE INTO undeliverable (address, since, status, diagnostic) "
+            "VALUES (?, ?, ?, ?)", [address.lower(), since, status, diagnostic])
+        return bool(cursor.rowcount)
+
+    def undeliverable(self, address: str | None = None) -> list[Undeliverable]:
+        """Every address marked (or ADDRESS's mark, if it has one)."""
+        where, params = ("WHERE address = ?", [address.lower()]) if address else ("", [])
+        rows = self.db.execute(f"SELECT address, since, status, diagnostic FROM "
+                               f"undeliverable {where} ORDER BY since", params).fetchall()
+        return [Undeliverable(*r) for r in rows]
+
+    def undeliverable_members(self, game_id: str) -> list[tuple[Member, Undeliverable]]:
+        """GAME_ID's members whose address receives no mail (one query: every report
+        asks)."""
+        rows = self.db.execute(
+            "SELECT m.game_id, m.address, m.role, m.seat, m.key, m.status, m.reported_move, "
+            "u.since, u.status, u.diagnostic FROM members m JOIN undeliverable u ON "
+            "u.address = m.address WHERE m.game_id = ? ORDER BY m.created, m.rowid",
+            [game_id]).fetchall()
+        return [(Member(*r[:7]), Undeliverable(r[1], r[7], r[8], r[9])) for r in rows]
+
+    def clear_undeliverable(self, address: str) -> bool:
+        """ADDRESS mailed us: it may receive again. False if it was not marked."""
+        cursor = self.db.execute("DELETE FROM undeliverable WHERE address = ?",
+                                 [address.lower()])
+        return bool(cursor.rowcount)
+
+    # --- health (schema 7) ------------------------------------------------------------
+    def health_ok(self, name: str, now: float) -> None:
+        """A good IMAP session or SMTP send: any error recorded for NAME is over."""
+        with self.transaction():
+            self.db.execute(
+                "INSERT INTO health (name, ok) VALUES (?, ?) ON CONFLICT (name) DO UPDATE "
+                "SET ok = excluded.ok, error = NULL, error_since = NULL, tries = 0",
+                [name, now])
+
+    def health_error(self, name: str, error: str, now: float) -> None:
+        """A permanent error of NAME (one more try of it)."""
+        with self.transaction():
+            self.db.execute(
+                "INSERT INTO health (name, error, error_since, tries) VALUES (?, ?, ?, 1) "
+                "ON CONFLICT (name) DO UPDATE SET error = excluded.error, error_since = "
+                "COALESCE(health.error_since, excluded.error_since), tries = health.tries + 1",
+                [name, error, now])
+
+    def health(self) -> dict[str, HealthRow]:
+        return {r[0]: HealthRow(*r) for r in self.db.execute(
+            "SELECT name, ok, error, error_since, tries FROM health").fetchall()}
+
+    def quarantine_size(self) -> int:
+        row = self.db.execute("SELECT COUNT(*) FROM messages WHERE quarantined IS NOT NULL"
+                              ).fetchone()
+        return int(row[0])
 
     # --- mail games and their members -------------------------------------------------
     def create_mail_game(self, title: str, master: str, options: Sequence[str], seed: int,

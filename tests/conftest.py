@@ -8,4 +8,4 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent / "engine"))
 
 # Fixtures and helpers for the end-to-end mail tests: tests/mailservers.py.
-pytest_plugins = ["mailservers"]
+pytest_plugins = ["mailservers", "realmail"]

@@ -68,7 +68,7 @@ def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
 [imap]
 host = "imap.example.org"
 port = "993"
-tls = "starttls"
+tls = "ssl"
 pasword = "typo"
 
 [smtp]
@@ -85,7 +85,7 @@ secret = "short"
         load_config(write(tmp_path, text), environ={})
     problems = "\n".join(caught.value.problems)
     assert "unknown section [extra]" in problems
-    assert '[imap] tls = \'starttls\': must be one of "implicit", "none"' in problems
+    assert '[imap] tls = \'ssl\': must be one of "implicit", "starttls", "none"' in problems
     assert "[imap] port = '993' must be a whole number" in problems
     assert "[imap] unknown key pasword (did you mean password?)" in problems
     assert "[imap] user is missing" in problems

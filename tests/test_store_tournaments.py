@@ -46,8 +46,9 @@ def test_a_schema_5_database_gains_the_tournament_tables_and_keeps_its_data(
     conn.close()
     assert not names & set(TABLES)
     store = Store(path)
-    assert SCHEMA_VERSION == 6
-    assert store.execute("SELECT value FROM meta WHERE key = 'schema_version'") == [("6",)]
+    assert SCHEMA_VERSION >= 6  # later schemas add tables of their own
+    assert store.execute("SELECT value FROM meta WHERE key = 'schema_version'") == [
+        (str(SCHEMA_VERSION),)]
     names = {r[0] for r in store.execute("SELECT name FROM sqlite_master")}
     assert set(TABLES) <= names
     assert [m.address for m in store.members("18TN-1")] == ["ann@x.org"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from moderator.cli import bench, bench_mail, play, quarantine, service
+from moderator.cli import bench, bench_mail, health, play, quarantine, service
 from moderator.cli import map as map_cli
 
 
@@ -33,5 +33,6 @@ for command in (
     map_cli.map_command,
     bench.bench,
     quarantine.quarantine,
+    health.health_command,
 ):
     main.add_command(command)

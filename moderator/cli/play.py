@@ -157,15 +157,25 @@ def status_command(game_id: str, as_json: bool, db_path: Path) -> None:
     from moderator.desk.orders import status_text
     from moderator.store import StoreError
 
+    store = _existing_store(db_path)
     try:
-        game = _existing_store(db_path).load(game_id)
+        game = store.load(game_id)
     except StoreError as exc:
         raise click.UsageError(str(exc)) from None
     view = game_view(game)
+    # Members whose mail bounced for good (issue 29): the game may wait on them.
+    silent = [{"address": m.address, "seat": m.seat, "role": m.role, "status": u.status,
+               "diagnostic": u.diagnostic, "since": u.since}
+              for m, u in store.undeliverable_members(game_id)]
     if as_json:
-        click.echo(json.dumps({"game": game_id, **view_json(view)}, indent=2))
+        click.echo(json.dumps({"game": game_id, **view_json(view),
+                               "not_receiving_mail": silent}, indent=2))
     else:
         click.echo(status_text(game_id, view))
+        for entry in silent:
+            who = entry["seat"] or entry["role"]
+            click.echo(f"Not receiving mail: {who} ({entry['address']}): "
+                       f"{entry['status'] or 'bounced'} {entry['diagnostic'] or ''}".rstrip())
 
 
 @click.command("games")

@@ -20,16 +20,16 @@ from moderator.cli.play import DEFAULT_DB
 from moderator.mail.parse import one_line, parse_incoming
 from moderator.store import MessageState, Store
 
-__all__ = ["quarantine"]
+__all__ = ["config_option", "db_option", "open_db", "quarantine", "when"]
 
 
-def _when(stamp: float | None) -> str:
+def when(stamp: float | None) -> str:
     if stamp is None:
         return "-"
     return datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _open(db_path: Path, config_path: Path | None) -> Store:
+def open_db(db_path: Path, config_path: Path | None) -> Store:
     from moderator.config import ConfigError, load_config
     from moderator.service import open_store
 
@@ -59,7 +59,7 @@ def _state(mail: MessageState) -> str:
         return "quarantined"
     if mail.status == "done":
         return "done"
-    return f"waiting (next try {_when(mail.retry_at)})"
+    return f"waiting (next try {when(mail.retry_at)})"
 
 
 def _subject(store: Store, key: str) -> str:
@@ -85,7 +85,7 @@ def quarantine() -> None:
 @config_option
 def list_command(db_path: Path, config_path: Path | None) -> None:
     """The quarantined mails, and those waiting to be tried again."""
-    store = _open(db_path, config_path)
+    store = open_db(db_path, config_path)
     try:
         mails = store.troubled_messages()
         if not mails:
@@ -93,7 +93,7 @@ def list_command(db_path: Path, config_path: Path | None) -> None:
             return
         for mail in mails:
             click.echo(f"#{mail.number}  {_state(mail)}  from {mail.sender or '?'}  "
-                       f"received {_when(mail.received)}  tries {mail.attempts}  "
+                       f"received {when(mail.received)}  tries {mail.attempts}  "
                        f"subject {_subject(store, mail.key)!r}")
             click.echo(f"    key {mail.key}")
             click.echo(f"    error {one_line(mail.last_error or '?', 300)}")
@@ -108,15 +108,15 @@ def list_command(db_path: Path, config_path: Path | None) -> None:
 @config_option
 def show_command(key: str, raw: bool, db_path: Path, config_path: Path | None) -> None:
     """One mail: its state, its error and its header (--raw: the whole mail)."""
-    store = _open(db_path, config_path)
+    store = open_db(db_path, config_path)
     try:
         mail = _one(store, key)
         row = store.message(mail.key)
         assert row is not None
         click.echo(f"#{mail.number} {mail.key}")
         click.echo(f"state:       {_state(mail)}")
-        click.echo(f"received:    {_when(mail.received)}")
-        click.echo(f"quarantined: {_when(mail.quarantined)}")
+        click.echo(f"received:    {when(mail.received)}")
+        click.echo(f"quarantined: {when(mail.quarantined)}")
         click.echo(f"tries:       {mail.attempts} ({mail.failures} ended in an error)")
         click.echo(f"outcome:     {row.outcome or '-'}")
         click.echo(f"error:       {mail.last_error or '-'}")
@@ -135,7 +135,7 @@ def show_command(key: str, raw: bool, db_path: Path, config_path: Path | None) -
 @config_option
 def release_command(key: str, db_path: Path, config_path: Path | None) -> None:
     """Have a quarantined mail tried again from the start (after a fix)."""
-    store = _open(db_path, config_path)
+    store = open_db(db_path, config_path)
     try:
         mail = _one(store, key)
         if mail.quarantined is None:

@@ -51,7 +51,8 @@ from moderator.reports.report import (
 )
 from moderator.store import Member, Store
 
-__all__ = ["MAX_HISTORY", "Answers", "Footer", "Lobby", "LobbySeat", "history"]
+__all__ = ["MAX_HISTORY", "Answers", "Footer", "Lobby", "LobbySeat", "bounce_reason", "history",
+           "undeliverable_lines"]
 
 log = logging.getLogger(__name__)
 
@@ -150,6 +151,9 @@ class Answers:
         """The answer to the sender: per-line results, and the report when there is one."""
         sender = self.incoming.sender
         assert sender is not None
+        if self.store.clear_undeliverable(sender):
+            # It mails again: it may receive again (a bounce of this reply marks it anew).
+            log.info("%s mailed again: its mail goes out again", sender)
         # Without an explicit HISTORY the reply is the sender's full report: what
         # happened since their last one, which it then counts as.
         full_report = history is None and game is not None
@@ -222,6 +226,10 @@ class Answers:
         reads a digest (one report per round) or only their own turns, and this is
         neither a new round nor their turn nor the end."""
         if not self.wants_report(game_id, member.address, game):
+            return
+        if self.store.undeliverable(member.address):
+            # Its mail bounced for good: its report marks stay where they are, so its
+            # next answer (when it mails again) carries what it missed.
             return
         key = self.key_for(game_id, member.address)
         self.mail(member.address, "report", "report", game_id=game_id, key=key,
@@ -317,6 +325,7 @@ class Answers:
         whole_map = to in self.whole_map
         if game_id and template == "report":
             context["tournament"] = self.tournament_line(game_id)
+            context["undelivered"] = undeliverable_lines(self.store, game_id)
         if game is not None and game_id and template == "report":
             images, context["map_note"] = self.map_choice(game_id, game, to, whole_map)
             context["deadline"], attachments = self.deadline_for(game_id, game, to)
@@ -620,3 +629,26 @@ class Answers:
                 recipient=mail.to, sender=settings.address, raw=raw,
                 cause=self.incoming.key, now=self.now)
         return queued
+
+
+def undeliverable_lines(store: Store, game_id: str) -> tuple[str, ...]:
+    """What a report of GAME_ID says of its members who receive no mail."""
+    lines = []
+    for member, mark in store.undeliverable_members(game_id):
+        who = member.seat or ("The game master" if member.role == "master" else "An observer")
+        lines.append(f"{who} ({member.address}) receives no mail: "
+                     f"{bounce_reason(mark.status, mark.diagnostic)}. The reports wait "
+                     f"until {member.address} mails the moderator again.")
+    return tuple(dict.fromkeys(lines))
+
+
+def bounce_reason(status: str | None, diagnostic: str | None) -> str:
+    """Why mail to an address bounced, in a few words for its game's members."""
+    if status == "5.2.2" or (diagnostic and "quota" in diagnostic.lower()):
+        return "the mailbox is full (5.2.2)" if status else "the mailbox is full"
+    if status in ("5.1.1", "5.1.10"):
+        return f"no such mailbox ({status})"
+    text = (diagnostic or "").strip()
+    if len(text) > 120:
+        text = text[:119] + "\u2026"
+    return f"mail bounced ({status or 'permanent failure'}{': ' + text if text else ''})"

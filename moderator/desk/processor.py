@@ -41,7 +41,7 @@ from engine.title import available_titles, load_title
 from grammar.names import names_for_title
 from grammar.parser import warm_parser
 from grammar.tournament import confirm_token_in
-from moderator.desk import batching, timekeeper
+from moderator.desk import batching, bounces, timekeeper
 from moderator.desk.games import GameCache
 from moderator.desk.lobby import general, general_commands, lobby, stop_mail
 from moderator.desk.play import play
@@ -242,7 +242,8 @@ class Processor:
                     work = self.work(parse_incoming(row.raw, self.settings.address, key),
                                      row.size, self.clock())
                     work.defer_reports = batch
-                    summary, status = route(work)
+                    # A bounce of our own mail is recorded, never answered (issue 29).
+                    summary, status = bounces.handle(work, row.raw) or route(work)
                     queued = work.answers.queue()
                 store.finish_message(key, summary, game_id=work.game_id,
                                      sender=work.incoming.sender, now=work.now)

@@ -17,7 +17,18 @@ The flag is only a hint that saves fetching a mail again: the database decides
 whether a mail was processed, so a mail flagged late (or never) after a crash is
 recognised as a duplicate when it is fetched again.
 
-Only implicit TLS (or plain text on loopback): aioimaplib has no STARTTLS.
+TLS is implicit (port 993) or STARTTLS (RFC 3501 6.2.1, port 143). aioimaplib 2.0
+has no STARTTLS of its own: `ImapSession._starttls` sends the command through its
+protocol and upgrades the connection with asyncio's ``loop.start_tls`` on the same
+transport and protocol; the greeting's capabilities are then thrown away and asked
+again (RFC 3501: they may differ after TLS), and a partial line left after the OK
+(plain text that would be read as if it came over TLS) ends the session. Writing
+this ourselves beat changing libraries: the moderator's sessions, timeouts and IDLE
+handling are built on aioimaplib, and the upgrade is a dozen lines on public
+asyncio API.
+
+A refused LOGIN and a certificate that does not verify are `ImapPermanentError`s: no
+reconnecting fixes them, the operator must (the service waits long between tries).
 """
 
 from __future__ import annotations
@@ -36,7 +47,8 @@ import aioimaplib
 
 from moderator.config import ImapConfig
 
-__all__ = ["COMMANDS", "PROCESSED_KEYWORD", "FetchedMail", "ImapError", "ImapSession"]
+__all__ = ["COMMANDS", "PROCESSED_KEYWORD", "FetchedMail", "ImapError", "ImapPermanentError",
+           "ImapSession", "certificate_problem"]
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +71,27 @@ COMMANDS: Counter[str] = Counter()
 
 class ImapError(RuntimeError):
     """The IMAP server answered NO or BAD, did not answer in time, or the link broke."""
+
+
+class ImapPermanentError(ImapError):
+    """What only the operator can fix: the login refused, the certificate not
+    verified, STARTTLS not offered. `fix` says what to change."""
+
+    def __init__(self, message: str, fix: str) -> None:
+        super().__init__(message)
+        self.fix = fix
+
+
+def certificate_problem(exc: BaseException) -> ssl.SSLCertVerificationError | None:
+    """The certificate verification error EXC is or was caused by, if any."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, ssl.SSLCertVerificationError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 class FetchedMail:
@@ -87,12 +120,13 @@ class ImapSession:
         self.config = config
         self.lost = asyncio.Event()
         self.mode = "unseen"  # how processed mail is marked: unseen | keyword | move
-        context = (tls_context(str(config.ca_file) if config.ca_file else None)
-                   if config.tls == "implicit" else None)
+        self.context = (tls_context(str(config.ca_file) if config.ca_file else None)
+                        if config.tls != "none" else None)
         self.client = aioimaplib.IMAP4(host=config.host, port=config.port,
                                        timeout=config.timeout,
                                        conn_lost_cb=self._connection_lost,
-                                       ssl_context=context)
+                                       ssl_context=self.context if config.tls == "implicit"
+                                       else None)
         # New mail the server reports in passing. A server may answer a SEARCH from
         # the state it had before and announce the new mail in the same breath
         # (`* 3 EXISTS`, as pymap does); aioimaplib drops such lines, and an IDLE
@@ -128,9 +162,29 @@ class ImapSession:
     async def open(self) -> None:
         """Greeting, LOGIN, SELECT; learn how processed mail can be marked."""
         config = self.config
-        await self.wait(self.client.wait_hello_from_server(), "greeting")
-        await self.command(self.client.login(config.user, config.password),
-                           f"LOGIN {config.user}")
+        try:
+            await self.wait(self.client.wait_hello_from_server(), "greeting")
+            if config.tls == "starttls":
+                await self._starttls()
+        except (OSError, ImapError) as exc:
+            if (problem := certificate_problem(exc)) is not None:
+                raise ImapPermanentError(
+                    f"the certificate of {config.host}:{config.port} does not verify: "
+                    f"{problem.verify_message}",
+                    "check [imap] host (the name the certificate is for), or give the "
+                    "server's CA as [imap] ca_file") from exc
+            raise
+        login = await self.wait(self.client.login(config.user, config.password),
+                                f"LOGIN {config.user}")
+        if login.result != "OK":
+            said = b" ".join(line for line in login.lines if isinstance(line, bytes))
+            message = f"LOGIN {config.user}: {login.result} {said.decode(errors='replace')}"
+            # NO is the server's answer to these credentials (RFC 3501 6.2.3;
+            # [AUTHENTICATIONFAILED] RFC 5530); [UNAVAILABLE] is an outage.
+            if login.result == "NO" and b"[UNAVAILABLE]" not in said.upper():
+                raise ImapPermanentError(message, "check [imap] user and password "
+                                         "(password_file, $MODERATOR_IMAP_PASSWORD)")
+            raise ImapError(message)
         if config.processed_folder:
             # CREATE fails when the folder exists; that is fine.
             await self.wait(self.client.create(_quoted(config.processed_folder)), "CREATE")
@@ -150,6 +204,29 @@ class ImapSession:
                  config.folder, {"move": f"moved to {config.processed_folder}",
                                  "keyword": f"flagged {PROCESSED_KEYWORD}",
                                  "unseen": "flagged \\Seen"}[self.mode])
+
+    async def _starttls(self) -> None:
+        """Upgrade the connection to TLS (see the module's text)."""
+        protocol = self.client.protocol
+        config = self.config
+        if "STARTTLS" not in protocol.capabilities:
+            raise ImapPermanentError(
+                f"{config.host}:{config.port} offers no STARTTLS",
+                'use [imap] tls = "implicit" (port 993) if the server has it')
+        response = await self.wait(protocol.execute(aioimaplib.Command(
+            "STARTTLS", protocol.new_tag(), loop=protocol.loop)), "STARTTLS")
+        if response.result != "OK":
+            raise ImapError(f"STARTTLS: {response.result} {response.lines!r}")
+        if protocol.incomplete_line:
+            # Plain text after the OK would be read as if it came over TLS.
+            raise ImapError("STARTTLS: the server sent data before the TLS handshake")
+        assert self.context is not None
+        loop = asyncio.get_running_loop()
+        transport = await self.wait(loop.start_tls(
+            protocol.transport, protocol, self.context, server_hostname=config.host),
+            "TLS handshake")
+        protocol.transport = transport
+        await self.wait(protocol.capability(), "CAPABILITY")
 
     async def wait(self, call: Awaitable[Any], what: str) -> Any:
         """CALL's result; ImapError if the link drops or it takes over the timeout."""

@@ -16,6 +16,16 @@ mail, and a burst's sending waited for it once per mail (issue 14: seconds of a
 200-mail burst). So a crash may send again the few mails whose marks were still
 waiting for the lock; never a mail twice in one run, as each drain writes its marks
 before it looks for due mail again.
+
+Each mail's envelope sender is a bounce address of its own (VERP,
+`moderator.mail.bounce`) when the service gives the secret for it: a bounce names the
+mail it is for. A permanent refusal of a recipient at sending is handed to
+``refused`` (the service records it as a bounce).
+
+A refused login (535) and a certificate that does not verify are permanent errors:
+logged once at ERROR with what to fix, recorded for ``moderator health``, and the
+server is tried again only after ``error_retry`` seconds (no mail is lost: it waits).
+Outages keep the short, doubling wait.
 """
 
 from __future__ import annotations
@@ -26,15 +36,44 @@ import logging
 import random
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import aiosmtplib
 
 from moderator.config import SmtpConfig
 from moderator.crash import crash_point
-from moderator.mail.inbox import tls_context
+from moderator.mail.bounce import bounce_address
+from moderator.mail.inbox import certificate_problem, tls_context
 from moderator.store import OutboxRow, Store
 
-__all__ = ["Outbox"]
+__all__ = ["HEALTH_EVERY", "Outbox", "Refusal", "permanent_problem"]
+
+#: Seconds between records of a good send in the store's health table.
+HEALTH_EVERY = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A recipient refused for good at sending: the mail, the code, the server's words."""
+
+    row: OutboxRow
+    code: int
+    message: str
+
+
+def permanent_problem(exc: BaseException, config: SmtpConfig) -> tuple[str, str] | None:
+    """What is wrong and what to fix, when EXC is an error only the operator can fix."""
+    if (problem := certificate_problem(exc)) is not None:
+        return (f"the certificate of {config.host}:{config.port} does not verify: "
+                f"{problem.verify_message}",
+                "check [smtp] host (the name the certificate is for), or give the "
+                "server's CA as [smtp] ca_file")
+    if isinstance(exc, aiosmtplib.SMTPAuthenticationError) or (
+            isinstance(exc, aiosmtplib.SMTPResponseException) and exc.code in (534, 535)):
+        return (f"{config.host}:{config.port} refused the login of {config.user}: "
+                f"{exc.code} {exc.message.rstrip('. ')}",
+                "check [smtp] user and password (password_file, $MODERATOR_SMTP_PASSWORD)")
+    return None
 
 log = logging.getLogger(__name__)
 
@@ -43,11 +82,17 @@ class Outbox:
     """Sends what the store's outbox holds, until stopped."""
 
     def __init__(self, store: Store, config: SmtpConfig,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, *, bounce_secret: str | None = None,
+                 refused: Callable[[Refusal], None] | None = None) -> None:
         self.store = store
         self.config = config
         self.clock = clock
+        self.bounce_secret = bounce_secret  # None: the plain sender (no plus-addressing)
+        self.refused = refused  # called in a worker thread
         self._marks: _SentMarks | None = None  # the drain under way's
+        self.blocked_until = 0.0  # a permanent error: no try before (time.monotonic)
+        self.error: str | None = None  # ... and which (logged once)
+        self._healthy_at = 0.0  # when a good send was last recorded (time.monotonic)
 
     def delay(self, attempts: int) -> float:
         """How long to wait before try number ATTEMPTS + 1 (with jitter, so that many
@@ -58,6 +103,10 @@ class Outbox:
     async def run(self, stop: asyncio.Event, wake: asyncio.Event) -> None:
         """Send due mail whenever WAKE is set or the next retry is due; end on STOP."""
         while not stop.is_set():
+            wait = self.blocked_until - time.monotonic()
+            if wait > 0:  # a permanent error: new mail waits too (only STOP ends this)
+                await _wait_any(stop, asyncio.Event(), wait)
+                continue
             wake.clear()
             try:
                 await self.drain()
@@ -80,11 +129,20 @@ class Outbox:
         try:
             await client.connect()
         except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
+            client.close()
+            if (problem := permanent_problem(exc, self.config)) is not None:
+                await self._permanent(*problem, len(rows))
+                return 0
             for row in rows:
                 await self._retry(row, f"cannot connect: {exc}")
             log.warning("SMTP %s:%s unreachable (%s); %d mail%s wait", self.config.host,
                         self.config.port, exc, len(rows), "" if len(rows) == 1 else "s")
             return 0
+        if self.error is not None:
+            log.info("SMTP %s:%s takes the moderator's login again", self.config.host,
+                     self.config.port)
+            self.error = None
+            self._healthy_at = 0.0
         sent = 0
         marks = self._marks = _SentMarks(self.store)
         try:
@@ -92,12 +150,20 @@ class Outbox:
                 # An internationalised address needs SMTPUTF8 (RFC 6531), which
                 # aiosmtplib's sendmail asks for only when told.
                 utf8 = not (row.sender + row.recipient).isascii()
+                sender = (bounce_address(row.sender, self.bounce_secret, row.id)
+                          if self.bounce_secret else row.sender)
                 try:
-                    await client.sendmail(row.sender, [row.recipient], row.raw,
+                    await client.sendmail(sender, [row.recipient], row.raw,
                                           mail_options=["SMTPUTF8"] if utf8 else None)
                 except aiosmtplib.SMTPRecipientsRefused as exc:
                     if any(500 <= r.code < 600 for r in exc.recipients):
                         await self._refused(row, exc)
+                        code = next(r.code for r in exc.recipients if 500 <= r.code < 600)
+                        message = next(r.message for r in exc.recipients
+                                       if 500 <= r.code < 600)
+                        if self.refused is not None:
+                            await asyncio.to_thread(self.refused,
+                                                    Refusal(row, code, message))
                     else:  # 4xx: "try again later" (greylisting, a full mailbox)
                         await self._retry(row, str(exc))
                     continue
@@ -128,6 +194,9 @@ class Outbox:
             client.close()
             self._marks = None
             await marks.flush()  # before the next look for due mail
+        if sent and time.monotonic() - self._healthy_at > HEALTH_EVERY:
+            self._healthy_at = time.monotonic()
+            await asyncio.to_thread(self.store.health_ok, "smtp", time.time())
         return sent
 
     def _client(self) -> aiosmtplib.SMTP:
@@ -145,6 +214,21 @@ class Outbox:
             local_hostname=config.helo_name,
             timeout=config.timeout,
         )
+
+    async def _permanent(self, problem: str, fix: str, waiting: int) -> None:
+        """A refused login or an unverified certificate: log it once, record it, and
+        wait error_retry before the next try."""
+        wait = self.config.error_retry
+        self.blocked_until = time.monotonic() + wait
+        if problem != self.error:
+            log.error("SMTP: %s. To fix: %s. %d mail%s wait; the next try is in %.0f s "
+                      "(error_retry)", problem, fix, waiting, "" if waiting == 1 else "s",
+                      wait)
+        else:
+            log.info("SMTP: still %s; next try in %.0f s", problem, wait)
+        self.error = problem
+        await asyncio.to_thread(self.store.health_error, "smtp", f"{problem}. To fix: {fix}",
+                                time.time())
 
     async def _retry(self, row: OutboxRow, error: str) -> None:
         await self._settle()
