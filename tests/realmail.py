@@ -99,6 +99,8 @@ class RealMail:
         self.users_file = directory / "users"
         self._users: dict[str, str] = {}
         self._lock = threading.Lock()
+        self._stamped = 0.0  # the passwd-file's last mtime we set (`_stamp`)
+        self._written = 0.0  # when it was last written (time.monotonic)
 
     # -- the Servers protocol of tests/mailservers.py -------------------------------------
     @property
@@ -114,6 +116,11 @@ class RealMail:
         address = address.lower()
         if address not in self._users:
             self.add_user(address)
+        # Dovecot looks at its passwd-file at most once a second (the auth process's
+        # clock): a login in the second of a change may not see it yet and is refused.
+        wait = self._written + 1.05 - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
         return address, self._users[address]
 
     async def ensure_mailbox(self, address: str) -> None:
@@ -129,6 +136,7 @@ class RealMail:
             self._users[address] = password
             with self.users_file.open("a") as out:
                 out.write(f"{address}:{{PLAIN}}{password}::::::{extra}\n")
+            self._stamp()
 
     def set_quota(self, address: str, quota: str | None) -> None:
         """Give ADDRESS's mailbox another quota (None: the common one)."""
@@ -142,6 +150,16 @@ class RealMail:
             fresh = self.users_file.with_suffix(".new")
             fresh.write_text("\n".join(lines) + "\n")
             fresh.replace(self.users_file)
+            self._stamp()
+
+    def _stamp(self) -> None:
+        """A new mtime for the passwd-file, a whole second after the last: Dovecot
+        notices a change by the file's stamp, and two writes within one second (two
+        tests' users) could otherwise leave the second one unread (a refused login)."""
+        stamp = max(time.time(), self._stamped + 1.0)
+        os.utime(self.users_file, (stamp, stamp))
+        self._stamped = stamp
+        self._written = time.monotonic()
 
     # -- start and stop --------------------------------------------------------------------
     def start(self) -> None:
