@@ -144,6 +144,12 @@ class ModeratorConfig:
     webhook_attempts: int = 4
     webhook_retry_min: float = 5.0
     webhook_allow_private: bool = False
+    # DKIM (RFC 6376) for a relay that does not sign: the key published under
+    # DKIM_SELECTOR._domainkey.DKIM_DOMAIN (the address's domain unless given). The key
+    # is loaded and checked at start (`moderator.desk.settings.dkim_signer`).
+    dkim_selector: str | None = None
+    dkim_domain: str | None = None
+    dkim_key_file: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -395,6 +401,7 @@ def parse_config(data: Mapping[str, Any], source: str, base: Path,
         webhook_attempts=mod.get("webhook_attempts", int, 4, check=_positive),
         webhook_retry_min=mod.get("webhook_retry_min", float, 5.0, check=_positive),
         webhook_allow_private=mod.get("webhook_allow_private", bool, False),
+        **_dkim(mod, problems),
     )
     mod.check_unknown()
 
@@ -402,7 +409,24 @@ def parse_config(data: Mapping[str, Any], source: str, base: Path,
         raise ConfigError(source, problems)
     return Config(ImapConfig(**imap_config),  # type: ignore[arg-type]
                   SmtpConfig(**smtp_config),  # type: ignore[arg-type]
-                  ModeratorConfig(**mod_config))  # type: ignore[arg-type]
+                  ModeratorConfig(**mod_config))
+
+
+def _dkim(mod: _Section, problems: list[str]) -> dict[str, Any]:
+    """[moderator]'s dkim_* keys: all three or none (the domain defaults to the
+    address's)."""
+    selector = mod.get("dkim_selector", str)
+    domain = mod.get("dkim_domain", str)
+    key_file = mod.path("dkim_key_file")
+    if key_file is None and (selector or domain):
+        problems.append("[moderator] dkim_selector and dkim_domain need dkim_key_file")
+    if key_file is not None and not selector:
+        problems.append("[moderator] dkim_key_file needs dkim_selector (the DNS name's "
+                        "first label: SELECTOR._domainkey.DOMAIN)")
+    if key_file is not None and not domain:
+        address = mod.data.get("address")
+        domain = address.rpartition("@")[2] if isinstance(address, str) else None
+    return {"dkim_selector": selector, "dkim_domain": domain, "dkim_key_file": key_file}
 
 
 def _idle(value: float) -> str | None:

@@ -66,7 +66,9 @@ from moderator.config import (
 from moderator.crash import crash_point
 from moderator.desk import bounces
 from moderator.desk.processor import Processor, ProcessorSettings, RetryPolicy
+from moderator.desk.settings import dkim_signer
 from moderator.mail.bounce import BounceReport
+from moderator.mail.dkim import DkimError
 from moderator.mail.endpoints import (
     ENDPOINTS_FILE,
     LOCAL_HOST,
@@ -155,6 +157,10 @@ def run(
         try:
             config = load_config(config_path)
         except ConfigError as exc:
+            raise click.UsageError(f"the configuration is not usable.\n{exc}") from None
+        try:
+            dkim_signer(config.moderator)  # a key that cannot sign stops the start
+        except DkimError as exc:
             raise click.UsageError(f"the configuration is not usable.\n{exc}") from None
         for warning in config.warnings():
             log.warning("%s", warning)

@@ -11,9 +11,19 @@ from pathlib import Path
 
 import dkim
 import pytest
+from mailservers import (
+    daemon_settings,
+    mailbox,
+    running_daemon,
+    send_mail,
+    wait_for_mail,
+)
 
+from moderator.config import ConfigError, parse_config
 from moderator.mail.compose import OutgoingMail, compose
 from moderator.mail.dkim import DkimError, DkimSigner
+from moderator.mail.local import LocalMail
+from moderator.service import MODERATOR_ADDRESS as MODERATOR
 
 
 @pytest.fixture(scope="module")
@@ -69,3 +79,45 @@ def test_a_key_that_cannot_sign_stops_the_start_with_what_to_fix(tmp_path: Path)
         DkimSigner.load("s", "example.org", junk)
     with pytest.raises(DkimError, match="selector and a domain"):
         DkimSigner.load(" ", "example.org", junk)
+
+
+async def test_the_service_signs_its_answers_and_a_player_can_verify_them(
+        mail_servers: LocalMail, rsa_key: tuple[Path, bytes]) -> None:
+    """Through the real servers: with dkim_* configured, the answer in the player's
+    mailbox carries a signature of the moderator's domain that verifies."""
+    key_file, record = rsa_key
+    config = await daemon_settings(mail_servers, moderator={
+        "dkim_selector": "mail2026", "dkim_domain": "example.org",
+        "dkim_key_file": key_file})
+    async with running_daemon(config):
+        message_id = await send_mail(mail_servers, "ann@example.org", MODERATOR, "hi",
+                                     "help")
+        answer = await wait_for_mail(mail_servers, "ann@example.org",
+                                     predicate=lambda m: m["In-Reply-To"] == message_id)
+    raw = answer.as_bytes()
+    assert answer["DKIM-Signature"] is not None
+    stored = [m for m in await mailbox(mail_servers, "ann@example.org")
+              if m.message["In-Reply-To"] == message_id]
+    assert len(stored) == 1
+    assert dkim.verify(raw, dnsfunc=_dns(record)), raw[:600]
+
+
+def test_the_configuration_names_every_dkim_key_or_none(tmp_path: Path) -> None:
+    base = {"imap": {"host": "imap.example.org", "user": "m", "password": "p"},
+            "smtp": {"host": "smtp.example.org"},
+            "moderator": {"address": "moderator@example.org", "database": "db.sqlite",
+                          "secret": "x" * 32}}
+    plain = parse_config(base, "test", tmp_path, {})
+    assert plain.moderator.dkim_key_file is None
+    signed = parse_config({**base, "moderator": {**base["moderator"], "dkim_selector": "s1",
+                                                 "dkim_key_file": "dkim.key"}},
+                          "test", tmp_path, {})
+    # The domain defaults to the moderator's address's.
+    assert (signed.moderator.dkim_selector, signed.moderator.dkim_domain,
+            signed.moderator.dkim_key_file) == ("s1", "example.org", tmp_path / "dkim.key")
+    with pytest.raises(ConfigError, match="dkim_key_file needs dkim_selector"):
+        parse_config({**base, "moderator": {**base["moderator"],
+                                            "dkim_key_file": "dkim.key"}}, "t", tmp_path, {})
+    with pytest.raises(ConfigError, match="need dkim_key_file"):
+        parse_config({**base, "moderator": {**base["moderator"], "dkim_selector": "s1"}},
+                     "t", tmp_path, {})

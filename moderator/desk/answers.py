@@ -624,6 +624,8 @@ class Answers:
             raw = compose(mail, sender=settings.address, sender_name=settings.name,
                           message_id=message_id, when=self.now,
                           headers={"List-Unsubscribe": self.unsubscribe(mail.to)})
+            if settings.dkim is not None:  # signed once: a retry sends the same bytes
+                raw = settings.dkim.sign(raw)
             queued += self.store.queue_mail(
                 message_id=message_id, kind=mail.kind, game_id=mail.game_id,
                 recipient=mail.to, sender=settings.address, raw=raw,

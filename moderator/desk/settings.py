@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING
 
 from moderator.config import ModeratorConfig
 from moderator.desk.auth import make_token
+from moderator.mail.dkim import DkimSigner
 
 if TYPE_CHECKING:
     from moderator.mail.webhook import Post
 
-__all__ = ["ProcessorSettings"]
+__all__ = ["ProcessorSettings", "dkim_signer"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,8 @@ class ProcessorSettings:
     # service's `moderator.mail.webhook.WebhookSender.submit`; None: nowhere).
     webhook_allow_private: bool = False
     notify: Callable[[Post], None] | None = field(default=None, compare=False, repr=False)
+    # Signs every mail as it is queued (issue 29, 6); None: the relay signs, or nobody.
+    dkim: DkimSigner | None = field(default=None, compare=False, repr=False)
 
     @property
     def domain(self) -> str:
@@ -68,4 +71,13 @@ class ProcessorSettings:
                    deadline_hours=config.deadline_hours,
                    reminder_hours=config.reminder_hours,
                    away_windows=config.away_windows, away_days=config.away_days,
-                   webhook_allow_private=config.webhook_allow_private)
+                   webhook_allow_private=config.webhook_allow_private,
+                   dkim=dkim_signer(config))
+
+
+def dkim_signer(config: ModeratorConfig) -> DkimSigner | None:
+    """The DKIM signer CONFIG names, its key read and checked (DkimError says what is
+    wrong: `moderator serve` stops on it before it starts)."""
+    if config.dkim_key_file is None or not config.dkim_selector or not config.dkim_domain:
+        return None
+    return DkimSigner.load(config.dkim_selector, config.dkim_domain, config.dkim_key_file)

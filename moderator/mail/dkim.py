@@ -14,7 +14,7 @@ start with a clear message instead of failing every mail.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import dkim
@@ -38,7 +38,8 @@ class DkimSigner:
 
     selector: str
     domain: str
-    private_key: bytes  # PEM, RSA (2048 bits or more) or Ed25519 (raw, base64)
+    # PEM, RSA (2048 bits or more) or Ed25519 (raw, base64); never in a repr or a log.
+    private_key: bytes = field(repr=False)
 
     @classmethod
     def load(cls, selector: str, domain: str, key_file: Path) -> DkimSigner:
