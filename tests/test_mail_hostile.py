@@ -48,6 +48,7 @@ from mailservers import (
 )
 
 from moderator.config import Config
+from moderator.mail.bounce import BOUNCE_TAG
 from moderator.mail.local import LocalMail
 from moderator.mail.parse import read_key
 from moderator.store import Store
@@ -69,10 +70,18 @@ async def daemon(mail_servers: LocalMail) -> AsyncIterator[Config]:
 # -- helpers ------------------------------------------------------------------------------
 
 
+def from_moderator(sender: str) -> bool:
+    """Whether SENDER is the moderator's envelope sender: its address, or one of its
+    bounce addresses (moderator+bounce-ID-MAC@..., one per mail: issue 29)."""
+    local, _, domain = MODERATOR.rpartition("@")
+    return sender == MODERATOR or (sender.startswith(f"{local}+{BOUNCE_TAG}-")
+                                   and sender.endswith(f"@{domain}"))
+
+
 def sent(servers: LocalMail) -> list[tuple[str, bytes]]:
     """(recipient, content) of every mail the SMTP server accepted from the moderator."""
     return [(rcpt, content) for sender, rcpt, content in servers.accepted
-            if sender == MODERATOR]
+            if from_moderator(sender)]
 
 
 def answers_to(servers: LocalMail, address: str) -> list[EmailMessage]:

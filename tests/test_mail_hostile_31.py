@@ -333,3 +333,33 @@ async def test_moderator_mail_into_a_closed_pipe_is_no_failed_send(tmp_path: Pat
         again = await run_cli("mail", "--workdir", str(workdir), "--as", "bob@example.org",
                               "--wait", "20", "help", timeout=40)
         assert again.returncode == 0 and "Subject:" in again.stdout
+
+
+# -- case 11: one mail causes a few mails, each of a bounded size ----------------------------
+
+
+async def test_a_hundred_help_lines_get_one_answer_of_a_few_topics(
+        mail_servers: LocalMail, daemon: Config) -> None:
+    # Before: 100 `help` lines gave a 0.52 MB answer. Each distinct topic is answered
+    # once, at most three of them, in one mail.
+    topics = ["", "lay", "buy", "run", "pay", "token"]
+    lines = "".join(f"help {topics[i % len(topics)]}\n" for i in range(100))
+    await send_mail(mail_servers, "victim@example.org", MODERATOR, "help", lines)
+    await wait_for_answers(mail_servers, ["victim@example.org"])
+    await help_is_answered(mail_servers)
+    [answer] = answers_to(mail_servers, "victim@example.org")
+    assert len(answer.as_bytes()) < 100_000
+    assert "3 more help topics were asked; one mail answers 3" in text_of(answer)
+
+
+async def test_twenty_create_game_lines_create_nothing_and_get_one_answer(
+        mail_servers: LocalMail, daemon: Config) -> None:
+    # Before: 20 `create game` lines from a From that may be forged made 20 games and
+    # 20 mails to that address.
+    lines = "create game 18TN\n" * 19 + "create game 1850\n"
+    await send_mail(mail_servers, "victim@example.org", MODERATOR, "games", lines)
+    await wait_for_answers(mail_servers, ["victim@example.org"])
+    await help_is_answered(mail_servers)
+    [answer] = answers_to(mail_servers, "victim@example.org")
+    assert "asked for 2 `create game` lines" in text_of(answer)  # the 19 alike count once
+    assert Store(daemon.moderator.database).games() == []

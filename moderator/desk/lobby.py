@@ -54,16 +54,41 @@ def general_commands(work: Work) -> list[cmd.Command] | None:
     return found or None
 
 
+#: What one mail of general commands may ask for (issue 31: one mail from a From that
+#: may be forged must not make a flood): help topics answered in one mail, and the
+#: games a mail may ask to observe.
+MAX_HELP_TOPICS = 3
+MAX_OBSERVE = 3
+
+
 def general(work: Work, commands: list[cmd.Command]) -> str:
-    """Answer each of COMMANDS (`general_commands`)."""
+    """Answer COMMANDS (`general_commands`): each distinct line once, every help topic in
+    one answer (at most MAX_HELP_TOPICS), at most one `create game` a mail and
+    MAX_OBSERVE `observe` lines, so that a mail causes a few mails at most."""
     sender = work.incoming.sender
     assert sender is not None
+    commands = list(dict.fromkeys(commands))  # a line written twice asks once
+    creates = sum(1 for c in commands if isinstance(c, cmd.CreateGame))
+    observes = sum(1 for c in commands if isinstance(c, cmd.Observe))
+    if creates > 1 or observes > MAX_OBSERVE:
+        asked = (f"{creates} `create game` lines" if creates > 1 else
+                 f"{observes} `observe` lines")
+        work.answers.notice(sender, "not_allowed", reason=(
+            f"This mail asked for {asked}; a mail may create one game and ask to observe "
+            f"at most {MAX_OBSERVE}. Nothing of it was done: send one `create game` per "
+            "mail."))
+        return f"refused: {asked}"
     done: list[str] = []
+    topics = [c.topic for c in commands if isinstance(c, cmd.Help)]
+    if topics:
+        text = "\n\n".join(help_text(topic) for topic in topics[:MAX_HELP_TOPICS])
+        if len(topics) > MAX_HELP_TOPICS:
+            text += (f"\n\n({len(topics) - MAX_HELP_TOPICS} more help topics were asked; "
+                     f"one mail answers {MAX_HELP_TOPICS}.)")
+        work.answers.notice(sender, "help", text=text)
+        done.append("help")
     for command in commands:
-        if isinstance(command, cmd.Help):
-            work.answers.notice(sender, "help", text=help_text(command.topic))
-            done.append("help")
-        elif isinstance(command, cmd.CreateGame):
+        if isinstance(command, cmd.CreateGame):
             done.append(create_game(work, sender, command))
         elif isinstance(command, cmd.Observe):
             done.append(observe(work, sender, command.game))
