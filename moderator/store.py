@@ -271,7 +271,11 @@ CREATE TABLE IF NOT EXISTS tournaments (
     stage TEXT NOT NULL DEFAULT 'entry'
         CHECK (stage IN ('entry', 'closed', 'heats', 'final', 'over')),
     heat INTEGER NOT NULL DEFAULT 0,   -- the last heat started (the final: heats + 1)
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    heat_limit REAL,                   -- issue 32: a heat's length (NULL: no limit),
+    heat_started REAL,                 -- when the running heat began,
+    heat_ends REAL,                    -- when its tables still playing are ended,
+    heat_warned REAL                   -- and when its players were told
 );
 
 CREATE TABLE IF NOT EXISTS tournament_entrants (
@@ -602,8 +606,7 @@ class Store:
             tournament_columns = db.table("tournaments").columns_dict
             for column in _TOURNAMENT_ADDED.split(", "):
                 if column not in tournament_columns:
-                    # Issue 32: a heat's deadline (added after `_widen_scoring`, which
-                    # copies the schema-6 columns as they were).
+                    # Issue 32: a heat's deadline (a schema-6 table made before it).
                     db.execute(f"ALTER TABLE tournaments ADD COLUMN {column} REAL")
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                        [str(SCHEMA_VERSION)])
@@ -620,7 +623,8 @@ class Store:
         for statement in _MAIL_SCHEMA.split(";\n"):
             if "CREATE TABLE IF NOT EXISTS tournaments (" in statement:
                 db.execute(statement)
-        db.execute("INSERT INTO tournaments SELECT * FROM tournaments_schema6")
+        old = ", ".join(db.table("tournaments_schema6").columns_dict)
+        db.execute(f"INSERT INTO tournaments ({old}) SELECT {old} FROM tournaments_schema6")
         db.execute("DROP TABLE tournaments_schema6")
 
     _QUEUE_COLUMNS = ("id, message_id, kind, game_id, recipient, sender, cause, created, "
