@@ -124,6 +124,9 @@ async def test_a_tournament_by_mail(mail_servers: LocalMail, moderator: Config) 
         seated = {m.address for t in heat1 for m in store.members(t.game_id)
                   if m.role == "player"}
         assert seated == set(PLAYERS) - {UNRELIABLE}
+        # Kept out, and told so by mail with the reason (issue 32).
+        kept = await inboxes.wait(UNRELIABLE, answered("at least 50% on time"), timeout=60)
+        assert "not seated" in str(kept["Subject"])
 
         # Three moves at each table of heat 1, each a reply to the mover's report.
         rng = random.Random(2)
@@ -196,7 +199,7 @@ async def test_a_tournament_by_mail(mail_servers: LocalMail, moderator: Config) 
         ranked = [names[n] for n, _ in rows]
 
         final = await direct("start heat Cup")
-        assert "the final of Cup is seated at 1 tables" in final
+        assert "the final of Cup is seated at 1 table and started" in final
         finalists = {m.address for m in store.members(store.tournament_tables("Cup")[-1]
                                                       .game_id) if m.role == "player"}
         assert finalists == set([a for a in ranked if a != dropout][:3])

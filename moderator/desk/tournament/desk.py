@@ -366,7 +366,9 @@ def _create(mail: _Mail, command: cmd.CreateTournament) -> str:
     mail.sections.append(Part(f"Directing {command.name}", (
         f"Your director password for {command.name} is {director_token(work, command.name)}.\n"
         "Put the line `password " + director_token(work, command.name) + "` in every mail "
-        "that directs the tournament (`close entry`, `start heat`, `end table`, `replace`).\n"
+        "that directs the tournament (`close entry`, `start heat`, `end table`, "
+        "`undo end table`, `replace`, `remove`, `overview`, `reliability "
+        f"{command.name}`).\n"
         f"Players enter with a mail to {work.settings.address} saying `register "
         f"{command.name}` (reserves: `register {command.name} as reserve`).")))
     return (f"tournament {command.name} created: {', '.join(titles)}, tables of "
