@@ -467,6 +467,12 @@ def test_a_heat_deadline_warns_then_ends_the_tables(tmp_path: Path) -> None:
     assert "The heat ends" in direct(h, password, "start heat Cup")
     cup = h.store.tournament("Cup")
     assert cup is not None and cup.heat_ends == pytest.approx(clock.now + 10 * 86400)
+    # The service is down for a day: the heat's deadline moves by as much, like a turn's.
+    h.processor.tick()
+    clock.now += 86400
+    assert h.processor.recover_downtime() == pytest.approx(86400)
+    later = h.store.tournament("Cup")
+    assert later is not None and later.heat_ends == pytest.approx(cup.heat_ends + 86400)
 
 
 def test_everyone_concerned_is_told_and_the_director_sees_everything(h: Harness) -> None:

@@ -27,7 +27,7 @@ from moderator.desk.changes import advance
 from moderator.desk.deadlines import format_deadline, reminder_times
 from moderator.desk.games import GameCache
 from moderator.desk.settings import ProcessorSettings
-from moderator.desk.tournament.heat_clock import tick_heats
+from moderator.desk.tournament.heat_clock import extend_heats, tick_heats
 from moderator.desk.turns import is_answer, timeout_moves
 from moderator.desk.work import Work
 from moderator.mail.parse import Incoming
@@ -174,5 +174,6 @@ def recover_downtime(store: Store, now: float) -> float:
                 store.update_clock(clock.game_id, deadline=clock.deadline + gap,
                                    started=(clock.started or now) + gap,
                                    sequence=clock.sequence + 1)
+        extend_heats(store, float(seen), gap)  # a tournament heat's deadline too
     log.info("the service was down for %.0f s: running deadlines extended by that", gap)
     return gap

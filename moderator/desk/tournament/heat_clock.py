@@ -20,7 +20,7 @@ from moderator.desk.work import Work
 from moderator.mail.parse import Incoming
 from moderator.store import Store, Tournament
 
-__all__ = ["NOTICE", "notice_lead", "tick_heats"]
+__all__ = ["NOTICE", "extend_heats", "notice_lead", "tick_heats"]
 
 log = logging.getLogger(__name__)
 
@@ -92,3 +92,14 @@ def _tick(work: Work, tournament: Tournament) -> str | None:
          "Still playing: " + ", ".join(t.game_id for t in running) + f". {rule} The "
          "players at those tables have been told.")
     return f"{stage} ends soon: {told} told"
+
+
+def extend_heats(store: Store, seen: float, gap: float) -> None:
+    """The service was down for GAP seconds after SEEN: a heat's deadline still ahead
+    then is moved by as much, like the turns' deadlines (`timekeeper.recover_downtime`),
+    so that no table is ended for time nobody could play."""
+    for name in store.timed_heats():
+        tournament = store.tournament(name)
+        if tournament is not None and tournament.heat_ends is not None and \
+                tournament.heat_ends > seen:
+            store.update_tournament(name, heat_ends=tournament.heat_ends + gap)
