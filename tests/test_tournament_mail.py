@@ -496,6 +496,9 @@ def test_everyone_concerned_is_told_and_the_director_sees_everything(h: Harness)
     assert "at least 80% on time" in text_of(kept) and "0% on time" in text_of(kept)
     direct(h, password, "start heat Cup")
     assert "heat 1 has started; you are a reserve" in last_text(h, RESERVE)
+    h.send(RESERVE, "register Cup")  # too late to play: said so, she stays a reserve
+    assert "you are a reserve of Cup, and entry for players is closed" in last_text(
+        h, RESERVE)
     # The director's view: entrants with reliability, tables with their progress.
     game_id = tables(h, "Cup")[0][0]
     play_by_mail(h, game_id, 2, random.Random(1))

@@ -395,13 +395,16 @@ def _ranges(titles: list[str] | tuple[str, ...]) -> dict[str, tuple[int, int]]:
 # -- entry ----------------------------------------------------------------------------------
 def _register(mail: _Mail, tournament: Tournament, command: cmd.Register) -> str:
     store = mail.store
-    if tournament.stage != "entry" and not command.reserve:
-        raise Refused(f"entry to {tournament.name} is closed (reserves may still "
-                      f"`register {tournament.name} as reserve`)")
     if tournament.stage == "over":
         raise Refused(f"{tournament.name} is over")
     known = {e.address: e for e in store.entrants(tournament.name)}
     mine = known.get(mail.sender)
+    if tournament.stage != "entry" and not command.reserve:
+        if mine is not None and mine.status == "entered" and mine.role == "reserve":
+            raise Refused(f"you are a reserve of {tournament.name}, and entry for players "
+                          "is closed: the director may give you a seat a player leaves")
+        raise Refused(f"entry to {tournament.name} is closed (reserves may still "
+                      f"`register {tournament.name} as reserve`)")
     if mine is not None and mine.status in ("refused", "dropped"):
         raise Refused(f"you cannot enter {tournament.name} again (the director "
                       f"{'kept you out' if mine.status == 'refused' else 'replaced you'})")
