@@ -57,3 +57,5 @@ def test_director_is_for_the_embedded_servers_only(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["serve", "--config", str(config), "--director",
                                        "ann@localhost"])
     assert result.exit_code == 2 and "tournament_directors" in result.output
+    result = CliRunner().invoke(main, ["serve", "--director", "ann"])
+    assert result.exit_code == 2 and "'ann' is not a mail address" in result.output

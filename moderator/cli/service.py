@@ -40,6 +40,9 @@ def serve(config_path: Path | None, workdir: Path, imap_port: int | None,
     if directors and config_path is not None:
         raise click.UsageError("--director is for the embedded servers; with --config, "
                                "list directors as tournament_directors in the file")
+    for address in directors:
+        if "@" not in address.strip("@"):
+            raise click.UsageError(f"--director {address!r} is not a mail address")
     run(config_path=config_path, workdir=workdir, imap_port=imap_port, smtp_port=smtp_port,
         directors=directors)
 

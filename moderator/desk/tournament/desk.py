@@ -599,15 +599,17 @@ def first_operating_round_over(game: Game) -> bool:
     return found is not None and found.groups() != ("1", "1")
 
 
-def end_table(work: Work, tournament: Tournament, table: TournamentTable, why: str) -> str:
+def end_table(work: Work, tournament: Tournament, table: TournamentTable, why: str,
+              reason: str = "ended by the tournament director") -> str:
     """End TABLE's game now and score it on the position (the director's `end table`,
-    or the heat's deadline); what the answer says."""
+    or the heat's deadline); what the answer says. WHY opens the last report; REASON
+    is the game's end reason (its 18xx.games record's)."""
     loaded = work.games.game(table.game_id).clone()
     values = loaded.scores()
     # The game is over on the director's word: its last report says so in subject and
     # body, not "SR 1: Ivy to move" with Ivy's orders (issue 32).
     loaded.state.game_over = True
-    loaded.state.end_reason = why
+    loaded.state.end_reason = reason
     # `advance` ends the game, and scores the table (`results.table_ended`).
     extra = advance(work, table.game_id, loaded, moved=False, end=True)
     intro = f"{why[0].upper()}{why[1:]}: the table is scored on the position now."

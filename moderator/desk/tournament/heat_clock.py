@@ -68,7 +68,7 @@ def _tick(work: Work, tournament: Tournament) -> str | None:
     if now >= ends:
         for table in running:
             end_table(work, tournament, table, f"{stage} of {tournament.name} has reached "
-                      "its deadline, and this table has ended")
+                      "its deadline, and this table has ended", "the heat's deadline")
         return f"{stage}'s deadline: {', '.join(t.game_id for t in running)} ended"
     if tournament.heat_warned is not None or \
             now < ends - notice_lead(tournament.heat_started, ends):
