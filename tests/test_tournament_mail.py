@@ -295,7 +295,7 @@ def test_a_refused_line_takes_back_a_heat_already_seated(h: Harness) -> None:
     assert "Cup is over" in direct(h, password, "start heat Cup")
     assert "has ended already" in direct(h, password, f"end table {tables(h, 'Cup')[0][0]}")
     h.send("p1@example.org", "register Cup")
-    assert "entry to Cup is closed" in last_text(h, "p1@example.org")
+    assert "Cup is over" in last_text(h, "p1@example.org")
 
 
 def test_an_unconfirmed_entry_is_never_seated_and_expires(h: Harness) -> None:
