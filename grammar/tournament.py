@@ -4,11 +4,14 @@ name a tournament, never a game's companies or hexes.
 
     create tournament Spring titles 18TN,1850 sizes 3-4 heats 2 final 4
         scoring share deadline 48h timeout pass seed 7
+        heat deadline 14d
     register Spring [as reserve]      withdraw Spring
-    close entry Spring [minimum 80%]  start heat Spring
-    end table 18TN-3                  replace ann@x.org in Spring [with rae@x.org]
-    standings Spring                  confirm K7Q2MXPAHW (the reply `register` and
-                                                          `create tournament` ask for)
+    close entry Spring [minimum 80%]  start heat Spring [deadline 14d]
+    end table 18TN-3 [anyway]         undo end table 18TN-3
+    replace ann@x.org in Spring [with rae@x.org]
+    remove ann@x.org from Spring      overview Spring
+    standings Spring                  reliability [Spring]
+    confirm K7Q2MXPAHW (the reply `register` and `create tournament` ask for)
 """
 
 from __future__ import annotations
@@ -19,13 +22,30 @@ from typing import ClassVar, Literal, get_args
 
 from grammar.commands import Command
 
-__all__ = ["CloseEntry", "Confirm", "CreateTournament", "EndTable", "Register", "ReplaceEntrant",
-           "Standings", "StartHeat", "TournamentError", "Withdraw", "parse_tournament_line",
-           "starts_tournament_line"]
+__all__ = [
+    "CloseEntry",
+    "Confirm",
+    "CreateTournament",
+    "EndTable",
+    "Overview",
+    "Register",
+    "ReliabilityOf",
+    "RemoveEntrant",
+    "ReplaceEntrant",
+    "Standings",
+    "StartHeat",
+    "TournamentError",
+    "UndoEndTable",
+    "Withdraw",
+    "parse_tournament_line",
+    "starts_tournament_line",
+]
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
 _DURATION = re.compile(r"(\d+)\s*(m|min|h|d)?", re.I)
 _UNITS = {"m": 1, "min": 1, "h": 60, "d": 1440, None: 60}
+#: The longest a heat may be given (`heat deadline`, `start heat ... deadline`).
+MAX_HEAT_DAYS = 365
 
 
 #: The scoring rules a tournament may take (moderator.desk.tournament.scoring computes
@@ -53,6 +73,7 @@ class CreateTournament(Command):
     minutes: int = 48 * 60  # a player's time for a turn
     timeout: Literal["wait", "pass"] = "pass"
     seed: int | None = None
+    heat_minutes: int | None = None  # `heat deadline 14d`: a heat's tables end then
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +104,7 @@ class StartHeat(Command):
     kind: ClassVar[str] = "start_heat"
     game_master: ClassVar[bool] = True
     name: str
+    minutes: int | None = None  # `deadline 14d`: this heat's (else the tournament's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +114,45 @@ class EndTable(Command):
     kind: ClassVar[str] = "end_table"
     game_master: ClassVar[bool] = True
     game: str
+    anyway: bool = False  # ended before its first operating round ends, knowingly
+
+
+@dataclass(frozen=True, slots=True)
+class UndoEndTable(Command):
+    """Take back the director's `end table`: the table plays on, its score is void."""
+
+    kind: ClassVar[str] = "undo_end_table"
+    game_master: ClassVar[bool] = True
+    game: str
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveEntrant(Command):
+    """The director takes an entrant out of the tournament (not from a running seat:
+    that is `replace`)."""
+
+    kind: ClassVar[str] = "remove_entrant"
+    game_master: ClassVar[bool] = True
+    address: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Overview(Command):
+    """The director's view: entrants, their reliability, the tables and their progress."""
+
+    kind: ClassVar[str] = "overview"
+    game_master: ClassVar[bool] = True
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReliabilityOf(Command):
+    """`reliability`: the sender's own record; `reliability NAME`: the director's view
+    of every entrant's record."""
+
+    kind: ClassVar[str] = "reliability"
+    name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,17 +194,21 @@ class Standings(Command):
 
 
 _STARTS = ("confirm", "create tournament", "register", "withdraw", "close entry", "start heat",
-           "start final", "end table", "standings", "replace")
+           "start final", "end table", "undo end table", "standings", "replace", "overview",
+           "reliability", "remove")
 
 
 def starts_tournament_line(line: str) -> bool:
-    """Whether LINE begins like a tournament command (`replace` only with `in`)."""
-    words = line.strip().lower().split()
+    """Whether LINE begins like a tournament command (`replace` only with `in`,
+    `remove` only with `from`)."""
+    words = line.strip().lower().rstrip(".").split()
     text = " ".join(words)
     if not words:
         return False
     if words[0] == "replace":
         return len(words) >= 4 and words[2] == "in"
+    if words[0] == "remove":
+        return len(words) >= 4 and words[2] == "from"
     return any(text == s or text.startswith(s + " ") for s in _STARTS)
 
 
@@ -203,13 +268,34 @@ def parse_tournament_line(line: str) -> Command:
                 raise TournamentError("the minimum is a percentage: at most 100")
         return CloseEntry(_name(words[2]), minimum)
     if low[:2] in (["start", "heat"], ["start", "final"]):
-        if len(words) != 3:
-            raise TournamentError(f"write `{low[0]} {low[1]} NAME`")
-        return StartHeat(_name(words[2]))
+        if len(words) == 3:
+            return StartHeat(_name(words[2]))
+        if len(words) == 5 and low[3] == "deadline":
+            return StartHeat(_name(words[2]), _heat_minutes(words[4]))
+        raise TournamentError(f"write `{low[0]} {low[1]} NAME` or "
+                              f"`{low[0]} {low[1]} NAME deadline 14d`")
     if low[:2] == ["end", "table"]:
-        if len(words) != 3:
-            raise TournamentError("write `end table GAME` (the table's game, `18TN-3`)")
-        return EndTable(words[2])
+        if len(words) == 3 or (len(words) == 4 and low[3] == "anyway"):
+            return EndTable(words[2], len(words) == 4)
+        raise TournamentError("write `end table GAME` (the table's game, `18TN-3`), or "
+                              "`end table GAME anyway`")
+    if low[:3] == ["undo", "end", "table"]:
+        if len(words) != 4:
+            raise TournamentError("write `undo end table GAME`")
+        return UndoEndTable(words[3])
+    if low[0] == "overview":
+        if len(words) != 2:
+            raise TournamentError("write `overview NAME`")
+        return Overview(_name(words[1]))
+    if low[0] == "reliability":
+        if len(words) > 2:
+            raise TournamentError("write `reliability` (your own record) or "
+                                  "`reliability NAME` (a director: every entrant's)")
+        return ReliabilityOf(_name(words[1]) if len(words) == 2 else None)
+    if low[0] == "remove":
+        if len(words) != 4 or low[2] != "from":
+            raise TournamentError("write `remove ADDRESS from NAME`")
+        return RemoveEntrant(_address(words[1]), _name(words[3]))
     if low[0] == "replace":
         # replace ADDRESS in NAME [with ADDRESS]
         if len(words) not in (4, 6) or low[2] != "in" or (len(words) == 6 and
@@ -221,64 +307,107 @@ def parse_tournament_line(line: str) -> Command:
     raise TournamentError("not a tournament command")
 
 
+def _duration_minutes(value: str, what: str) -> int:
+    match = _DURATION.fullmatch(value)
+    if match is None or int(match.group(1)) == 0:
+        raise TournamentError(f"{what} {value!r}: write minutes, hours or days (`90m`, "
+                              "`48h`, `3d`)")
+    unit = match.group(2).lower() if match.group(2) else None
+    return int(match.group(1)) * _UNITS[unit]
+
+
+def _heat_minutes(value: str) -> int:
+    minutes = _duration_minutes(value, "a heat's deadline")
+    if minutes > MAX_HEAT_DAYS * 1440:
+        raise TournamentError(f"a heat's deadline is at most {MAX_HEAT_DAYS} days")
+    return minutes
+
+
+_TERMS = ("titles", "sizes", "heats", "final", "scoring", "deadline", "timeout", "seed",
+          "heat deadline")
+
+
 def _create(words: list[str]) -> CreateTournament:
+    """Every fault of the line is named, not only the first (a director fixes them all
+    at once); a term given twice is a fault, not the last one winning."""
     if not words:
         raise TournamentError("write `create tournament NAME titles 18TN,1850 ...`")
-    name = _name(words[0])
+    faults: list[str] = []
+    name = words[0]
+    if not NAME.fullmatch(name):
+        faults.append(f"{name!r} is not a tournament name (a letter, then letters, "
+                      "digits, `-` or `_`; at most 32)")
     terms: dict[str, object] = {}
+    given: set[str] = set()
     rest = words[1:]
     keys = {"titles", "sizes", "heats", "final", "scoring", "deadline", "timeout", "seed"}
     index = 0
     while index < len(rest):
         key = rest[index].lower()
         if key == "no" and index + 1 < len(rest) and rest[index + 1].lower() == "final":
-            terms["advance"] = 0
+            key, value, index = "final", "0", index + 2
+        else:
+            if key == "heat" and index + 1 < len(rest) and rest[index + 1].lower() == \
+                    "deadline":
+                key, index = "heat deadline", index + 1
+            elif key not in keys:
+                faults.append(f"{rest[index]!r} is not a term of a tournament (terms: "
+                              f"{', '.join(_TERMS)})")
+                index += 1
+                continue
+            if index + 1 >= len(rest):
+                faults.append(f"`{key}` needs a value")
+                break
+            value = rest[index + 1]
             index += 2
+        if key in given:
+            faults.append(f"`{'final' if key == 'final' else key}` is given twice: give "
+                          "each term once")
             continue
-        if key not in keys:
-            raise TournamentError(f"{rest[index]!r} is not a term of a tournament (terms: "
-                                  f"{', '.join(sorted(keys))})")
-        if index + 1 >= len(rest):
-            raise TournamentError(f"`{key}` needs a value")
-        value = rest[index + 1]
-        index += 2
-        if key == "titles":
-            terms["titles"] = tuple(t for t in value.split(",") if t)
-        elif key == "sizes":
-            low, dash, high = value.partition("-")
-            if dash:
-                first, last = _number(low, "a size"), _number(high, "a size")
-                if first > last:
-                    raise TournamentError(f"sizes {value}: the smaller first")
-                terms["sizes"] = tuple(range(first, last + 1))
-            else:
-                terms["sizes"] = tuple(_number(s, "a size") for s in value.split(",") if s)
-        elif key == "heats":
-            heats = _number(value, "heats")
-            if not 1 <= heats <= 9:
-                raise TournamentError("a tournament has 1 to 9 heats")
-            terms["heats"] = heats
-        elif key == "final":
-            terms["advance"] = _number(value, "the final's players")
-        elif key == "scoring":
-            if value.lower() not in SCORING_RULES:
-                raise TournamentError("scoring is " + ", ".join(
-                    f"`{rule}`" for rule in SCORING_RULES[:-1])
-                    + f" or `{SCORING_RULES[-1]}`")
-            terms["scoring"] = value.lower()
-        elif key == "deadline":
-            match = _DURATION.fullmatch(value)
-            if match is None or int(match.group(1)) == 0:
-                raise TournamentError(f"deadline {value!r}: write minutes, hours or days "
-                                      "(`90m`, `48h`, `3d`)")
-            unit = match.group(2).lower() if match.group(2) else None
-            terms["minutes"] = int(match.group(1)) * _UNITS[unit]
-        elif key == "timeout":
-            if value.lower() not in ("pass", "wait"):
-                raise TournamentError("timeout is `pass` or `wait`")
-            terms["timeout"] = value.lower()
-        elif key == "seed":
-            terms["seed"] = _number(value, "the seed")
-    if "titles" not in terms:
-        raise TournamentError("name the titles: `titles 18TN,1850`")
+        given.add(key)
+        try:
+            _term(terms, key, value)
+        except TournamentError as exc:
+            faults.append(str(exc))
+    if "titles" not in given:
+        faults.append("name the titles: `titles 18TN,1850`")
+    if faults:
+        raise TournamentError("; ".join(faults))
     return CreateTournament(name, **terms)  # type: ignore[arg-type]
+
+
+def _term(terms: dict[str, object], key: str, value: str) -> None:
+    """Read one term of `create tournament` into TERMS."""
+    if key == "titles":
+        terms["titles"] = tuple(t for t in value.split(",") if t)
+    elif key == "sizes":
+        low, dash, high = value.partition("-")
+        if dash:
+            first, last = _number(low, "a size"), _number(high, "a size")
+            if first > last:
+                raise TournamentError(f"sizes {value}: the smaller first")
+            terms["sizes"] = tuple(range(first, last + 1))
+        else:
+            terms["sizes"] = tuple(_number(s, "a size") for s in value.split(",") if s)
+    elif key == "heats":
+        heats = _number(value, "heats")
+        if not 1 <= heats <= 9:
+            raise TournamentError("a tournament has 1 to 9 heats")
+        terms["heats"] = heats
+    elif key == "final":
+        terms["advance"] = _number(value, "the final's players")
+    elif key == "scoring":
+        if value.lower() not in SCORING_RULES:
+            raise TournamentError("scoring is " + ", ".join(
+                f"`{rule}`" for rule in SCORING_RULES[:-1]) + f" or `{SCORING_RULES[-1]}`")
+        terms["scoring"] = value.lower()
+    elif key == "deadline":
+        terms["minutes"] = _duration_minutes(value, "deadline")
+    elif key == "heat deadline":
+        terms["heat_minutes"] = _heat_minutes(value)
+    elif key == "timeout":
+        if value.lower() not in ("pass", "wait"):
+            raise TournamentError("timeout is `pass` or `wait`")
+        terms["timeout"] = value.lower()
+    elif key == "seed":
+        terms["seed"] = _number(value, "the seed")

@@ -141,6 +141,7 @@ def run(
     *,
     imap_port: int | None = None,
     smtp_port: int | None = None,
+    directors: tuple[str, ...] = (),
 ) -> None:
     """``moderator serve``: run until SIGINT or SIGTERM.
 
@@ -148,7 +149,8 @@ def run(
     servers run under WORKDIR on 127.0.0.1, IMAP port 1143 and SMTP port 1025 unless
     IMAP_PORT / SMTP_PORT (or the environment variables MODERATOR_IMAP_PORT /
     MODERATOR_SMTP_PORT) say otherwise; 0 means any free port, and a taken port falls
-    back to a free one.
+    back to a free one. DIRECTORS: who may create tournaments on the embedded servers
+    (a rehearsal on one machine).
     """
     logging.basicConfig(level=logging.INFO, format=_LOG_FORMAT)
     logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd's per-connection chatter
@@ -174,7 +176,8 @@ def run(
     workdir.mkdir(parents=True, exist_ok=True)
     open_store(workdir / DATABASE_FILE).close()
     try:
-        asyncio.run(serve_embedded(workdir, imap_port=imap, smtp_port=smtp))
+        asyncio.run(serve_embedded(workdir, imap_port=imap, smtp_port=smtp,
+                                   directors=tuple(d.lower() for d in directors)))
     except KeyboardInterrupt:  # a Ctrl-C before the signal handlers were in place
         pass
     except local.LocalMailError as exc:
@@ -248,8 +251,10 @@ def _port_from_env(name: str, default: int) -> int:
 
 
 def embedded_config(endpoints: MailEndpoints, workdir: Path,
-                    address: str = MODERATOR_ADDRESS) -> Config:
-    """The configuration of the embedded service: local servers, WORKDIR's database."""
+                    address: str = MODERATOR_ADDRESS,
+                    directors: tuple[str, ...] = ()) -> Config:
+    """The configuration of the embedded service: local servers, WORKDIR's database;
+    DIRECTORS may create tournaments."""
     user, password = endpoints.credentials(address)
     return Config(
         # Polling a loopback server is cheap, and answers sooner than pymap's IDLE,
@@ -260,7 +265,8 @@ def embedded_config(endpoints: MailEndpoints, workdir: Path,
         smtp=SmtpConfig(host=endpoints.host, port=endpoints.smtp_port, tls="none",
                         retry_min=1.0, retry_max=30.0),
         moderator=ModeratorConfig(address=address, secret=_local_secret(workdir),
-                                  database=workdir / DATABASE_FILE),
+                                  database=workdir / DATABASE_FILE,
+                                  tournament_directors=directors),
     )
 
 
@@ -271,8 +277,10 @@ async def serve_embedded(
     smtp_port: int = DEFAULT_SMTP_PORT,
     stop_event: asyncio.Event | None = None,
     out: TextIO | None = None,
+    directors: tuple[str, ...] = (),
 ) -> None:
-    """Run LocalMail under WORKDIR and the daemon on it until stopped.
+    """Run LocalMail under WORKDIR and the daemon on it until stopped (DIRECTORS may
+    create tournaments).
 
     Stops on SIGINT/SIGTERM, or when STOP_EVENT is set if one is given.
     """
@@ -290,8 +298,9 @@ async def serve_embedded(
             await mail.ensure_mailbox(MODERATOR_ADDRESS)
             endpoints = EmbeddedEndpoints(mail.endpoints, MODERATOR_ADDRESS, os.getpid())
             with _endpoints_written(workdir, endpoints):
-                click.echo(banner(endpoints, workdir), file=out)
-                await serve_forever(embedded_config(mail.endpoints, workdir), stop)
+                click.echo(banner(endpoints, workdir, directors), file=out)
+                await serve_forever(embedded_config(mail.endpoints, workdir,
+                                                    directors=directors), stop)
     click.echo("Moderator stopped.", file=out)
 
 
@@ -365,7 +374,8 @@ def _endpoints_written(workdir: Path, endpoints: EmbeddedEndpoints) -> Iterator[
         path.unlink(missing_ok=True)
 
 
-def banner(endpoints: EmbeddedEndpoints, workdir: Path) -> str:
+def banner(endpoints: EmbeddedEndpoints, workdir: Path,
+           directors: tuple[str, ...] = ()) -> str:
     """What `moderator serve` prints: where to mail it and how to try it."""
     mail = endpoints.mail
     workdir_option = "" if workdir == DEFAULT_WORKDIR else f" --workdir {shlex.quote(str(workdir))}"
@@ -387,6 +397,8 @@ def banner(endpoints: EmbeddedEndpoints, workdir: Path) -> str:
         f'{try_it} ann@example.org "join"      (and the same for bob and cy)',
         f'{try_it} gm@example.org "start"',
         f'{try_it} ann@example.org "status"',
+        *([f"Tournament directors: {', '.join(directors)} (README.md, \"Tournaments\", "
+           "walks through one)."] if directors else []),
         "Stop with Ctrl-C.",
     ])
 

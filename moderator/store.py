@@ -279,7 +279,11 @@ CREATE TABLE IF NOT EXISTS tournaments (
     stage TEXT NOT NULL DEFAULT 'entry'
         CHECK (stage IN ('entry', 'closed', 'heats', 'final', 'over')),
     heat INTEGER NOT NULL DEFAULT 0,   -- the last heat started (the final: heats + 1)
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    heat_limit REAL,                   -- issue 32: a heat's length (NULL: no limit),
+    heat_started REAL,                 -- when the running heat began,
+    heat_ends REAL,                    -- when its tables still playing are ended,
+    heat_warned REAL                   -- and when its players were told
 );
 
 CREATE TABLE IF NOT EXISTS tournament_entrants (
@@ -571,10 +575,18 @@ class Tournament:
     minimum: int | None
     stage: Literal["entry", "closed", "heats", "final", "over"]
     heat: int
+    # Added columns (`Store._migrate`): a heat's length (`heat deadline 14d`; None: no
+    # limit), when the running heat began and when its tables are ended, and when its
+    # players were told.
+    heat_limit: float | None = None
+    heat_started: float | None = None
+    heat_ends: float | None = None
+    heat_warned: float | None = None
 
 
 _TOURNAMENT_COLUMNS = ("name, director, titles, sizes, heats, advance, scoring, deadline, "
                        "timeout, seed, minimum, stage, heat")
+_TOURNAMENT_ADDED = "heat_limit, heat_started, heat_ends, heat_warned"
 
 
 @dataclass(frozen=True, slots=True)
@@ -658,6 +670,11 @@ class Store:
                 for column in ("digest TEXT", "failures INTEGER NOT NULL DEFAULT 0",
                                "last_error TEXT", "retry_at REAL", "quarantined REAL"):
                     db.execute(f"ALTER TABLE messages ADD COLUMN {column}")
+            tournament_columns = db.table("tournaments").columns_dict
+            for column in _TOURNAMENT_ADDED.split(", "):
+                if column not in tournament_columns:
+                    # Issue 32: a heat's deadline (a schema-6 table made before it).
+                    db.execute(f"ALTER TABLE tournaments ADD COLUMN {column} REAL")
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                        [str(SCHEMA_VERSION)])
 
@@ -673,7 +690,8 @@ class Store:
         for statement in _MAIL_SCHEMA.split(";\n"):
             if "CREATE TABLE IF NOT EXISTS tournaments (" in statement:
                 db.execute(statement)
-        db.execute("INSERT INTO tournaments SELECT * FROM tournaments_schema6")
+        old = ", ".join(db.table("tournaments_schema6").columns_dict)
+        db.execute(f"INSERT INTO tournaments ({old}) SELECT {old} FROM tournaments_schema6")
         db.execute("DROP TABLE tournaments_schema6")
 
     _QUEUE_COLUMNS = ("id, message_id, kind, game_id, recipient, sender, cause, created, "
@@ -1400,15 +1418,15 @@ class Store:
     # --- tournaments (schema 6) -------------------------------------------------------
     def create_tournament(self, t: Tournament, now: float) -> None:
         self.db.execute(
-            f"INSERT INTO tournaments ({_TOURNAMENT_COLUMNS}, created) VALUES "
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO tournaments ({_TOURNAMENT_COLUMNS}, {_TOURNAMENT_ADDED}, created) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [t.name, t.director.lower(), json.dumps(list(t.titles)), json.dumps(list(t.sizes)),
              t.heats, t.advance, t.scoring, t.deadline, t.timeout, t.seed, t.minimum,
-             t.stage, t.heat, now])
+             t.stage, t.heat, t.heat_limit, t.heat_started, t.heat_ends, t.heat_warned, now])
 
     def tournament(self, name: str) -> Tournament | None:
-        row = self.db.execute(f"SELECT {_TOURNAMENT_COLUMNS} FROM tournaments WHERE "
-                              "name = ?", [name]).fetchone()
+        row = self.db.execute(f"SELECT {_TOURNAMENT_COLUMNS}, {_TOURNAMENT_ADDED} FROM "
+                              "tournaments WHERE name = ?", [name]).fetchone()
         if row is None:
             return None
         return Tournament(row[0], row[1], tuple(json.loads(row[2])),
@@ -1498,6 +1516,24 @@ class Store:
         self.db.conn.executemany("INSERT OR REPLACE INTO tournament_results (game_id, seat, "
                             "value) VALUES (?, ?, ?)",
                             [(game_id, seat, value) for seat, value in values.items()])
+
+    def timed_heats(self) -> list[str]:
+        """The tournaments whose running heat has a deadline (issue 32)."""
+        rows = self.db.execute("SELECT name FROM tournaments WHERE heat_ends IS NOT NULL "
+                               "AND stage IN ('heats', 'final') ORDER BY name")
+        return [str(r[0]) for r in rows]
+
+    def reopen_tournament_table(self, game_id: str) -> None:
+        """Take back a table's end (`undo end table`): unscored, playing again."""
+        self.db.execute("UPDATE tournament_tables SET ended = NULL WHERE game_id = ?",
+                        [game_id])
+        self.db.execute("DELETE FROM tournament_results WHERE game_id = ?", [game_id])
+
+    def last_move_at(self, game_id: str) -> float | None:
+        """When GAME_ID's last move was stored (None: no move yet)."""
+        row = self.db.execute("SELECT MAX(created) FROM moves WHERE game_id = ?",
+                              [game_id]).fetchone()
+        return None if row is None or row[0] is None else float(row[0])
 
     def tournament_results(self, game_id: str) -> dict[str, int]:
         return {str(seat): int(value) for seat, value in self.db.execute(

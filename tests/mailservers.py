@@ -441,11 +441,12 @@ class ServeProcess:
 
 @contextlib.asynccontextmanager
 async def serve_subprocess(
-    workdir: Path, *, startup_timeout: float = 20.0
+    workdir: Path, *extra: str, startup_timeout: float = 20.0
 ) -> AsyncIterator[ServeProcess]:
-    """Start `moderator serve --workdir WORKDIR` on free ports; SIGTERM it on exit."""
+    """Start `moderator serve --workdir WORKDIR EXTRA...` on free ports; SIGTERM it on
+    exit."""
     process = await asyncio.create_subprocess_exec(
-        moderator_script(), "serve", "--workdir", str(workdir),
+        moderator_script(), "serve", "--workdir", str(workdir), *extra,
         env=_cli_env(**{service.IMAP_PORT_ENV: "0", service.SMTP_PORT_ENV: "0"}),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )

@@ -124,6 +124,9 @@ async def test_a_tournament_by_mail(mail_servers: LocalMail, moderator: Config) 
         seated = {m.address for t in heat1 for m in store.members(t.game_id)
                   if m.role == "player"}
         assert seated == set(PLAYERS) - {UNRELIABLE}
+        # Kept out, and told so by mail with the reason (issue 32).
+        kept = await inboxes.wait(UNRELIABLE, answered("at least 50% on time"), timeout=60)
+        assert "not seated" in str(kept["Subject"])
 
         # Three moves at each table of heat 1, each a reply to the mover's report.
         rng = random.Random(2)
@@ -154,7 +157,7 @@ async def test_a_tournament_by_mail(mail_servers: LocalMail, moderator: Config) 
         await inboxes.wait(RESERVE, answered("gives you the seat"), timeout=60)
 
         for table in heat1:
-            ended = await direct(f"end table {table.game_id}")
+            ended = await direct(f"end table {table.game_id} anyway")
             assert f"{table.game_id} ended and scored" in ended
         await inboxes.wait("p5@example.org",
                            answered("heat 1, table 3 (" + heat1[2].game_id), timeout=60)
@@ -167,7 +170,7 @@ async def test_a_tournament_by_mail(mail_servers: LocalMail, moderator: Config) 
                 assert (f"{address}: 100% on time ({count} on time, 0 late, 0 passed by "
                         "the clock, 0 resigned, 0 replaced)") in started
         for table in store.tournament_tables("Cup")[3:]:
-            await direct(f"end table {table.game_id}")
+            await direct(f"end table {table.game_id} anyway")
 
         # The standings, worked out here from each table's values and seat holders.
         totals: dict[str, Fraction] = {}
@@ -196,11 +199,11 @@ async def test_a_tournament_by_mail(mail_servers: LocalMail, moderator: Config) 
         ranked = [names[n] for n, _ in rows]
 
         final = await direct("start heat Cup")
-        assert "the final of Cup is seated at 1 tables" in final
+        assert "the final of Cup is seated at 1 table and started" in final
         finalists = {m.address for m in store.members(store.tournament_tables("Cup")[-1]
                                                       .game_id) if m.role == "player"}
         assert finalists == set([a for a in ranked if a != dropout][:3])
-        await direct(f"end table {store.tournament_tables('Cup')[-1].game_id}")
+        await direct(f"end table {store.tournament_tables('Cup')[-1].game_id} anyway")
         over = await inboxes.wait("p9@example.org", answered("the tournament is over"),
                                   timeout=60)
         assert "Final order of Cup" in text_of(over)

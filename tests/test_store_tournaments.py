@@ -135,3 +135,22 @@ def test_a_schema_6_tournaments_table_takes_the_new_scoring_rules_and_keeps_its_
     with store.transaction():
         store.create_tournament(new, 2.0)
     assert store.tournament("New") == new
+
+
+def test_a_tournaments_table_from_before_heat_deadlines_gains_their_columns(
+        tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    store = Store(path)
+    with store.transaction():
+        store.create_tournament(terms("Old"), 1.0)
+    store.close()
+    conn = sqlite3.connect(path)
+    for column in ("heat_limit", "heat_started", "heat_ends", "heat_warned"):
+        conn.execute(f"ALTER TABLE tournaments DROP COLUMN {column}")
+    conn.commit()
+    conn.close()
+    store = Store(path)
+    assert store.tournament("Old") == terms("Old")
+    with store.transaction():
+        store.update_tournament("Old", heat_ends=5.0, stage="heats")
+    assert store.timed_heats() == ["Old"]

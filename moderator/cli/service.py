@@ -28,12 +28,23 @@ import click
               help="IMAP port of the embedded servers (default 1143; 0 = any free port).")
 @click.option("--smtp-port", type=int, default=None, envvar="MODERATOR_SMTP_PORT",
               help="SMTP port of the embedded servers (default 1025; 0 = any free port).")
+@click.option("--director", "directors", multiple=True, metavar="ADDRESS",
+              help="On the embedded servers: an address that may create tournaments "
+              "(repeat for more), to rehearse one on this machine. With --config, the "
+              "configuration's tournament_directors say it.")
 def serve(config_path: Path | None, workdir: Path, imap_port: int | None,
-          smtp_port: int | None) -> None:
+          smtp_port: int | None, directors: tuple[str, ...]) -> None:
     """Run the service: poll the mailbox, apply orders, mail reports."""
     from moderator.service import run
 
-    run(config_path=config_path, workdir=workdir, imap_port=imap_port, smtp_port=smtp_port)
+    if directors and config_path is not None:
+        raise click.UsageError("--director is for the embedded servers; with --config, "
+                               "list directors as tournament_directors in the file")
+    for address in directors:
+        if "@" not in address.strip("@"):
+            raise click.UsageError(f"--director {address!r} is not a mail address")
+    run(config_path=config_path, workdir=workdir, imap_port=imap_port, smtp_port=smtp_port,
+        directors=directors)
 
 
 @click.command("mail")

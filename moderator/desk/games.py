@@ -126,7 +126,7 @@ class PictureCache:
         # What a report shows of a position (its view, the legal lays), by kind, game
         # and move, with the moves that led there: every refusal at one move shows the
         # same position.
-        self._shown: OrderedDict[tuple[str, str, int], tuple[tuple[Move, ...], object]] = \
+        self._shown: OrderedDict[tuple[str, str, int], tuple[tuple[object, ...], object]] = \
             OrderedDict()
         self._content: OrderedDict[Hashable, object] = OrderedDict()  # `by_content`
         # Each game's charts' replay, kept going from one position to the next.
@@ -213,13 +213,16 @@ class PictureCache:
         every mail at this position (a game's moves decide its position)."""
         key = (kind, game_id, game.next_move)
         known = self._shown.get(key)
-        if known is not None and known[0] == tuple(game.log):
+        # The log and whether it is over: a game ended on a director's word (`end game`,
+        # `end table`) has the log it had while running, but is shown as over.
+        moves: tuple[object, ...] = (*game.log, game.state.game_over)
+        if known is not None and known[0] == moves:
             self._shown.move_to_end(key)
             return cast(V, known[1])
         value = make()
         # More than the pictures: a position's view, lays and charts, and its tables
         # rendered with and without the market's picture.
-        _put(self._shown, key, (tuple(game.log), value), 4 * self.size)
+        _put(self._shown, key, (moves, value), 4 * self.size)
         return value
 
     def progress(self, game_id: str, game: Game) -> Progress:

@@ -27,6 +27,7 @@ from moderator.desk.changes import advance
 from moderator.desk.deadlines import format_deadline, reminder_times
 from moderator.desk.games import GameCache
 from moderator.desk.settings import ProcessorSettings
+from moderator.desk.tournament.heat_clock import extend_heats, tick_heats
 from moderator.desk.turns import is_answer, timeout_moves
 from moderator.desk.work import Work
 from moderator.mail.parse import Incoming
@@ -68,6 +69,7 @@ def tick(store: Store, settings: ProcessorSettings, games: GameCache, now: float
             work.remember_committed()
             log.info("%s: %s", clock.game_id, summary)
             done.append(f"{clock.game_id}: {summary}")
+    done += tick_heats(store, settings, games, now)  # tournament heats with a deadline
     with store.transaction():
         store.set_meta(CLOCK_SEEN, repr(now))
     return done
@@ -172,5 +174,6 @@ def recover_downtime(store: Store, now: float) -> float:
                 store.update_clock(clock.game_id, deadline=clock.deadline + gap,
                                    started=(clock.started or now) + gap,
                                    sequence=clock.sequence + 1)
+        extend_heats(store, float(seen), gap)  # a tournament heat's deadline too
     log.info("the service was down for %.0f s: running deadlines extended by that", gap)
     return gap

@@ -7,11 +7,18 @@ what:
 
 * `create tournament`: an address the operator lists as a tournament director
   (`tournament_directors`); the answer carries the tournament's director password.
-* `close entry`, `start heat`, `end table`, `replace`: the tournament's director, from
-  the director's address and with the director password (a From line is forged at
-  will, the password only the director's mailbox has seen).
-* `register`, `withdraw`: anyone, for their own address (the answer goes to it).
+* `close entry`, `start heat`, `end table`, `undo end table`, `replace`, `remove`,
+  `overview`, `reliability NAME`: the tournament's director, from the director's
+  address and with the director password (a From line is forged at will, the password
+  only the director's mailbox has seen).
+* `register`, `withdraw`, `reliability`: anyone, for their own address (the answer
+  goes to it).
 * `standings`: the director and everyone entered.
+
+Everyone a step concerns is told by mail (issue 32): a player kept out at `close entry`
+and why, a player replaced or removed (and that they are out of the later heats), the
+reserves when a heat starts; the standings go to everyone ranked, withdrawn or not.
+A heat with a deadline (`heat_clock`) ends its tables itself.
 
 A From line is forged at will (issue 31), so `register` and `create tournament` are
 only asked for: the answer carries a token (`[confirm TOKEN]` in its subject) and the
@@ -27,30 +34,36 @@ all wrote `register` themselves; the director's word seats them (no invitation).
 from __future__ import annotations
 
 import random
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.errors import GameError
-from engine.game import Setup
+from engine.game import Game, Setup
 from engine.title import load_title
 from grammar import tournament as cmd
 from grammar.commands import Command
 from grammar.tournament import CONFIRM_TOKEN, confirm_token_in
 from moderator.desk.auth import MASTER_KEY, same_token
 from moderator.desk.changes import advance
+from moderator.desk.deadlines import format_deadline, format_duration
 from moderator.desk.tournament.results import (
     board,
     entrant_names,
+    mail_standings,
     reliability,
     standings_text,
+    tell,
 )
 from moderator.desk.tournament.scoring import seeding
 from moderator.desk.tournament.seating import SeatingError, pairs_met, seat_final, seat_heat
+from moderator.desk.turns import restart_clock
 from moderator.desk.work import PASSWORD_LINE, Refused, Work
 from moderator.store import Store, Tournament, TournamentTable
 
-__all__ = ["director_token", "tournament_lines", "tournament_mail"]
+__all__ = ["director_token", "end_table", "first_operating_round_over", "tables_text",
+           "tournament_lines", "tournament_mail"]
 
 DIRECTOR_KEY = "director"
 #: Hours a `register` or `create tournament` waits for its confirmation.
@@ -237,17 +250,23 @@ def _do(mail: _Mail, command: Command) -> str:
         if not mail.confirmed:
             return _wait(mail, lambda: _create(mail, command))
         return _create(mail, command)
-    if isinstance(command, cmd.EndTable):
+    if isinstance(command, cmd.ReliabilityOf) and command.name is None:
+        mail.sections.append(Part("Your record (every game on this service)",
+                                  "  " + reliability(mail.store, mail.sender).line()))
+        return "your reliability follows"
+    if isinstance(command, cmd.EndTable | cmd.UndoEndTable):
         table = mail.store.tournament_table(command.game)
         if table is None:
             raise Refused(f"{command.game} is not a tournament table")
         tournament = _tournament(mail, table.tournament)
     elif isinstance(command, cmd.Register | cmd.Withdraw | cmd.Standings | cmd.CloseEntry
-                    | cmd.StartHeat | cmd.ReplaceEntrant):
+                    | cmd.StartHeat | cmd.ReplaceEntrant | cmd.RemoveEntrant
+                    | cmd.Overview | cmd.ReliabilityOf):
+        assert command.name is not None
         tournament = _tournament(mail, command.name)
     else:
         raise Refused("not a tournament command")
-    if command.game_master:
+    if command.game_master or isinstance(command, cmd.ReliabilityOf):
         _check_director(mail, tournament)
         mail.work.answers.budgeted = False  # the director's own, proven mail
     if isinstance(command, cmd.Register):
@@ -261,11 +280,22 @@ def _do(mail: _Mail, command: Command) -> str:
     if isinstance(command, cmd.CloseEntry):
         return _close(mail, tournament, command.minimum)
     if isinstance(command, cmd.StartHeat):
-        return _start_heat(mail, tournament)
+        return _start_heat(mail, tournament, command.minutes)
     if isinstance(command, cmd.EndTable):
-        return _end_table(mail, tournament, command.game)
+        return _end_table(mail, tournament, command.game, command.anyway)
+    if isinstance(command, cmd.UndoEndTable):
+        return _undo_end_table(mail, tournament, command.game)
     if isinstance(command, cmd.ReplaceEntrant):
         return _replace(mail, tournament, command)
+    if isinstance(command, cmd.RemoveEntrant):
+        return _remove(mail, tournament, command.address)
+    if isinstance(command, cmd.Overview):
+        return _overview(mail, tournament)
+    if isinstance(command, cmd.ReliabilityOf):
+        mail.sections.append(Part(
+            f"Reliability of the entrants of {tournament.name} (every game on this "
+            "service)", _reliability_lines(mail.store, tournament)))
+        return "the entrants' reliability follows"
     raise Refused("not a tournament command")
 
 
@@ -280,10 +310,14 @@ def _check_director(mail: _Mail, tournament: Tournament) -> None:
     if mail.sender != tournament.director:
         raise Refused(f"only the director of {tournament.name} may do that")
     expected = director_token(mail.work, tournament.name)
-    if not any(same_token(expected, given) for given in mail.passwords):
+    if not mail.passwords:
         raise Refused(f"a director's mail carries the line `password ...` with the "
                       f"director password of {tournament.name} (in the mail that "
-                      "created it)")
+                      "created it); this mail has no `password` line")
+    if not any(same_token(expected, given) for given in mail.passwords):
+        raise Refused(f"the password in this mail is not the director password of "
+                      f"{tournament.name}: copy it from the mail that created the "
+                      "tournament")
 
 
 # -- the director's terms ----------------------------------------------------------------
@@ -321,7 +355,9 @@ def _create(mail: _Mail, command: cmd.CreateTournament) -> str:
     seed = command.seed if command.seed is not None else secrets.randbelow(2**31)
     tournament = Tournament(command.name, mail.sender, tuple(titles), command.sizes,
                             command.heats, command.advance, command.scoring,
-                            command.minutes * 60.0, command.timeout, seed, None, "entry", 0)
+                            command.minutes * 60.0, command.timeout, seed, None, "entry", 0,
+                            heat_limit=(None if command.heat_minutes is None
+                                        else command.heat_minutes * 60.0))
     if work.answers.budgeted and not work.answers.may_answer(mail.sender):
         # The director would never get the mail that carries the password.
         raise Refused("this address's answers for the hour are spent; try again later")
@@ -330,13 +366,18 @@ def _create(mail: _Mail, command: cmd.CreateTournament) -> str:
     mail.sections.append(Part(f"Directing {command.name}", (
         f"Your director password for {command.name} is {director_token(work, command.name)}.\n"
         "Put the line `password " + director_token(work, command.name) + "` in every mail "
-        "that directs the tournament (`close entry`, `start heat`, `end table`, `replace`).\n"
+        "that directs the tournament (`close entry`, `start heat`, `end table`, "
+        "`undo end table`, `replace`, `remove`, `overview`, `reliability "
+        f"{command.name}`).\n"
         f"Players enter with a mail to {work.settings.address} saying `register "
         f"{command.name}` (reserves: `register {command.name} as reserve`).")))
     return (f"tournament {command.name} created: {', '.join(titles)}, tables of "
             f"{_sizes(command.sizes)}, {command.heats} heat{'s' if command.heats != 1 else ''}"
             f", {final}, scoring by {command.scoring}, {command.minutes // 60}h a turn "
-            f"(timeout {command.timeout}), seed {seed}")
+            f"(timeout {command.timeout})"
+            + ("" if command.heat_minutes is None else
+               f", a heat ends after {format_duration(command.heat_minutes * 60.0)}")
+            + f", seed {seed}")
 
 
 def _sizes(sizes: tuple[int, ...]) -> str:
@@ -354,25 +395,38 @@ def _ranges(titles: list[str] | tuple[str, ...]) -> dict[str, tuple[int, int]]:
 # -- entry ----------------------------------------------------------------------------------
 def _register(mail: _Mail, tournament: Tournament, command: cmd.Register) -> str:
     store = mail.store
-    if tournament.stage != "entry" and not command.reserve:
-        raise Refused(f"entry to {tournament.name} is closed (reserves may still "
-                      f"`register {tournament.name} as reserve`)")
     if tournament.stage == "over":
         raise Refused(f"{tournament.name} is over")
     known = {e.address: e for e in store.entrants(tournament.name)}
     mine = known.get(mail.sender)
+    if tournament.stage != "entry" and not command.reserve:
+        if mine is not None and mine.status == "entered" and mine.role == "reserve":
+            raise Refused(f"you are a reserve of {tournament.name}, and entry for players "
+                          "is closed: the director may give you a seat a player leaves")
+        raise Refused(f"entry to {tournament.name} is closed (reserves may still "
+                      f"`register {tournament.name} as reserve`)")
     if mine is not None and mine.status in ("refused", "dropped"):
         raise Refused(f"you cannot enter {tournament.name} again (the director "
                       f"{'kept you out' if mine.status == 'refused' else 'replaced you'})")
     role = "reserve" if command.reserve else "player"
     if mine is not None and mine.status == "entered" and mine.role == role:
-        return f"you are entered in {tournament.name} already"
+        return f"you are entered in {tournament.name} as a {role} already"
+    if mine is not None and mine.status == "entered" and role == "reserve" and \
+            _ever_seated(mail, tournament, mail.sender):
+        raise Refused(f"you play in {tournament.name} already; a player does not "
+                      "become a reserve (`withdraw` leaves the later heats)")
     store.add_entrant(tournament.name, mail.sender, role, mail.work.now)
     count = sum(1 for e in store.entrants(tournament.name)
                 if e.status == "entered" and e.role == role)
-    return (f"you are entered in {tournament.name} as a {role} ({count} "
-            f"{role}{'s' if count != 1 else ''} so far); the director closes entry and "
-            "seats the tables, and your table's game mails you its first report")
+    # A change of role is said, never done silently (issue 32: a reserve who mailed
+    # `register` became a player without a word).
+    changed = (f"you were entered in {tournament.name} as a {mine.role}; you are now "
+               f"entered as a {role} instead" if mine is not None and
+               mine.status == "entered" else
+               f"you are entered in {tournament.name} as a {role}")
+    return (f"{changed} ({count} {role}{'s' if count != 1 else ''} so far); the director "
+            "closes entry and seats the tables, and your table's game mails you its first "
+            "report")
 
 
 def _withdraw(mail: _Mail, tournament: Tournament) -> str:
@@ -412,6 +466,13 @@ def _close(mail: _Mail, tournament: Tournament, minimum: int | None) -> str:
                       ) from None
     for address in kept_out:
         store.set_entrant(tournament.name, address, status="refused")
+        tell(mail.work, address, tournament.name, "you are not seated",
+             f"entry to {tournament.name} is closed, and the director seats only players "
+             f"whose record is at least {minimum}% on time",
+             "Your record across every game on this service:\n  "
+             + reliability(store, address).line() + "\n\nYou are not seated in any heat "
+             f"of {tournament.name}. Turns answered on time raise the rate: the next "
+             "tournament may take you.")
     store.update_tournament(tournament.name, stage="closed", minimum=minimum)
     mail.sections.append(Part(
         f"Reliability of the entrants of {tournament.name} (every game on this service)",
@@ -422,8 +483,8 @@ def _close(mail: _Mail, tournament: Tournament, minimum: int | None) -> str:
 
 
 # -- heats and tables ------------------------------------------------------------------------
-def _start_heat(mail: _Mail, tournament: Tournament) -> str:
-    store = mail.store
+def _start_heat(mail: _Mail, tournament: Tournament, minutes: int | None) -> str:
+    store, work = mail.store, mail.work
     if tournament.stage == "entry":
         raise Refused(f"close entry first: `close entry {tournament.name}`")
     if tournament.stage == "over":
@@ -458,22 +519,41 @@ def _start_heat(mail: _Mail, tournament: Tournament) -> str:
                           f"{tournament.advance}")
         seating = seat_final(finalists, tournament.titles, ranges, tournament.sizes, heat)
         stage, what = "final", "the final"
-    for table in seating:
-        _open_table(mail, tournament, heat, table.number, table.title, table.players,
-                    what)
-    store.update_tournament(tournament.name, stage=stage, heat=heat)
+    limit = minutes * 60.0 if minutes is not None else tournament.heat_limit
+    ends = None if limit is None else work.now + limit
+    games = [_open_table(mail, tournament, heat, table.number, table.title, table.players,
+                         what, ends) for table in seating]
+    store.update_tournament(tournament.name, stage=stage, heat=heat, heat_started=work.now,
+                            heat_ends=ends, heat_warned=None)
     names = entrant_names(store, tournament.name)
-    listing = "\n".join(f"  table {t.number} ({t.title}): "
-                        + ", ".join(f"{names[p]} ({p})" for p in t.players) for t in seating)
-    mail.sections.append(Part(f"{tournament.name}, {what}", listing))
+    listing = "\n".join(f"  table {t.number}: {game} ({t.title}): "
+                        + ", ".join(f"{names[p]} ({p})" for p in t.players)
+                        for t, game in zip(seating, games, strict=True))
+    until = ("" if ends is None else
+             f"\n\nThe heat ends {format_deadline(ends, 'UTC', now=work.now)}: tables still "
+             "playing then are ended and scored on their position (everyone is told a "
+             "day before).")
+    mail.sections.append(Part(f"{tournament.name}, {what}", listing + until))
     mail.sections.append(Part("Reliability of the players seated (every game on this "
                               "service)", "\n".join(
         f"  {reliability(store, p).line()}" for t in seating for p in t.players)))
-    return f"{what} of {tournament.name} is seated at {len(seating)} tables and started"
+    # The reserves learn that the heat runs: the director may call on them now.
+    public = "\n".join(f"  table {t.number}: {game} ({t.title}): "
+                       + ", ".join(names[p] for p in t.players)
+                       for t, game in zip(seating, games, strict=True))
+    for entrant in store.entrants(tournament.name):
+        if entrant.role == "reserve" and entrant.status == "entered":
+            tell(work, entrant.address, tournament.name, f"{what} has started",
+                 f"{what} has started; you are a reserve",
+                 public + "\n\nIf a player leaves, the director may give you their seat: "
+                 "its game then mails you its report.")
+    count = len(seating)
+    return (f"{what} of {tournament.name} is seated at {count} table"
+            f"{'s' if count != 1 else ''} and started: {', '.join(games)}")
 
 
 def _open_table(mail: _Mail, tournament: Tournament, heat: int, number: int, title: str,
-                players: tuple[str, ...], what: str) -> None:
+                players: tuple[str, ...], what: str, ends: float | None) -> str:
     """The table's game: created, its players seated (they entered: no invitation),
     started with the tournament's clock, and everyone's first report mailed."""
     work, store = mail.work, mail.store
@@ -501,28 +581,93 @@ def _open_table(mail: _Mail, tournament: Tournament, heat: int, number: int, tit
     game = store.load(game_id)
     intro = (f"Tournament {tournament.name}: {what}, table {number} has started. Seats: "
              + ", ".join(order) + f". A turn has {tournament.deadline / 3600:g} hours "
-             f"(then the timeout policy `{tournament.timeout}`).")
+             f"(then the timeout policy `{tournament.timeout}`)."
+             + ("" if ends is None else " The heat ends "
+                f"{format_deadline(ends, 'UTC', now=work.now)}: a table still playing "
+                "then is ended and scored on its position."))
     extra = advance(work, game_id, game, moved=True)
     work.answers.broadcast(game_id, game, "\n\n".join(p for p in (intro, extra) if p))
+    return game_id
 
 
-def _end_table(mail: _Mail, tournament: Tournament, game: str) -> str:
-    work, store = mail.work, mail.store
-    table = store.tournament_table(game)
-    assert table is not None
-    if table.ended is not None:
-        raise Refused(f"{table.game_id} has ended already")
+def first_operating_round_over(game: Game) -> bool:
+    """Whether GAME has played its first operating round through: before that (the
+    auction, the first stock round, OR 1.1) the values say little about the play."""
+    if game.state.game_over or game.state.stock_round_number >= 2:
+        return True
+    found = re.match(r"Operating Round (\d+)\.(\d+)", game.round_name)
+    return found is not None and found.groups() != ("1", "1")
+
+
+def end_table(work: Work, tournament: Tournament, table: TournamentTable, why: str,
+              reason: str = "ended by the tournament director") -> str:
+    """End TABLE's game now and score it on the position (the director's `end table`,
+    or the heat's deadline); what the answer says. WHY opens the last report; REASON
+    is the game's end reason (its 18xx.games record's)."""
     loaded = work.games.game(table.game_id).clone()
     values = loaded.scores()
-    intro = (f"The director of {tournament.name} has ended this table: it is scored on "
-             "the position now.")
+    # The game is over on the director's word: its last report says so in subject and
+    # body, not "SR 1: Ivy to move" with Ivy's orders (issue 32).
+    loaded.state.game_over = True
+    loaded.state.end_reason = reason
     # `advance` ends the game, and scores the table (`results.table_ended`).
     extra = advance(work, table.game_id, loaded, moved=False, end=True)
+    intro = f"{why[0].upper()}{why[1:]}: the table is scored on the position now."
     work.answers.broadcast(table.game_id, loaded,
                            "\n\n".join(p for p in (intro, extra) if p))
     ranked = sorted(values.items(), key=lambda kv: -kv[1])
     return (f"{table.game_id} ended and scored: "
             + ", ".join(f"{seat} {value}" for seat, value in ranked))
+
+
+def _end_table(mail: _Mail, tournament: Tournament, game: str, anyway: bool) -> str:
+    work, store = mail.work, mail.store
+    table = store.tournament_table(game)
+    assert table is not None
+    if table.ended is not None:
+        raise Refused(f"{table.game_id} has ended already (`undo end table "
+                      f"{table.game_id}` takes the end back)")
+    loaded = work.games.game(table.game_id)
+    if not anyway and not first_operating_round_over(loaded):
+        raise Refused(f"{table.game_id} is still in {loaded.round_name}, before its first "
+                      "operating round has ended: scores now say little about the play. "
+                      f"To end it all the same: `end table {table.game_id} anyway`")
+    return end_table(work, tournament, table,
+                     f"the director of {tournament.name} has ended this table")
+
+
+def _undo_end_table(mail: _Mail, tournament: Tournament, game: str) -> str:
+    """The director's `end table` taken back: the table plays on where it stood."""
+    work, store = mail.work, mail.store
+    table = store.tournament_table(game)
+    assert table is not None
+    if table.ended is None:
+        raise Refused(f"{table.game_id} has not ended")
+    fresh = store.load(table.game_id)
+    if fresh.state.game_over:
+        raise Refused(f"{table.game_id} reached its end in play: only an end the director "
+                      "(or the heat's deadline) made is taken back")
+    if tournament.heat != table.heat:
+        raise Refused(f"a later heat of {tournament.name} has been seated: the end of "
+                      f"{table.game_id} stands")
+    if tournament.heat_ends is not None and work.now >= tournament.heat_ends:
+        raise Refused(f"the deadline of heat {table.heat} has passed: the table would end "
+                      "again at once")
+    store.reopen_tournament_table(table.game_id)
+    store.update_clock(table.game_id, ended=None)
+    restart_clock(store, table.game_id, fresh, work.now, moved=True)
+    work.committed[table.game_id] = fresh  # not the ended copy the cache holds
+    work.answers.final.pop(table.game_id, None)
+    if tournament.stage == "over":
+        store.update_tournament(tournament.name,
+                                stage="final" if table.heat > tournament.heats else "heats")
+    reopened = store.tournament(tournament.name)
+    assert reopened is not None
+    work.answers.broadcast(table.game_id, fresh, (
+        f"The director of {tournament.name} has taken back the end of this table: it "
+        "plays on from where it stood, and its score no longer counts until it ends."))
+    mail_standings(work, reopened, f"the end of {table.game_id} was taken back: it plays on")
+    return f"{table.game_id} plays on; its score is taken out of the standings"
 
 
 def _running_seat(mail: _Mail, tournament: Tournament, address: str
@@ -572,7 +717,13 @@ def _replace(mail: _Mail, tournament: Tournament, command: cmd.ReplaceEntrant) -
     store.set_entrant(tournament.name, command.address, status="dropped")
     # The substitute plays on in the later heats in the dropout's place.
     store.set_entrant(tournament.name, substitute, role="player")
-    work.answers.notice(command.address, "replaced", game_id=game_id, seat=seat)
+    tell(work, command.address, tournament.name, "your seat is given to a reserve",
+         f"the director has given your seat {seat} at {game_id} to a reserve",
+         f"From move {move} on the reserve plays the seat: you no longer receive its "
+         "reports, and mail from you no longer moves it. The seat's score is split between "
+         "you by the moves each made, so you stay in the standings.\n\nYou are out of "
+         f"the later heats{' and the final' if tournament.advance else ''} of "
+         f"{tournament.name}; the standings still come to you.")
     member = next(m for m in store.members(game_id) if m.address == substitute)
     work.answers.report(game_id, member, game, intro=(
         f"The director of {tournament.name} gives you the seat {seat} at {game_id} from "
@@ -580,6 +731,80 @@ def _replace(mail: _Mail, tournament: Tournament, command: cmd.ReplaceEntrant) -
         "moves each made."))
     return (f"{substitute} takes {seat} at {game_id} from {command.address} (move {move}); "
             "the seat's score is split by the moves each made")
+
+
+def _ever_seated(mail: _Mail, tournament: Tournament, address: str) -> bool:
+    return any(h.address == address for t in mail.store.tournament_tables(tournament.name)
+               for h in mail.store.holders(t.game_id))
+
+
+def _remove(mail: _Mail, tournament: Tournament, address: str) -> str:
+    """The director takes ADDRESS out: never seated again, told why."""
+    store = mail.store
+    mine = next((e for e in store.entrants(tournament.name) if e.address == address), None)
+    if mine is None:
+        raise Refused(f"{address} is not an entrant of {tournament.name}")
+    if mine.status == "refused":
+        return f"{address} is out of {tournament.name} already"
+    found = _running_seat(mail, tournament, address)
+    if found is not None:
+        raise Refused(f"{address} holds {found[1]} at {found[0]}: `replace {address} in "
+                      f"{tournament.name}` gives the seat to a reserve first")
+    store.set_entrant(tournament.name, address, status="refused")
+    tell(mail.work, address, tournament.name, "you are out of the tournament",
+         f"the director has taken you out of {tournament.name}",
+         "You are not seated in its later heats"
+         + (" or its final" if tournament.advance else "")
+         + (", and what you played still counts in the standings" if _ever_seated(
+             mail, tournament, address) else "") + ". Ask the director if this is a "
+         "mistake.")
+    return f"{address} is out of {tournament.name} (told by mail)"
+
+
+def _reliability_lines(store: Store, tournament: Tournament) -> str:
+    lines = [f"  {e.role:<8}{e.status:<10}{reliability(store, e.address).line()}"
+             for e in store.entrants(tournament.name)]
+    return "\n".join(lines) or "  nobody entered"
+
+
+def tables_text(work: Work, tournament: Tournament) -> str:
+    """Each table: its game, title, and how far it has got (move, round, who is to move,
+    days since the last move)."""
+    store = work.store
+    lines = []
+    for table in store.tournament_tables(tournament.name):
+        stage = "final" if table.heat > tournament.heats else f"heat {table.heat}"
+        head = f"  {stage}, table {table.number}: {table.game_id} ({table.title})"
+        if table.ended is not None:
+            lines.append(f"{head}: ended")
+            continue
+        game = work.games.game(table.game_id)
+        turn = game.turn()
+        last = store.last_move_at(table.game_id)
+        days = (work.now - last) / 86400 if last is not None else None
+        lines.append(f"{head}: move {game.next_move}, {game.round_name}, "
+                     + (f"{turn.seat} to move" if turn else "nobody to move")
+                     + ("" if days is None else f", {days:.1f} days since the last move"))
+    return "\n".join(lines) or "  no table yet"
+
+
+def _overview(mail: _Mail, tournament: Tournament) -> str:
+    """The director's view of TOURNAMENT: entrants, reliability, tables and progress."""
+    work = mail.work
+    t = tournament
+    stage = {"entry": "entry open", "closed": "entry closed", "heats": f"heat {t.heat}",
+             "final": "the final", "over": "over"}[t.stage]
+    heat_end = ("" if t.heat_ends is None or t.stage not in ("heats", "final") else
+                f"; the heat ends {format_deadline(t.heat_ends, 'UTC', now=work.now)}")
+    mail.sections.append(Part(f"{t.name}: {stage}{heat_end}", (
+        f"  {', '.join(t.titles)}; tables of {_sizes(t.sizes)}; {t.heats} heat"
+        f"{'s' if t.heats != 1 else ''}; "
+        + (f"a final of {t.advance}" if t.advance else "no final")
+        + f"; scoring by {t.scoring}")))
+    mail.sections.append(Part("Entrants (role, status, reliability on every game)",
+                              _reliability_lines(mail.store, t)))
+    mail.sections.append(Part("Tables", tables_text(work, t)))
+    return "the overview follows"
 
 
 def _standings(mail: _Mail, tournament: Tournament) -> str:

@@ -27,8 +27,8 @@ from moderator.desk.tournament.seating import display_names
 from moderator.desk.work import Work
 from moderator.store import Store, Tournament
 
-__all__ = ["Board", "board", "entrant_names", "mail_standings", "points", "reliability",
-           "standings_text", "table_ended"]
+__all__ = ["Board", "board", "entrant_names", "mail_standings", "points", "recipients",
+           "reliability", "standings_text", "table_ended", "tell"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,10 +128,21 @@ def standings_text(b: Board) -> str:
 
 
 def recipients(store: Store, tournament: Tournament) -> list[str]:
-    """Everyone entered (players, reserves, dropouts) and the director."""
+    """Everyone entered (players, reserves, dropouts), everyone who held a seat (a
+    player who withdrew mid-heat is still ranked) and the director."""
+    seated = {h.address for t in store.tournament_tables(tournament.name)
+              for h in store.holders(t.game_id)}
     found = [e.address for e in store.entrants(tournament.name)
-             if e.status in ("entered", "dropped")]
+             if e.status in ("entered", "dropped") or e.address in seated]
     return list(dict.fromkeys([*found, tournament.director]))
+
+
+def tell(work: Work, address: str, name: str, subject: str, why: str, text: str) -> None:
+    """A mail to ADDRESS about tournament NAME that concerns them alone (kept out,
+    replaced, removed, a heat's end coming): WHY heads it, TEXT follows."""
+    work.answers.mail(address, "tournament", "report", game_id=None, key=None,
+                      subject=f"[{name}] {subject}", kind="told", name=name, why=why,
+                      text=text, results=(), sections=())
 
 
 def mail_standings(work: Work, tournament: Tournament, why: str,
