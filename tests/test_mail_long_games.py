@@ -631,6 +631,8 @@ async def test_a_game_from_create_to_final_scores_by_mail(table: Table) -> None:
     for who in [GM, *PLAYERS]:
         final = await table.next_mail(who, lambda m: "Final scores" in text_of(m))
         text = text_of(final)
+        # Over on the game master's word: no "to move" and no list of orders (issue 32).
+        assert "game over" in str(final["Subject"]) and "to move" not in str(final["Subject"])
         for seat, score in scores.items():
             assert f"  {seat:<16} {score:>6}" in text
         files = attachments(final)

@@ -56,6 +56,11 @@ def advance(work: Work, game_id: str, game: Game, *, moved: bool, end: bool = Fa
     restart_clock(store, game_id, game, work.now, moved=moved or bool(happened))
     work.committed[game_id] = game
     lines = [h.text for h in happened]
+    if end and not game.state.game_over:
+        # Over on the game master's (or a director's) word: its reports say so in
+        # subject and body, not "SR 1: Ivy to move" with Ivy's orders (issue 32).
+        game.state.game_over = True
+        game.state.end_reason = game.state.end_reason or "ended by the game master"
     if (game.state.game_over or end) and clock.ended is None:
         store.update_clock(game_id, ended=work.now, seat=None, deadline=None)
         work.answers.final[game_id] = final_attachments(work, game_id, game)

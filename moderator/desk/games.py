@@ -52,6 +52,12 @@ class GameCache:
             self._games.move_to_end(game_id)
             return cached
         game = self.store.load(game_id)
+        clock = self.store.clock(game_id)
+        if clock is not None and clock.ended is not None and not game.state.game_over:
+            # Ended on a game master's or director's word (`end game`, `end table`): the
+            # log is the running game's, the game is over all the same.
+            game.state.game_over = True
+            game.state.end_reason = "ended before its end by the game master or director"
         self.remember(game_id, game)
         return game
 
