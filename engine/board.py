@@ -107,8 +107,7 @@ def check_lay(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
     if need_connection:
         require(connected_after(state, corp, hex_id, tile, rotation,
                                 rules.hexes_closed_to_routes(state, corp)),
-                f"the new track on {hex_id} does not connect to a {corp.sym} station "
-                "(4.2.1(j))")
+                rules.cite("track_connects", hex=hex_id, corp=corp.sym))
     return cost
 
 
@@ -257,7 +256,7 @@ def place_token(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
     cities = city_count(state, hex_id)
     require(cities > 0, f"{hex_id} has no city")
     require(not has_token_in(state, corp.sym, hex_id),
-            f"{corp.sym} already has a station in {hex_id} (4.2.2(b))")
+            rules.cite("station_once_per_hex", corp=corp.sym, hex=hex_id))
     # A station goes on a route of the company: not through track no route may use.
     graph = track.build_track(state, rules.hexes_closed_to_routes(state, corp))
     nodes, _ = track.reachable(state, graph, corp.sym)
@@ -265,11 +264,11 @@ def place_token(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
     require(bool(candidates), f"{hex_id} has no city {city}")
     usable = [c for c in candidates
               if free_slots(state, hex_id, c) - reserved_slots(state, hex_id, c, corp.sym) > 0]
-    require(bool(usable), f"no free station space in {hex_id}"
-            + (" (a space is kept for a home station, 4.2.2(c))"
-               if any(free_slots(state, hex_id, c) > 0 for c in candidates) else ""))
+    require(bool(usable), rules.cite("station_space_kept", hex=hex_id)
+            if any(free_slots(state, hex_id, c) > 0 for c in candidates)
+            else f"no free station space in {hex_id}")
     connected = [c for c in usable if track.Node(hex_id, "c", c) in nodes]
-    require(bool(connected), f"{hex_id} is not connected to a {corp.sym} station (4.2.2(a))")
+    require(bool(connected), rules.cite("station_connects", hex=hex_id, corp=corp.sym))
     require(city is not None or len(connected) == 1,
             f"{hex_id} has several cities; say which: "
             + ", ".join(f"token {hex_id} city {c + 1}" for c in connected))

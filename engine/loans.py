@@ -39,8 +39,8 @@ def take_loan(rules: Rules, state: GameState, corp: Corporation, purpose: str) -
     value, interest = rules.loan_terms(state)
     corp.loans += 1
     state.transfer_cash(BANK, corp.sym, value - interest)
-    state.say(f"{corp.sym} takes a loan of {money(state, value)} for {purpose} and "
-              f"receives {money(state, value - interest)} after its interest (10.2)")
+    state.say(rules.cite("loan_taken", corp=corp.sym, value=money(state, value),
+                         purpose=purpose, net=money(state, value - interest)))
 
 
 def buying_power(rules: Rules, state: GameState, corp: Corporation) -> int:
@@ -59,8 +59,8 @@ def pay_interest(rules: Rules, state: GameState, corp: Corporation) -> bool:
         return True
     take_loans_for(rules, state, corp, owed, "its loan interest")
     if corp.cash < owed:
-        state.say(f"{corp.sym} owes {money(state, owed)} interest and has only "
-                  f"{money(state, corp.cash)} (10.8)")
+        state.say(rules.cite("interest_unpaid", corp=corp.sym, owed=money(state, owed),
+                             cash=money(state, corp.cash)))
         state.transfer_cash(corp.sym, BANK, corp.cash)
         return False
     state.transfer_cash(corp.sym, BANK, owed)

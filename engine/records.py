@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import export_1825, export_1861
+from engine import export_1825, export_1861, routes
 from engine.actions import (
     Accept,
     Action,
@@ -455,6 +455,7 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
             if acting is not None and acting != turn.entity:
                 if _receiver_buys(game, turn.entity, apply):
                     continue
+                _declare_no_run(game, apply)
                 apply(game, turn.seat, Done())
                 continue
             if acting is None and raw.get("type") in ("par", "buy_shares", "bid", "pass") \
@@ -510,6 +511,25 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
             apply(game, turn.seat, Done())
         else:
             return
+
+
+def _declare_no_run(game: Game, apply: _Apply) -> None:
+    """A company whose turn the site ended before any run is recorded, though it has
+    trains and a route in ours, declared no run: the site passes a run step its graph
+    finds no route for, and records nothing. Ours insists on a run order there (1861
+    10.6: "If the Company ... has one or more trains, it runs them"), and by 10.6 the
+    Director declares the earnings ("players are not obliged to announce earnings higher
+    than those declared by the Director"; 18TN 4.2.3.1 alike): the record's turn is a
+    declared run of nothing, `run none`, after which `done` ends it as the site did."""
+    rnd = game.round
+    turn = game.turn()
+    if not isinstance(rnd, OperatingRound) or rnd.current is None or turn is None or \
+            rnd.current.revenue is not None or "route" not in rnd.steps or \
+            rnd.current.step > rnd.steps.index("route"):
+        return
+    corp = game.state.corporations[rnd.current.corporation]
+    if corp.trains and routes.has_route(game.rules, game.state, corp):
+        apply(game, turn.seat, RunRoutes())
 
 
 def site_idle_1825(game: Game, rnd: StockRound, seat: str) -> bool:

@@ -389,8 +389,7 @@ def check_run(rules: Rules, state: GameState, corp: Corporation, action: RunRout
         total = sum(r for _, r in combo)
         if best is None or total > best[0]:
             best = (total, combo)
-    require(best is not None, "these routes share track; no two trains may use the same "
-            "piece of track (4.2.3(j))")
+    require(best is not None, rules.cite("separate_tracks"))
     assert best is not None
     runs = tuple(TrainRun(t.name, w, r) for t, (w, r) in zip(used_trains, best[1], strict=True))
     revenue = rules.run_revenue(state, corp, runs)

@@ -8,9 +8,11 @@ changes; see `docs/architecture.md` for which hook carries which title mechanic.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, ClassVar
 
 from engine import market
+from engine.citations import Cite, cite
 from engine.errors import GameError, require
 from engine.shares import money, move_token
 from engine.state import (
@@ -65,16 +67,12 @@ class Rules:
     auction_pass_is_final = False
     sell_after_buy = True  # 18TN 3.2: the purchase may come before or after all sales
     sell_in_blocks = False  # 1850 5.3.3: one sale per company per turn
-    # The title's words on a president's sales for a forced train purchase.
-    forced_sale_words = "he may only sell just enough shares to raise the needed cash " \
-        "(4.2.5.2(d))"
-    one_block_words = ""  # the words of the rule `sell_in_blocks` follows
     # 18TN 4.2.5.2(a), (d): a president's sale for the train is his contribution, after
     # which no train comes from another company.
     sale_is_contribution = True
-    # ... and on the train a company may buy once its president contributes.
-    contribution_words = "no train may be purchased from another company if the " \
-        "president contributes personal funds (4.2.5.2(a))"
+    # The title's words and sections for the rules the core cites (engine.citations);
+    # a rule the title does not map is said plainly, without a number.
+    citations: ClassVar[Mapping[str, Cite]] = {}
     # 4.2.5.2(d) sales follow 3.2(a) (price of the moment); 1851 pays the price at the
     # start of the train purchase for every share.
     forced_sales_at_start_prices = False
@@ -95,6 +93,10 @@ class Rules:
     def __init__(self, title: Title, options: frozenset[str] = frozenset()) -> None:
         self.title = title
         self.options = options
+
+    def cite(self, key: str, **fields: object) -> str:
+        """The rule `key` of engine.citations in this title's words, with its section."""
+        return cite(self.citations, key, fields)
 
     # --- set-up ------------------------------------------------------------------------
     def initial_state(self, seats: tuple[str, ...], seed: int) -> GameState:
@@ -530,8 +532,6 @@ class Rules:
 
     half_dividends = False
 
-    # The title's words when a company that must buy a train would end its turn.
-    forced_train_words = "has a route but no train and must buy one (4.2.5.2)"
     # Whether the one order offered at a dividend step is the automatic dividend (1861
     # 10.7: a minor's nil earnings; whatever the order says, the rule settles them).
     offers_only_automatic_dividend = False

@@ -127,8 +127,7 @@ def buy_certificate(rules: Rules, state: GameState, seat: str, corp: Corporation
     treasury. Checks everything first: availability, cash, holding limits.
     """
     require(source != TREASURY or rules.treasury_shares_for_sale,
-            f"{corp.sym}'s redeemed shares are not for sale until it reissues them "
-            "(5.10.9, 5.11)")
+            rules.cite("redeemed_not_for_sale", corp=corp.sym))
     certs = sorted((c for c in corp.certificates_of(source) if not c.president),
                    key=lambda c: c.index)
     require(corp.par_price is not None or source != IPO,

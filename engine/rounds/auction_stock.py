@@ -219,7 +219,7 @@ class AuctionStockRound(StockRound):
         purse = self._purse(seat, target)
         require(purse > 0 or certificate_count(self.rules, state, seat) <
                 self.rules.certificate_limit(state),
-                f"{seat} is at the certificate limit and may not bid (9.3)")
+                self.rules.cite("bid_at_limit", seat=seat))
         require(amount <= purse, f"{seat} has {money(state, purse)}; the bid is "
                 f"{money(state, amount)}")
 

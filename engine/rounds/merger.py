@@ -170,8 +170,8 @@ class MergerRound(Round):
             p.waiting.pop(0)
             self._settle_proposal()
         elif isinstance(action, Decline | Pass):
-            self.state.say(f"{seat} does not agree: the merger of {', '.join(p.minors)} "
-                           "does not take place (12.1)")
+            self.state.say(self.rules.cite("merger_refused", seat=seat,
+                                           minors=", ".join(p.minors)))
             self.proposal = None  # the minor asked may propose again, or pass
         else:
             raise GameError(f"{seat} is asked to agree to the merger of "
@@ -210,12 +210,12 @@ class MergerRound(Round):
             require(self.rules.merger_alias(state, action.corporation) == corp.sym,
                     f"only shares of {corp.sym} are dealt now", tuple(self.legal()))
             require(action.source in (None, TREASURY),
-                    f"the shares of {corp.sym} are bought from its treasury (12.4)")
+                    self.rules.cite("merger_from_treasury", corp=corp.sym))
             require(action.count == 1 or dealing.several,
-                    f"one share of {corp.sym} each now (12.4)")
+                    self.rules.cite("merger_one_share_each", corp=corp.sym))
             for _ in range(action.count):  # `buy 2 NW`: while shareholders buy any number
-                require(self._may_buy(seat, corp), f"{seat} may not buy another share of "
-                        f"{corp.sym} now (12.4)")
+                require(self._may_buy(seat, corp),
+                        self.rules.cite("merger_no_more", seat=seat, corp=corp.sym))
                 buy_certificate(self.rules, state, seat, corp, TREASURY)
                 claim_presidency(state, corp)
             dealing.bought.add(seat)
@@ -267,8 +267,7 @@ class MergerRound(Round):
         for f in fields(state):
             if f.name != "log":
                 setattr(state, f.name, getattr(dealing.before, f.name))
-        state.say(f"nobody holds two shares of {dealing.corporation}: the merger is not "
-                  "allowed and is reversed (12.4)")
+        state.say(self.rules.cite("merger_reversed", corp=dealing.corporation))
         assert state.log is log
         self.dealing = None
         self._next()

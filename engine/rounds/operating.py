@@ -448,8 +448,8 @@ class OperatingRound(Round):
             raise not_here(action, self.name, self.state.title.name, self.legal())
         self._enter_step(corp, self.steps.index(step))
         require(self.current is not None and self.current.corporation == corp.sym,
-                f"{corp.sym}'s turn ended on the way to its {step} step (1861 10.8: "
-                "nationalised for interest it could not pay)", tuple(self.legal()))
+                self.rules.cite("nationalised_for_interest", corp=corp.sym, step=step),
+                tuple(self.legal()))
         if step not in STEPS:
             self.rules.step_action(self.state, corp, step, action, self)
             self._finish_if_nothing_left()
@@ -721,8 +721,7 @@ class OperatingRound(Round):
         t = self.current
         assert t is not None
         require(self.rules.may_buy_another_bank_train(self.state, t.bank_trains_bought),
-                f"{corp.sym} may buy only one train from the bank per turn until the "
-                f"first {self.rules.one_bank_train_per_turn_until}-train is bought")
+                self.rules.cite("bank_train_limit", corp=corp.sym))
 
     def _buy_from_pool(self, corp: Corporation, action: BuyTrain) -> None:
         state = self.state
@@ -754,7 +753,7 @@ class OperatingRound(Round):
         match = [tr for tr in seller.trains if tr.name == action.train]
         require(bool(match), f"{seller.sym} owns no {action.train}-train")
         train = next((tr for tr in match if not tr.obsolete), None)
-        require(train is not None, "no company may buy an obsolete train (4.2.5.1)")
+        require(train is not None, self.rules.cite("obsolete_train"))
         assert train is not None
         require(action.price is not None and action.price >= 1,
                 f"name the price: buy train {action.train} from {seller.sym} for N "
@@ -764,8 +763,7 @@ class OperatingRound(Round):
                 f"{corp.sym} has {money(state, corp.cash)}; the price is "
                 f"{money(state, action.price)}")
         require(self.current is not None and not self.current.emergency,
-                f"{corp.president} contributes to {corp.sym}'s train: "
-                f"{self.rules.contribution_words}")
+                self.rules.cite("contribution", president=corp.president, corp=corp.sym))
         why = self.rules.why_not_train_price(state, corp, seller, train, action.price)
         if why:
             raise GameError(why)
@@ -824,8 +822,8 @@ class OperatingRound(Round):
         cheapest = self.rules.cheapest_train(state)
         assert cheapest is not None
         require(cheapest[1] == price and cheapest[0].name == name,
-                f"with the president's money only the cheapest train may be bought: "
-                f"the {cheapest[0].name}-train for {money(state, cheapest[1])} (4.2.5.2(a))")
+                self.rules.cite("cheapest_with_president", train=cheapest[0].name,
+                                price=money(state, cheapest[1])))
         president = state.player(corp.president or "")
         need = price - corp.cash
         require(president.cash >= need,
@@ -842,16 +840,14 @@ class OperatingRound(Round):
         t = self.current
         assert t is not None
         require(self.rules.president_contributes,
-                "the Director's money plays no part in a company's train purchase; it "
-                "takes loans (1861 10.10)")
+                self.rules.cite("no_president_money", corp=corp.sym))
         require(not corp.trains and self.rules.train_purchase_forced(state, corp)
                 and routes.has_route(self.rules, state, corp),
                 "shares may be sold in an operating round only to raise money for a "
                 "forced train purchase")
         require(t.dividend_done or bool(t.revenue)
                 or not self.rules.closes_on_withholding(state, corp),
-                f"{corp.sym} closes when it withholds (1850 5.1.1): it never reaches its "
-                "train step, so no train is forced on it")
+                self.rules.cite("closes_on_withholding", corp=corp.sym))
         # The sale belongs to the train purchase: move to that step (passing the others).
         self._enter_step(corp, self.steps.index("train"))
         cheapest = self.rules.cheapest_train(state)
@@ -868,7 +864,8 @@ class OperatingRound(Round):
         # 1850 5.3.3 is not limited to stock rounds: a second, separate sale of the
         # same company is refused here too.
         require(not (self.rules.sell_in_blocks and target.sym in t.emergency_sold),
-                f"{seat} has sold {target.sym} for this train: {self.rules.one_block_words}")
+                self.rules.cite("one_block", seat=seat, corp=target.sym,
+                                when="for this train"))
         check_sale(self.rules, state, seat, target, percent)
         if target.sym == corp.sym:
             others = max(target.percent_held_by(s) for s in state.seats if s != seat)
@@ -880,8 +877,7 @@ class OperatingRound(Round):
         unit = self._sale_prices()[target.sym]
         least = self.rules.least_sale_percent(state, seat, target)
         require(unit * (percent - 10) // 10 < need or percent - 10 < least,
-                f"{seat} may sell only enough to raise {money(state, need)}: "
-                f"{self.rules.forced_sale_words}")
+                self.rules.cite("forced_sale", seat=seat, need=money(state, need)))
         self._sell_for_train(seat, target, percent)
         t.emergency_sold = (*t.emergency_sold, target.sym)
         # A sale is the president's contribution to the cheapest train: the company
@@ -984,14 +980,13 @@ class OperatingRound(Round):
         if not self._forced(corp):
             return
         if self._train_within_reach(corp):
-            raise GameError(f"{corp.sym} {self.rules.forced_train_words}",
+            raise GameError(self.rules.cite("forced_train", corp=corp.sym),
                             tuple(self._train_options(corp, True)
                                   + self._forced_sale_options(corp)))
         president = corp.president or ""
         if not declare:
-            raise GameError(f"{corp.sym} has a route but no train, and {president} cannot "
-                            "raise the money for one: `done` declares the bankruptcy",
-                            ("done",))
+            raise GameError(self.rules.cite("forced_train_bankrupt", corp=corp.sym,
+                                            president=president), ("done",))
         self._sell_everything(president, corp)
         self.rules.bankruptcy(self.state, president, corp)
 

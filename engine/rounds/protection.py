@@ -64,8 +64,8 @@ def protect(rules: Rules, state: GameState) -> str:
     state.transfer_cash(president, BANK, cost)
     for cert in taken:
         cert.owner = president
-    state.say(f"{president} protects {corp.sym}'s price: buys {sale.percent}% from "
-              f"{sale.seller}'s sale for {money(state, cost)} (5.9)")
+    state.say(rules.cite("protects", president=president, corp=corp.sym,
+                         percent=sale.percent, seller=sale.seller, cost=money(state, cost)))
     resolve_presidency(state, corp)
     return president
 
@@ -86,8 +86,8 @@ def answer(rules: Rules, state: GameState, seat: str, action: Action) -> str | N
 
     sale = state.pending_sales[0]
     president = protector(state, sale)
-    require(seat == president, f"{president} must first decide whether to protect "
-            f"{sale.corporation}'s price (5.9)")
+    require(seat == president,
+            rules.cite("protect_first", president=president, corp=sale.corporation))
     if isinstance(action, Protect):
         require(action.corporation == sale.corporation,
                 f"the sale waiting for an answer is of {sale.corporation}")
@@ -98,8 +98,8 @@ def answer(rules: Rules, state: GameState, seat: str, action: Action) -> str | N
     if isinstance(action, DeclineProtection | Pass):
         let_stand(rules, state)
         return None
-    raise GameError(f"{president} must first decide whether to protect "
-                    f"{sale.corporation}'s price (5.9)", tuple(options(state, sale)))
+    raise GameError(rules.cite("protect_first", president=president, corp=sale.corporation),
+                    tuple(options(state, sale)))
 
 
 def settle_impossible(rules: Rules, state: GameState) -> None:

@@ -342,7 +342,7 @@ class StockRound(Round):
         takes = isinstance(action, BuyPrivate) or (
             isinstance(action, Bid) and action.target == cheapest.sym)
         require(takes or not self.rules.must_take_private(self.state, seat, self.number, self),
-                f"{seat} must accept {cheapest.sym} this turn (3.1.2)")
+                self.rules.cite("must_take_private", seat=seat, private=cheapest.sym))
         if isinstance(action, Pass | Done):
             self._pass(seat)
             return
@@ -497,10 +497,9 @@ class StockRound(Round):
         if t.bought and not self.rules.sell_after_buy:
             return "shares are sold before the purchase, not after"
         if t.bought and t.sold_before_buying:
-            return "sales must all come before or all after the purchase (3.2)"
+            return self.rules.cite("sales_one_side")
         if self.rules.sell_in_blocks and corp.sym in t.sold_companies:
-            return f"{seat} has sold {corp.sym} this turn: the shares of a company are " \
-                   "sold in one block (5.3.3)"
+            return self.rules.cite("one_block", seat=seat, corp=corp.sym, when="this turn")
         try:
             least = self.rules.least_sale_percent(self.state, seat, corp)
             check_sale(self.rules, self.state, seat, corp, least)
@@ -512,9 +511,9 @@ class StockRound(Round):
         if self.s.turn.bought and self.s.turn.several_of != corp.sym:
             return f"{seat} has already bought a certificate this turn"
         if corp.sym in self.state.player(seat).sold_this_round:
-            return f"{seat} sold {corp.sym} this round and may not buy it back (3.2)"
+            return self.rules.cite("no_buy_back", seat=seat, corp=corp.sym)
         if self._over_limit(seat):
-            return f"{seat} is over the certificate limit and must sell first (3.3)"
+            return self.rules.cite("over_limit_buy", seat=seat)
         return None
 
     def _may_sell_any(self, seat: str) -> bool:
@@ -532,8 +531,9 @@ class StockRound(Round):
             # Over the limit he must sell, "if possible"; "if he can sell some stock but
             # not enough ... he must sell what he can" (1851 BUYING STOCK; 18TN 3.3).
             require(not self._over_limit(seat) or not self._may_sell_any(seat),
-                    f"{seat} holds {certificate_count(self.rules, state, seat)} certificates, "
-                    f"over the limit of {self.rules.certificate_limit(state)}: sell first (3.3)")
+                    self.rules.cite("over_limit_pass", seat=seat,
+                                    count=certificate_count(self.rules, state, seat),
+                                    limit=self.rules.certificate_limit(state)))
             if self._acted():
                 self._end_turn(seat)
             else:
@@ -564,8 +564,7 @@ class StockRound(Round):
             source = action.source or (POOL if t.bought else
                                        self.rules.default_share_source(state, corp))
             require(not t.bought or source == POOL,
-                    f"only more shares of {corp.sym} from the Open Market may be bought "
-                    f"this turn (5.1.1)")
+                    self.rules.cite("more_from_open_market", corp=corp.sym))
             require(corp.par_price is not None,
                     f"{corp.sym} has not been started; `par {corp.sym} at PRICE` buys its "
                     f"president's certificate")
@@ -687,8 +686,7 @@ class StockRound(Round):
 
     def _company_action(self, seat: str, action: RedeemShares | ReissueShares) -> None:
         state, rules = self.state, self.rules
-        require(not self._acted(),
-                "acting for a company is a president's whole stock turn (5.3)")
+        require(not self._acted(), rules.cite("company_whole_turn"))
         sym = action.company
         if sym is None:
             mine = [c.sym for c in state.corporations.values() if c.president == seat]
@@ -704,11 +702,11 @@ class StockRound(Round):
             self.s.company_actions.add(f"reissue:{corp.sym}")
             self._end_turn(seat)
             return
-        require(action.count == 1, "a company redeems one share at a time (5.10.1)")
+        require(action.count == 1, rules.cite("redeem_one"))
         why = rules.why_not_redeem(state, corp, self)
         if why:
             raise GameError(why, tuple(self.legal()))
-        source = _redeem_from(state, corp, action.holder)
+        source = _redeem_from(rules, state, corp, action.holder)
         why = rules.why_not_redeem_from(state, corp, source)
         if why:
             raise GameError(why)
@@ -716,8 +714,8 @@ class StockRound(Round):
             self._redeem(seat, corp, source)
             return
         self.s.redemption = Redemption(corp.sym, seat, source)
-        state.say(f"{corp.sym} asks {source} to let it redeem a share at "
-                  f"{money(state, state.market.price(corp.sym))} (5.10.4)")
+        state.say(rules.cite("redeem_ask", corp=corp.sym, holder=source,
+                             price=money(state, state.market.price(corp.sym))))
 
     def _redeem(self, seat: str, corp: Corporation, source: str) -> None:
         self.rules.redeem(self.state, corp, source)
@@ -733,7 +731,7 @@ class StockRound(Round):
             self._redeem(r.president, corp, r.holder)
         elif isinstance(action, Decline):
             self.s.redemption = None
-            self.state.say(f"{seat} refuses to let {corp.sym} redeem his share (5.10.4)")
+            self.state.say(self.rules.cite("redeem_refused", seat=seat, corp=corp.sym))
         else:
             raise GameError(f"{seat} must answer {corp.sym}'s request: accept or decline",
                             ("accept", "decline"))
@@ -821,15 +819,15 @@ def _sale_percent(action: SellShares) -> int:
 __all__ = ["SOURCE_NAMES", "StockRound", "resolve_presidency"]
 
 
-def _redeem_from(state: GameState, corp: Corporation, holder: str | None) -> str:
+def _redeem_from(rules: Rules, state: GameState, corp: Corporation, holder: str | None
+                 ) -> str:
     """Where a redeemed share comes from: the Open Market while it holds one (5.10.3)."""
     if corp.certificates_of(POOL):
         require(holder in (None, POOL),
-                f"{corp.sym} must redeem the share in the Open Market first (5.10.3)")
+                rules.cite("redeem_open_market_first", corp=corp.sym))
         return POOL
     require(holder is not None and holder != POOL,
-            f"the Open Market holds no {corp.sym} share: name the player, "
-            f"`redeem {corp.sym} from NAME` (5.10.3)")
+            rules.cite("redeem_name_holder", corp=corp.sym))
     assert holder is not None
     require(holder in state.players, f"{holder} is not a player in this game")
     return holder

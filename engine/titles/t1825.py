@@ -36,6 +36,7 @@ from engine.actions import (
     ShareSource,
     Veto,
 )
+from engine.citations import Cite
 from engine.errors import GameError, require
 from engine.geometry import neighbour
 from engine.rounds.stock import StockRound, StockTurn
@@ -99,7 +100,23 @@ def _site_title(title: Title) -> Title:
                                corporations=corporations, hexes=hexes)
 
 
+# The core's rules in the words and sections of 1825's Unit 1 rules (engine.citations).
+CITATIONS: Mapping[str, Cite] = {
+    "track_connects": Cite("no new track on the tile in {hex} could be reached by "
+                           "following track from one of {corp}'s Bases", "5.2.4.a"),
+    "station_space_kept": Cite("no free station space in {hex}: a Company cannot create a "
+                               "Base in an unformed Company's start hex if that would leave "
+                               "no space available for it", "5.4"),
+    "station_connects": Cite("{hex} is not reachable from one of {corp}'s existing Bases",
+                             "5.4"),
+    "forced_train": Cite("{corp} has no Trains and a Route a Train could be run upon: it "
+                         "must buy a Train as soon as funds permit", "6.4.4"),
+    "no_buy_back": Cite("{seat} sold {corp} this round and may not buy it back", "4.3"),
+}
+
+
 class Rules1825(Rules):
+    citations = CITATIONS
     sell_in_first_stock_round = False  # 4: no selling in the first SDR
     holding_limit_percent = 100  # no limit per company (the site: max_ownership 100)
     pool_limit_percent = 100

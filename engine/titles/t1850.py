@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from engine import board, market
 from engine.actions import UsePrivate
+from engine.citations import PLAIN, Cite
 from engine.errors import GameError
 from engine.rules import Rules, private_tile_lay
 from engine.shares import money, place_token, remove_from_game
@@ -70,7 +71,65 @@ TRADED_IN = ("4", "5", "6")  # 16.2 with 1830's trade-in: "a train", the 4-train
 HISTORICAL_ORDER = ("CBQ", "MILW", "RI", "MP", "GN", "NP", "KATY", "UP", "SOO")
 
 
+# The core's rules in 1850's words and sections (engine.citations).
+CITATIONS: Mapping[str, Cite] = {
+    "track_connects": Cite("{corp} cannot reach the new track on {hex}: the company must "
+                           "be able to run on some of the new track on the tile", "6"),
+    "station_space_kept": Cite("no free station space in {hex}: in a starting city for a "
+                               "railway that has not yet started, a company cannot use the "
+                               "last tokening space", "7.3.1"),
+    "station_connects": Cite("{corp} cannot trace a valid train route from one of its "
+                             "station tokens to {hex}", "7.3.1"),
+    "separate_tracks": Cite("these routes share track: a train may not use a section of "
+                            "track that another of the company's trains has used", "8.1"),
+    "bank_train_limit": Cite("{corp} has bought its new train from the bank this turn: a "
+                             "company may purchase one new train a turn from the bank",
+                             "10.3"),
+    "cheapest_with_president": Cite("once the president contributes, the railway must buy "
+                                    "the cheapest train available from the open market or "
+                                    "the bank: the {train}-train for {price}", "10.7"),
+    "contribution": Cite("{president} contributes to {corp}'s train: once the president "
+                         "contributes to the purchase price of a train, the railway must "
+                         "buy the cheapest train available from the open market or the bank "
+                         "and may not buy a train from another company", "10.7"),
+    "forced_sale": Cite("{seat} may sell only enough to raise {need}: he may only sell "
+                        "enough shares to buy the train", "10.7.2"),
+    "forced_train": Cite("{corp} has a legal route and no train: it \"must own a train and "
+                         "is forced to purchase one\"", "10.1"),
+    "forced_train_bankrupt": Cite("{corp} must buy a train, and {president} cannot raise "
+                                  "enough money through stock sales: he is bankrupt, and "
+                                  "`done` declares it", "10.7.2"),
+    "closes_on_withholding": Cite("{corp} closes when it withholds, its share price token "
+                                  "entering the black area: it never reaches its train "
+                                  "step, so no train is forced on it", "5.1.1"),
+    "sales_one_side": Cite("a player may sell and then buy a single certificate, or first "
+                           "buy and then sell: sales must all come before or all after the "
+                           "purchase", "5.3.4"),
+    "one_block": Cite("{seat} has sold {corp} {when}: if a player sells more than one "
+                      "share in a company he must sell them in one block", "5.3.3"),
+    "no_buy_back": Cite("{seat} sold {corp} this round and may not buy another share of it "
+                        "until after the next set of operating rounds", "5.3.3"),
+    "over_limit_buy": Cite(PLAIN["over_limit_buy"], "5.4.1"),
+    "over_limit_pass": Cite(PLAIN["over_limit_pass"], "5.4.1"),
+    "more_from_open_market": Cite("only more shares of {corp} from the Open Market may be "
+                                  "bought this turn: in the brown area a player may buy "
+                                  "shares of one company from the Open Market, those in the "
+                                  "initial offering one at a time", "5.1.1"),
+    "company_whole_turn": Cite("when the president acts for his company, he may not "
+                               "perform any other action for himself that turn", "5.3"),
+    "redeem_one": Cite("a company redeems its shares one at a time", "5.10.1"),
+    "redeem_ask": Cite(PLAIN["redeem_ask"], "5.10.4"),
+    "redeem_refused": Cite(PLAIN["redeem_refused"], "5.10.4"),
+    "redeem_open_market_first": Cite(PLAIN["redeem_open_market_first"], "5.10.3"),
+    "redeem_name_holder": Cite(PLAIN["redeem_name_holder"], "5.10.3"),
+    "redeemed_not_for_sale": Cite(PLAIN["redeemed_not_for_sale"], "5.10.9, 5.11"),
+    "protects": Cite(PLAIN["protects"], "5.9"),
+    "protect_first": Cite(PLAIN["protect_first"], "5.9"),
+}
+
+
 class Rules1850(Rules):
+    citations = CITATIONS
     sell_in_first_stock_round = False  # 5.7: no sales in the initial stock round
 
     def __init__(self, title: Title, options: frozenset[str] = frozenset()) -> None:
@@ -165,18 +224,10 @@ class Rules1850(Rules):
     # --- 5.3.3, 5.9: sales and share price protection ----------------------------------
     price_protection = True
     sell_in_blocks = True
-    one_block_words = "if a player sells more than one share in a company he must sell " \
-        "them in one block (5.3.3)"
-    forced_sale_words = "he may only sell enough shares to buy the train (10.7.2)"
-    forced_train_words = "has a legal route and no train: it \"must own a train and is " \
-        "forced to purchase one\" (10.1)"
     # 10.7 bars another company's train "once the president contributes to the purchase
     # price"; a sale alone contributes nothing to a price yet, and the site lets the
     # company buy another company's train after one (kept games random-4-6, -23, ...).
     sale_is_contribution = True
-    contribution_words = "once the president contributes to the purchase price of a " \
-        "train, the railway must buy the cheapest train available from the open market " \
-        "or the bank and may not buy a train from another company (10.7)"
     treasury_shares_for_sale = False  # 5.10.9: redeemed shares wait for a reissue (5.11)
     companies_act_in_stock_rounds = True  # 5.3, 5.10, 5.11
 

@@ -8,10 +8,12 @@ RUN TRAIN(S), PAY DIVIDENDS, PURCHASE TRAINS, ISSUE OR REDEEM STOCK, ENDING THE 
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from engine import board
 from engine.actions import Action, IssueShares, RedeemShares
+from engine.citations import PLAIN, Cite
 from engine.errors import GameError, require
 from engine.rules import Rules
 from engine.shares import money, move_token
@@ -30,16 +32,45 @@ LN_SHARE_PRIVATES = ("O&W", "CNO&TP")
 SOUTH_WEST = 0  # pointy layout: edge 0 is the south-west side
 
 
+# The core's rules in 1851's words, under its headings (engine.citations).
+CITATIONS: Mapping[str, Cite] = {
+    "track_connects": Cite("the track on {hex} must extend a route of {corp}",
+                           "LAY OR UPGRADE TRACK"),
+    "station_once_per_hex": Cite("{corp} already has a station in {hex}: no more than one "
+                                 "Station Marker of any Corporation may be placed in any "
+                                 "hex", "PLACE STATION MARKER"),
+    "station_space_kept": Cite("no free station space in {hex}: a space is left free for a "
+                               "Corporation not yet floated", "PLACE STATION MARKER"),
+    "station_connects": Cite("{hex} is not on a route of {corp}", "PLACE STATION MARKER"),
+    "separate_tracks": Cite("these routes share track: the routes of a Corporation's "
+                            "Trains may not share any track segments", "RUN TRAIN(S)"),
+    "cheapest_with_president": Cite("it must buy the cheapest Train from the Bank or Bank "
+                                    "Pool and the President must make up the shortfall: "
+                                    "the {train}-train for {price}", "PURCHASE TRAINS"),
+    "contribution": Cite("{president} contributes to {corp}'s train: it must buy the "
+                         "cheapest Train from the Bank or Bank Pool and the President must "
+                         "make up the shortfall", "PURCHASE TRAINS"),
+    "forced_sale": Cite("{seat} may sell only enough to raise {need}: the sales must stop "
+                        "as soon as the necessary cash is raised", "PURCHASE TRAINS"),
+    "forced_train": Cite("{corp} has no train and a route on which it could legally run "
+                         "one: \"it must buy one even if it has insufficient resources\"",
+                         "PURCHASE TRAINS"),
+    "forced_train_bankrupt": Cite("{corp} must buy a train, and {president} is unable to "
+                                  "raise the purchase price: he is bankrupt, and `done` "
+                                  "declares it", "PURCHASE TRAINS"),
+    "no_buy_back": Cite("{seat} sold {corp} earlier in this Stock Round and may not buy it",
+                        "BUYING STOCK"),
+    "over_limit_buy": Cite("{seat} holds the certificate limit and may not purchase a "
+                           "certificate", "BUYING STOCK"),
+    "over_limit_pass": Cite(PLAIN["over_limit_pass"], "BUYING STOCK"),
+}
+
+
 class Rules1851(Rules):
     ipo_buys_at_par = False  # BUYING STOCK: the price is always the current share price
     sell_after_buy = False  # STOCK ROUNDS: sell any number, then buy one
     forced_sales_at_start_prices = True  # PURCHASE TRAINS
-    forced_sale_words = "the sales must stop as soon as the necessary cash is raised " \
-        "(PURCHASE TRAINS)"
-    forced_train_words = "has no train and a route on which it could legally run one: " \
-        "\"it must buy one even if it has insufficient resources\" (PURCHASE TRAINS)"
-    contribution_words = "otherwise, it must buy the cheapest Train from the Bank or " \
-        "Bank Pool and the President must make up the shortfall (PURCHASE TRAINS)"
+    citations = CITATIONS
     sister_train_averts_bankruptcy = True  # PURCHASE TRAINS (see the title's decisions)
     bankrupt_forfeits_cash = False  # ENDING THE GAME: wealth is stock plus cash, for all
     sell_in_first_stock_round = True  # only "has not yet operated" limits sales

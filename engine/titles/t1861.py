@@ -14,6 +14,7 @@ import random
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
+from engine.citations import PLAIN, Cite
 from engine.errors import GameError
 from engine.rules import Rules
 from engine.shares import money, move_token
@@ -59,7 +60,47 @@ EKATERINBURG_VALUE = 40
 PRIVATE_BONUS = 10  # 7.1: per train running to the private's city
 
 
+# The core's rules in 1861's words and sections (engine.citations).
+CITATIONS: Mapping[str, Cite] = {
+    "track_connects": Cite("the track on {hex} must extend a route of {corp}", "10.4"),
+    "station_once_per_hex": Cite("{corp} already has a station in {hex}: no more than one "
+                                 "Station Marker of any Company may be placed in any hex",
+                                 "10.5"),
+    "station_space_kept": Cite("no free station space in {hex}: the space left is reserved "
+                               "for a Company not yet started", "10.5"),
+    "station_connects": Cite("{hex} is not part of a route of {corp}", "10.5"),
+    "separate_tracks": Cite("these routes share track: the routes of a Company's trains may "
+                            "not share any track segments", "10.6"),
+    "forced_train": Cite("{corp} has no train: \"If the Company has no train, it must buy "
+                         "one if it can\" and \"must take out loans, if necessary, in order "
+                         "to buy the required train from the Bank or Bank Pool\"", "10.10"),
+    "no_president_money": Cite("the Director's money plays no part in {corp}'s train "
+                               "purchase; it takes loans", "10.10"),
+    "nationalised_for_interest": Cite("{corp}'s turn ended on the way to its {step} step: "
+                                      "it was nationalised for interest it could not pay",
+                                      "10.8"),
+    "loan_taken": Cite(PLAIN["loan_taken"], "10.2"),
+    "interest_unpaid": Cite(PLAIN["interest_unpaid"], "10.8"),
+    "no_buy_back": Cite("{seat} sold {corp} earlier in this Stock Round and may not buy it",
+                        "9.3"),
+    "over_limit_buy": Cite("{seat} is over the Certificate Limit and must sell first", "9.3"),
+    "over_limit_pass": Cite("{seat} holds {count} certificates, over the Certificate Limit "
+                            "of {limit}: he must sell the excess at the first opportunity",
+                            "9.3"),
+    "bid_at_limit": Cite("{seat} is at the Certificate Limit and may not offer a Minor "
+                         "Company for auction or bid", "9.3"),
+    "merger_refused": Cite("{seat} does not agree: the merger of {minors} does not take "
+                           "place", "12.1"),
+    "merger_from_treasury": Cite(PLAIN["merger_from_treasury"], "12.4"),
+    "merger_one_share_each": Cite(PLAIN["merger_one_share_each"], "12.4"),
+    "merger_no_more": Cite(PLAIN["merger_no_more"], "12.4"),
+    "merger_reversed": Cite("no player holds two shares of {corp}: the merger is not "
+                            "allowed and is reversed", "12.4"),
+}
+
+
 class Rules1861(Rules):
+    citations = CITATIONS
     half_dividends = True  # 10.7
     sell_in_first_stock_round = True  # 9.1 limits sales by operation, not by round
     sell_after_buy = False  # 9: sales, then one purchase or auction
@@ -747,9 +788,6 @@ class Rules1861(Rules):
             national.nationalise(self, state, corp)
 
     offers_only_automatic_dividend = True  # 10.7: a minor (and the RSR) has no choice
-    forced_train_words = "has no train: \"If the Company has no train, it must buy one " \
-        "if it can\" and \"must take out loans, if necessary, in order to buy the required " \
-        "train from the Bank or Bank Pool\" (10.10)"
 
     def automatic_dividend(self, state: GameState, corp: Corporation) -> str | None:
         """10.7: a minor pays half to its owner without a choice; the RSR keeps all."""

@@ -5,10 +5,12 @@ Section numbers refer to shared/rules/18TN.md (version 2.3).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from engine import board, routes
 from engine.actions import UsePrivate
+from engine.citations import PLAIN, Cite
 from engine.errors import GameError, require
 from engine.rules import Rules, private_tile_lay
 from engine.shares import money, move_token
@@ -32,8 +34,43 @@ OPTIONS = {
 }
 
 
+# The core's rules in 18TN's words and sections (engine.citations).
+CITATIONS: Mapping[str, Cite] = {
+    "track_connects": Cite(PLAIN["track_connects"], "4.2.1(j)"),
+    "station_once_per_hex": Cite("{corp} already has a station in {hex}: no major company "
+                                 "can have more than one station in the same hex", "4.2.2(b)"),
+    "station_space_kept": Cite("no free station space in {hex}: one circle must be left "
+                               "open for a company which has not yet placed its home "
+                               "station", "4.2.2(c)"),
+    "station_connects": Cite(PLAIN["station_connects"], "4.2.2(a)"),
+    "separate_tracks": Cite(PLAIN["separate_tracks"], "4.2.3(j)"),
+    "obsolete_train": Cite("no company may ever purchase an obsolete train from another "
+                           "major company", "4.2.5.1"),
+    "bank_train_limit": Cite("{corp} may buy only one train from the bank per turn until "
+                             "the first 4-train is bought", "4.2.5(f)"),
+    "cheapest_with_president": Cite(PLAIN["cheapest_with_president"], "4.2.5.2(a)"),
+    "contribution": Cite("{president} contributes to {corp}'s train: no train may be "
+                         "purchased from another company if the president contributes "
+                         "personal funds", "4.2.5.2(a)"),
+    "forced_sale": Cite("{seat} may sell only enough to raise {need}: he may only sell "
+                        "just enough shares to raise the needed cash", "4.2.5.2(d)"),
+    "forced_train": Cite("{corp} has a legal run but no train and must buy one",
+                         "4.2.5.2"),
+    "forced_train_bankrupt": Cite("{corp} has a legal run but no train, and {president} "
+                                  "is unable to raise the needed cash: `done` declares the "
+                                  "bankruptcy", "4.2.5.2"),
+    "must_take_private": Cite(PLAIN["must_take_private"], "3.1.2"),
+    "sales_one_side": Cite("your one purchase must either precede or follow all sales",
+                           "3.2"),
+    "no_buy_back": Cite(PLAIN["no_buy_back"], "3.2"),
+    "over_limit_buy": Cite(PLAIN["over_limit_buy"], "3.3"),
+    "over_limit_pass": Cite(PLAIN["over_limit_pass"], "3.3"),
+}
+
+
 class Rules18TN(Rules):
     one_bank_train_per_turn_until = "4"  # 4.2.5(f)
+    citations = CITATIONS
 
     def private_price(self, state: GameState, private: Private, stock_round: int) -> int:
         if private.sym == state.title.privates[0].sym:

@@ -199,7 +199,8 @@ def test_6_4_4_a_trainless_company_must_buy_the_next_new_train_when_funds_permit
     g.apply("Cy", GWR_ROUTE)
     g.apply("Cy", LeaseTrain())
     g.apply("Cy", RunRoutes(auto=True))
-    with pytest.raises(GameError, match="must buy one"):
+    with pytest.raises(GameError, match=r"must buy a Train as soon as funds permit "
+                       r"\(6\.4\.4\)"):
         g.apply("Cy", Done())
     # Only the bank's new train, or another company's of that type for less.
     with pytest.raises(GameError, match=r"for less than the bank's £180 \(6.4.4\)"):

@@ -256,7 +256,8 @@ def test_w6_track_beyond_birmingham_does_not_extend_a_route_before_phase_4() -> 
                          if 0 in _exits(g, "57", r)]
     assert toward_birmingham
     for rotation in toward_birmingham:
-        with pytest.raises(GameError, match="connect"):
+        with pytest.raises(GameError,
+                           match=r"must extend a route of Dixie \(LAY OR UPGRADE TRACK\)"):
             g.apply("Cy", LayTile("57", "I13", rotation))
     assert "I13" not in g.state.board.tiles
 
@@ -273,7 +274,7 @@ def test_w6_no_station_reached_through_birmingham_before_phase_4() -> None:
     rotation = next(r for r in board.legal_rotations(g.rules, g.state, "I13", "57")
                     if 0 in _exits(g, "57", r))
     g.state.board.tiles["I13"] = PlacedTile("57", rotation)
-    with pytest.raises(GameError, match="not connected"):
+    with pytest.raises(GameError, match=r"is not on a route of Dixie \(PLACE STATION MARKER\)"):
         g.apply("Cy", PlaceToken("I13"))
 
 

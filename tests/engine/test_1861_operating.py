@@ -192,7 +192,7 @@ def test_10_10_no_share_sale_for_a_train_in_an_operating_round() -> None:
     from engine.actions import SellShares
 
     g = record_game(392)  # OR 4.1: O-K, trainless; Player 3 holds 20% of MKN
-    with pytest.raises(GameError, match=r"takes loans \(1861 10\.10\)"):
+    with pytest.raises(GameError, match=r"takes loans \(10\.10\)"):
         g.apply("Player 3", SellShares("MKN", None, 10))
 
 

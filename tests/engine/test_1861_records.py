@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from scenarios_1861 import record
 
-from engine.actions import Accept, Merge
+from engine import routes
+from engine.actions import Accept, Done, Merge, RunRoutes
+from engine.errors import GameError
 from engine.game import Game
 from engine.records import RecordMapper, expanded, folded_actions, replay_action, setup_of
 
@@ -94,3 +97,35 @@ def test_10_a_pass_of_the_next_company_ends_the_turn_the_site_ended_by_itself() 
     turn = g.turn()
     assert turn is not None and turn.entity == "M-V"
     assert g.state.corporations["O-K"].closed
+
+
+def test_10_6_a_turn_the_site_ended_without_a_run_is_a_declared_run_of_nothing() -> None:
+    """10.6: "If the Company ... has one or more trains, it runs them to establish
+    earnings ... players are not obliged to announce earnings higher than those declared
+    by the Director." The site passes a run step where its graph finds no route and
+    records no run; ours, finding N's 2-train a route, rightly asks for a run order, so
+    the importer's `done` alone for the turn the site ended was refused ("N must run its
+    trains first (`run auto`)", an import stopped so). The record's turn is N's Director
+    declaring nothing: the importer bridges it as `run none`, then `done`. Built at OR
+    1.2 of record 167259: N at its track step with a 2-train and a route, and the next
+    record action M-K's tile lay (as if the site had passed N's run)."""
+    g, mapper = _before(69)
+    turn = g.turn()
+    assert turn is not None and (turn.entity, turn.step) == ("N", "track")
+    n = g.state.corporations["N"]
+    assert n.president == turn.seat
+    assert [t.name for t in n.trains] == ["2"] and routes.has_route(g.rules, g.state, n)
+    price = g.state.market.price("N")
+    with pytest.raises(GameError, match=r"N must run its trains first"):
+        g.clone().apply(turn.seat, Done())  # ours: the run step is the Director's
+    replay_action(g, mapper, 0, {"type": "lay_tile", "entity": "M-K",
+                                 "entity_type": "corporation", "tile": "9-0",
+                                 "hex": "nowhere", "rotation": 0,
+                                 "moderator_actions": []})
+    turn = g.turn()
+    assert turn is not None and turn.entity == "M-K"
+    director = n.president
+    assert [(m.seat, m.action) for m in g.log if m.seat == director][-2:] == \
+        [(director, RunRoutes()), (director, Done())]
+    assert "N runs for R0: no trains run" in g.state.log and not n.closed
+    assert g.state.market.price("N") < price  # 10.7: nil earnings move a minor left

@@ -441,7 +441,8 @@ def test_4_2_2_b_one_station_per_company_in_a_hex() -> None:
 def test_4_2_2_c_a_home_city_keeps_a_space_for_its_company() -> None:
     g = record_game(OR_2_1_LN_TOKEN_STEP)  # Nashville (1 space) is TC's unfloated home
     assert not g.state.corporations["TC"].floated
-    with pytest.raises(GameError, match="kept for a home station"):
+    with pytest.raises(GameError, match=r"one circle must be left open for a company which "
+                       r"has not yet placed its home station \(4\.2\.2\(c\)\)"):
         g.apply(P3, PlaceToken("F11"))
     # On the two-space N tile the L&N takes one space; TC's home space stays open.
     g = record_game(OR_4_1_LN_TOKEN)

@@ -205,8 +205,9 @@ def test_a_record_running_a_route_off_the_track_is_refused() -> None:
 
 
 def test_a_record_laying_a_tile_away_from_the_company_is_refused() -> None:
-    """4.2.1(j): the recorded tile moved to a hex it fits but no route of the company
-    reaches is refused for the connection alone; the record as played is accepted."""
+    """1850 6: the recorded tile moved to a hex it fits but no route of the company
+    reaches is refused for the connection alone, in 1850's words; the record as played
+    is accepted."""
     def move_away(action: dict[str, Any], altered: dict[str, Any], cut: int) -> bool:
         before = copy.deepcopy(altered)
         before["actions"] = before["actions"][:cut]
@@ -230,5 +231,5 @@ def test_a_record_laying_a_tile_away_from_the_company_is_refused() -> None:
 
     altered, plain = spoilt("1850/115810.json", "lay_tile", move_away)
     import_record(plain)
-    with pytest.raises(RecordError, match=r"does not connect"):
+    with pytest.raises(RecordError, match=r"cannot reach the new track on .* \(6\)"):
         import_record(altered)
