@@ -23,6 +23,7 @@ from moderator.desk.changes import after_change
 from moderator.desk.commands import GameCommands
 from moderator.desk.orders import parse_body, run_submission
 from moderator.desk.sender import Auth
+from moderator.desk.turns import held_for
 from moderator.desk.work import Work, masked
 from moderator.mail.parse import parse_incoming
 from moderator.reports.report import LineResult, Results
@@ -149,12 +150,21 @@ def hold(work: Work, game_id: str, auth: Auth, game: Game, seat: str,
     turn = game.turn()
     assert turn is not None
     text = "\n".join(line.text for line in orders)
+    # Held for the decision they were written for (issue 30): the auction under way
+    # that the sender is still in, or his stock turn; never another.
+    decision = held_for(game, seat, [o for line in orders for o in line.orders])
     work.store.hold(game_id, HeldOrders(seat, text, sender, work.incoming.key,
-                                        game.round_name, game.next_move), work.now)
+                                        decision, game.next_move), work.now)
     _seen(work, game_id, game.next_move)
-    said = (f"held: it is {turn.seat}'s turn; these orders are applied when your turn "
-            f"comes in {game.round_name}, if they are still legal then (a new mail "
-            "replaces them)",)
+    _, _, step = decision.partition(": ")
+    if step:
+        said = (f"held: it is {turn.seat}'s turn in the {step}; these orders are applied "
+                f"at your turn in the {step}, if they are still legal then, and dropped "
+                "if it ends before your turn (a new mail replaces them)",)
+    else:
+        said = (f"held: it is {turn.seat}'s turn ({turn.step}); these orders are applied "
+                f"at your next stock turn in {game.round_name}, if they are still legal "
+                "then (a new mail replaces them)",)
     results = Results(True, tuple(LineResult(line.number, line.text, True,
                                              said if i == 0 else ())
                                   for i, line in enumerate(orders)), False, None)
