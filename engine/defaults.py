@@ -345,8 +345,8 @@ def no_decision(game: Game, legal: list[Action] | None = None) -> Skip | None:
     * at a company's step with no action of that step but `pass` (a token step with no
       station marker to place, a route step with no train, a track step with no lay),
       where every other choice belongs to a later step (an action of no step, such
-      as buying a private, may open this one) and the pass leaves them all open: the same company is still at its
-      turn after it, and each other legal action is still legal then;
+      as buying a private, may open this one) and the pass leaves them all open:
+      the same company is still at its turn after it, with each of them still legal;
     * at the dividend step of a run of nothing (revenue 0), where each answer the
       rules accept comes to the same as the pass's withholding (4.2.4).
     """

@@ -23,7 +23,6 @@ mail, the fewest a player writing his whole turn at once could send.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
