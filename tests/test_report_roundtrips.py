@@ -1,0 +1,54 @@
+"""What a report shows so that no mail is wasted (issue 30): the auction under way for
+every title -- item, high bid and its holder, the proposer, who is still in, whose bid
+it is -- in the text and the HTML part of the report (`status` sends the same)."""
+
+from __future__ import annotations
+
+import scenarios_1850 as s50
+import scenarios_1861 as s61
+
+from engine.actions import Bid, BuyPrivate, StartAuction
+from engine.game import Game
+from moderator.reports.report import position, render_tables
+
+
+def tables(game: Game) -> tuple[str, str]:
+    text, html = render_tables(position("G-1", game), None)
+    return text, str(html)
+
+
+def test_1861_a_minors_auction_shows_bid_holder_proposer_and_who_is_still_in() -> None:
+    game = s61.new_game()
+    s61.privates_at_minimum(game)
+    game.apply("Bob", StartAuction("N", 140))
+    game.apply("Cy", Bid(150))
+    text, html = tables(game)
+    assert "Auction of N (proposed by Bob)" in text, text
+    assert "high bid R150 by Cy; still in: Bob, Cy, Dee, Ann" in text, text
+    assert "Dee to bid (at least R155) or pass" in text
+    assert "<h3>Auction of N</h3>" in html and "R150 by Cy" in html
+    assert "proposed by Bob" in html
+
+
+def test_1861_an_opening_lot_without_a_bid_is_shown() -> None:
+    text, _ = tables(s61.new_game())
+    assert "Auction of TSR" in text and "high bid none yet" in text, text
+    assert "Ann to bid (at least R20) or pass" in text
+
+
+def test_1850_an_auction_among_the_bidders_on_a_private_is_shown() -> None:
+    game = s50.new_game()
+    game.apply("Ann", Bid(45, "CM"))
+    game.apply("Bob", Bid(50, "CM"))
+    game.apply("Cy", BuyPrivate("GRSC"))
+    text, html = tables(game)
+    assert "Auction of CM\n" in text, text
+    assert "high bid $50 by Bob; still in: Ann, Bob" in text
+    assert "Ann to bid (at least $55) or pass" in text
+    assert "<h3>Auction of CM</h3>" in html
+
+
+def test_no_auction_no_block() -> None:
+    game = s50.new_game()
+    text, html = tables(game)
+    assert "Auction of" not in text and "Auction of" not in html
