@@ -21,7 +21,15 @@ import pytest
 import pytest_asyncio
 import scenarios_1850 as s50
 import scenarios_1861 as s61
-from mailservers import Inboxes, daemon_settings, running_daemon, seat_address, send_mail, text_of
+from mailservers import (
+    Inboxes,
+    daemon_settings,
+    reply_to,
+    running_daemon,
+    seat_address,
+    send_mail,
+    text_of,
+)
 
 from engine.actions import Bid, BuyPrivate, StartAuction
 from engine.export import export_record
@@ -239,3 +247,55 @@ async def test_1861_a_pass_sent_ahead_in_an_auction_passes_there_not_at_the_stoc
         played = table.game()
     assert turn is not None and turn.step == "stock turn"
     assert table.store_rows("SELECT COUNT(*) FROM held_orders", []) == [(0,)]
+
+
+# -- 8. smaller defects ----------------------------------------------------------------------
+
+
+async def test_help_comes_as_plain_text(table_maker: Callable[[Game], Table]) -> None:
+    table = table_maker(s61.new_game())
+    sent = await table.send("Ann", "help bid\n")
+    text = text_of(await table.answer("Ann", sent))
+    assert "###" not in text and "```" not in text, text
+    assert "\n    bid 45 on MCR\n" in text  # the example, indented in the section
+
+
+async def test_orders_in_the_subject_of_an_empty_mail_are_read(
+        table_maker: Callable[[Game], Table]) -> None:
+    """1861: Ann's opening bid written in the subject, the body left empty."""
+    table = table_maker(s61.new_game())
+    sent = await send_mail(table.servers, table.address("Ann"),
+                           seat_address(table.config, table.game_id, "Ann"),
+                           f"Re: [{table.game_id}] bid 20 on TSR", "")
+    answer = text_of(await table.answer("Ann", sent))
+    assert "Applied." in answer, answer
+    assert table.game().log[0].action == Bid(20, "TSR")
+
+
+async def test_an_empty_mail_gets_examples_of_its_own_title(
+        table_maker: Callable[[Game], Table]) -> None:
+    table = table_maker(s61.new_game())
+    sent = await send_mail(table.servers, table.address("Ann"),
+                           seat_address(table.config, table.game_id, "Ann"),
+                           f"Re: [{table.game_id}] SR 1: Ann to move", "")
+    answer = text_of(await table.answer("Ann", sent))
+    assert "its text is empty" in answer
+    assert "buy TCC" not in answer and "par SR at 65" not in answer  # 18TN's
+    assert "  bid 20 on TSR\n" in answer, answer  # what 1861 expects of Ann now
+
+
+async def test_orders_answering_an_old_report_are_applied_with_a_remark(
+        table_maker: Callable[[Game], Table]) -> None:
+    game = auction_1850()
+    table = table_maker(game)
+    sent = await table.send("Ann", "status\n")
+    old_report = await table.answer("Ann", sent)
+    assert old_report["X-Moderator-Move"] == "3"
+    sent = await table.send("Ann", "bid 55\n")
+    assert "Applied." in text_of(await table.answer("Ann", sent))
+    sent = await table.send("Bob", "bid 60\n")
+    assert "Applied." in text_of(await table.answer("Bob", sent))
+    sent = await reply_to(table.servers, table.address("Ann"), old_report, "bid 65\n")
+    answer = text_of(await table.answer("Ann", sent))
+    assert "Applied." in answer
+    assert "your mail answers the report of move 3; 2 moves were made since" in answer

@@ -4,12 +4,20 @@ it is -- in the text and the HTML part of the report (`status` sends the same)."
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import scenarios_1825 as s25
 import scenarios_1850 as s50
 import scenarios_1861 as s61
 
 from engine.actions import Bid, BuyPrivate, StartAuction
 from engine.game import Game
+from moderator.config import ModeratorConfig
+from moderator.desk.answers import Answers
+from moderator.desk.settings import ProcessorSettings
+from moderator.desk.timekeeper import timer_incoming
 from moderator.reports.report import position, render_tables
+from moderator.store import Store
 
 
 def tables(game: Game) -> tuple[str, str]:
@@ -52,3 +60,35 @@ def test_no_auction_no_block() -> None:
     game = s50.new_game()
     text, html = tables(game)
     assert "Auction of" not in text and "Auction of" not in html
+
+
+def test_no_market_picture_while_no_token_is_on_the_market(tmp_path: Path) -> None:
+    """Stock round 1 before any par: a full-screen picture of empty spaces told nothing."""
+    config = ModeratorConfig(address="moderator@bench.test", secret="s",
+                             database=tmp_path / "m.sqlite")
+    store = Store(config.database)
+    try:
+        answers = Answers(store, ProcessorSettings.from_config(config),
+                          timer_incoming("t"), 0.0)
+        game = s50.new_game()
+        assert answers.market_for("g", game, "a@example.org", whole=True) == ()
+        s50.privates_sold(game)
+        s50.companies_started(game)  # two companies parred: their tokens are shown
+        assert any(game.state.market.stacks.values())
+        picture, = answers.market_for("g", game, "a@example.org", whole=True)
+        assert picture.png
+    finally:
+        store.close()
+
+
+def test_1825_a_company_not_on_the_market_yet_shows_its_par_not_price_none() -> None:
+    """1825's companies have their pars from the start, on the market only once
+    floated; and its stock round is the Share Dealing Round (as its moves say)."""
+    game = s25.new_game()
+    text, html = tables(game)
+    assert "price None" not in text and "None (" not in html
+    assert "GWR     par 90, not on the market yet" in text, text
+    assert "<td class=\"n\">- (90)</td>" in html
+    pos = position("1825-1", game)
+    assert pos.view.round == "Share Dealing Round 1"
+    assert pos.headline.startswith("SDR 1: ")

@@ -20,9 +20,9 @@ from engine.actions import Undo
 from engine.game import Game
 from engine.rounds.stock import StockRound
 from grammar import commands as cmd
-from grammar.help import help_text
 from moderator.desk.auth import seat_name_problem
 from moderator.desk.deadlines import check_timezone, format_duration, parse_away, policy_text
+from moderator.desk.helptext import help_answer
 from moderator.desk.lobby import check_invitation_limits, check_invite, invite, stop_mail
 from moderator.desk.orders import CommandMoves, CommandRefused
 from moderator.desk.sender import Auth
@@ -108,7 +108,7 @@ class GameCommands:
 
     def _help(self, command: cmd.Help) -> str:
         self.sections.append(Section(f"help {command.topic or ''}".strip(),
-                                     help_text(command.topic)))
+                                     help_answer(command.topic)))
         return "see below"
 
     def _legal(self, _: cmd.Legal) -> str:

@@ -15,12 +15,12 @@ from engine.game import Setup
 from engine.title import available_titles, load_title
 from engine.titles import unknown_options
 from grammar import commands as cmd
-from grammar.help import help_text
 from grammar.names import Names, names_for_title
 from grammar.submission import parse_submission
 from moderator.desk.answers import Lobby, LobbySeat
 from moderator.desk.auth import MASTER_KEY, observer_key, seat_name_problem
 from moderator.desk.changes import after_change
+from moderator.desk.helptext import help_answer
 from moderator.desk.sender import Auth, games_of
 from moderator.desk.webhooks import WebhookRefused, configure
 from moderator.desk.work import Refused, Work, masked, under
@@ -60,7 +60,7 @@ def general(work: Work, commands: list[cmd.Command]) -> str:
     done: list[str] = []
     for command in commands:
         if isinstance(command, cmd.Help):
-            work.answers.notice(sender, "help", text=help_text(command.topic))
+            work.answers.notice(sender, "help", text=help_answer(command.topic))
             done.append("help")
         elif isinstance(command, cmd.CreateGame):
             done.append(create_game(work, sender, command))
@@ -249,7 +249,7 @@ def lobby_command(work: Work, game_id: str, auth: Auth, roles: set[Role], order:
     if isinstance(order, cmd.Password):
         return "password accepted"
     if isinstance(order, cmd.Help):
-        sections.append(Section(f"help {order.topic or ''}".strip(), help_text(order.topic)))
+        sections.append(Section(f"help {order.topic or ''}".strip(), help_answer(order.topic)))
         return "see below"
     if isinstance(order, cmd.Status):
         return "the game's set-up follows"
