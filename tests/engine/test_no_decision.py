@@ -73,3 +73,32 @@ def test_a_player_with_nothing_to_buy_sell_or_bid_passes() -> None:
             return
         g.apply(move.seat, move.action)
     raise AssertionError("no merger-round pass in the record")
+
+
+def test_1861_legal_lays_leave_out_a_second_tile_in_the_hex_laid_this_turn() -> None:
+    """10.4: the second tile goes in a different hex. `engine.legal` judged a lay by its
+    kind once per position and so offered a second yellow lay in the very hex of the
+    first (found by a random game, seed 3: the old list offered one at move 905, and
+    the first at an upgrade in D6 before)."""
+    import random
+
+    from random_play import choose
+
+    from engine.actions import LayTile
+    from engine.game import Setup
+    from engine.legal import legal_actions
+
+    rng = random.Random(3)
+    g = Game(Setup("1861", ("Ann", "Bob", "Cy"), 3, frozenset(), priority="Ann"))
+    second_lays = 0  # positions where a second tile was offered after a first
+    while (turn := g.turn()) is not None and len(g.log) < 906:
+        acts = legal_actions(g)
+        rnd = g.round
+        laid = getattr(getattr(rnd, "current", None), "lay_hexes", ())
+        lays = [a for a in acts if isinstance(a, LayTile)]
+        if laid and lays:
+            second_lays += 1
+            for lay in lays:
+                assert lay.hex not in laid, lay  # 10.4
+        g.apply(turn.seat, choose(rng, acts))
+    assert len(g.log) == 906 and second_lays
