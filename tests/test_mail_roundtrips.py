@@ -299,3 +299,15 @@ async def test_orders_answering_an_old_report_are_applied_with_a_remark(
     answer = text_of(await table.answer("Ann", sent))
     assert "Applied." in answer
     assert "your mail answers the report of move 3; 2 moves were made since" in answer
+
+
+async def test_the_game_masters_invite_answer_keeps_its_lines_apart(
+        mail_servers: LocalMail, inboxes: Inboxes) -> None:
+    config = await daemon_settings(mail_servers, imap={"idle": False, "poll_interval": 0.05})
+    async with running_daemon(config):
+        await send_mail(mail_servers, GM, config.moderator.address, "new game",
+                        "create game 1861\n")
+        created = await inboxes.wait(GM, lambda m: "game created" in str(m["Subject"]))
+        sent = await reply_to(mail_servers, GM, created, "invite ann@example.org as Ann\n")
+        answer = text_of(await inboxes.wait(GM, lambda m: m["In-Reply-To"] == sent))
+    assert "Game master: gm@example.org\n  Ann " in answer, answer
