@@ -7,7 +7,10 @@ servers on loopback and a real SQLite file:
   those passes reads back from its 18xx.games export;
 * orders sent ahead belong to their decision: a bid or a pass sent during an auction
   the sender is in is applied at his turn in that auction (1850, 1861), or dropped
-  with a notice to him when the auction ends first; never at another decision.
+  with a notice to him when the auction ends first; never at another decision;
+* the smaller defects: `help` in plain text, orders read from the subject of an empty
+  mail (and an empty mail's examples in the game's own title), a remark on orders
+  answering an old report, the game master's lobby lines kept apart.
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """What a report shows so that no mail is wasted (issue 30): the auction under way for
 every title -- item, high bid and its holder, the proposer, who is still in, whose bid
-it is -- in the text and the HTML part of the report (`status` sends the same)."""
+it is -- in the text and the HTML part of the report (`status` sends the same); no
+market picture while no token is on it; 1825's par before its price and its Share
+Dealing Round."""
 
 from __future__ import annotations
 
