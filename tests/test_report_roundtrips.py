@@ -94,3 +94,21 @@ def test_1825_a_company_not_on_the_market_yet_shows_its_par_not_price_none() -> 
     pos = position("1825-1", game)
     assert pos.view.round == "Share Dealing Round 1"
     assert pos.headline.startswith("SDR 1: ")
+
+
+def test_legal_lays_are_listed_with_their_price_and_what_the_company_keeps() -> None:
+    """18TN record 7818, move 300: TC lays track; F9's river costs $40 (the engine's own
+    charge, found by laying it on a copy), the other hexes nothing."""
+    from tn_scenarios import _record
+
+    from moderator.reports.lays import lay_costs, lays_text, legal_lays
+
+    setup, moves = _record()
+    game = Game(setup, moves[:300])
+    turn = game.turn()
+    assert turn is not None and (turn.entity, turn.step) == ("TC", "track")
+    lays = legal_lays(game)
+    cash = game.state.corporations["TC"].cash
+    text = lays_text(game.state.title, lays, lay_costs(game, lays))
+    assert f"F9: 7 rot 3 or 4; 8 rot 2 or 4; 9 rot 1 ($40, leaves ${cash - 40})" in text
+    assert "G10: 7 rot 2 or 3; 8 rot 1 or 3; 9 rot 0 (free)" in text

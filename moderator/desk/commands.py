@@ -29,7 +29,7 @@ from moderator.desk.sender import Auth
 from moderator.desk.turns import MODERATOR, deadline_for
 from moderator.desk.webhooks import WebhookRefused, configure
 from moderator.desk.work import Refused, Work
-from moderator.reports.lays import hex_pictures, lays_text, legal_lays
+from moderator.reports.lays import hex_pictures, lay_costs, lays_text, legal_lays
 from moderator.reports.report import Section
 from moderator.store import Store
 
@@ -120,8 +120,10 @@ class GameCommands:
         if turn is not None and turn.step == "track":
             lays = legal_lays(self.game)
             self.sections.append(Section(
-                f"The tiles {turn.entity} may lay now (mail `show HEX` to see them)",
-                lays_text(self.game.state.title, lays) if lays else "none"))
+                f"The tiles {turn.entity} may lay now, with their price (mail `show HEX` "
+                "to see them)",
+                lays_text(self.game.state.title, lays, lay_costs(self.game, lays))
+                if lays else "none"))
         return "see below"
 
     def _show_hex(self, command: cmd.ShowHex) -> str:
@@ -142,7 +144,8 @@ class GameCommands:
             return "see below"
         self.sections.append(Section(
             f"The tiles {turn.entity} may lay at {hex_id}",
-            lays_text(self.game.state.title, {hex_id: tiles}),
+            lays_text(self.game.state.title, {hex_id: tiles},
+                      lay_costs(self.game, {hex_id: tiles})),
             hex_pictures(self.game, hex_id, tiles)))
         return "see below"
 
