@@ -14,6 +14,11 @@ deadline has passed and applies what these return):
   Taff Vale's second city of V8).
 * `sole_action(game)`: the pass (or `done`) when that is all the acting player may do,
   for players who asked the moderator to pass for them (`auto pass`).
+* `no_decision(game)`: the step nobody has to decide, which the moderator passes
+  itself (issue 30): the acting player's only legal orders at this step are `pass` and
+  `done` -- a company with no station marker to place, no train to run, no tile to lay,
+  a player who can neither buy nor sell nor bid -- and passing it takes no later
+  choice away; with the one line the reports say about it.
 
 Both try concrete actions on a copy of the game (`Game.clone().attempt`), so they are
 exactly as strict as the rules: the candidates are `engine.legal`'s, reordered (and
@@ -46,9 +51,10 @@ from engine.actions import (
 )
 from engine.errors import GameError
 from engine.game import Game
-from engine.legal import _candidates
+from engine.legal import _candidates, legal_actions
 from engine.rounds.auction_stock import AuctionStockRound
-from engine.rounds.operating import OperatingRound
+from engine.rounds.merger import MergerRound
+from engine.rounds.operating import STEP_OF, OperatingRound
 from engine.rounds.stock import StockRound
 from engine.shares import certificate_count
 from engine.state import POOL
@@ -56,7 +62,7 @@ from engine.state import POOL
 # A candidate's place in the order of preference: lower is tried first.
 Rank = tuple[int, int, str]
 
-__all__ = ["conservative_action", "sole_action"]
+__all__ = ["Skip", "conservative_action", "no_decision", "sole_action"]
 
 
 # --- the deadline default -------------------------------------------------------------
@@ -309,3 +315,127 @@ def _sole_candidates(game: Game) -> Iterator[Action]:
     for private in state.privates.values():
         if private.owner == turn.seat and not private.closed:
             yield SellPrivate(private.sym, buyer, 1)
+
+
+# --- steps nobody decides ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """A step the moderator passes for the acting player: the pass (one step) or `done`
+    (the whole turn, when nothing at all is left to decide), and the line that says so."""
+
+    seat: str
+    action: Action
+    text: str
+
+
+def no_decision(game: Game, legal: list[Action] | None = None) -> Skip | None:
+    """The step the acting player has nothing to decide at, passed for him; None when
+    there is something to decide (or nobody is to act).
+
+    LEGAL is `legal_actions(game)` when the caller has it (it costs tens of ms in a big
+    position: callers that settle several steps pass each position's list once). A
+    step is skipped only where the rules leave nothing but `pass` and `done` at it:
+
+    * no legal action but `pass` and `done`, and no private the player could offer to
+      another (18TN 3.2(b), which `engine.legal` does not list), and not where the
+      rules would take `pass` as a decision of their own (a company's turn is then
+      ended with `done` when nothing later remains either);
+    * at a company's step with no action of that step but `pass` (a token step with no
+      station marker to place, a route step with no train, a track step with no lay),
+      where every other choice belongs to a later step (an action of no step, such
+      as buying a private, may open this one) and the pass leaves them all open:
+      the same company is still at its turn after it, with each of them still legal;
+    * at the dividend step of a run of nothing (revenue 0), where each answer the
+      rules accept comes to the same as the pass's withholding (4.2.4).
+    """
+    turn = game.turn()
+    if turn is None:
+        return None
+    acts = legal_actions(game) if legal is None else legal
+    choices = [a for a in acts if not isinstance(a, Pass | Done)]
+    passes = [a for a in acts if isinstance(a, Pass | Done)]
+    if not passes:
+        return None
+    if not choices:
+        if _private_offers(game, turn.seat):
+            return None
+        done = next((a for a in passes if isinstance(a, Done)), None)
+        action = done if done is not None and _company_turn(game) else passes[0]
+        return Skip(turn.seat, action, _skip_text(game, action))
+    if not _company_turn(game) or Pass() not in passes:
+        return None
+    rnd = game.round
+    assert isinstance(rnd, OperatingRound) and rnd.current is not None
+    step = rnd.steps[rnd.current.step] if rnd.current.step < len(rnd.steps) else ""
+    mine = [a for a in choices if STEP_OF.get(type(a)) == step]
+    if mine and not (step == "dividend" and _same_as_passing(game, turn.seat, mine)):
+        return None
+    here = rnd.current.step
+    if any(STEP_OF.get(type(a)) not in rnd.steps[here + 1:] for a in choices if a not in mine):
+        # An action of no step (buying a private, selling a share) may open this step
+        # (1850: a private bought at the track step lays its tile): the player decides.
+        return None
+    trial = game.clone()
+    if not trial.attempt(turn.seat, Pass()):
+        return None
+    then = trial.turn()
+    if then is None or (then.seat, then.entity) != (turn.seat, turn.entity):
+        return None  # the pass would end the turn with choices open
+    later = set(legal_actions(trial))
+    if any(a not in later for a in choices if a not in mine):
+        return None  # the pass would take a choice away: the player decides
+    return Skip(turn.seat, Pass(), _skip_text(game, Pass()))
+
+
+def _private_offers(game: Game, seat: str) -> bool:
+    """Whether SEAT may offer a private he holds to another player now (18TN 3.2(b))."""
+    if not isinstance(game.round, StockRound):
+        return False
+    buyer = game.state.next_seat(seat)
+    return any(game.clone().attempt(seat, SellPrivate(p.sym, buyer, 1))
+               for p in game.state.privates.values() if p.owner == seat and not p.closed)
+
+
+def _same_as_passing(game: Game, seat: str, answers: list[Action]) -> bool:
+    """Whether every answer to a revenue of nothing ends as the pass does (the price,
+    the cash of everyone): then the rules leave no choice."""
+    rnd = game.round
+    assert isinstance(rnd, OperatingRound) and rnd.current is not None
+    if rnd.current.revenue != 0:
+        return False
+    outcomes = []
+    for action in [Pass(), *answers]:
+        trial = game.clone()
+        if not trial.attempt(seat, action):
+            return False
+        state = trial.state
+        outcomes.append((state.players, state.corporations, state.market, state.bank_cash))
+    return all(outcome == outcomes[0] for outcome in outcomes[1:])
+
+
+def _skip_text(game: Game, action: Action) -> str:
+    """One line for the reports: who had nothing to decide, and what the step was."""
+    turn = game.turn()
+    assert turn is not None
+    rnd = game.round
+    who = turn.entity
+    if _company_turn(game):
+        assert isinstance(rnd, OperatingRound) and rnd.current is not None
+        if isinstance(action, Done):
+            return f"{who} has nothing to decide: its turn ends"
+        step = rnd.steps[rnd.current.step]
+        why = {"track": "has no tile to lay",
+               "token": "has no station marker to place",
+               "route": "has no train to run",
+               "dividend": "earned nothing to pay out",
+               "train": "can buy no train"}.get(step, f"has nothing to do at its {step} step")
+        return f"{who} {why}: {step} step skipped"
+    if isinstance(rnd, MergerRound):
+        return f"{who} has no company to convert or merge: passes"
+    if turn.step.startswith("auction of "):
+        return f"{who} cannot raise the bid in the {turn.step}: passes"
+    if turn.step == "stock turn":
+        return f"{who} can neither buy nor sell: passes"
+    return f"{who} has nothing to decide ({turn.step}): passes"

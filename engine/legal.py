@@ -744,7 +744,10 @@ class _Lays:
         self.game = game
         self.seat = seat
         self.scratch: Game | None = None  # connected_after lays the tile for a moment
-        self.kinds: dict[str, bool] = {}  # lay kind -> whether its first lay was accepted
+        # (lay kind, in a hex laid in this turn) -> whether its first lay was accepted:
+        # the count rules answer by kind and by whether the hex has had a lay this
+        # turn (1861 10.4: the second tile goes in another hex).
+        self.kinds: dict[tuple[str, bool], bool] = {}
 
     def accepts(self, lay: LayTile) -> bool:
         if lay.company is not None:
@@ -755,12 +758,13 @@ class _Lays:
         assert isinstance(rnd, OperatingRound)
         if rnd.current is None:
             return False
-        kind = rules.tile_lay_kind(state, lay.hex, board.lay_kind(rules, state, lay.hex,
-                                                                  lay.tile))
+        kind = (rules.tile_lay_kind(state, lay.hex, board.lay_kind(rules, state, lay.hex,
+                                                                   lay.tile)),
+                lay.hex in rnd.current.lay_hexes)
         if self.kinds.get(kind) is False:
             return False  # the round refuses a lay of this kind, whichever it is
         corp = rnd.company()
-        if rules.why_not_lay_in_turn(state, corp, lay.hex, kind, rnd.current.lay_hexes):
+        if rules.why_not_lay_in_turn(state, corp, lay.hex, kind[0], rnd.current.lay_hexes):
             return False  # a refusal by hex (1825 5.2.1), before the kind's answer
         tile = state.title.tile(lay.tile)
         connected = self.connects(corp.sym, lay.hex, tile, lay.rotation)

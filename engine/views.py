@@ -91,6 +91,19 @@ class GameView:
     treasury_word: str = "treasury"
 
 
+#: The rulebook's own name of a round where it is not the usual one: 1825 calls its
+#: stock round the Share Dealing Round (and its engine says so in its moves).
+_ROUND_TITLES = {"1825": (("Stock Round", "Share Dealing Round"),)}
+
+
+def round_title(title: str, round_name: str) -> str:
+    """ROUND_NAME as TITLE's rulebook names it."""
+    for usual, own in _ROUND_TITLES.get(title, ()):
+        if round_name.startswith(usual):
+            return own + round_name[len(usual):]
+    return round_name
+
+
 def game_view(game: Game) -> GameView:
     state = game.state
     rules = game.rules
@@ -132,7 +145,7 @@ def game_view(game: Game) -> GameView:
                       next(iter(state.corporations.values())))
     return GameView(
         title=state.title.name,
-        round=game.round_name,
+        round=round_title(state.title.name, game.round_name),
         phase=rules.phase(state).name,
         train_limit=train_limit(rules, state, limit_corp),
         next_train=offer.name if offer else None,

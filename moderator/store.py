@@ -886,6 +886,13 @@ class Store:
         with self.transaction():
             self.db.execute("UPDATE messages SET attempts = attempts + 1 WHERE key = ?", [key])
 
+    def sent_raw(self, message_id: str) -> bytes | None:
+        """The mail the moderator queued with MESSAGE_ID (None: not one of its own)."""
+        found = self.db.execute(
+            "SELECT r.raw FROM outbox_queue q JOIN outbox_raw r ON r.id = q.id "
+            "WHERE q.message_id = ?", [message_id]).fetchone()
+        return None if found is None else bytes(found[0])
+
     def message(self, key: str) -> MessageRow | None:
         found = self.db.execute(
             "SELECT key, message_id, raw, size, received, status, outcome, attempts "

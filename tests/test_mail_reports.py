@@ -233,8 +233,10 @@ async def test_legal_lists_the_lays_and_show_draws_them(
         reply = await inboxes.wait(table.seats["Player 1"], lambda m: "show E10" in text_of(m))
     text = text_of(reply)
     listing = text.split("(mail `show HEX` to see them)", 1)[1].split("\n\n", 1)[0]
-    lines = [line.strip() for line in listing.strip().splitlines()]
-    assert "E10 (Clarksville): 141 rot 2; 143 rot 3; 144 rot 1" in lines
+    # Each hex's lays end with their price (issue 30): "(free)" in E10.
+    assert "E10 (Clarksville): 141 rot 2; 143 rot 3; 144 rot 1 (free)" in listing
+    lines = [re.sub(r" \((free|\$\d+, leaves \$\d+)\)$", "", line.strip())
+             for line in listing.strip().splitlines()]
     for line in lines:
         hex_id = line.split()[0].rstrip(":")
         for option in line.split(": ", 1)[1].split("; "):

@@ -82,9 +82,11 @@ class Desk:
         self.seen = self.store.execute("SELECT COALESCE(MAX(id), 0) FROM outbox")[0][0]
         return [(str(to), bytes(raw)) for to, raw in rows]
 
-    def seat_game(self, record: Path, moves: int) -> tuple[str, dict[str, str]]:
+    def seat_game(self, record: Path, moves: int, *, clock: bool = False
+                  ) -> tuple[str, dict[str, str]]:
         """A mail game at move MOVES of RECORD, each seat's address known and each
-        member's last report at that move."""
+        member's last report at that move; with CLOCK, the turn's clock that a game
+        started by mail has (the moderator then makes its own moves: issue 30)."""
         game = import_record(json.loads(record.read_text())).game
         seats = {seat: f"p{i + 1}@example.org" for i, seat in enumerate(game.setup.seats)}
         now = time.time()
@@ -102,6 +104,8 @@ class Desk:
             at = Game(game.setup, game.log[:moves])
             for address in [GM, *seats.values()]:
                 store.set_reported(game_id, address, at.next_move, at.round_name)
+            if clock:
+                store.create_clock(game_id, 72 * 3600)
         self.records[game_id] = game
         return game_id, seats
 
@@ -223,7 +227,39 @@ def gallery(out: Path) -> list[str]:
     keep("unit1-status", desk.as_seat(game_id, seats, "Player 1", "status\n"))
     game_id, seats = desk.seat_game(TN, 10**6)
     keep("tn-over", desk.as_seat(game_id, seats, "Player 1", "status\n"))
+    issue_30(desk, keep)
     return names
+
+
+def issue_30(desk: Desk, keep: Callable[[str, list[tuple[str, bytes]]], None]) -> None:
+    """One mail per real decision (issue 30): steps nobody decides passed by the
+    moderator, an auction shown, a forced purchase with its loans, a bid held for its
+    auction, `help` in plain text."""
+    # 1861 OR 2.1: M-K lays its tile; its token, route and dividend steps need nobody.
+    game_id, seats = desk.seat_game(NORTH, 121, clock=True)
+    seat, order = desk.next_order(game_id)
+    keep("russia-skipped", desk.as_seat(game_id, seats, seat, order + "\n"))
+    # 1861 stock round 1: a minor's auction under way; OR 2.1: M-V must buy a train
+    # with loans.
+    game_id, seats = desk.seat_game(NORTH, 21, clock=True)
+    keep("russia-auction", desk.as_seat(game_id, seats, "Player 1", "status\n"))
+    game_id, seats = desk.seat_game(NORTH, 130, clock=True)
+    keep("russia-forced-train", desk.as_seat(game_id, seats, "Player 4", "legal\n"))
+    # 18TN stock round 1: a bid sent ahead by a bidder in the auction under way.
+    record = import_record(json.loads(TN.read_text())).game
+    game = Game(record.setup)
+    for at, move in enumerate(record.log):
+        rnd = game.round
+        auction = getattr(getattr(rnd, "s", None), "auction", None)
+        turn = game.turn()
+        if auction is not None and turn is not None and len(auction.order) > 1:
+            waiting = next(s for s in auction.order if s != turn.seat)
+            game_id, seats = desk.seat_game(TN, at, clock=True)
+            keep("tn-held-bid", desk.as_seat(game_id, seats, waiting,
+                                                  f"bid {max(auction.bids.values()) + 10}\n"))
+            break
+        game.apply(move.seat, move.action)
+    keep("help-bid", desk.send("someone@example.org", "help bid\n", subject="a question"))
 
 
 def tournament(desk: Desk, keep: Callable[[str, list[tuple[str, bytes]]], None]) -> None:

@@ -310,7 +310,8 @@ class OperatingRound(Round):
                 price = state.title.train(offer.name).price
                 helped = forced and cheapest is not None and cheapest[0] is offer
                 if purse >= price or (helped and corp.cash + president.cash >= price):
-                    out.append(f"buy train {offer.name} ({money(state, price)})")
+                    out.append(f"buy train {offer.name} ({money(state, price)}"
+                               f"{self._paid_how(corp, price, purse)})")
             out += self._trade_in_options(corp)
         if may_buy_new or not self.rules.pool_trains_count_as_new:
             for name in sorted({tr.name for tr in state.trains_pool}):
@@ -320,7 +321,8 @@ class OperatingRound(Round):
                 helped = forced and cheapest is not None and cheapest[0].name == name \
                     and cheapest[2] == POOL
                 if purse >= price or (helped and corp.cash + president.cash >= price):
-                    out.append(f"buy train {name} from pool ({money(state, price)})")
+                    out.append(f"buy train {name} from pool ({money(state, price)}"
+                               f"{self._paid_how(corp, price, purse)})")
         if t.emergency or corp.cash < 1:
             return out
         for other in state.corporations.values():
@@ -341,8 +343,23 @@ class OperatingRound(Round):
                     f", if {other.president} agrees"
                 span = money(state, prices[0]) if len(prices) == 1 else \
                     f"{money(state, prices[0])} to {money(state, prices[-1])}"
-                out.append(f"buy train {name} from {other.sym} for N ({span}{agree})")
+                out.append(f"buy train {name} from {other.sym} for PRICE ({span}{agree})")
         return out
+
+    def _paid_how(self, corp: Corporation, price: int, purse: int) -> str:
+        """How a train the treasury alone cannot pay for is paid: with loans (1861
+        10.2), or with the president's money (4.2.5.2(c))."""
+        state = self.state
+        short = price - corp.cash
+        if short <= 0:
+            return ""
+        if purse >= price:
+            value, interest = self.rules.loan_terms(state)
+            count = -(-short // max(value - interest, 1))
+            return (f": {corp.sym}'s {money(state, corp.cash)} and {count} "
+                    f"loan{'s' if count > 1 else ''} of {money(state, value)}, 10.2")
+        return (f": {corp.sym}'s {money(state, corp.cash)} and {money(state, short)} from "
+                f"its president {corp.president}")
 
     def _private_options(self, corp: Corporation) -> list[str]:
         """Privates the company may buy from players now (18TN 4.2.6)."""
@@ -517,12 +534,12 @@ class OperatingRound(Round):
                 state, t.bank_trains_bought):
             if corp.cash >= cheapest[1]:
                 return True
-            if not corp.trains and self.rules.train_purchase_forced(state, corp) and \
-                    routes.has_route(self.rules, state, corp):
-                return True  # a forced purchase (4.2.5.2)
-            if not corp.trains and self.rules.must_buy_train(state, corp) and \
-                    self.rules.train_budget(state, corp) >= cheapest[1]:
-                return True  # 1861 10.10: a forced purchase with loans, route or none
+            # A forced purchase (4.2.5.2), which 1861 10.10 makes with loans, route or
+            # none, when the loans can pay for it (else the company is nationalised).
+            if not corp.trains and self._forced(corp) and (
+                    self.rules.must_buy_train(state, corp) is None
+                    or self.rules.train_budget(state, corp) >= cheapest[1]):
+                return True
         return corp.cash >= 1 and any(
             other.sym != corp.sym and any(not t.obsolete for t in other.trains)
             for other in state.corporations.values()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from moderator.cli import bench, bench_mail, health, play, quarantine, service
+from moderator.cli import bench, bench_mail, bench_mails, health, play, quarantine, service
 from moderator.cli import map as map_cli
 
 
@@ -19,6 +19,7 @@ def main() -> None:
 
 
 bench.bench.add_command(bench_mail.mail_command)
+bench.bench.add_command(bench_mails.mails_command)
 
 # Each command lives with its concern; this list is the whole command set.
 for command in (

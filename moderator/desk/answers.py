@@ -526,15 +526,17 @@ class Answers:
         for the whole position (`status`, `map`). Other reports list the market as a
         table: a picture in every report of a stock round doubles a typical mail, and
         one in the first report after a stock round, beside the charts and the map, made
-        it twice the 60 KB a report should stay under (issue 19). Made once per position
-        however many mails carry it."""
+        it twice the 60 KB a report should stay under (issue 19). Never while no token
+        is on the market. Made once per position however many mails carry it."""
         turn = game.turn()
         new_round = self.store.reported_round(game_id, to) != game.round_name
         stock = isinstance(game.round, StockRound)
         to_move = turn is not None and turn.seat == self.seat_of(game_id, to, game)
         wanted = (whole or (stock and (new_round or to_move))
                   or turn is None or game_id in self.final)
-        if not wanted:
+        if not wanted or not any(game.state.market.stacks.values()):
+            # A market with no token on it tells nothing (issue 30: a full-screen
+            # picture of empty spaces went out in stock round 1).
             return ()
         key = (game_id, game.next_move)
         if key not in self._markets:

@@ -20,9 +20,9 @@ from engine.actions import Undo
 from engine.game import Game
 from engine.rounds.stock import StockRound
 from grammar import commands as cmd
-from grammar.help import help_text
 from moderator.desk.auth import seat_name_problem
 from moderator.desk.deadlines import check_timezone, format_duration, parse_away, policy_text
+from moderator.desk.helptext import help_answer
 from moderator.desk.lobby import check_invitation_limits, check_invite, invite, stop_mail
 from moderator.desk.orders import CommandMoves, CommandRefused
 from moderator.desk.sender import Auth
@@ -30,7 +30,7 @@ from moderator.desk.turns import MODERATOR, deadline_for
 from moderator.desk.webhooks import WebhookRefused, configure
 from moderator.desk.work import Refused, Work
 from moderator.mail.addresses import lookalike_problem
-from moderator.reports.lays import hex_pictures, lays_text, legal_lays
+from moderator.reports.lays import hex_pictures, lay_costs, lays_text, legal_lays
 from moderator.reports.report import Section
 from moderator.store import Store
 
@@ -109,7 +109,7 @@ class GameCommands:
 
     def _help(self, command: cmd.Help) -> str:
         self.sections.append(Section(f"help {command.topic or ''}".strip(),
-                                     help_text(command.topic)))
+                                     help_answer(command.topic)))
         return "see below"
 
     def _legal(self, _: cmd.Legal) -> str:
@@ -121,8 +121,10 @@ class GameCommands:
         if turn is not None and turn.step == "track":
             lays = legal_lays(self.game)
             self.sections.append(Section(
-                f"The tiles {turn.entity} may lay now (mail `show HEX` to see them)",
-                lays_text(self.game.state.title, lays) if lays else "none"))
+                f"The tiles {turn.entity} may lay now, with their price (mail `show HEX` "
+                "to see them)",
+                lays_text(self.game.state.title, lays, lay_costs(self.game, lays))
+                if lays else "none"))
         return "see below"
 
     def _show_hex(self, command: cmd.ShowHex) -> str:
@@ -143,7 +145,8 @@ class GameCommands:
             return "see below"
         self.sections.append(Section(
             f"The tiles {turn.entity} may lay at {hex_id}",
-            lays_text(self.game.state.title, {hex_id: tiles}),
+            lays_text(self.game.state.title, {hex_id: tiles},
+                      lay_costs(self.game, {hex_id: tiles})),
             hex_pictures(self.game, hex_id, tiles)))
         return "see below"
 

@@ -15,12 +15,12 @@ from engine.game import Setup
 from engine.title import available_titles, load_title
 from engine.titles import unknown_options
 from grammar import commands as cmd
-from grammar.help import help_text
 from grammar.names import Names, names_for_title
 from grammar.submission import parse_submission
 from moderator.desk.answers import Lobby, LobbySeat
 from moderator.desk.auth import MASTER_KEY, observer_key, seat_name_problem
 from moderator.desk.changes import after_change
+from moderator.desk.helptext import help_answer
 from moderator.desk.sender import Auth, games_of
 from moderator.desk.webhooks import WebhookRefused, configure
 from moderator.desk.work import Refused, Work, masked, under
@@ -81,7 +81,7 @@ def general(work: Work, commands: list[cmd.Command]) -> str:
     done: list[str] = []
     topics = [c.topic for c in commands if isinstance(c, cmd.Help)]
     if topics:
-        text = "\n\n".join(help_text(topic) for topic in topics[:MAX_HELP_TOPICS])
+        text = "\n\n".join(help_answer(topic) for topic in topics[:MAX_HELP_TOPICS])
         if len(topics) > MAX_HELP_TOPICS:
             text += (f"\n\n({len(topics) - MAX_HELP_TOPICS} more help topics were asked; "
                      f"one mail answers {MAX_HELP_TOPICS}.)")
@@ -275,7 +275,7 @@ def lobby_command(work: Work, game_id: str, auth: Auth, roles: set[Role], order:
     if isinstance(order, cmd.Password):
         return "password accepted"
     if isinstance(order, cmd.Help):
-        sections.append(Section(f"help {order.topic or ''}".strip(), help_text(order.topic)))
+        sections.append(Section(f"help {order.topic or ''}".strip(), help_answer(order.topic)))
         return "see below"
     if isinstance(order, cmd.Status):
         return "the game's set-up follows"

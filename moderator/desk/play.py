@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+from email.parser import BytesHeaderParser
 
 from engine.actions import Bid
 from engine.game import Game
@@ -23,6 +24,7 @@ from moderator.desk.changes import after_change
 from moderator.desk.commands import GameCommands
 from moderator.desk.orders import parse_body, run_submission
 from moderator.desk.sender import Auth
+from moderator.desk.turns import held_for
 from moderator.desk.work import Work, masked
 from moderator.mail.parse import parse_incoming
 from moderator.reports.report import LineResult, Results
@@ -83,6 +85,8 @@ def play(work: Work, game_id: str, auth: Auth) -> str:
     if report.ok:
         commands.commit()
     lines = tuple(dataclasses.replace(line, text=masked(line.text)) for line in report.lines)
+    if applied and lines and (remark := stale_remark(work, start)) is not None:
+        lines = (dataclasses.replace(lines[0], said=(*lines[0].said, remark)), *lines[1:])
     results = Results(report.ok, lines, applied, report.next_move if applied else None)
     if report.ok and (applied or commands.announcements or commands.ended):
         intro = (undo_intro(work, game_id, commands.undone)
@@ -101,6 +105,29 @@ def play(work: Work, game_id: str, auth: Auth) -> str:
                        sections=commands.sections, game=shown,
                        history=None if commands.wants_report else ())
     return f"{game_id}: " + ("ok, nothing changed" if report.ok else "refused")
+
+
+def stale_remark(work: Work, at: int) -> str | None:
+    """A word to a player whose orders, applied at move AT, answer a report of an
+    earlier move (issue 30): they were written against a position that has changed
+    since, and the player should know it (a `move N` line refuses them instead)."""
+    references = work.incoming.references
+    if not references:
+        return None
+    raw = work.store.sent_raw(references[-1])
+    if raw is None:
+        return None
+    header = BytesHeaderParser().parsebytes(raw).get("X-Moderator-Move")
+    if header is None or not str(header).strip().isdigit():
+        return None
+    answered = int(str(header).strip())
+    if answered >= at:
+        return None
+    moves = at - answered
+    return (f"note: your mail answers the report of move {answered}; {moves} move"
+            f"{'s were' if moves > 1 else ' was'} made since, so your orders were applied "
+            f"to the position of move {at} (add a first line `move N` to have orders "
+            "refused when the game has moved on)")
 
 
 def order_lines(submission: Submission) -> list[SubmissionLine]:
@@ -149,12 +176,21 @@ def hold(work: Work, game_id: str, auth: Auth, game: Game, seat: str,
     turn = game.turn()
     assert turn is not None
     text = "\n".join(line.text for line in orders)
+    # Held for the decision they were written for (issue 30): the auction under way
+    # that the sender is still in, or his stock turn; never another.
+    decision = held_for(game, seat, [o for line in orders for o in line.orders])
     work.store.hold(game_id, HeldOrders(seat, text, sender, work.incoming.key,
-                                        game.round_name, game.next_move), work.now)
+                                        decision, game.next_move), work.now)
     _seen(work, game_id, game.next_move)
-    said = (f"held: it is {turn.seat}'s turn; these orders are applied when your turn "
-            f"comes in {game.round_name}, if they are still legal then (a new mail "
-            "replaces them)",)
+    _, _, step = decision.partition(": ")
+    if step:
+        said = (f"held: it is {turn.seat}'s turn in the {step}; these orders are applied "
+                f"at your turn in the {step}, if they are still legal then, and dropped "
+                "if it ends before your turn (a new mail replaces them)",)
+    else:
+        said = (f"held: it is {turn.seat}'s turn ({turn.step}); these orders are applied "
+                f"at your next stock turn in {game.round_name}, if they are still legal "
+                "then (a new mail replaces them)",)
     results = Results(True, tuple(LineResult(line.number, line.text, True,
                                              said if i == 0 else ())
                                   for i, line in enumerate(orders)), False, None)

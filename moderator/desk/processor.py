@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -44,6 +45,7 @@ from grammar.tournament import confirm_token_in
 from moderator.desk import batching, bounces, timekeeper
 from moderator.desk.games import GameCache
 from moderator.desk.lobby import general, general_commands, lobby, stop_mail
+from moderator.desk.orders import parse_body
 from moderator.desk.play import play
 from moderator.desk.sender import (
     Auth,
@@ -353,6 +355,38 @@ def _lazy_commit(store: Store, lazy: bool) -> Iterator[None]:
         store.execute("PRAGMA synchronous=FULL")
 
 
+_REPLY_PREFIX = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|antw)\s*:\s*)+", re.I)
+_GAME_TAG = re.compile(r"\[[^\]]*\]")
+
+
+def subject_orders(work: Work, game_id: str) -> str | None:
+    """The orders a mail with no text has in its subject (reply prefixes and the
+    `[GAME]` tag left out), when the subject reads wholly as orders of the started
+    game GAME_ID; None otherwise (a moderator's subject such as "OR 1.1: Bob to move"
+    does not read as orders)."""
+    if not work.store.has_game(game_id):
+        return None
+    text = _GAME_TAG.sub(" ", _REPLY_PREFIX.sub("", work.incoming.subject)).strip()
+    if not text:
+        return None
+    submission = parse_body(work.games.game(game_id), text)
+    lines = submission.lines
+    if not lines or any(line.error is not None or not line.orders for line in lines):
+        return None
+    return text
+
+
+def order_examples(work: Work, game_id: str) -> tuple[str, ...]:
+    """Orders of this game's title to show a player whose mail had no text: what the
+    game expects now (its placeholders as they are), else the plainest orders."""
+    if work.store.has_game(game_id):
+        game = work.games.game(game_id)
+        listed = [option.split(" (")[0] for option in game.legal()]
+        if listed:
+            return tuple(listed[:2])
+    return ("pass", "status")
+
+
 def route(work: Work) -> tuple[str, Literal["processed", "skipped"]]:
     """Send the mail to the job that answers it; what was done, for the log."""
     inc, answers = work.incoming, work.answers
@@ -372,9 +406,15 @@ def route(work: Work) -> tuple[str, Literal["processed", "skipped"]]:
     if auth.status == "ok":
         assert game_id is not None
         answers.budgeted = False  # a member's own mail is always answered
-        if not inc.text:
+        if not inc.text and (orders := subject_orders(work, game_id)) is not None:
+            # Orders written in the subject of a mail with no text (issue 30): read
+            # there rather than costing the player a day.
+            work.incoming = work.answers.incoming = dataclasses.replace(
+                inc, text=orders + "\n", no_text=None)
+        if not work.incoming.text:
             answers.notice(inc.sender, "no_text", game_id=game_id, key=auth.key,
-                           their_subject=inc.subject, reason=inc.no_text)
+                           their_subject=inc.subject, reason=inc.no_text,
+                           examples=order_examples(work, game_id))
             return "refused: no text", "processed"
         if too_many_lines(work, game_id, auth.key):
             return "refused: too many lines", "processed"

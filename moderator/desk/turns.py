@@ -4,7 +4,9 @@ After every change to a game (a mail applied, a deadline passed, an undo) the se
 calls `settle`: while the acting seat needs no thought, the moderator moves for it --
 a resigned seat takes the conservative default, orders held for the seat are applied
 (or dropped, saying why), a seat under `auto pass` passes unless something that
-concerns it happened, and a seat whose only legal action is to pass passes. Each
+concerns it happened, and a step nobody has to decide is passed (issue 30: a player
+whose only legal orders are `pass` and `done`, a company with no station marker to
+place or no train to run; `engine.defaults.no_decision` decides, by the rules). Each
 such move is logged like any other (cause and actor say who made it), and each
 comes back as a `Happening` the service reports.
 
@@ -18,21 +20,24 @@ Pure of I/O besides the store it is given; the caller owns the transaction.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.actions import Action, Decline, Pass, SellShares
-from engine.defaults import conservative_action, sole_action
+from engine.actions import Action, Bid, Decline, Pass, SellShares
+from engine.defaults import conservative_action, no_decision
 from engine.errors import GameError
 from engine.game import Game
+from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.base import Turn
 from engine.rounds.stock import StockRound
+from grammar import commands as cmd
 from moderator.desk.deadlines import Window, deadline_after
 from moderator.desk.orders import run_submission
 from moderator.store import Clock, HeldOrders, Store
 
-__all__ = ["MAX_AUTOMATIC", "MODERATOR", "Happening", "deadline_for", "is_answer",
-           "move_for", "restart_clock", "settle", "timeout_moves"]
+__all__ = ["MAX_AUTOMATIC", "MODERATOR", "Happening", "auction_bidders", "deadline_for",
+           "held_for", "is_answer", "move_for", "restart_clock", "settle", "timeout_moves"]
 
 #: Actor of the moves the moderator makes itself (as opposed to a player's address).
 MODERATOR = "moderator"
@@ -76,6 +81,10 @@ def settle(store: Store, game_id: str, game: Game, *, cause: str, now: float
     """Make every move nobody needs to think about, on GAME (which is changed)."""
     happened: list[Happening] = []
     for _ in range(MAX_AUTOMATIC):
+        dropped = _passed_decisions(store, game_id, game)
+        if dropped is not None:
+            happened.append(dropped)
+            continue
         turn = game.turn()
         if turn is None:
             break
@@ -105,25 +114,95 @@ def _automatic_move(store: Store, game_id: str, game: Game, turn: Turn, *, cause
                            row.auto_pass_move or 0, cause=cause, now=now)
         if found is not None:
             return found
-    only = sole_action(game)
-    if only is not None:
-        said = move_for(store, game_id, game, seat, only, cause=cause, now=now)
-        return Happening(seat, "only_move", f"{seat} could do nothing else: "
-                         f"{'; '.join(said) or 'passes'}")
+    skip = no_decision(game)
+    if skip is not None:
+        move_for(store, game_id, game, seat, skip.action, cause=cause, now=now)
+        return Happening(seat, "only_move", skip.text)
+    return None
+
+
+def held_for(game: Game, seat: str, orders: Sequence[object]) -> str:
+    """The decision ORDERS, sent ahead by SEAT now, are written for, as it is stored
+    with them (`HeldOrders.round`): "Stock Round 1: auction of M-V" for a bid or a pass
+    in the auction under way that SEAT is still in (applied at SEAT's turn in it, or
+    dropped when it ends), else "Stock Round 1", SEAT's next stock turn of the round."""
+    turn = game.turn()
+    auction_orders = all(isinstance(o, Bid | Pass) for o in orders if not isinstance(
+        o, cmd.Command))
+    if turn is not None and turn.step.startswith("auction of ") and auction_orders \
+            and seat in auction_bidders(game):
+        return f"{game.round_name}: {turn.step}"
+    return game.round_name
+
+
+def auction_bidders(game: Game) -> tuple[str, ...]:
+    """Who is still in the auction under way (none: no auction)."""
+    rnd = game.round
+    if isinstance(rnd, AuctionStockRound):
+        if rnd.lot is not None:
+            return tuple(rnd.lot.bidders)
+        if rnd.opening() is not None:
+            return game.setup.seats  # 1861 9.1: each in turn bids on the opening lot
+        return ()
+    if isinstance(rnd, StockRound) and rnd.s.auction is not None:
+        auction = rnd.s.auction
+        return tuple(s for s in auction.order if s not in auction.passed)
+    return ()
+
+
+def _decision(label: str) -> tuple[str, str]:
+    """The round and the step (empty: the stock turn) of a held order's label."""
+    round_name, _, step = label.partition(": ")
+    return round_name, step
+
+
+def _decision_over(game: Game, label: str) -> bool:
+    """Whether the decision LABEL names can no longer come: its round is over, or the
+    auction it names is not (or no longer) under way."""
+    round_name, step = _decision(label)
+    if round_name != game.round_name:
+        return True
+    if not step:
+        return False
+    turn = game.turn()
+    return turn is None or turn.step != step
+
+
+def _dropped(game: Game, held: HeldOrders) -> Happening:
+    round_name, step = _decision(held.round)
+    seat = held.seat
+    if step:
+        why = (f"the {step} ended before your turn in it came, so the orders you sent "
+               "ahead for it were not applied (they were for that auction only)")
+    else:
+        why = (f"{round_name} ended before your turn came, so the orders you sent ahead "
+               "were not applied")
+    return Happening(seat, "held_dropped", f"{seat}'s orders sent ahead were not used",
+                     f"{why}:\n{_quoted(held.text)}", held.address)
+
+
+def _passed_decisions(store: Store, game_id: str, game: Game) -> Happening | None:
+    """Held orders whose decision passed without the seat's turn: dropped, one at a
+    time (the caller loops), each with a notice to its sender."""
+    for seat in game.setup.seats:
+        held = store.held(game_id, seat)
+        if held is not None and _decision_over(game, held.round):
+            store.drop_held(game_id, seat)
+            return _dropped(game, held)
     return None
 
 
 def _held_orders(store: Store, game_id: str, game: Game, turn: Turn, held: HeldOrders, *,
                  cause: str, now: float) -> Happening | None:
-    """Held stock-round orders: applied when the seat's own stock turn comes."""
+    """Held orders, applied at the decision they were written for (`held_for`): the
+    auction they were sent in, or the seat's stock turn."""
     seat = turn.seat
-    if held.round != game.round_name:
+    if _decision_over(game, held.round):
         store.drop_held(game_id, seat)
-        return Happening(seat, "held_dropped", f"{seat}'s orders sent ahead were not used",
-                         f"{held.round} ended before your turn came, so the orders you "
-                         f"sent ahead were not applied:\n{_quoted(held.text)}", held.address)
-    if not isinstance(game.round, StockRound) or turn.step != "stock turn":
-        return None  # an auction or an answer comes first: the orders wait
+        return _dropped(game, held)
+    _, step = _decision(held.round)
+    if not isinstance(game.round, StockRound) or turn.step != (step or "stock turn"):
+        return None  # an auction, a par or an answer comes first: the orders wait
     store.drop_held(game_id, seat)
     trial = game.clone()
     report = run_submission(trial, seat, held.text)

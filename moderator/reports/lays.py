@@ -2,6 +2,11 @@
 (hex, tiles, rotations) for `legal`, and drawn for `show HEX` -- the hex and its
 neighbours once per legal tile and rotation, each captioned with the order that lays it
 (`lay 57 at H5 rot 2`, rotations numbered as the order language numbers them).
+
+Each lay's price is listed with it (issue 30: a player must see what a lay costs before
+he commits, and what the company keeps): what the company pays -- terrain, an upgrade,
+a further lay's fee, as the rules charge it -- found by laying the tile on a copy of the
+game, and the company's money after it (with the loans 1861 takes for track).
 """
 
 from __future__ import annotations
@@ -11,14 +16,16 @@ import io
 
 from PIL import Image
 
+from engine.actions import LayTile
 from engine.game import Game
 from engine.geometry import neighbour
 from engine.legal import legal_tile_lays
+from engine.rounds.operating import OperatingRound
 from engine.state import PlacedTile
 from engine.title import FrozenDict, Title
 from moderator.reports.mapimage import BACKGROUND, BoardView, draw_map
 
-__all__ = ["Lays", "hex_pictures", "lays_text", "legal_lays"]
+__all__ = ["LayCost", "Lays", "hex_pictures", "lay_costs", "lays_text", "legal_lays"]
 
 #: Hexes of at most this many options are drawn (each a small map; a hex has fewer).
 MAX_PICTURES = 24
@@ -26,6 +33,24 @@ RADIUS = 44  # pixels per hex in a picture: a phone shows two side by side
 COLUMNS = 2
 
 Lays = dict[str, dict[str, tuple[int, ...]]]  # hex -> tile -> rotations
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LayCost:
+    """What one lay costs the company, as the engine charges it."""
+
+    paid: int  # out of the treasury (terrain, upgrade, a further lay's fee)
+    loans: int  # loans taken for it (1861 10.2)
+    left: int  # the company's money after it
+
+    def text(self, currency: str) -> str:
+        if not self.paid and not self.loans:
+            return "free"
+        loans = f", {self.loans} loan{'s' if self.loans > 1 else ''}" if self.loans else ""
+        return f"{currency}{self.paid}{loans}, leaves {currency}{self.left}"
+
+
+LayCosts = dict[tuple[str, str], LayCost]  # (hex, tile) -> its cost
 
 
 def legal_lays(game: Game) -> Lays:
@@ -37,15 +62,55 @@ def legal_lays(game: Game) -> Lays:
     return lays
 
 
-def lays_text(title: Title, lays: Lays) -> str:
-    """One line a hex: `E10 (Clarksville): 141 rot 2; 143 rot 3 or 5`."""
+def lay_costs(game: Game, lays: Lays) -> LayCosts:
+    """What each tile of LAYS costs the operating company on its hex: the first legal
+    rotation laid on a copy (the rotation never changes the price)."""
+    rnd = game.round
+    turn = game.turn()
+    if not isinstance(rnd, OperatingRound) or rnd.current is None or turn is None:
+        return {}
+    corp = rnd.company()
+    title = game.state.title
+    value, interest = game.rules.loan_terms(game.state)
+    costs: LayCosts = {}
+    by_colour: dict[tuple[str, str], LayCost | None] = {}
+    for hex_id, tiles in lays.items():
+        for tile, rotations in tiles.items():
+            # The rules price a lay by its hex and the colour laid (terrain, an upgrade,
+            # a further lay's fee): one tile of each colour a hex is tried.
+            key = (hex_id, title.tile(tile).color)
+            if key not in by_colour:
+                trial = game.clone()
+                found = None
+                if trial.attempt(turn.seat, LayTile(tile, hex_id, rotations[0])):
+                    after = trial.state.corporation(corp.sym)
+                    loans = after.loans - corp.loans
+                    paid = corp.cash + loans * (value - interest) - after.cash
+                    found = LayCost(paid, loans, after.cash)
+                by_colour[key] = found
+            if (cost := by_colour[key]) is not None:
+                costs[(hex_id, tile)] = cost
+    return costs
+
+
+def lays_text(title: Title, lays: Lays, costs: LayCosts | None = None) -> str:
+    """One line a hex: `E10 (Clarksville): 141 rot 2; 143 rot 3 or 5`, and with COSTS
+    the price of each: `I15: 7 rot 2 or 3; 8 rot 1 or 3 (R40, leaves R95)` where every
+    tile of the hex costs the same, else after each tile."""
     lines = []
+    currency = title.currency
     for hex_id in sorted(lays, key=_hex_order):
         name = title.hexes[hex_id].name if hex_id in title.hexes else None
-        options = "; ".join(f"{tile} rot {' or '.join(str(r) for r in sorted(rotations))}"
-                            for tile, rotations in sorted(lays[hex_id].items(),
-                                                          key=lambda kv: _tile_order(kv[0])))
-        lines.append(f"{hex_id}{f' ({name})' if name else ''}: {options}")
+        tiles = sorted(lays[hex_id].items(), key=lambda kv: _tile_order(kv[0]))
+        priced = [costs.get((hex_id, tile)) for tile, _ in tiles] if costs else []
+        same = bool(priced) and all(c == priced[0] for c in priced) and priced[0] is not None
+        options = "; ".join(
+            f"{tile} rot {' or '.join(str(r) for r in sorted(rotations))}"
+            + (f" ({cost.text(currency)})" if priced and not same and
+               (cost := priced[index]) is not None else "")
+            for index, (tile, rotations) in enumerate(tiles))
+        tail = f" ({priced[0].text(currency)})" if same and priced[0] is not None else ""
+        lines.append(f"{hex_id}{f' ({name})' if name else ''}: {options}{tail}")
     return "\n".join(lines)
 
 

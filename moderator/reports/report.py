@@ -119,7 +119,8 @@ def game_map_plate(game: Game, highlight: Collection[str]) -> MapPlate:
 
 # -- the position ---------------------------------------------------------------------------
 
-_ROUND_SHORT = (("Stock Round", "SR"), ("Operating Round", "OR"))
+_ROUND_SHORT = (("Stock Round", "SR"), ("Share Dealing Round", "SDR"),
+                ("Operating Round", "OR"))
 
 
 def short_round(name: str) -> str:

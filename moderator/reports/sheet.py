@@ -11,12 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.game import Game
+from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.stock import StockRound
 from engine.shares import certificate_count
 from engine.state import IPO, POOL, TREASURY
 from moderator.reports.privates import private_rows
 
-__all__ = ["Bid", "HolderRow", "Sheet", "TrainRow", "sheet", "short_names"]
+__all__ = ["Auction", "Bid", "HolderRow", "Sheet", "TrainRow", "auction_row", "sheet",
+           "short_names"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +43,21 @@ class Bid:
     amount: int
     high: bool
     auction: bool  # the private is being auctioned now
+
+
+@dataclass(frozen=True, slots=True)
+class Auction:
+    """The auction under way, whatever the title (issue 30): what is sold, the high
+    bid and its holder (None: no bid yet), who proposed it (None: nobody, as when
+    18TN's and 1850's bids on a private come due), who is still in, and whose bid it is."""
+
+    item: str
+    high_bid: int | None
+    holder: str | None
+    proposer: str | None
+    still_in: tuple[str, ...]
+    to_bid: str
+    least: int | None  # the least the next bid may be
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +87,7 @@ class Sheet:
     players: tuple[PlayerSheet, ...]
     certificate_limit: int
     bids: tuple[Bid, ...]
+    auction: Auction | None
     trains: tuple[TrainRow, ...]
     operating_order: tuple[str, ...]  # floated companies in the order they operate now
     tiles_left: tuple[tuple[str, tuple[tuple[str, int | None], ...]], ...]  # by colour
@@ -113,10 +131,34 @@ def sheet(game: Game) -> Sheet:
         order.append(nxt)
     privates = private_rows(game)
     return Sheet(seats, short_names(seats), tuple(holders), players,
-                 rules.certificate_limit(state), tuple(bids), _trains(game), tuple(order),
+                 rules.certificate_limit(state), tuple(bids), auction_row(game),
+                 _trains(game), tuple(order),
                  _tiles_left(game),
                  {sym: row.ability for sym, row in privates.items()},
                  {sym: row.use for sym, row in privates.items()})
+
+
+def auction_row(game: Game) -> Auction | None:
+    """The auction under way, as the reports show it (None: none)."""
+    rnd = game.round
+    rules = game.rules
+    if isinstance(rnd, AuctionStockRound) and rnd.home_pending is None:
+        lot = rnd.lot
+        if lot is not None:  # 1861 9.2, 9.4: a lot proposed, bid on in turn
+            return Auction(lot.target, lot.high_bid, lot.high_bidder, lot.proposer,
+                           tuple(lot.bidders), lot.current,
+                           lot.high_bid + rules.auction_increment)
+        item = rnd.opening()
+        if item is not None:  # 1861 9.4: the opening lots, no bid yet
+            return Auction(item, None, None, None, game.setup.seats, rnd.s.current,
+                           rules.auction_minimum(game.state, item))
+    if isinstance(rnd, StockRound) and rnd.s.auction is not None:
+        auction = rnd.s.auction  # 18TN 3.1.1, 1850 5.7: the bidders on a private
+        high = max(auction.bids.values(), default=None)
+        return Auction(auction.private, high, auction.high_bidder if high else None, None,
+                       tuple(s for s in auction.order if s not in auction.passed),
+                       auction.current, (high or 0) + rules.auction_increment)
+    return None
 
 
 #: A seat name up to this long heads a column of the share table as it is.
