@@ -357,7 +357,7 @@ class OperatingRound(Round):
             value, interest = self.rules.loan_terms(state)
             count = -(-short // max(value - interest, 1))
             return (f": {corp.sym}'s {money(state, corp.cash)} and {count} "
-                    f"loan{'s' if count > 1 else ''} of {money(state, value)}, 10.2")
+                    f"loan{'s' if count > 1 else ''} of {money(state, value)}")
         return (f": {corp.sym}'s {money(state, corp.cash)} and {money(state, short)} from "
                 f"its president {corp.president}")
 

@@ -340,7 +340,7 @@ def test_10_10_a_minor_that_can_pay_with_loans_buys_before_any_nationalisation(
     turn = g.turn()
     assert turn is not None and turn.entity == "M-V" and turn.step == "train"
     assert not g.state.corporations["M-V"].closed
-    assert g.legal() == ["buy train 2 (R100)"]
+    assert g.legal() == ["buy train 2 (R100: M-V's R55 and 1 loan of R50)"]
     with pytest.raises(GameError, match=r"must buy one if it can.*\(10\.10\)"):
         g.apply("Bob", Done())
     g.apply("Bob", BuyTrain("2"))

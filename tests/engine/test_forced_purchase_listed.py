@@ -32,7 +32,7 @@ def test_1861_a_trainless_minor_without_a_route_is_shown_the_train_its_loans_buy
     while (turn := g.turn()) is not None and turn.step != "train":
         g.apply("Cy", Pass())
     listed = g.legal()
-    assert listed == ["buy train 2 (R100: M-K's R55 and 1 loan of R50, 10.2)"], listed
+    assert listed == ["buy train 2 (R100: M-K's R55 and 1 loan of R50)"], listed
     assert BuyTrain("2", "bank") in legal_actions(g)
     g.apply("Cy", BuyTrain("2", "bank"))
     assert mk.loans == 1 and [t.name for t in mk.trains] == ["2"]
@@ -43,7 +43,7 @@ def test_1861_record_the_loans_a_forced_purchase_takes_are_named() -> None:
     g = Game(replay.game.setup, replay.game.log[:130])  # OR 2.1: M-V, R135, no train
     turn = g.turn()
     assert turn is not None and turn.entity == "M-V"
-    assert "buy train 3 (R225: M-V's R135 and 2 loans of R50, 10.2)" in g.legal()
+    assert "buy train 3 (R225: M-V's R135 and 2 loans of R50)" in g.legal()
 
 
 def test_18tn_the_presidents_contribution_to_a_forced_purchase_is_named() -> None:
