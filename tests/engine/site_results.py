@@ -24,3 +24,18 @@ def replayed(title: str, name: str) -> tuple[Replay, dict[str, int]]:
     replay = import_record(json.loads((FIXTURES / title / name).read_text()))
     ids = {seat: pid for pid, seat in replay.names.items()}
     return replay, {ids[seat]: value for seat, value in replay.game.scores().items()}
+
+
+def accepted_part(path: Path) -> dict[str, object]:
+    """The record at PATH, cut before the action our engine refuses when the record is
+    one the site replays and ours does not (`site_only` in its title's
+    site_results.json: a listed difference of the site's, docs/site-differences.md)."""
+    record: dict[str, object] = json.loads(path.read_text())
+    results = path.parent / "site_results.json"
+    if results.exists():
+        refused = json.loads(results.read_text()).get("site_only", {}).get(path.name)
+        if refused is not None:
+            actions = record["actions"]
+            assert isinstance(actions, list)
+            record = dict(record, actions=actions[:refused["refused_at"]])
+    return record

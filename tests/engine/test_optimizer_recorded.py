@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from legal_check import edges_crossed_twice
+from site_results import accepted_part
 
 from engine import routes
 from engine.actions import RunRoutes
@@ -51,7 +52,7 @@ def playable_records() -> list[Path]:
 def recorded_runs(path: Path) -> Iterator[tuple[int, Game, RunRoutes]]:
     """The game just before each recorded run, and the run (one live game: use each
     position before asking for the next)."""
-    replay = import_record(json.loads(path.read_text()))
+    replay = import_record(accepted_part(path))
     game = Game(replay.game.setup)
     for number, move in enumerate(replay.game.log):
         if isinstance(move.action, RunRoutes) and isinstance(game.round, OperatingRound):
