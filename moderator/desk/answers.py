@@ -35,7 +35,7 @@ from moderator.mail.webhook import Post
 from moderator.reports.calendar import deadline_event
 from moderator.reports.charts import CHARTS_CID, Progress, chart_png
 from moderator.reports.crop import overview_png, region_pngs, regions
-from moderator.reports.lays import Lays, lays_text, legal_lays
+from moderator.reports.lays import Lays, lay_costs, lays_text, legal_lays
 from moderator.reports.marketimage import MARKET_CID, report_market
 from moderator.reports.report import (
     MAP_CID,
@@ -336,7 +336,8 @@ class Answers:
             if turn is not None and turn.step == "track" \
                     and turn.seat == context.get("you") and isinstance(game.round, OperatingRound):
                 # The player to lay track sees every legal lay: no guessing by mail.
-                context["lays"] = lays_text(game.state.title, self.lays(game_id, game))
+                lays = self.lays(game_id, game)
+                context["lays"] = lays_text(game.state.title, lays, lay_costs(game, lays))
             context["progress"], charts = self.charts_for(game_id, game, to)
             images += charts
             images += self.market_for(game_id, game, to, whole_map)
