@@ -34,13 +34,18 @@ def test_a_report_shows_the_map_inline_once(tmp_path: Path) -> None:
     assert isinstance(html, EmailMessage)
     assert 'src="cid:map"' in str(html.get_content())
     related = next(p for p in report.walk() if p.get_content_type() == "multipart/related")
-    # The map, and (a stock round's first report) the stock market: each once.
-    assert [p.get_content_type() for p in related.iter_parts()] == ["text/html", "image/png",
-                                                                    "image/png"]
+    # The first report carries the whole board as a phone can read it: an overview
+    # and the board's four regions at full scale (18TN: six columns each), each once;
+    # no market picture while no token is on the market (issue 30).
     inline, attached = pictures(report)
-    assert [p["Content-ID"] for p in inline] == ["<map>", "<market>"]
-    assert 'src="cid:market"' in str(html.get_content())
-    assert attached == [] and inline[0].get_filename() == "18TN-1-move-0.png"
+    regions = [f"<region{n}>" for n in range(1, 5)]
+    assert [p.get_content_type() for p in related.iter_parts()] == \
+        ["text/html"] + ["image/png"] * 5
+    assert [p["Content-ID"] for p in inline] == ["<map>", *regions]
+    assert all(f'src="cid:{cid.strip("<>")}"' in str(html.get_content()) for cid in regions)
+    assert 'src="cid:market"' not in str(html.get_content())
+    assert attached == [] and inline[0].get_filename() == "18TN-1-move-0-overview.png"
+    assert inline[1].get_filename() == "18TN-1-move-0-region-1.png"
     for part in inline:
         png = part.get_content()
         assert isinstance(png, bytes) and png.startswith(b"\x89PNG\r\n\x1a\n")
@@ -49,7 +54,9 @@ def test_a_report_shows_the_map_inline_once(tmp_path: Path) -> None:
         assert len(png) < 300_000
     text = report.get_body(preferencelist=("plain",))
     assert isinstance(text, EmailMessage)
-    assert "(The map is attached as a picture.)" in str(text.get_content())
+    assert "(The map is attached as pictures. The whole board: an overview with its " \
+        "4 regions numbered, then each region at full scale (1: columns 1-6, 2: columns 7-12, " \
+        in " ".join(str(text.get_content()).split())
 
 
 def test_notices_carry_no_picture(tmp_path: Path) -> None:

@@ -167,11 +167,12 @@ async def test_the_map_goes_where_it_tells_the_reader_something(
         await table.send(mail_servers, "Player 1", "lay 141 at E10 rot 2\n")
         other = await inboxes.wait(table.seats["Player 2"],
                                    lambda m: "outlined: E10" in text_of(m))
-        [whole] = pngs(status, "map")
+        # The whole board as its overview and its regions at full scale (issue 30).
+        whole = pngs(status, "map") + [png for n in range(1, 9)
+                                       for png in pngs(status, f"region{n}")]
+        assert len(whole) == 5
         [part] = pngs(other, "map")
-        with Image.open(io.BytesIO(whole)) as w, Image.open(io.BytesIO(part)) as p:
-            assert p.width < w.width / 2 and p.height < w.height / 2
-        assert len(part) < len(whole) / 2
+        assert len(part) < sum(map(len, whole)) / 2
         assert "The part of the map that changed since your report of move 300 " \
             "(outlined: E10)" in text_of(other)
         await table.send(mail_servers, "Player 1", "pass\n")  # no token

@@ -34,7 +34,8 @@ from moderator.mail.parse import Incoming
 from moderator.mail.webhook import Post
 from moderator.reports.calendar import deadline_event
 from moderator.reports.charts import CHARTS_CID, Progress, chart_png
-from moderator.reports.lays import Lays, lays_text, legal_lays
+from moderator.reports.crop import overview_png, region_pngs, regions
+from moderator.reports.lays import Lays, lay_costs, lays_text, legal_lays
 from moderator.reports.marketimage import MARKET_CID, report_market
 from moderator.reports.report import (
     MAP_CID,
@@ -44,6 +45,7 @@ from moderator.reports.report import (
     Section,
     Tables,
     position,
+    region_cid,
     render,
     render_tables,
     replay_history,
@@ -334,7 +336,8 @@ class Answers:
             if turn is not None and turn.step == "track" \
                     and turn.seat == context.get("you") and isinstance(game.round, OperatingRound):
                 # The player to lay track sees every legal lay: no guessing by mail.
-                context["lays"] = lays_text(game.state.title, self.lays(game_id, game))
+                lays = self.lays(game_id, game)
+                context["lays"] = lays_text(game.state.title, lays, lay_costs(game, lays))
             context["progress"], charts = self.charts_for(game_id, game, to)
             images += charts
             images += self.market_for(game_id, game, to, whole_map)
@@ -348,6 +351,11 @@ class Answers:
         text, html = render(template, subject=subject, footer=footer, pos=pos,
                             game_id=game_id,
                             map_cid=MAP_CID if any(i.cid == MAP_CID for i in images) else None,
+                            map_regions=tuple(
+                                (region_cid(n), f"Region {n}: {region.label}")
+                                for n, region in enumerate(regions(game.state.title), 1)
+                                if any(i.cid == region_cid(n) for i in images))
+                            if game is not None else (),
                             market_cid=market_cid, tables=tables, **context)
         # Every mail of a game refers to one (never sent) root id, so mail programs
         # keep the game in one thread; an answer is threaded under the mail it answers.
@@ -443,7 +451,7 @@ class Answers:
         turn = game.turn()
         first = self.store.reported_round(game_id, to) is None  # never had a report
         if whole or first or turn is None or game_id in self.final:
-            return (self.map_for(game_id, game, to),), None
+            return self.whole_board(game_id, game, to)
         if since >= game.next_move:  # TO's last report showed this very position
             return (), "The map is as in your last report; mail `map` for it again."
         changed = self.pictures.changed(game_id, game, since)
@@ -483,6 +491,26 @@ class Answers:
                     "map.")
         return (Picture(whole_map.cid, whole_map.filename.replace(".png", "-part.png"),
                         part),), note
+
+    def whole_board(self, game_id: str, game: Game, to: str
+                    ) -> tuple[tuple[Picture, ...], str]:
+        """The whole board as a phone can read it (issue 30, item 7): an overview a
+        phone's width with each region framed and numbered, then the board at full
+        scale in bands of whole columns each no wider than a phone
+        (`moderator.reports.crop.regions`). Cut once per map however many readers."""
+        whole_map = self.map_for(game_id, game, to)
+        title = game.state.title
+        overview, parts = self.pictures.by_content(
+            ("regions", title.name, whole_map.png),
+            lambda: (overview_png(whole_map.png, title), region_pngs(whole_map.png, title)))
+        stem = whole_map.filename.removesuffix(".png")
+        pictures = (Picture(whole_map.cid, f"{stem}-overview.png", overview),
+                    *(Picture(region_cid(n), f"{stem}-region-{n}.png", png)
+                      for n, png in enumerate(parts, 1)))
+        labels = [f"{n}: {region.label}" for n, region in enumerate(regions(title), 1)]
+        note = (f"The whole board: an overview with its {len(labels)} regions numbered, "
+                f"then each region at full scale ({', '.join(labels)}).")
+        return pictures, note
 
     def lays(self, game_id: str, game: Game) -> Lays:
         """The legal tile lays of the company to move, found once per position."""

@@ -11,13 +11,15 @@ from __future__ import annotations
 import functools
 import io
 from collections.abc import Collection
+from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
 from engine.title import Title
 from moderator.reports.mapimage import BACKGROUND, COORDINATE_INK, font, map_geometry
 
-__all__ = ["crop_box", "crop_map", "decode", "neighbourhood", "plain_box"]
+__all__ = ["Region", "crop_box", "crop_map", "decode", "neighbourhood", "overview_png", "plain_box",
+           "region_pngs", "regions"]
 
 #: Hexes of the map's picture around the changed ones that a part shows.
 RING = 1.5
@@ -209,3 +211,100 @@ def decode(png: bytes) -> Image.Image:
     with Image.open(io.BytesIO(png)) as image:
         image.load()
         return image.copy()
+
+
+# --------------------------------------------------------------------------- regions
+
+#: The widest a region of the whole board may be, its ruler included, in pixels: a
+#: phone 390 px wide shows a mail's picture at most about 374 px wide (8 px margins),
+#: so a region no wider is shown at full scale and its names (about 11 px) stay legible
+#: (issue 30, item 7).
+REGION_WIDTH = 370
+#: The overview of the whole board: about a phone's width, for where each region lies.
+OVERVIEW_WIDTH = 390
+REGION_INK = "#1f5fb4"
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """A band of the board's columns shown at full scale: BOX in the whole map's
+    picture, FIRST and LAST the column labels it holds whole (as the rulers print
+    them)."""
+
+    box: tuple[int, int, int, int]
+    first: str
+    last: str
+
+    @property
+    def label(self) -> str:
+        return f"columns {self.first}-{self.last}" if self.first != self.last \
+            else f"column {self.first}"
+
+
+@functools.cache
+def regions(title: Title) -> tuple[Region, ...]:
+    """The board cut into bands of whole columns, each at most REGION_WIDTH wide with
+    its ruler, left to right: every hex is whole in exactly one band (a band ends
+    where the next one's first column begins, so neighbouring bands share half a
+    hex)."""
+    geometry = map_geometry(title)
+    across = dict(_ruler_labels(title)[0])  # column label -> x
+    by_x = sorted(across.items(), key=lambda item: item[1])
+    xs = [geometry.centre(h)[0] for h in title.hexes]
+    ys = [geometry.centre(h)[1] for h in title.hexes]
+    top = max(0, round(min(ys) - geometry.half_height) - 2)
+    bottom = round(max(ys) + geometry.half_height) + 2
+    band = max(10, round(geometry.radius * 0.24)) + 6  # `_with_rulers`
+    widest = REGION_WIDTH - band
+    found: list[Region] = []
+    start = 0
+    left_edge = min(xs) - geometry.half_width
+    while start < len(by_x):
+        end = start
+        while end + 1 < len(by_x) and \
+                by_x[end + 1][1] + geometry.half_width - (by_x[start][1] - geometry.half_width) \
+                <= widest:
+            end += 1
+        left = max(round(left_edge) - 2, round(by_x[start][1] - geometry.half_width) - 2)
+        right = round(by_x[end][1] + geometry.half_width) + 2
+        found.append(Region((max(0, left), top, right, bottom), by_x[start][0], by_x[end][0]))
+        start = end + 1
+    return tuple(found)
+
+
+def region_pngs(png: bytes, title: Title, image: Image.Image | None = None
+                ) -> tuple[bytes, ...]:
+    """The whole map's PNG (as `mapimage` draws it) cut into its `regions`, each at
+    full scale with the map's coordinates along its top and left."""
+    image = (image if image is not None else decode(png)).convert("RGB")
+    out: list[bytes] = []
+    for region in regions(title):
+        part = _with_rulers(image.crop(region.box), title, region.box)
+        buffer = io.BytesIO()
+        part.quantize(colors=PART_COLOURS, method=Image.Quantize.FASTOCTREE,
+                      dither=Image.Dither.NONE).save(
+            buffer, "PNG", compress_level=LARGE_PART_COMPRESS_LEVEL)
+        out.append(buffer.getvalue())
+    return tuple(out)
+
+
+def overview_png(png: bytes, title: Title, image: Image.Image | None = None,
+                 width: int = OVERVIEW_WIDTH) -> bytes:
+    """The whole map's PNG reduced to WIDTH, each region's band framed and numbered as
+    the report numbers them: where on the board each full-scale region lies."""
+    image = (image if image is not None else decode(png)).convert("RGB")
+    scale = width / image.width
+    small = image.resize((width, max(1, round(image.height * scale))),
+                         Image.Resampling.LANCZOS)
+    draw = ImageDraw.Draw(small)
+    face = font(16, bold=True)
+    for number, region in enumerate(regions(title), 1):
+        left, top, right, bottom = (round(v * scale) for v in region.box)
+        draw.rectangle((left, top, right - 1, bottom - 1), outline=REGION_INK, width=2)
+        draw.text((left + 4, top + 3), str(number), fill=REGION_INK, font=face,
+                  stroke_width=2, stroke_fill="#ffffff")
+    buffer = io.BytesIO()
+    small.quantize(colors=128, method=Image.Quantize.FASTOCTREE,
+                   dither=Image.Dither.NONE).save(buffer, "PNG",
+                                                  compress_level=LARGE_PART_COMPRESS_LEVEL)
+    return buffer.getvalue()

@@ -34,6 +34,7 @@ __all__ = [
     "game_map_plate",
     "headline",
     "position",
+    "region_cid",
     "render",
     "render_tables",
     "replay_history",
@@ -98,6 +99,11 @@ class Section:
 
 
 MAP_CID = "map"  # what a report's HTML names its map by (cid:map)
+
+
+def region_cid(number: int) -> str:
+    """What a report's HTML names the NUMBERth region of the whole board by (from 1)."""
+    return f"region{number}"
 
 
 def section_cid(number: int) -> str:
@@ -235,6 +241,7 @@ def render(template: str, *, tables: Tables | None = None, **context: Any
     reply and report of it shows the same)."""
     env = _environment()
     context.setdefault("map_note", None)  # why the map is left out, or what it shows
+    context.setdefault("map_regions", ())  # the whole board's regions: (cid, label)
     context.setdefault("progress", None)  # `moderator.reports.charts.Progress`
     context.setdefault("lays", None)  # the legal tile lays, for the player laying track
     context.setdefault("market_cid", None)  # the stock market picture, when it goes
