@@ -89,6 +89,28 @@ def followed(store: Store, game_id: str, game: Game, moves: list[Move], index: i
     return game, index
 
 
+async def seat_by_mail(mail_servers: LocalMail, inboxes: Inboxes, create: str,
+                       players: dict[str, str]) -> str:
+    """The game master mails CREATE (`create game TITLE OPTIONS`) with the seed that
+    seats PLAYERS (seat: address) in their order, invites them, each joins, and he
+    starts it once everyone got the first report; the game's id."""
+    await send_mail(mail_servers, GM, MODERATOR, "new game",
+                    f"{create} seed={seed_for(list(players))}\n")
+    created = await inboxes.wait(GM, lambda m: "game created" in str(m["Subject"]))
+    game_id = str(created["X-Moderator-Game"])
+    await reply_to(mail_servers, GM, created, "".join(
+        f"invite {address} as {seat}\n" for seat, address in players.items()))
+    for address in players.values():
+        invitation = await inboxes.wait(address, lambda m: "invitation" in m["Subject"])
+        await reply_to(mail_servers, address, invitation, "join\n")
+    joined = f"{len(players)} of {len(players)} invited players have joined"
+    await inboxes.wait(GM, lambda m: joined in text_of(m))
+    await reply_to(mail_servers, GM, inboxes.latest(GM), "start")
+    for address in players.values():
+        await inboxes.wait(address, lambda m: m["X-Moderator-Move"] == "0")
+    return game_id
+
+
 async def play_by_mail(mail_servers: LocalMail, create: str, players: dict[str, str],
                        moves: list[Move], final: dict[str, int],
                        received: dict[str, list[EmailMessage]] | None = None) -> Game:
@@ -100,20 +122,7 @@ async def play_by_mail(mail_servers: LocalMail, create: str, players: dict[str, 
     inboxes = Inboxes(mail_servers)
     try:
         async with running_daemon(config):
-            await send_mail(mail_servers, GM, MODERATOR, "new game",
-                            f"{create} seed={seed_for(list(players))}\n")
-            created = await inboxes.wait(GM, lambda m: "game created" in str(m["Subject"]))
-            game_id = str(created["X-Moderator-Game"])
-            await reply_to(mail_servers, GM, created, "".join(
-                f"invite {address} as {seat}\n" for seat, address in players.items()))
-            for address in players.values():
-                invitation = await inboxes.wait(address, lambda m: "invitation" in m["Subject"])
-                await reply_to(mail_servers, address, invitation, "join\n")
-            joined = f"{len(players)} of {len(players)} invited players have joined"
-            await inboxes.wait(GM, lambda m: joined in text_of(m))
-            await reply_to(mail_servers, GM, inboxes.latest(GM), "start")
-            for address in players.values():
-                await inboxes.wait(address, lambda m: m["X-Moderator-Move"] == "0")
+            game_id = await seat_by_mail(mail_servers, inboxes, create, players)
             # Players who want mail only on their turn, as plain text: a long game by
             # mail keeps the mailboxes light (the preferences of docs/orders.md).
             for address in (GM, *players.values()):

@@ -21,8 +21,8 @@ from __future__ import annotations
 from email.message import EmailMessage
 
 import pytest
-from mailgame import MODERATOR, WAIT, answers, seed_for
-from mailservers import Inboxes, daemon_settings, reply_to, running_daemon, send_mail, text_of
+from mailgame import WAIT, answers, seat_by_mail
+from mailservers import Inboxes, daemon_settings, reply_to, running_daemon, text_of
 
 from engine.game import Game
 from engine.rounds.auction_stock import AuctionStockRound
@@ -103,20 +103,7 @@ async def test_a_minor_short_of_a_train_takes_a_loan_for_it_and_is_not_nationali
 
 async def _start(mail_servers: LocalMail, inboxes: Inboxes) -> str:
     """Create the game, seat the three players in the drawn order and start it."""
-    await send_mail(mail_servers, GM, MODERATOR, "new game",
-                    f"create game 1861 seed={seed_for(list(PLAYERS))}\n")
-    created = await inboxes.wait(GM, lambda m: "game created" in str(m["Subject"]))
-    game_id = str(created["X-Moderator-Game"])
-    await reply_to(mail_servers, GM, created, "".join(
-        f"invite {address} as {seat}\n" for seat, address in PLAYERS.items()))
-    for address in PLAYERS.values():
-        invitation = await inboxes.wait(address, lambda m: "invitation" in m["Subject"])
-        await reply_to(mail_servers, address, invitation, "join\n")
-    await inboxes.wait(GM, lambda m: "3 of 3 invited players have joined" in text_of(m))
-    await reply_to(mail_servers, GM, inboxes.latest(GM), "start")
-    for address in PLAYERS.values():
-        await inboxes.wait(address, lambda m: m["X-Moderator-Move"] == "0")
-    return game_id
+    return await seat_by_mail(mail_servers, inboxes, "create game 1861", PLAYERS)
 
 
 async def _play_to_m_v_train(mail_servers: LocalMail, inboxes: Inboxes, store: Store,

@@ -6,25 +6,15 @@ Reads the rulebooks and the suite's sources (by AST), plays nothing."""
 from __future__ import annotations
 
 import fnmatch
-import importlib.util
-import sys
 from functools import cache
-from pathlib import Path
 from types import ModuleType
 
 import pytest
+from rule_coverage_tool import rule_coverage
 
-TOOL = Path(__file__).resolve().parents[1] / "tools" / "rule_coverage.py"
 
-
-@cache
 def rc() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("rule_coverage", TOOL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["rule_coverage"] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
+    return rule_coverage()
 
 
 @cache

@@ -10,9 +10,7 @@ in that title's rulebook in ../shared/rules, read by tools/rule_coverage.py's pa
 from __future__ import annotations
 
 import ast
-import importlib.util
 import re
-import sys
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -24,6 +22,7 @@ import scenarios_1850
 import scenarios_1851
 import scenarios_1861
 import tn_scenarios
+from rule_coverage_tool import rule_coverage
 
 from engine.actions import Action, BuyTrain, LayTile, PlaceToken
 from engine.citations import PLAIN, SECTION_NUMBER, check_citations, fields_of
@@ -32,18 +31,11 @@ from engine.game import Game
 from engine.titles import rules_for
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOL = ROOT / "tools" / "rule_coverage.py"
 TITLES = ("18TN", "1825", "1850", "1851", "1861")
 
 
-@cache
 def rc() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("rule_coverage", TOOL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["rule_coverage"] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
+    return rule_coverage()
 
 
 @cache
