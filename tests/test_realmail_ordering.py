@@ -38,7 +38,7 @@ async def test_fifty_quick_mails_of_one_player_apply_in_the_order_written(
     moderator = unique_address("moderator", "localhost")
     players = {seat: unique_address(seat.lower()) for seat in ("Ann", "Bob", "Cy")}
     config = moderator_config(real_mail, tmp_path / "moderator", moderator)
-    #  # the default, as operators run it
+    assert config.moderator.order_window == 5.0  # the default, as operators run it
     game_id = seat_game(config, players, master=unique_address("gm"))
     store = Store(config.moderator.database)
     inboxes = Inboxes(real_mail)
