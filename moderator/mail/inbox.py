@@ -380,10 +380,11 @@ class ImapSession:
                            f"UID STORE {uid}")
 
     async def expunge_processed(self, before: float, limit: int) -> int:
-        """Expunge up to LIMIT processed mails that arrived before BEFORE (a time),
-        the oldest first: from ``processed_folder``, or flagged ``$ModeratorDone`` in
-        the folder; nothing where processed mail is only ``\\Seen`` (a person reading
-        the folder marks mail so too). How many went. Answers NO or BAD: logged, 0."""
+        """Expunge up to LIMIT processed mails that arrived before BEFORE (a time), in
+        the order they came to the folder (by UID): from ``processed_folder``, or
+        flagged ``$ModeratorDone`` in the folder; nothing where processed mail is only
+        ``\\Seen`` (a person reading the folder marks mail so too). How many went.
+        Answers NO or BAD: logged, 0."""
         config, client = self.config, self.client
         if self.mode == "unseen" or limit <= 0:
             return 0
