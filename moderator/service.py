@@ -1,19 +1,21 @@
 """The moderator service: a daemon that reads orders from IMAP and answers by SMTP.
 
-Three parts run side by side on one asyncio loop:
+Its parts run side by side on one asyncio loop:
 
 * the inbox loop (`moderator.mail.inbox`): IMAP IDLE on the configured folder (a poll
   where the server has no IDLE); on every wake-up it fetches every unprocessed mail,
-  oldest first, and for each one
-  1. records the raw mail in the database (`Processor.receive`),
-  2. processes it in ONE transaction -- moves, members, every outgoing mail
-     (`Processor.process`, in a worker thread so that IMAP and SMTP stay responsive),
-  3. only then flags it processed on the server;
-  and at the end of each fetched batch it queues the reports the batch's moves owe
-  the members who did not send them: one each, covering the batch
-  (`moderator.desk.batching`).
-  A lost connection is reopened with a doubling wait (``reconnect_min`` ..
-  ``reconnect_max``).
+  oldest first, records each in the database (`Processor.receive`: its bytes, its
+  author and when it was written), and once a batch's records are on the disk flags
+  the batch processed on the server: the database has the mail from then on. Now and
+  then it expunges processed mail past ``processed_retention_days`` and looks at the
+  mailbox's quota (`Housekeeping`). A lost connection is reopened with a doubling
+  wait (``reconnect_min`` .. ``reconnect_max``).
+* the order loop: processes the recorded mail as it becomes ready -- ``order_window``
+  seconds after it was first seen, each author's mails in the order he wrote them
+  (`moderator.desk.ordering`) -- each in ONE transaction with every mail it causes
+  (`Processor.process`, in a worker thread so that IMAP and SMTP stay responsive);
+  then it queues the reports the batch's moves owe the members who did not send them:
+  one each, covering the batch (`moderator.desk.batching`).
 * the outbox sender (`moderator.mail.outbox`): delivers queued mail with retries.
 * the retry loop: a mail whose processing failed is flagged on the server all the
   same (the database has it) and tried again from the database after a doubling
