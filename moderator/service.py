@@ -710,6 +710,9 @@ async def process_inbox(session: ImapSession, processor: Processor,
                 handled += 1
             await asyncio.to_thread(processor.synced)
         except BaseException:
+            # What was recorded goes on to be processed: a fetch after the reconnect
+            # finds it known (done, or recorded and waiting).
+            arrived.set()
             if following is not None:
                 following.cancel()
                 with contextlib.suppress(BaseException):
