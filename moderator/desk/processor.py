@@ -11,6 +11,11 @@ recognised and ignored. So an order is applied once and each report is queued on
 `route` sends a mail to the job that answers it: `sender` finds who sent it,
 `lobby` answers mail outside a started game, `play` a game's orders and commands.
 
+The order of writing (`moderator.desk.ordering`): `receive` records who wrote a mail
+and when; `ready` tells the daemon which recorded mails to process now and in what
+order; and `route` answers a mail written before one of its sender's that was applied
+first as late instead of applying it out of order.
+
 A mail whose processing raises is not retried at once: the error is recorded (in a
 transaction of its own), the mail waits (`RetryPolicy`: a doubling wait) and the next
 mail goes first. After `RetryPolicy.attempts` tries -- failed, or ended by the
