@@ -80,6 +80,15 @@ class ImapConfig:
     ca_file: Path | None = None
     # After a refused login or a certificate that does not verify: the next try.
     error_retry: float = 1200.0
+    # Processed mail older than this many days is expunged from processed_folder (or,
+    # without one, mail flagged $ModeratorDone from the folder), at most
+    # retention_batch mails a session; 0 keeps it for ever. The database keeps every
+    # mail it processed whatever the server keeps.
+    processed_retention_days: float = 90.0
+    retention_batch: int = 500
+    # Warn (the log, `moderator health`) when the mailbox uses more of its quota than
+    # this; a full mailbox makes the server bounce players' orders.
+    quota_warn_percent: float = 80.0
 
 
 @dataclass(frozen=True)
@@ -150,6 +159,10 @@ class ModeratorConfig:
     dkim_selector: str | None = None
     dkim_domain: str | None = None
     dkim_key_file: Path | None = None
+    # Seconds a mail waits after it arrived before it is processed, so that the mails
+    # its author wrote before it, delivered out of order, can catch up: a player's
+    # mails are applied in the order written (`moderator.desk.ordering`). 0: at once.
+    order_window: float = 5.0
 
 
 @dataclass(frozen=True)
@@ -283,6 +296,14 @@ def _positive(value: float) -> str | None:
     return None if value > 0 else "must be more than 0"
 
 
+def _not_negative(value: float) -> str | None:
+    return None if value >= 0 else "must be 0 or more"
+
+
+def _percent(value: float) -> str | None:
+    return None if 0 < value <= 100 else "must be a percentage, more than 0 and at most 100"
+
+
 def _address(value: str) -> str | None:
     local, at, domain = value.rpartition("@")
     if not at or not local or not domain or any(c.isspace() for c in value):
@@ -344,6 +365,10 @@ def parse_config(data: Mapping[str, Any], source: str, base: Path,
         reconnect_max=imap.get("reconnect_max", float, 60.0, check=_positive),
         ca_file=imap.path("ca_file"),
         error_retry=imap.get("error_retry", float, 1200.0, check=_positive),
+        processed_retention_days=imap.get("processed_retention_days", float, 90.0,
+                                          check=_not_negative),
+        retention_batch=imap.get("retention_batch", int, 500, check=_positive),
+        quota_warn_percent=imap.get("quota_warn_percent", float, 80.0, check=_percent),
     )
     imap.check_unknown()
 
@@ -401,6 +426,7 @@ def parse_config(data: Mapping[str, Any], source: str, base: Path,
         webhook_attempts=mod.get("webhook_attempts", int, 4, check=_positive),
         webhook_retry_min=mod.get("webhook_retry_min", float, 5.0, check=_positive),
         webhook_allow_private=mod.get("webhook_allow_private", bool, False),
+        order_window=mod.get("order_window", float, 5.0, check=_not_negative),
         **_dkim(mod, problems),
     )
     mod.check_unknown()

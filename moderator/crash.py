@@ -7,9 +7,9 @@ each mail once and sends every report. The points, in the order a mail meets the
 
 ``fetched``    the raw mail was fetched from IMAP, nothing was stored
 ``stored``     the raw mail is in the database, not processed
-``committed``  the processing transaction committed; the mail is not flagged on the
-               server and nothing is sent
-``flagged``    the mail is flagged processed on the server
+``flagged``    the mail's batch is recorded and flagged processed on the server; the
+               mail may wait for its order window (the database has it)
+``committed``  the processing transaction committed; nothing is sent
 ``sent``       the SMTP server accepted an outgoing mail; it is not yet marked sent
 """
 

@@ -1,19 +1,21 @@
 """The moderator service: a daemon that reads orders from IMAP and answers by SMTP.
 
-Three parts run side by side on one asyncio loop:
+Its parts run side by side on one asyncio loop:
 
 * the inbox loop (`moderator.mail.inbox`): IMAP IDLE on the configured folder (a poll
   where the server has no IDLE); on every wake-up it fetches every unprocessed mail,
-  oldest first, and for each one
-  1. records the raw mail in the database (`Processor.receive`),
-  2. processes it in ONE transaction -- moves, members, every outgoing mail
-     (`Processor.process`, in a worker thread so that IMAP and SMTP stay responsive),
-  3. only then flags it processed on the server;
-  and at the end of each fetched batch it queues the reports the batch's moves owe
-  the members who did not send them: one each, covering the batch
-  (`moderator.desk.batching`).
-  A lost connection is reopened with a doubling wait (``reconnect_min`` ..
-  ``reconnect_max``).
+  oldest first, records each in the database (`Processor.receive`: its bytes, its
+  author and when it was written), and once a batch's records are on the disk flags
+  the batch processed on the server: the database has the mail from then on. Now and
+  then it expunges processed mail past ``processed_retention_days`` and looks at the
+  mailbox's quota (`Housekeeping`). A lost connection is reopened with a doubling
+  wait (``reconnect_min`` .. ``reconnect_max``).
+* the order loop: processes the recorded mail as it becomes ready -- ``order_window``
+  seconds after it was first seen, each author's mails in the order he wrote them
+  (`moderator.desk.ordering`) -- each in ONE transaction with every mail it causes
+  (`Processor.process`, in a worker thread so that IMAP and SMTP stay responsive);
+  then it queues the reports the batch's moves owe the members who did not send them:
+  one each, covering the batch (`moderator.desk.batching`).
 * the outbox sender (`moderator.mail.outbox`): delivers queued mail with retries.
 * the retry loop: a mail whose processing failed is flagged on the server all the
   same (the database has it) and tried again from the database after a doubling
@@ -81,7 +83,7 @@ from moderator.mail.inbox import FetchedMail, ImapError, ImapPermanentError, Ima
 from moderator.mail.outbox import Outbox, Refusal
 from moderator.mail.parse import automatic_reason
 from moderator.mail.webhook import WebhookPolicy, WebhookSender
-from moderator.store import Store
+from moderator.store import Quota, Store
 
 __all__ = [
     "DATABASE_FILE",
@@ -264,9 +266,11 @@ def embedded_config(endpoints: MailEndpoints, workdir: Path,
                         idle=False, poll_interval=0.25),
         smtp=SmtpConfig(host=endpoints.host, port=endpoints.smtp_port, tls="none",
                         retry_min=1.0, retry_max=30.0),
+        # The embedded server files each mail as it takes it: a player's mails arrive
+        # in the order sent, and nothing need wait for the order of writing.
         moderator=ModeratorConfig(address=address, secret=_local_secret(workdir),
                                   database=workdir / DATABASE_FILE,
-                                  tournament_directors=directors),
+                                  tournament_directors=directors, order_window=0.0),
     )
 
 
@@ -473,6 +477,7 @@ async def _serve(config: Config, stop_event: asyncio.Event, clock: Callable[[], 
     outbox_task = asyncio.create_task(outbox.run(stop_event, wake_outbox))
     clock_task: asyncio.Task[None] | None = None
     retry_task: asyncio.Task[None] | None = None
+    order_task: asyncio.Task[None] | None = None
     try:
         await asyncio.to_thread(processor.recover_downtime)
         clock_task = asyncio.create_task(_clock_loop(
@@ -484,10 +489,14 @@ async def _serve(config: Config, stop_event: asyncio.Event, clock: Callable[[], 
             wake_outbox.set()
         retry_task = asyncio.create_task(_retry_loop(
             processor, wake_outbox, stop_event, min(5.0, config.moderator.retry_min)))
-        await _inbox_loop(config, processor, wake_outbox, stop_event)
+        # The inbox records mail; the order loop processes it in the order written.
+        arrived = asyncio.Event()
+        order_task = asyncio.create_task(_order_loop(
+            processor, wake_outbox, arrived, stop_event, config.moderator.order_window))
+        await _inbox_loop(config, processor, arrived, stop_event)
     finally:
         stop_event.set()
-        for task in (clock_task, retry_task):
+        for task in (clock_task, retry_task, order_task):
             if task is not None:
                 with contextlib.suppress(asyncio.CancelledError):
                     await asyncio.wait_for(task, 30)
@@ -559,13 +568,14 @@ def _health(processor: Processor, name: str, error: str | None = None) -> None:
             processor.store.health_error(name, error, time.time())
 
 
-async def _inbox_loop(config: Config, processor: Processor, wake_outbox: asyncio.Event,
+async def _inbox_loop(config: Config, processor: Processor, arrived: asyncio.Event,
                       stop: asyncio.Event) -> None:
     """IMAP sessions one after another; after a failure wait, doubling, and reconnect.
     A refused login or an unverified certificate is logged once at ERROR, recorded for
     `moderator health`, and tried again only after ``error_retry``."""
     delay = config.imap.reconnect_min
     error: str | None = None  # the permanent error being waited out
+    keeper = Housekeeping(config.imap, processor)
     while not stop.is_set():
         session = ImapSession(config.imap)
         opened = False
@@ -578,12 +588,14 @@ async def _inbox_loop(config: Config, processor: Processor, wake_outbox: asyncio
                          config.imap.port)
                 error = None
             recorded = -HEALTH_EVERY
+            keeper.new_session()
             while not stop.is_set():
-                await process_inbox(session, processor, wake_outbox,
+                await process_inbox(session, processor, arrived,
                                     config.moderator.max_message_bytes)
                 if time.monotonic() - recorded >= HEALTH_EVERY:
                     recorded = time.monotonic()
                     await asyncio.to_thread(_health, processor, "imap")
+                await keeper.run(session)
                 await session.wait_for_news(stop)
             await session.logout()
         except ImapPermanentError as exc:
@@ -606,11 +618,82 @@ async def _inbox_loop(config: Config, processor: Processor, wake_outbox: asyncio
         except Exception:
             # A bug or a database problem: the mail stays unflagged and is tried again;
             # the daemon keeps serving the rest (and the log says what broke).
-            log.exception("processing the inbox failed; trying again in %.1fs", delay)
+            log.exception("reading the inbox failed; trying again in %.1fs", delay)
             await _wait_event(stop, delay)
             delay = min(config.imap.reconnect_max, delay * 2)
         finally:
             session.close()
+
+
+#: Seconds between looks at the mailbox's quota, and between expunges of old
+#: processed mail, within one IMAP session (each is also done when a session opens).
+QUOTA_EVERY = 600.0
+RETENTION_EVERY = 3600.0
+#: Seconds between warnings while the mailbox stays above its quota's warning level.
+QUOTA_WARN_EVERY = 3600.0
+
+
+class Housekeeping:
+    """What the inbox loop does for the mailbox now and then: expunge processed mail
+    past ``processed_retention_days`` (a bounded batch each time), and look at the
+    quota (IMAP QUOTA, where the server has it), warning above ``quota_warn_percent``:
+    a full mailbox makes the server bounce the players' orders, and nobody else sees
+    it coming."""
+
+    def __init__(self, config: ImapConfig, processor: Processor) -> None:
+        self.config = config
+        self.processor = processor
+        self.quota_at = -QUOTA_EVERY  # time.monotonic() of the last look
+        self.retention_at = -RETENTION_EVERY
+        self.warned_at: float | None = None  # the last warning, while above the level
+
+    def new_session(self) -> None:
+        self.quota_at = -QUOTA_EVERY
+        self.retention_at = -RETENTION_EVERY
+
+    async def run(self, session: ImapSession) -> None:
+        config = self.config
+        if config.processed_retention_days > 0 and \
+                time.monotonic() - self.retention_at >= RETENTION_EVERY:
+            self.retention_at = time.monotonic()
+            gone = await session.expunge_processed(
+                time.time() - config.processed_retention_days * 86400,
+                config.retention_batch)
+            if gone:
+                log.info("expunged %d processed mail%s older than %g days from %s "
+                         "(processed_retention_days; the database keeps them)", gone,
+                         "" if gone == 1 else "s", config.processed_retention_days,
+                         config.processed_folder or config.folder)
+        if time.monotonic() - self.quota_at >= QUOTA_EVERY:
+            self.quota_at = time.monotonic()
+            found = await session.quota()
+            if found is not None:
+                await asyncio.to_thread(self._record, *found)
+
+    def _record(self, used: int, limit: int) -> None:
+        """Keep the quota for `moderator health` and warn above the level (in a
+        worker thread)."""
+        now = time.time()
+        quota = Quota(used, limit, self.config.quota_warn_percent, now)
+        with self.processor.lock:
+            self.processor.store.set_quota(quota)
+        if quota.percent < quota.warn_percent:
+            if self.warned_at is not None:
+                log.info("the moderator's mailbox uses %.0f%% of its quota again, below "
+                         "%g%%", quota.percent, quota.warn_percent)
+            self.warned_at = None
+            return
+        if self.warned_at is None or now - self.warned_at >= QUOTA_WARN_EVERY:
+            self.warned_at = now
+            log.warning("the moderator's mailbox is near its quota: %.0f%% used (%s of %s; "
+                        "warning above %g%%). When it is full the server refuses the "
+                        "players' orders. Make room (processed_retention_days, or delete "
+                        "old mail) or raise the quota", quota.percent, _kilobytes(used),
+                        _kilobytes(limit), quota.warn_percent)
+
+
+def _kilobytes(amount: int) -> str:
+    return f"{amount / 1024:.1f} MB" if amount >= 1024 else f"{amount} KB"
 
 
 #: Mails fetched in one round trip (`ImapSession.fetch_many`) under a burst.
@@ -618,12 +701,14 @@ FETCH_BATCH = 25
 
 
 async def process_inbox(session: ImapSession, processor: Processor,
-                        wake_outbox: asyncio.Event, max_bytes: int) -> int:
-    """Fetch, record, process and flag every unprocessed mail; return how many.
+                        arrived: asyncio.Event, max_bytes: int) -> int:
+    """Fetch and record every unprocessed mail, then flag it on the server; return how
+    many. The processing is `_order_loop`'s, from the database, in the order written.
 
-    Mail is fetched FETCH_BATCH at once, the next batch while this one is processed,
-    and flagged a batch at once: the flag is only a hint (the database knows what was
-    done), so a crash before it only makes the next fetch find mail it ignores."""
+    Mail is fetched FETCH_BATCH at once, the next batch while this one is recorded,
+    and flagged a batch at once, once its records are on the disk: from then on the
+    database is the only place that has it (as for a mail waiting for a retry). A
+    crash before the flag only makes the next fetch find mail it knows."""
     handled = 0
     uids = await session.unprocessed()
     batch = await session.fetch_many(uids[:FETCH_BATCH], max_bytes)
@@ -633,19 +718,19 @@ async def process_inbox(session: ImapSession, processor: Processor,
                      if uids else None)
         try:
             for fetched in batch:
-                await _process_fetched(processor, wake_outbox, fetched)
+                await _record_fetched(processor, fetched)
                 handled += 1
-            # The reports the batch's moves owe the other members: one each. (A batch
-            # cut short leaves them owed in the store: the retry loop sends them.)
-            if await asyncio.to_thread(processor.flush_reports):
-                wake_outbox.set()
+            await asyncio.to_thread(processor.synced)
         except BaseException:
-            processor.batch_open = False  # what it owes, the retry loop sends
+            # What was recorded goes on to be processed: a fetch after the reconnect
+            # finds it known (done, or recorded and waiting).
+            arrived.set()
             if following is not None:
                 following.cancel()
                 with contextlib.suppress(BaseException):
                     await following
             raise
+        arrived.set()
         next_batch = await following if following is not None else []
         await session.mark_many([fetched.uid for fetched in batch])
         crash_point("flagged")
@@ -654,23 +739,64 @@ async def process_inbox(session: ImapSession, processor: Processor,
     return handled
 
 
-async def _process_fetched(processor: Processor, wake_outbox: asyncio.Event,
-                           fetched: FetchedMail) -> None:
+async def _record_fetched(processor: Processor, fetched: FetchedMail) -> None:
     crash_point("fetched")
-    # The mail stays in the inbox, unflagged, until its batch is processed: its record
-    # need not be flushed to disk on its own (the commit of its processing is).
+    # Recorded without a flush of its own: the batch's `synced` flushes them all before
+    # the server is told they are done.
     key, done = await asyncio.to_thread(processor.receive, fetched.raw, fetched.size, True)
     crash_point("stored")
     if done:
         log.info("%s was processed before; flagging it again", key)
-        return
+
+
+async def _order_loop(processor: Processor, wake_outbox: asyncio.Event,
+                      arrived: asyncio.Event, stop: asyncio.Event, window: float) -> None:
+    """Process the recorded mail as it becomes ready: each WINDOW seconds after it was
+    first seen, the mails ready together in the order their authors wrote them
+    (`moderator.desk.ordering`); then the reports the batch's moves owe the members
+    who did not send them, one each (`moderator.desk.batching`)."""
+    while not stop.is_set():
+        arrived.clear()
+        due: float | None = None
+        try:
+            keys, due = await asyncio.to_thread(processor.ready, window)
+            for key in keys:
+                if stop.is_set():
+                    break
+                await _process_recorded(processor, wake_outbox, key)
+            if keys:
+                if await asyncio.to_thread(processor.flush_reports):
+                    wake_outbox.set()
+                continue
+        except Exception:
+            # A bug or a database problem: the mail stays recorded and unfinished;
+            # the loop tries again (and the log says what broke).
+            processor.batch_open = False  # what the batch owes, the retry loop sends
+            log.exception("processing the recorded mail failed; trying again in 1 s")
+            await _wait_event(stop, 1.0)
+            continue
+        wait = 60.0 if due is None else min(60.0, max(0.0, due - processor.wall()) + 0.01)
+        await _first_event(stop, arrived, timeout=wait)
+
+
+async def _process_recorded(processor: Processor, wake_outbox: asyncio.Event,
+                            key: str) -> None:
     outcome = await asyncio.to_thread(processor.process, key, True)
     crash_point("committed")
     wake_outbox.set()
     if outcome.status == "deferred":
-        # Flagged all the same: the database has it, and the retry loop tries it
-        # again while the mail behind it goes on.
+        # The retry loop tries it again while the mail behind it goes on.
         log.warning("%s: %s", key, outcome.summary)
+
+
+async def _first_event(*events: asyncio.Event, timeout: float) -> None:
+    """Return when one of EVENTS is set, or after TIMEOUT seconds."""
+    waits = [asyncio.ensure_future(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
 
 
 async def _wait_event(event: asyncio.Event, timeout: float) -> None:

@@ -54,6 +54,12 @@ and ``health`` (the service's last good IMAP session and SMTP
 send, and the permanent errors it is waiting out, for ``moderator health``). Only
 new tables: older databases get them when opened.
 
+Also in schema 7, added to older databases when opened (issue 29, item 5): a mail's
+``author`` (its From address's mailbox), ``written`` (its Date header, within reason)
+and ``seen`` (when the daemon first recorded it, real time), by which a player's mails
+are applied in the order they were written (`moderator.desk.ordering`); and the
+mailbox's last known quota in ``meta`` (``imap_quota``).
+
 Every method that writes expects to run inside `transaction()` unless it says it
 opens its own; transactions nest (savepoints), so a method may be called from inside
 the service's one transaction per message.
@@ -472,6 +478,31 @@ class Undeliverable:
 
 
 @dataclass(frozen=True, slots=True)
+class Waiting:
+    """A recorded mail not yet processed, as the order of writing sees it."""
+
+    key: str
+    author: str | None  # the From address's mailbox (lower case, no +tag)
+    written: float  # its Date header, within reason; else when it was first seen
+    seen: float  # when the daemon first recorded it (real time)
+    number: int  # its row number: the order it was recorded in
+
+
+@dataclass(frozen=True, slots=True)
+class Quota:
+    """The moderator's mailbox quota as the IMAP server last told it (GETQUOTAROOT)."""
+
+    used: int  # kilobytes (RFC 2087's STORAGE unit: 1024 octets)
+    limit: int
+    warn_percent: float  # the configured warning level
+    checked: float
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.used / self.limit if self.limit else 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class HealthRow:
     name: str
     ok: float | None
@@ -665,6 +696,13 @@ class Store:
                 # Schema 3: the round of a member's last report (digest readers get
                 # one report per round).
                 db.execute("ALTER TABLE members ADD COLUMN reported_round TEXT")
+            if "written" not in db.table("messages").columns_dict:
+                # Issue 29 (5): who wrote a mail and when, for the order of writing.
+                for column in ("author TEXT", "written REAL", "seen REAL"):
+                    db.execute(f"ALTER TABLE messages ADD COLUMN {column}")
+            # Each mail to a game asks whether its author's later mail came first.
+            db.execute("CREATE INDEX IF NOT EXISTS messages_author ON messages "
+                       "(author, game_id, written)")
             if "quarantined" not in db.table("messages").columns_dict:
                 # Schema 4: a mail's content digest, its failed tries and the quarantine.
                 for column in ("digest TEXT", "failures INTEGER NOT NULL DEFAULT 0",
@@ -864,13 +902,17 @@ class Store:
 
     # --- messages (the inbox's record) -----------------------------------------------
     def add_message(self, key: str, message_id: str | None, raw: bytes, size: int,
-                    now: float) -> MessageRow:
+                    now: float, *, author: str | None = None, written: float | None = None,
+                    seen: float | None = None) -> MessageRow:
         """Record a fetched mail unless its key is known; return the stored row (the
-        earlier one for a duplicate). Opens its own transaction when called alone."""
+        earlier one for a duplicate). AUTHOR, WRITTEN and SEEN place it in the order
+        of writing (kept from its first recording). Opens its own transaction when
+        called alone."""
         with self.transaction():
             cursor = self.db.execute(
-                "INSERT OR IGNORE INTO messages (key, message_id, raw, size, received) "
-                "VALUES (?, ?, ?, ?, ?)", [key, message_id, raw, size, now])
+                "INSERT OR IGNORE INTO messages (key, message_id, raw, size, received, "
+                "author, written, seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [key, message_id, raw, size, now, author, written, seen])
             if not cursor.rowcount:
                 # Known and not done: fetched again after a crash while processing it.
                 # Counting these tries is what lets the processor give up on a mail
@@ -906,6 +948,36 @@ class Store:
         """Keys of the recorded mails not yet processed, oldest first."""
         return [r[0] for r in self.db.execute(
             "SELECT key FROM messages WHERE status = 'new' ORDER BY received, rowid")]
+
+    def waiting_messages(self, *, retries_too: bool = False) -> list[Waiting]:
+        """The recorded mails not yet processed, in the order they were recorded: those
+        waiting for their first try (RETRIES_TOO: and those waiting for a retry). A
+        mail recorded before the columns existed counts as written when received."""
+        rows = self.db.execute(
+            "SELECT key, author, COALESCE(written, seen, received), COALESCE(seen, "
+            "received), rowid FROM messages WHERE status = 'new' AND quarantined IS NULL "
+            + ("" if retries_too else "AND retry_at IS NULL ") + "ORDER BY rowid").fetchall()
+        return [Waiting(*row) for row in rows]
+
+    def message_written(self, key: str) -> tuple[str | None, float | None]:
+        """KEY's author and when it was written (None for mail recorded without)."""
+        row = self.db.execute("SELECT author, written FROM messages WHERE key = ?",
+                              [key]).fetchone()
+        return (None, None) if row is None else (row[0], row[1])
+
+    def applied_after(self, author: str, game_id: str, key: str, written: float
+                      ) -> tuple[str, float, bytes] | None:
+        """The first mail of AUTHOR to GAME_ID, other than KEY, processed already, that
+        made moves, written after WRITTEN and seen by the daemon after WRITTEN too (a
+        sender's two devices may disagree on the time: a mail written after the other
+        arrived is never late); its key, when it was written, and its bytes."""
+        row = self.db.execute(
+            "SELECT m.key, m.written, m.raw FROM messages m WHERE m.author = ? AND "
+            "m.game_id = ? AND m.key != ? AND m.status = 'done' AND m.written > ? AND "
+            "m.seen > ? AND EXISTS (SELECT 1 FROM moves WHERE moves.game_id = m.game_id "
+            "AND moves.cause = m.key) ORDER BY m.written LIMIT 1",
+            [author, game_id, key, written, written]).fetchone()
+        return None if row is None else (row[0], row[1], bytes(row[2]))
 
     def finish_message(self, key: str, outcome: str, *, game_id: str | None,
                        sender: str | None, now: float) -> None:
@@ -1136,6 +1208,15 @@ class Store:
     def health(self) -> dict[str, HealthRow]:
         return {r[0]: HealthRow(*r) for r in self.db.execute(
             "SELECT name, ok, error, error_since, tries FROM health").fetchall()}
+
+    def set_quota(self, quota: Quota) -> None:
+        """The mailbox's quota as last asked (in `meta`: it needs no table)."""
+        with self.transaction():
+            self.set_meta("imap_quota", json.dumps(dataclasses.asdict(quota)))
+
+    def quota(self) -> Quota | None:
+        value = self.meta("imap_quota")
+        return None if value is None else Quota(**json.loads(value))
 
     def quarantine_size(self) -> int:
         row = self.db.execute("SELECT COUNT(*) FROM messages WHERE quarantined IS NOT NULL"

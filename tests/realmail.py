@@ -541,3 +541,37 @@ def real_mail() -> Iterator[RealMail]:
     finally:
         servers.stop()
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def config_file(servers: RealMail, path: Path, address: str, *,
+                imap: dict[str, object] | None = None,
+                smtp: dict[str, object] | None = None,
+                moderator: dict[str, object] | None = None) -> Path:
+    """`moderator_config` written as the TOML file an operator keeps (for the real
+    console script: `serve --config`, `bench mail --config`); the dicts add keys."""
+    user, password = servers.credentials(address)
+    sections: dict[str, dict[str, object]] = {
+        "imap": {"host": HOST, "port": servers.ports.imap, "tls": "starttls", "user": user,
+                 "password": password, "ca_file": str(servers.ca_file), "timeout": 5.0,
+                 "reconnect_min": 0.1, "reconnect_max": 0.5, **(imap or {})},
+        "smtp": {"host": HOST, "port": servers.ports.submission, "tls": "starttls",
+                 "user": user, "password": password, "ca_file": str(servers.ca_file),
+                 "timeout": 5.0, "retry_min": 0.1, "retry_max": 0.5, **(smtp or {})},
+        "moderator": {"address": address, "secret": "a realmail test secret, long enough",
+                      "database": str(path.parent / "moderator.sqlite"), **(moderator or {})},
+    }
+    lines = []
+    for name, values in sections.items():
+        lines.append(f"[{name}]")
+        for key, value in values.items():
+            if isinstance(value, bool):
+                text = "true" if value else "false"
+            elif isinstance(value, int | float):
+                text = repr(value)
+            else:
+                text = '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+            lines.append(f"{key} = {text}")
+        lines.append("")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines))
+    return path

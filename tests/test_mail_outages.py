@@ -55,7 +55,8 @@ async def test_mail_waits_while_smtp_is_down_and_goes_when_it_returns(
                "buy TCC\r\n").encode()
         await mail_servers.deliver(mover, MODERATOR, raw)
         await wait_until_seen(mail_servers, MODERATOR, "<smtp-down@example.org>")
-        assert len(store.moves(game_id)) == 1  # applied, though nothing can be sent
+        # Flagged once recorded; applied, though nothing can be sent.
+        await until(lambda: len(store.moves(game_id)) == 1)
 
         def retried() -> bool:
             rows = store.execute("SELECT MIN(attempts) FROM outbox WHERE sent IS NULL")

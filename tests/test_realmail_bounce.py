@@ -94,9 +94,8 @@ async def test_a_report_to_a_full_mailbox_bounces_and_the_game_master_is_told(
                                      f"{local}+bounce-1-aaaaaaaaaaaa@{domain}",
                                      "Undelivered Mail Returned to Sender",
                                      "Status: 5.1.1\ncreate game 18TN\n")
-            # Recorded when fetched, its outcome written when processed: wait for that.
             await until(lambda: store.execute("SELECT outcome FROM messages WHERE key = ? "
-                                              "AND outcome IS NOT NULL", [forged]) != [])
+                                              "AND status = 'done'", [forged]) != [])
             [(forged_outcome,)] = store.execute("SELECT outcome FROM messages WHERE key = ?",
                                                 [forged])
             # FULL mails the moderator (his mailbox may take mail again): the mark is

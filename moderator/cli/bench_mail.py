@@ -10,6 +10,15 @@ Measured from each mail's acceptance by SMTP until the moderator handed its answ
 SMTP (the outbox's `sent`): throughput of processed mails per second and the latency
 percentiles. The figures are the service's, not a test's: nothing here asserts a time.
 
+With ``--config FILE`` the burst goes through the servers that file configures
+instead (`run_configured_burst`): sent by its SMTP server (with its login) to the
+moderator's address, read from its IMAP folder, answered through its SMTP server to
+the players' addresses (``--players``, a mailbox that takes them), with a fresh
+database of the bench's own (never the configuration's). Its folder must hold no
+unprocessed mail: a bench answers whatever it finds, so a mailbox of its own is best
+(the service must not run on it meanwhile). The latency then includes the
+``order_window`` each mail waits.
+
 The wall-clock figures depend on what else the machine runs (the load average is
 printed with them); the CPU figures much less: the processor's own CPU per mail (its
 thread's time in `Processor.receive`, `process` and `flush_reports`: what a mail costs
@@ -40,11 +49,11 @@ from engine.title import load_title
 from grammar.format import format_line
 from grammar.names import names_for_title
 from moderator.cli.bench_replay import FIXTURES, percentile
-from moderator.config import ModeratorConfig
+from moderator.config import Config, ConfigError, ModeratorConfig, load_config
 from moderator.desk.auth import MASTER_KEY, make_token
 from moderator.desk.processor import Processor, ProcessorSettings
 from moderator.mail.endpoints import MailEndpoints
-from moderator.mail.inbox import COMMANDS
+from moderator.mail.inbox import COMMANDS, ImapError, ImapSession, tls_context
 from moderator.service import (
     FETCH_BATCH,
     MODERATOR_ADDRESS,
@@ -90,13 +99,19 @@ class MailBench:
     cpu_wait: float | None = None
 
 
-def seated_game(store: Store, record: Path, at: int) -> tuple[str, dict[str, str], Game]:
+#: The seats' addresses of a burst through the embedded servers ({n}: the seat's number).
+PLAYERS = "seat{n}@bench.test"
+
+
+def seated_game(store: Store, record: Path, at: int, players: str = PLAYERS,
+                master: str = "gm@bench.test") -> tuple[str, dict[str, str], Game]:
     """RECORD replayed to move AT, stored as a started mail game; its id, the seats'
-    addresses, and the whole replayed game (its later moves are the burst's)."""
+    addresses (PLAYERS with {n} the seat's number), and the whole replayed game (its
+    later moves are the burst's)."""
     replay = import_record(json.loads(record.read_text()))
     whole = replay.game
     setup = whole.setup
-    addresses = {seat: f"seat{index}@bench.test" for index, seat in enumerate(setup.seats)}
+    addresses = {seat: players.format(n=index) for index, seat in enumerate(setup.seats)}
     # As a game played by mail stores it: each move with what the engine said of it
     # (its reports' history is read, not replayed), every member reported at AT.
     played = Game(setup)
@@ -104,15 +119,15 @@ def seated_game(store: Store, record: Path, at: int) -> tuple[str, dict[str, str
         said = [tuple(played.apply(move.seat, move.action)) for move in whole.log[:at]]
     now = time.time()
     with store.transaction():
-        game_id = store.create_mail_game(setup.title, "gm@bench.test", [], setup.seed, now)
-        store.add_member(game_id, "gm@bench.test", "master", MASTER_KEY, status="active",
+        game_id = store.create_mail_game(setup.title, master, [], setup.seed, now)
+        store.add_member(game_id, master, "master", MASTER_KEY, status="active",
                          now=now)
         for seat, address in addresses.items():
             store.add_member(game_id, address, "player", seat, seat=seat, status="active",
                              reported_move=at, now=now)
         store.create_game(setup, game_id)
         store.append(game_id, 0, list(whole.log[:at]), said)
-        for address in ("gm@bench.test", *addresses.values()):
+        for address in (master, *addresses.values()):
             store.set_reported(game_id, address, at, played.round_name)
         store.mark_started(game_id, now)
     return game_id, addresses, whole
@@ -233,6 +248,72 @@ async def run_burst(workdir: Path, record: Path, at: int, count: int,
                      float(after["cpu"]) - float(before["cpu"]),
                      waited_after - waited if waited is not None
                      and waited_after is not None else None)
+
+
+async def run_configured_burst(config: Config, workdir: Path, record: Path, at: int,
+                               count: int, players: str,
+                               applied_every: int = APPLIED_EVERY) -> MailBench:
+    """The burst through the servers CONFIG names (see the module's text): the daemon
+    in this process on a fresh database under WORKDIR, the players at PLAYERS."""
+    import aiosmtplib
+
+    config = replace_config(config, moderator={"database": workdir / "moderator.sqlite"})
+    session = ImapSession(config.imap)
+    try:
+        await session.open()
+        waiting = await session.unprocessed()
+        await session.logout()
+    except ImapError as exc:
+        raise click.ClickException(f"IMAP {config.imap.host}:{config.imap.port}: {exc}"
+                                   ) from None
+    finally:
+        session.close()
+    if waiting:
+        raise click.ClickException(
+            f"{config.imap.folder} of {config.imap.user} holds {len(waiting)} unprocessed "
+            "mail(s): the bench would answer them from a database of its own. Run it on a "
+            "mailbox of its own (or once they are processed), with the service stopped.")
+    store = Store(config.moderator.database)
+    game_id, addresses, whole = seated_game(store, record, at, players,
+                                            master=players.format(n="gm"))
+    mails = burst(game_id, whole, at, count, applied_every)
+    moderator = config.moderator.address
+    messages = [burst_message(mail, game_id, addresses, moderator, config.moderator.secret)
+                for mail in mails]
+    stop = asyncio.Event()
+    processors: list[Processor] = []
+    daemon = asyncio.create_task(serve_forever(config, stop, started=processors.append))
+    commands = Counter(COMMANDS)
+    cpu = time.process_time()
+    smtp = config.smtp
+    context = (tls_context(str(smtp.ca_file) if smtp.ca_file else None)
+               if smtp.tls != "none" else None)
+    client = aiosmtplib.SMTP(hostname=smtp.host, port=smtp.port, username=smtp.user,
+                             password=smtp.password, use_tls=smtp.tls == "implicit",
+                             start_tls=smtp.tls == "starttls", tls_context=context,
+                             local_hostname=smtp.helo_name, timeout=smtp.timeout)
+    sent: dict[str, float] = {}
+    start = time.time()
+    try:
+        async with client:
+            for message, mail in zip(messages, mails, strict=True):
+                await client.send_message(message, sender=addresses[mail.seat],
+                                          recipients=[moderator])
+                sent[mail.message_id] = time.time()
+        sending = time.time() - start
+        answered = await _answers(store, sent, timeout=max(120.0, count * 2.0))
+        cpu = time.process_time() - cpu
+        commands = Counter(COMMANDS) - commands
+        applied = len(store.moves(game_id)) - at
+    finally:
+        stop.set()
+        await asyncio.wait_for(daemon, 60)
+        store.close()
+    latencies = tuple(answered[mid] - sent[mid] for mid in sent if mid in answered)
+    end = max(answered.values()) if answered else time.time()
+    return MailBench(len(latencies), end - start, latencies, cpu, applied,
+                     sum(p.cpu for p in processors), None, None, sending,
+                     tuple(sorted(commands.items())), 0, None, None, None)
 
 
 class _ServersProcess:
@@ -445,13 +526,26 @@ def _load() -> float | None:
 @click.option("--batch", type=click.IntRange(min=1), default=FETCH_BATCH, show_default=True,
               help="With --processing-only: mails per fetch of the inbox (the other "
                    "members get one report per batch; 1: one per move).")
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False,
+                                                         path_type=Path), default=None,
+              help="Measure against the servers this configuration names (its IMAP "
+                   "folder must hold no unprocessed mail; the database is the bench's "
+                   "own), instead of the embedded ones.")
+@click.option("--players", default=None, metavar="ADDRESS",
+              help="With --config: the seats' addresses, {n} the seat's number "
+                   "(bench-{n}@example.org): mailboxes that take the answers.")
 def mail_command(record: Path | None, at: int, count: int, applied_every: int,
                  deliver_answers: bool, processing_only: bool, profile: Path | None,
-                 batch: int) -> None:
+                 batch: int, config_path: Path | None, players: str | None) -> None:
     """Throughput and latency of the service under a burst of mail, over the real local
-    servers (needs the `local` extra); or, with --processing-only, what the processing
-    alone costs."""
+    servers (needs the `local` extra) or those of --config; or, with
+    --processing-only, what the processing alone costs."""
     path = record or FIXTURES / "18TN" / "7818.json"
+    if config_path is not None:
+        _configured(config_path, players, path, at, count, applied_every)
+        return
+    if players is not None:
+        raise click.UsageError("--players goes with --config")
     if processing_only:
         with tempfile.TemporaryDirectory(prefix="bench-process-") as tmp:
             alone = run_processing(Path(tmp), path, at, count, applied_every, profile,
@@ -500,6 +594,43 @@ def mail_command(record: Path | None, at: int, count: int, applied_every: int,
     if result.load is not None:
         click.echo(f"machine load (1-minute average): {result.load[0]:.1f} before, "
                    f"{result.load[1]:.1f} after ({os.cpu_count()} cores)")
+
+
+def _configured(config_path: Path, players: str | None, path: Path, at: int, count: int,
+                applied_every: int) -> None:
+    """`bench mail --config FILE`: the burst through the configured servers."""
+    if not players or "{n}" not in players or "@" not in players:
+        raise click.UsageError("--config needs --players ADDRESS with {n} for the seat's "
+                               "number (bench-{n}@example.org): the answers go there")
+    try:
+        config = load_config(config_path)
+    except ConfigError as exc:
+        raise click.UsageError(f"the configuration is not usable.\n{exc}") from None
+    with tempfile.TemporaryDirectory(prefix="bench-mail-") as tmp:
+        result = asyncio.run(run_configured_burst(config, Path(tmp), path, at, count,
+                                                  players, applied_every))
+    if not result.latencies:
+        raise click.ClickException("no answer arrived")
+    lat = result.latencies
+    click.echo(f"against IMAP {config.imap.host}:{config.imap.port} ({config.imap.tls}) "
+               f"and SMTP {config.smtp.host}:{config.smtp.port} ({config.smtp.tls}) as "
+               f"{config.moderator.address}")
+    click.echo(f"record {path.name} at move {at}: {count} mails sent, {result.mails} "
+               f"answered, {result.applied} applied")
+    click.echo(f"throughput: {result.mails / result.seconds:.1f} mails/s "
+               f"({result.seconds:.1f} s from the first send to the last answer; each "
+               f"mail waits order_window = {config.moderator.order_window:g} s)")
+    click.echo(f"sending the burst took {result.sending:.1f} s")
+    click.echo(f"latency (send to answer handed to SMTP): p50 {percentile(lat, 0.5):.2f} s, "
+               f"p95 {percentile(lat, 0.95):.2f} s, p99 {percentile(lat, 0.99):.2f} s, "
+               f"max {max(lat):.2f} s")
+    per_mail = 1000 / max(result.mails, 1)
+    click.echo(f"processor CPU: {result.processor_cpu * per_mail:.1f} ms per mail; this "
+               f"process (the daemon and the bench): {result.cpu * per_mail:.0f} ms per mail")
+    asked = sum(n for _, n in result.imap_commands)
+    click.echo(f"IMAP: the moderator sent {asked} commands for {result.mails} mails "
+               f"({asked / max(result.mails, 1):.2f} per mail: "
+               + ", ".join(f"{name} {n}" for name, n in result.imap_commands) + ")")
 
 
 def _print_processing(path: Path, at: int, count: int, result: ProcessingBench,

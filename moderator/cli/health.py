@@ -15,6 +15,10 @@ one fails:
   quarantine list`);
 * ``bounces``: shown, never failing (players' mailboxes are theirs to fix): the
   addresses not receiving mail, and the bounces of the last day;
+* ``quota``: the moderator's mailbox below the warning level of its quota
+  (``[imap] quota_warn_percent``, as the service last saw it over IMAP QUOTA; shown
+  as unknown, passing, where the server has no quota): a full mailbox makes the
+  server bounce the players' orders;
 * ``errors``: the permanent errors, each with what to fix.
 """
 
@@ -80,8 +84,21 @@ def health_lines(store: Store, now: float, max_age: float, max_wait: float
     checks.append((True, f"bounces: {permanent} permanent and {temporary} temporary in the "
                          f"last day; {len(marked)} address{'es' if len(marked) != 1 else ''} "
                          f"not receiving mail{': ' + names + more if marked else ''}"))
+    checks.append(_quota_line(store, now))
     checks.append((not errors, "errors: none" if not errors else "errors: " + "; ".join(errors)))
     return checks
+
+
+def _quota_line(store: Store, now: float) -> tuple[bool, str]:
+    quota = store.quota()
+    if quota is None:
+        return True, "quota: not known (the IMAP server has no QUOTA, or no session yet)"
+    size = (f"{quota.percent:.0f}% of {quota.limit / 1024:.1f} MB used "
+            f"({_age(now - quota.checked)} ago)")
+    if quota.percent >= quota.warn_percent:
+        return False, (f"quota: NEAR FULL, {size}; warning above {quota.warn_percent:g}%: "
+                       "when it is full the server refuses the players' orders")
+    return True, f"quota: ok, {size}"
 
 
 @click.command("health")

@@ -11,6 +11,11 @@ recognised and ignored. So an order is applied once and each report is queued on
 `route` sends a mail to the job that answers it: `sender` finds who sent it,
 `lobby` answers mail outside a started game, `play` a game's orders and commands.
 
+The order of writing (`moderator.desk.ordering`): `receive` records who wrote a mail
+and when; `ready` tells the daemon which recorded mails to process now and in what
+order; and `route` answers a mail written before one of its sender's that was applied
+first as late instead of applying it out of order.
+
 A mail whose processing raises is not retried at once: the error is recorded (in a
 transaction of its own), the mail waits (`RetryPolicy`: a doubling wait) and the next
 mail goes first. After `RetryPolicy.attempts` tries -- failed, or ended by the
@@ -42,7 +47,7 @@ from engine.title import available_titles, load_title
 from grammar.names import names_for_title
 from grammar.parser import warm_parser
 from grammar.tournament import confirm_token_in
-from moderator.desk import batching, bounces, timekeeper
+from moderator.desk import batching, bounces, ordering, timekeeper
 from moderator.desk.games import GameCache
 from moderator.desk.lobby import general, general_commands, lobby, stop_mail
 from moderator.desk.orders import parse_body
@@ -133,11 +138,14 @@ class Processor:
             started = time.thread_time()
             try:
                 message_id, digest = read_identity(raw)
+                seen = self.wall()
+                author, written = ordering.stamp(raw, seen)
                 with _lazy_commit(self.store, kept_elsewhere), self.store.transaction():
                     key = self._key_for(raw, message_id, digest)
                     row = self.store.add_message(key, message_id, raw,
                                                  len(raw) if size is None else size,
-                                                 self.clock())
+                                                 self.clock(), author=author,
+                                                 written=written, seen=seen)
                     if row.status == "new" and row.attempts == 0:  # new (a known one
                         self.store.set_digest(key, digest)  # was counted)
                         self.store.count_attempt(key)
@@ -168,6 +176,21 @@ class Processor:
                 return self._process(key, batch)
             finally:
                 self.cpu += time.thread_time() - started
+
+    def ready(self, window: float) -> tuple[list[str], float | None]:
+        """The recorded mails to process now, in the order their authors wrote them,
+        each waiting until WINDOW seconds after it was first seen (`ordering.ready`);
+        and when the next of the others is ready (real time; None: none waits)."""
+        with self.lock:
+            chosen, due = ordering.ready(self.store.waiting_messages(), self.wall(), window)
+        return [m.key for m in chosen], due
+
+    def synced(self) -> None:
+        """Make every mail recorded so far durable (a commit that waits for the disk
+        carries the lazy ones before it): the inbox flags mail done on the server only
+        after this, and the database is then the only place that has it."""
+        with self.lock, self.store.transaction():
+            self.store.set_meta("inbox_synced", repr(self.wall()))
 
     def flush_reports(self) -> int:
         """The reports the batch's moves owe (`moderator.desk.batching`): one to each
@@ -268,7 +291,8 @@ class Processor:
     def process_pending(self) -> list[Outcome]:
         """Try every recorded mail that is not done once (at start-up: after a crash,
         or mail waiting for a retry). A mail that fails waits again; none stops this."""
-        return [self.try_again(key) for key in self.store.pending_messages()]
+        waiting = ordering.arrange(self.store.waiting_messages(retries_too=True))
+        return [self.try_again(mail.key) for mail in waiting]
 
     def retry_due(self) -> list[Outcome]:
         """Try the mails whose next try is due (failed ones, released ones)."""
@@ -419,6 +443,10 @@ def route(work: Work) -> tuple[str, Literal["processed", "skipped"]]:
         if too_many_lines(work, game_id, auth.key):
             return "refused: too many lines", "processed"
         if work.store.has_game(game_id):
+            # A mail written before one of its sender's that was applied first: never
+            # applied out of the order written (issue 29).
+            if (late := ordering.written_late(work, game_id, auth.key)) is not None:
+                return late, "processed"
             return play(work, game_id, auth), "processed"
         return lobby(work, game_id, auth), "processed"
     if inc.text and too_many_lines(work, game_id, None):  # before parsing it at all

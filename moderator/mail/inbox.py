@@ -55,6 +55,7 @@ log = logging.getLogger(__name__)
 PROCESSED_KEYWORD = "$ModeratorDone"
 _PERMANENT_RE = re.compile(rb"\[PERMANENTFLAGS \(([^)]*)\)\]")
 _SIZE_RE = re.compile(rb"RFC822\.SIZE (\d+)")
+_STORAGE_RE = re.compile(rb"\bSTORAGE (\d+) (\d+)", re.IGNORECASE)
 #: Seconds between searches of the whole folder (the others start above what was
 #: flagged, `ImapSession.processed_through`).
 FULL_SEARCH_EVERY = 60.0
@@ -185,6 +186,10 @@ class ImapSession:
                 raise ImapPermanentError(message, "check [imap] user and password "
                                          "(password_file, $MODERATOR_IMAP_PASSWORD)")
             raise ImapError(message)
+        # The greeting's capabilities are those before the login (Dovecot names MOVE,
+        # UIDPLUS and QUOTA only after it): ask again.
+        with contextlib.suppress(aioimaplib.AioImapException, IndexError):
+            await self.wait(self.client.protocol.capability(), "CAPABILITY")
         if config.processed_folder:
             # CREATE fails when the folder exists; that is fine.
             await self.wait(self.client.create(_quoted(config.processed_folder)), "CREATE")
@@ -373,6 +378,78 @@ class ImapSession:
         flags = r"(\Seen)" if self.mode == "unseen" else rf"(\Seen {PROCESSED_KEYWORD})"
         await self.command(client.uid("store", uid, "+FLAGS.SILENT", flags),
                            f"UID STORE {uid}")
+
+    async def expunge_processed(self, before: float, limit: int) -> int:
+        """Expunge up to LIMIT processed mails that arrived before BEFORE (a time), in
+        the order they came to the folder (by UID): from ``processed_folder``, or
+        flagged ``$ModeratorDone`` in the folder; nothing where processed mail is only
+        ``\\Seen`` (a person reading the folder marks mail so too). How many went.
+        Answers NO or BAD: logged, 0."""
+        config, client = self.config, self.client
+        if self.mode == "unseen" or limit <= 0:
+            return 0
+        # SEARCH BEFORE compares the arrival date (INTERNALDATE), by whole days.
+        day = time.strftime("%d-%b-%Y", time.gmtime(before))
+        folder = config.processed_folder if self.mode == "move" else None
+        if folder is not None:
+            selected = await self.wait(client.select(_quoted(folder)), f"SELECT {folder}")
+            if selected.result != "OK":
+                log.warning("processed mail not expunged: SELECT %s: %s %r", folder,
+                            selected.result, selected.lines)
+                return 0
+        try:
+            criteria = (f"BEFORE {day} UNDELETED" if folder is not None else
+                        f"BEFORE {day} KEYWORD {PROCESSED_KEYWORD} UNDELETED")
+            found = await self.wait(client.uid_search(criteria, charset=None), "UID SEARCH")
+            if found.result != "OK":
+                log.warning("processed mail not expunged: SEARCH %s: %s %r", criteria,
+                            found.result, found.lines)
+                return 0
+            uids = sorted({word for line in found.lines[:-1] if isinstance(line, bytes)
+                           for word in line.decode().split() if word.isdigit()}, key=int)
+            uids = uids[:limit]
+            if not uids:
+                return 0
+            await self.command(client.uid("store", ",".join(uids), "+FLAGS.SILENT",
+                                          r"(\Deleted)"), f"UID STORE {len(uids)} old")
+            if client.has_capability("UIDPLUS"):
+                await self.command(client.uid("expunge", ",".join(uids)), "UID EXPUNGE")
+            elif folder is not None:
+                # The processed folder is the moderator's own: what else is \Deleted
+                # there may go too.
+                await self.command(client.expunge(), "EXPUNGE")
+            else:
+                # Without UIDPLUS an EXPUNGE of the folder would take whatever else is
+                # \Deleted in it: the server's own expunge takes these.
+                log.info("%d old processed mails marked \\Deleted in %s (the server "
+                         "has no UIDPLUS: its own expunge removes them)", len(uids),
+                         config.folder)
+            return len(uids)
+        finally:
+            if folder is not None:
+                await self.command(client.select(_quoted(config.folder)),
+                                   f"SELECT {config.folder}")
+
+    async def quota(self) -> tuple[int, int] | None:
+        """The folder's storage quota, (used, limit) in kilobytes, the fullest of its
+        roots (RFC 2087 GETQUOTAROOT); None where the server has no quota for it."""
+        if not self.client.has_capability("QUOTA"):
+            return None
+        protocol = self.client.protocol
+        response = await self.wait(protocol.execute(aioimaplib.Command(
+            "GETQUOTAROOT", protocol.new_tag(), _quoted(self.config.folder),
+            untagged_resp_name="QUOTA", loop=protocol.loop)), "GETQUOTAROOT")
+        if response.result != "OK":
+            return None
+        best: tuple[int, int] | None = None
+        for line in response.lines:
+            if not isinstance(line, bytes | bytearray):
+                continue
+            for used, limit in _STORAGE_RE.findall(bytes(line)):
+                if int(limit) > 0 and (best is None or int(used) * best[1]
+                                       > best[0] * int(limit)):
+                    best = (int(used), int(limit))
+        return best
 
     async def wait_for_news(self, stop: asyncio.Event) -> None:
         """Return when the folder may have changed, the IDLE period ended, or on STOP."""
