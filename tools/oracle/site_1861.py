@@ -4,6 +4,7 @@ them (docs/site-differences.md, 1861)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from engine import board, export_1861, routes
@@ -12,6 +13,7 @@ from engine.game import Game
 from engine.records import pass_idle_players
 from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.merger import MergerRound
+from engine.title import load_title
 from engine.track import Node, Side, next_steps
 
 #: 14.2: the site plays 1861 with unlimited 2+2 and 5+5E trains (engine.records.setup_of).
@@ -160,6 +162,29 @@ def unpaid_interest_to_rsr(recent: list[dict[str, Any]], site: dict[str, Any],
         extra += gap
     theirs["cash"] -= extra
     return extra
+
+
+def rsr_bought_with_interest(mine: dict[str, Any] | None, theirs: dict[str, Any] | None,
+                             extra: int) -> bool:
+    """10.8 (listed) shown at a position: the site's RSR holds a train ours does not, one
+    ours cannot pay for with its cash and the site's can only with the unpaid interest
+    it was given (`extra`). `mine` and `theirs` are the RSR's summaries there (the
+    site's cash already less `extra`)."""
+    if not mine or not theirs or not extra or mine.get("cash") is None:
+        return False
+    left = Counter(theirs["trains"])
+    left.subtract(mine["trains"])
+    title = load_title("1861")
+    for name, count in left.items():
+        if count <= 0:
+            continue
+        try:
+            price = title.train(name).price
+        except (KeyError, ValueError):
+            continue
+        if mine["cash"] < price <= mine["cash"] + extra:
+            return True
+    return False
 
 
 def settle(game: Game) -> None:
