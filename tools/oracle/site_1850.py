@@ -13,6 +13,7 @@ from engine.actions import (
     Bid,
     BuyPrivate,
     BuyTrain,
+    Pass,
     RedeemShares,
     ReissueShares,
     SellShares,
@@ -65,6 +66,8 @@ def site_refuses(game: Game, action: Action) -> bool:
         return False
     turn = game.turn()
     seat = turn.seat if turn is not None else ""
+    if isinstance(action, Pass) and all_pass_with_cm_unsold(game):
+        return True
     if isinstance(action, Bid):
         if rnd.s.auction is not None:
             return False  # 5.7: a bidder who passed has no turn in either engine
@@ -89,6 +92,18 @@ def site_refuses(game: Game, action: Action) -> bool:
         others = [corp.percent_held_by(s) for s in game.state.seats if s != seat]
         return corp.percent_held_by(seat) - sold < max(others, default=0)
     return False
+
+
+def all_pass_with_cm_unsold(game: Game) -> bool:
+    """Whether a pass now ends a stock round (everybody passed, 5.2.2) while the bank
+    still holds the Chicago & Mississippi private: the site's income step after an
+    all-pass of its privates' auction fails there (its own error, `NoMethodError` for
+    the CM's owner; docs/site-differences.md)."""
+    rnd = game.round
+    cm = game.state.privates.get("CM")
+    return isinstance(rnd, StockRound) and rnd.s.auction is None and cm is not None and \
+        cm.owner is None and not cm.closed and \
+        rnd.s.passes >= len(game.state.seats) - 1
 
 
 def stock_round_ended_early(site_states: list[dict[str, Any]], at: int) -> bool:
@@ -191,6 +206,11 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # our company passes at, and our next pass meets its next step (a run, or the
         # stock round after the last company).
         return "5.1.1 a closed company's trains"
+    if "NoMethodError" in error and "player?" in error and action.get("type") == "pass" \
+            and all_pass_with_cm_unsold(game):
+        # Everybody passed with the CM still in the bank: the site fails paying the
+        # privates' income (its own error, no rule of ours).
+        return "the site's error at an all-pass with the CM unsold"
     if "NoMethodError" in error and "phase_2_companies" in error and any(
             game.state.privates[sym].closed for sym in ("MRC", "MRB")):
         # In phase 2 the site lists the Mesabi and river privates' owners, and a private
