@@ -40,9 +40,9 @@ def site_refuses(game: Game, action: Action) -> bool:
     sale in the stock round in which the privates were sold after an all-pass first
     stock round (3.2(a)(1): the site's first); a private bought by a company whose own
     lays are used (4.2(b) with 4.2(h): its lay then has no step on the site); and the
-    first 4-train while a company with trains has no route (5.1: the site gives it the
-    Civil War token). Where the rules leave nothing else, the random player still takes
-    it (differential.take)."""
+    train that begins the Civil War (phase 3½) while a company with trains has no
+    route (5.1: the site gives it the Civil War token). Where the rules leave nothing
+    else, the random player still takes it (differential.take)."""
     rnd = game.round
     if isinstance(rnd, StockRound):
         turn = game.turn()
@@ -60,7 +60,9 @@ def site_refuses(game: Game, action: Action) -> bool:
         return False
     if isinstance(action, BuyPrivate) and rnd.current.step == rnd.steps.index("track"):
         return not rnd._lays_left(rnd.company())
-    if isinstance(action, BuyTrain) and action.source == "bank" and action.train.startswith("4"):
+    if isinstance(action, BuyTrain) and action.source == "bank" and \
+            game.state.phase_index < game.state.title.phase_index("3½"):
+        # (The phase of the Civil War begins with a train of the bank, the site's 3'.)
         return war_without_route(game, action)
     return False
 
