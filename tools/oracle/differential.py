@@ -501,7 +501,10 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
         if diff and lasting and all(diffs[j] for j in window):
             action = record["actions"][at]
             tokened = set().union(*war[:at + 1])
-            if tokened & (apart[at] | operating[at - 1 if at else 0] | operating[at]):
+            # 5.1 shown: every company apart holds the site's token and not ours, or,
+            # where only players differ, a company so tokened has just run.
+            acting = operating[at - 1 if at else 0] | operating[at]
+            if tokened and (apart[at] <= tokened if apart[at] else bool(tokened & acting)):
                 return Outcome(index, "site difference: 5.1 civil war token",
                                f"action {at}: {', '.join(diff)} of {sorted(tokened)}",
                                record, features=features)
