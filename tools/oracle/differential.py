@@ -190,6 +190,20 @@ def cut_stuck(game: Game) -> Game:
     return settled(Game(game.setup, game.log[:last_real]), stuck=True)
 
 
+def without_open_offer(game: Game) -> Game:
+    """GAME cut (at the cap of moves) while an offer waits for its answer (a train
+    between companies, a private between players, a redemption) ends before the offer:
+    the record writes an offer with its answer as one action, which the site carries
+    out at once (1825 seed 3501 game 5: GER's offer for LNWR's train, cut before Ann's
+    answer, compared as a purchase the site had made and ours not yet)."""
+    while not game.state.game_over and game.log:
+        turn = game.turn()
+        if turn is None or not turn.step.startswith("answer "):
+            return game
+        game = Game(game.setup, game.log[:-1])
+    return game
+
+
 def settled(game: Game, stuck: bool = False) -> Game:
     """GAME with a last sale still waiting for the protection decisions (1850 5.9)
     settled by the players' conservative moves (the seller's turn ends, nobody
@@ -402,7 +416,7 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
         game = played(seed, index, cache, title)
         # (A game shorter than the cap of moves was cut where it got stuck.)
         stuck = not game.state.game_over and len(game.log) < MOVES.get(title, MAX_MOVES) - 1
-        game = settled(game, stuck)
+        game = settled(without_open_offer(game), stuck)
     except Exception as exc:  # our engine fails: a finding in itself
         return Outcome(index, f"our engine fails: {_normalise(str(exc))}", repr(exc))
     features = _features(game)
