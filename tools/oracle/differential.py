@@ -652,20 +652,19 @@ def dead_game(index: int, record: dict[str, Any], answer: dict[str, Any], upto: 
               features: list[str]) -> Outcome:
     """The site ended a dead game at its 100th turn after `upto` record actions: its
     scores then (net worth) against ours at the same moment. The site ends at the last
-    pass of its stock round; where that pass begins our next round (and pays its
-    private income at once: 1825 seed 9001 game 2), ours is taken before it: the pass
-    moves no money."""
+    pass of its stock round, after the round's end (a sold-out company's rise); where
+    that pass also begins our next round, the privates' income ours pays at its start
+    is not counted (1825 seed 9001 game 2: Bob £374 on both, £379 in ours with it)."""
     site = {str(k): int(v) for k, v in answer["result"].items()}
     replay = import_record({**record, "actions": record["actions"][:upto], "result": {}})
-    site_round = str((answer.get("states") or [{}])[-1].get("round", ""))
-    last = record["actions"][upto - 1] if upto else {}
-    if site_round.startswith("Stock Round") and not replay.game.round_name.startswith(
-            ("Stock", "Share Dealing")) and last.get("type") == "pass" and \
-            last.get("entity_type") == "player":
-        replay = import_record({**record, "actions": record["actions"][:upto - 1],
-                                "result": {}})
     ids = {seat: pid for pid, seat in replay.names.items()}
-    ours = {ids[seat]: value for seat, value in replay.game.scores().items()}
+    site_round = str((answer.get("states") or [{}])[-1].get("round", ""))
+    scores = replay.game.scores()
+    if site_round.startswith("Stock Round") and \
+            not replay.game.round_name.startswith("Stock Round"):
+        for seat, amount in next_round_income(replay.game).items():
+            scores[seat] -= amount
+    ours = {ids[seat]: value for seat, value in scores.items()}
     group = "agree to the site's end of a dead game (turn 100)"
     if ours != site:
         # The site settles a trainless company's empty run (and the fall of its price,
@@ -679,6 +678,24 @@ def dead_game(index: int, record: dict[str, Any], answer: dict[str, Any], upto: 
         group = "differs: scores at the site's end of a dead game"
     return Outcome(index, group, f"upto {upto}; ours {ours} site {site}", record, site,
                    features)
+
+
+#: A private's income paid to a player ("S&M pays £5 to Bob").
+INCOME = re.compile(r"(\S+) pays \D*(\d+)\D* to (\S+)$")
+
+
+def next_round_income(game: Game) -> dict[str, int]:
+    """The privates' income paid to each player since our last round began (at its
+    start)."""
+    log = game.state.log
+    begins = max((i for i, line in enumerate(log) if line.endswith(" begins")
+                  or " begins;" in line), default=-1)
+    paid: dict[str, int] = defaultdict(int)
+    for line in log[begins + 1:]:
+        m = INCOME.match(line)
+        if m and m.group(1) in game.state.privates and m.group(3) in game.state.players:
+            paid[m.group(3)] += int(m.group(2))
+    return paid
 
 
 def auction_difference(record: dict[str, Any], at: int,
