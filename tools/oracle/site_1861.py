@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from engine import board, export_1861, routes
+from engine import board, export_1861, legal, routes
 from engine.actions import Action, BuyTrain, Decline, Done, Merge, Par, Pass, PlaceToken
 from engine.game import Game
 from engine.records import pass_idle_players
@@ -222,14 +222,14 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # its price of at least R100; ours prices the merger at the minors' sum.
         return f"12.3 a merged company's price below R{SITE_MERGER_FLOOR}"
     if action.get("type") == "pass" and action.get("entity_type") == "corporation" and \
-            "Blocking step Run Routes" in error and nationalised_lately(answer, action,
-                                                                      site_states):
+            "Blocking step Run Routes" in error and may_token(game) and \
+            nationalised_lately(answer, action, site_states):
         # 10.5: the city a nationalisation freed is in the company's reach; the site's
         # graph keeps its earlier answer (no city to token) and skips the token step.
         return "10.5 a city freed by a nationalisation (the site's stale graph)"
     if action.get("type") == "pass" and action.get("entity_type") == "corporation" and \
             "Blocking step Buy Trains" in error and trainless(site_states, action) and \
-            nationalised_lately(answer, action, site_states):
+            may_token(game) and nationalised_lately(answer, action, site_states):
         # 10.5 again, for a company without a train: the site skips its token step and
         # its run (no train), and waits at its train step for our pass at the token.
         return "10.5 a city freed by a nationalisation (the site's stale graph)"
@@ -264,6 +264,14 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # reverses the merger and goes on.
         return "12.4 a merger where nobody holds two shares"
     return None
+
+
+def may_token(game: Game) -> bool:
+    """10.5 shown in ours: the company passing is at its token step with a city it may
+    place a station in (the site's graph has none)."""
+    turn = game.turn()
+    return turn is not None and turn.step == "token" and any(
+        isinstance(a, PlaceToken) for a in legal._candidates(game))
 
 
 def trainless(site_states: list[dict[str, Any]], action: dict[str, Any]) -> bool:
