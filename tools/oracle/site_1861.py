@@ -9,6 +9,7 @@ from typing import Any
 
 from engine import board, export_1861, legal, routes
 from engine.actions import Action, BuyTrain, Decline, Done, Merge, Par, Pass, PlaceToken
+from engine.errors import GameError
 from engine.game import Game
 from engine.records import pass_idle_players
 from engine.rounds.auction_stock import AuctionStockRound
@@ -222,14 +223,13 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # its price of at least R100; ours prices the merger at the minors' sum.
         return f"12.3 a merged company's price below R{SITE_MERGER_FLOOR}"
     if action.get("type") == "pass" and action.get("entity_type") == "corporation" and \
-            "Blocking step Run Routes" in error and may_token(game) and \
-            nationalised_lately(answer, action, site_states):
+            "Blocking step Run Routes" in error and may_token(game):
         # 10.5: the city a nationalisation freed is in the company's reach; the site's
         # graph keeps its earlier answer (no city to token) and skips the token step.
         return "10.5 a city freed by a nationalisation (the site's stale graph)"
     if action.get("type") == "pass" and action.get("entity_type") == "corporation" and \
             "Blocking step Buy Trains" in error and trainless(site_states, action) and \
-            may_token(game) and nationalised_lately(answer, action, site_states):
+            may_token(game):
         # 10.5 again, for a company without a train: the site skips its token step and
         # its run (no train), and waits at its train step for our pass at the token.
         return "10.5 a city freed by a nationalisation (the site's stale graph)"
@@ -267,11 +267,26 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
 
 
 def may_token(game: Game) -> bool:
-    """10.5 shown in ours: the company passing is at its token step with a city it may
-    place a station in (the site's graph has none)."""
-    turn = game.turn()
-    return turn is not None and turn.step == "token" and any(
-        isinstance(a, PlaceToken) for a in legal._candidates(game))
+    """10.5 shown in ours: the company acting, its steps before the token step passed,
+    may place a station in a city (the site's stale graph has none and skips its token
+    step), and a company was nationalised in this or the last operating round."""
+    trial = game.clone()
+    for _ in range(3):
+        turn = trial.turn()
+        if turn is None or turn.step == "token" or turn.step not in ("track",):
+            break
+        try:
+            trial.apply(turn.seat, Pass())
+        except GameError:
+            return False
+    turn = trial.turn()
+    if turn is None or turn.step != "token" or not any(
+            isinstance(a, PlaceToken) for a in legal._candidates(trial)):
+        return False
+    log = game.state.log
+    rounds = [i for i, line in enumerate(log) if line.startswith("Operating Round")]
+    since = rounds[-2] if len(rounds) > 1 else 0
+    return any(line.endswith(" is nationalised") for line in log[since:])
 
 
 def trainless(site_states: list[dict[str, Any]], action: dict[str, Any]) -> bool:
@@ -293,31 +308,3 @@ def difference_at(record: dict[str, Any], at: int, diff: list[str],
         if theirs == SITE_MERGER_FLOOR and mine is not None and mine < SITE_MERGER_FLOOR:
             return f"12.3 a merged company's price below R{SITE_MERGER_FLOOR}"
     return None
-
-
-#: How far back (record actions) a nationalisation may lie for the token step's skip.
-LATELY = 60
-
-
-def nationalised_lately(answer: dict[str, Any], action: dict[str, Any],
-                        site_states: list[dict[str, Any]] | None = None) -> bool:
-    """Whether a company was nationalised in the record shortly before `action` (a
-    Director's choice, our move in a message, or the RSR's run, whose purchase may begin
-    a phase that nationalises minors, 11; or, in the site's positions, a company whose
-    price left the market, as at the start of phase 4 by another company's purchase)."""
-    record = answer.get("record_actions") or []
-    at = int(answer.get("error_action_index") or 0)
-    priced: set[str] = set()
-    for state in (site_states or [])[max(0, at - LATELY):at]:
-        now = {c["id"] for c in state["corporations"] if c.get("price") is not None}
-        if priced - now:
-            return True
-        priced = now
-    for earlier in record[max(0, at - LATELY):at]:
-        if earlier.get("type") == "choose" and earlier.get("choice") == "nationalize":
-            return True
-        if "nationalised" in str(earlier.get("message", "")):
-            return True
-        if earlier.get("type") == "run_routes" and earlier.get("entity") == "RSR":
-            return True
-    return False
