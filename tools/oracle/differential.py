@@ -34,6 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import site_18tn
 import site_1825
 import site_1850
 import site_1861
@@ -189,6 +190,20 @@ def cut_stuck(game: Game) -> Game:
     return settled(Game(game.setup, game.log[:last_real]), stuck=True)
 
 
+def without_open_offer(game: Game) -> Game:
+    """GAME cut (at the cap of moves) while an offer waits for its answer (a train
+    between companies, a private between players, a redemption) ends before the offer:
+    the record writes an offer with its answer as one action, which the site carries
+    out at once (1825 seed 3501 game 5: GER's offer for LNWR's train, cut before Ann's
+    answer, compared as a purchase the site had made and ours not yet)."""
+    while not game.state.game_over and game.log:
+        turn = game.turn()
+        if turn is None or not turn.step.startswith("answer "):
+            return game
+        game = Game(game.setup, game.log[:-1])
+    return game
+
+
 def settled(game: Game, stuck: bool = False) -> Game:
     """GAME with a last sale still waiting for the protection decisions (1850 5.9)
     settled by the players' conservative moves (the seller's turn ends, nobody
@@ -260,6 +275,8 @@ def site_refuses(game: Game, action: Action) -> bool:
         return site_1825.site_refuses(game, action)
     if game.state.title.name == "1861":
         return site_1861.site_refuses(game, action)
+    if game.state.title.name == "18TN":
+        return site_18tn.site_refuses(game, action)
     return False
 
 
@@ -399,7 +416,7 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
         game = played(seed, index, cache, title)
         # (A game shorter than the cap of moves was cut where it got stuck.)
         stuck = not game.state.game_over and len(game.log) < MOVES.get(title, MAX_MOVES) - 1
-        game = settled(game, stuck)
+        game = settled(without_open_offer(game), stuck)
     except Exception as exc:  # our engine fails: a finding in itself
         return Outcome(index, f"our engine fails: {_normalise(str(exc))}", repr(exc))
     features = _features(game)
@@ -498,7 +515,10 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
         if diff and lasting and all(diffs[j] for j in window):
             action = record["actions"][at]
             tokened = set().union(*war[:at + 1])
-            if tokened & (apart[at] | operating[at - 1 if at else 0] | operating[at]):
+            # 5.1 shown: every company apart holds the site's token and not ours, or,
+            # where only players differ, a company so tokened has just run.
+            acting = operating[at - 1 if at else 0] | operating[at]
+            if tokened and (apart[at] <= tokened if apart[at] else bool(tokened & acting)):
                 return Outcome(index, "site difference: 5.1 civil war token",
                                f"action {at}: {', '.join(diff)} of {sorted(tokened)}",
                                record, features=features)
@@ -508,19 +528,27 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
                                f"action {at}: {', '.join(diff)}", record, features=features)
             known = site_1861.difference_at(record, at, diff, ours[at], site_now[at]) \
                 if TITLE == "1861" else None
-            if TITLE == "1861" and rsr_extra and "RSR" in apart[at]:
+            if TITLE == "1861" and rsr_extra and "RSR" in apart[at] and \
+                    site_1861.rsr_bought_with_interest(ours[at]["corporations"].get("RSR"),
+                                                       site_now[at]["corporations"].get("RSR"),
+                                                       rsr_extra):
                 # What the site's RSR holds of unpaid interest (10.8, listed) let it buy
                 # a train ours cannot yet.
                 known = "10.8 unpaid interest: the site's RSR holds the company's cash"
             if known is not None:
                 return Outcome(index, f"site difference: {known}",
                                f"action {at}: {', '.join(diff)}", record, features=features)
-            known = site_1825.receivership_difference(record, at, ours, site_states) \
+            after = our_game_at(record, at + 1) if TITLE == "1825" else None
+            known = site_1825.receivership_difference(
+                record, at, ours, site_states,
+                site_1825.closed_companies(after) if after is not None else set()) \
                 if TITLE == "1825" else None
             if known is not None:
                 return Outcome(index, f"site difference: {known}",
                                f"action {at}: {', '.join(diff)}", record, features=features)
-            if TITLE == "1850" and site_1850.train_step_skipped(record, at):
+            before = our_game_at(record, at) if TITLE == "1850" else None
+            if before is not None and site_1850.train_step_skipped(record, at, before) and \
+                    site_1850.closed_trains_apart(before, site_states[:at]):
                 return Outcome(index, "site difference: 5.1.1 a closed company's trains",
                                f"action {at}: {', '.join(diff)} (the site skips the "
                                "train step)", record, features=features)
@@ -531,6 +559,9 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
     if not answer["ok"]:
         at = answer["error_action_index"]
         action = record["actions"][at] if at is not None else {}
+        # Ours just before the refused action: a listed difference is named only where
+        # the two positions there differ as it says.
+        at_game = our_game_at(record, at) if at is not None else None
         if "GameIsOver" in str(answer.get("error")) and site_states and \
                 site_states[-1]["round"].startswith("Stock Round 100"):
             # A game left with nothing anyone can do: the site ends it at its 100th
@@ -546,44 +577,48 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
                 not isinstance(ours[len(site_now) - 1], str):
             mine_rsr = ours[len(site_now) - 1]["corporations"].get("RSR")
             theirs_rsr = site_now[-1]["corporations"].get("RSR")
-            if mine_rsr and theirs_rsr and mine_rsr["trains"] != theirs_rsr["trains"]:
+            if mine_rsr and theirs_rsr and site_1861.rsr_bought_with_interest(
+                    mine_rsr, theirs_rsr, rsr_extra):
                 # What the site's RSR holds of unpaid interest (10.8, listed) let it buy
                 # a train ours cannot (and begin a phase, whose choices it then asks).
                 return Outcome(index, "site difference: 10.8 unpaid interest: the site's "
                                "RSR holds the company's cash",
                                f"action {at}: {answer['error']}", record, features=features)
         hook = SITE_HOOKS.get(TITLE)
-        if hook is not None:
+        if hook is not None and at_game is not None:
             answer["record_actions"] = record["actions"]
-            known = hook.site_difference(game, answer, action, site_states)
+            known = hook.site_difference(at_game, answer, action, site_states)
             if known is not None:
                 return Outcome(index, f"site difference: {known}",
                                f"action {at}: {answer['error']}", record, features=features)
-        known = site_1825.receivership_difference(record, at, ours, site_states) \
+        known = site_1825.receivership_difference(
+            record, at, ours, site_states,
+            site_1825.closed_companies(at_game) if at_game is not None else set()) \
             if TITLE == "1825" and at is not None else None
         if known is not None:
             # docs/site-differences.md, 4.4, 6.4: the site's receivership.
             return Outcome(index, f"site difference: {known}",
                            f"action {at}: {answer['error']}", record, features=features)
-        if action.get("type") in ("bid", "pass") and (
-                "Bid on Companies" in answer["error"]
-                or auction_difference(record, at) == "bid after a pass"):
-            # docs/site-differences.md, 3.1.1: the site drops a bidder who passed and
-            # orders the auction's turns otherwise.
-            return Outcome(index, f"site difference: 3.1.1 {auction_difference(record, at)}",
+        kind = auction_difference(record, at, site_states) \
+            if action.get("type") in ("bid", "pass") else None
+        if kind is not None:
+            # docs/site-differences.md, 3.1.1 (1850: 5.7): the site drops a bidder who
+            # passed and orders the auction's turns otherwise.
+            rule = "5.7" if TITLE == "1850" else "3.1.1"
+            return Outcome(index, f"site difference: {rule} {kind}",
                            f"action {at}: {answer['error']}", record, features=features)
+        if TITLE == "18TN" and site_18tn.sale_in_site_first_round(at_game, action, site_states):
+            # docs/site-differences.md, 3.2(a)(1): after an all-pass first stock round
+            # the site's first stock round is the rulebook's second.
+            return Outcome(index, "site difference: 3.2(a)(1) a sale in the second stock "
+                           "round (the site's first)", f"action {at}: {answer['error']}",
+                           record, features=features)
         if action.get("type") == "lay_tile" and action.get("entity_type") == "company" and any(
                 a.get("type") == "buy_company" and a.get("company") == action.get("entity")
                 for a in record["actions"][max(0, at - 8):at]):
             # docs/site-differences.md, 4.2(b) with 4.2(h): the private bought after the
             # company's own lays keeps our track step open; the site's has ended.
             return Outcome(index, "site difference: 4.2(b) private's lay after the lays",
-                           f"action {at}: {answer['error']}", record, features=features)
-        if action.get("type") == "buy_train" and "may only spend between" in answer["error"] \
-                and any(a.get("type") == "sell_shares" for a in record["actions"][at - 6:at]):
-            # docs/site-differences.md, 4.2.5(d): after the president's sale the site
-            # takes only a price above what he could pay without his last sale.
-            return Outcome(index, "site difference: 4.2.5(d) price after a sale",
                            f"action {at}: {answer['error']}", record, features=features)
         if action.get("entity_type") == "corporation" and \
                 action.get("type") in ("buy_shares", "sell_shares") and \
@@ -616,11 +651,20 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
 def dead_game(index: int, record: dict[str, Any], answer: dict[str, Any], upto: int,
               features: list[str]) -> Outcome:
     """The site ended a dead game at its 100th turn after `upto` record actions: its
-    scores then (net worth) against ours at the same action."""
+    scores then (net worth) against ours at the same moment. The site ends at the last
+    pass of its stock round, after the round's end (a sold-out company's rise); where
+    that pass also begins our next round, the privates' income ours pays at its start
+    is not counted (1825 seed 9001 game 2: Bob £374 on both, £379 in ours with it)."""
     site = {str(k): int(v) for k, v in answer["result"].items()}
     replay = import_record({**record, "actions": record["actions"][:upto], "result": {}})
     ids = {seat: pid for pid, seat in replay.names.items()}
-    ours = {ids[seat]: value for seat, value in replay.game.scores().items()}
+    site_round = str((answer.get("states") or [{}])[-1].get("round", ""))
+    scores = replay.game.scores()
+    if site_round.startswith("Stock Round") and \
+            not replay.game.round_name.startswith("Stock Round"):
+        for seat, amount in next_round_income(replay.game).items():
+            scores[seat] -= amount
+    ours = {ids[seat]: value for seat, value in scores.items()}
     group = "agree to the site's end of a dead game (turn 100)"
     if ours != site:
         # The site settles a trainless company's empty run (and the fall of its price,
@@ -636,18 +680,69 @@ def dead_game(index: int, record: dict[str, Any], answer: dict[str, Any], upto: 
                    features)
 
 
-def auction_difference(record: dict[str, Any], at: int) -> str:
-    """Which of the two 3.1.1 differences a refused auction action reaches: a bid by a
-    player who passed earlier in the same auction, or another order of turns."""
-    action = record["actions"][at]
+#: A private's income paid to a player ("S&M pays £5 to Bob").
+INCOME = re.compile(r"(\S+) pays \D*(\d+)\D* to (\S+)$")
+
+
+def next_round_income(game: Game) -> dict[str, int]:
+    """The privates' income paid to each player since our last round began (at its
+    start)."""
+    log = game.state.log
+    begins = max((i for i, line in enumerate(log) if line.endswith(" begins")
+                  or " begins;" in line), default=-1)
+    paid: dict[str, int] = defaultdict(int)
+    for line in log[begins + 1:]:
+        m = INCOME.match(line)
+        if m and m.group(1) in game.state.privates and m.group(3) in game.state.players:
+            paid[m.group(3)] += int(m.group(2))
+    return paid
+
+
+def auction_difference(record: dict[str, Any], at: int,
+                       site_states: list[dict[str, Any]]) -> str | None:
+    """Which of the two listed auction differences (18TN 3.1.1, 1850 5.7) a refused
+    auction action at record action AT shows, or None: the player acting in our record
+    is not the one the site is waiting for, and the site waits for another participant
+    in the auction of the same private ("who bids next"), or drops the player because
+    he passed earlier in that auction ("bid after a pass")."""
+    actions = record["actions"]
+    action = actions[at]
+    if not site_states or action.get("entity_type") != "player":
+        return None
+    acting = {str(e) for e in site_states[-1].get("acting", ())}
+    player = str(action.get("entity"))
+    if player in acting:
+        return None  # the site's turn is his: refused for another reason
+    company = action.get("company") if action.get("type") == "bid" else None
+    if company is None:  # a pass in an auction: the private of the last bid
+        company = next((a.get("company") for a in reversed(actions[:at])
+                        if a.get("type") == "bid"), None)
+    if company is None:
+        return None
+    bidders = {str(a.get("entity")) for a in actions[:at]
+               if a.get("type") == "bid" and a.get("company") == company}
+    if player not in bidders:
+        return None
     if action.get("type") == "bid":
-        for earlier in reversed(record["actions"][:at]):
-            if earlier.get("type") == "pass" and earlier.get("entity") == action["entity"]:
+        for earlier in reversed(actions[:at]):
+            if earlier.get("type") == "pass" and str(earlier.get("entity")) == player:
                 return "bid after a pass"
             if earlier.get("type") != "pass" and (earlier.get("type") != "bid" or
-                                                  earlier.get("company") != action["company"]):
+                                                  earlier.get("company") != company):
                 break
-    return "who bids next"
+    if acting & (bidders - {player}):
+        return "who bids next"
+    return None
+
+
+def our_game_at(record: dict[str, Any], at: int) -> Game | None:
+    """Our game replayed from RECORD up to (not including) record action AT, or None
+    where our importer cannot."""
+    try:
+        return import_record({**record, "actions": record["actions"][:at],
+                              "result": {}}).game
+    except Exception:
+        return None
 
 
 def _our_states(record: dict[str, Any], final: GameState | None = None

@@ -120,6 +120,8 @@ def summary(game, action)
     'players' => players,
     'corporations' => corporations,
     'bank' => game.bank.cash,
+    # the trains in the Open Market (discarded, or a closed company's where kept)
+    'pool_trains' => (game.depot.discarded.map(&:name) rescue []),
   }
 end
 

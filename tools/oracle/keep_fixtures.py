@@ -59,7 +59,11 @@ def main(argv: list[str] | None = None) -> int:
         "site_commit": commit,
         "results": {},
     }
-    results: dict[str, dict[str, int]] = {}
+    # The entries kept before stay (other seeds' games, `site_only` records).
+    facts_path = args.to / "site_results.json"
+    before = json.loads(facts_path.read_text()) if facts_path.exists() else {}
+    facts.update({k: v for k, v in before.items() if k not in ("site_commit", "results")})
+    results: dict[str, dict[str, int]] = dict(before.get("results", {}))
     for outcome in sorted(agreeing[: args.count], key=lambda o: int(str(o["index"]))):
         name = f"random-{args.seed}-{outcome['index']}.json"
         source = args.records / record_name(args.title, args.seed, int(str(outcome["index"])))
@@ -72,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         (args.to / name).write_text(json.dumps(record, separators=(",", ":")) + "\n")
         results[name] = outcome["site_result"]
     facts["results"] = results
-    (args.to / "site_results.json").write_text(json.dumps(facts, indent=1) + "\n")
+    facts_path.write_text(json.dumps(facts, indent=1) + "\n")
     print(f"kept {len(results)} games in {args.to}")
     return 0
 

@@ -265,17 +265,22 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
             # 6.3: the bankrupt company's base is gone; the site's route graph is not
             # renewed when a company closes, so it does not see the freed station.
             return "6.3 a base where a bankrupt company's stood"
-    at = answer.get("error_action_index")
-    if at is not None and after_bankruptcy(answer.get("record_actions", []), at,
-                                           site_states):
-        return AFTER_BANKRUPTCY
     if "GameIsOver" in error and site_states and \
             site_states[-1]["round"].startswith("Stock Round 100"):
         # A game left with nothing anyone can do: the site ends it at its 100th turn.
         return "the site's end at turn 100 (a dead game)"
     if "GameIsOver" in error and game.state.end_reason == "market":
         return "2 the top of the index ends the game at once"
+    at = answer.get("error_action_index")
+    if at is not None and "GameIsOver" not in error and after_bankruptcy(
+            answer.get("record_actions", []), at, site_states, closed_companies(game)):
+        return AFTER_BANKRUPTCY
     return None
+
+
+def closed_companies(game: Game) -> set[str]:
+    """The companies bankrupt (closed) in our game GAME (6.3)."""
+    return {c.sym for c in game.state.corporations.values() if c.closed}
 
 
 #: The listed receivership differences (docs/site-differences.md, 4.4, 6.4), by name.
@@ -292,16 +297,17 @@ AFTER_BANKRUPTCY = "6.3 the site's next company after a bankruptcy: no dividend 
 
 
 def after_bankruptcy(actions: list[dict[str, Any]], at: int,
-                     site_states: list[dict[str, Any]]) -> bool:
+                     site_states: list[dict[str, Any]], closed: set[str]) -> bool:
     """Whether record action AT (a position apart there, or the site's refusal) follows
     a company's bankruptcy at its dividend in the site's turn before (the company gone
     from the site's positions at record action j), the next company C acting alone
     since, and C's run, with revenue, neither withheld nor paid on the site (its cash
     and price unchanged): the site's dividend step, passed as the bankrupt company's
-    turn ended, stays passed for C, and with it C's train step."""
+    turn ended, stays passed for C, and with it C's train step. The company gone must
+    be bankrupt in ours too (CLOSED: ours at AT)."""
     for j in range(max(1, at - RECEIVER_REACH), min(at + 1, len(site_states))):
-        gone = {c["id"] for c in site_states[j - 1]["corporations"]} - \
-            {c["id"] for c in site_states[j]["corporations"]}
+        gone = ({c["id"] for c in site_states[j - 1]["corporations"]} -
+                {c["id"] for c in site_states[j]["corporations"]}) & closed
         if not gone or actions[j].get("entity") not in gone:
             continue
         later = [(r, a) for r, a in enumerate(actions[j + 1:at + 1], j + 1)
@@ -330,7 +336,8 @@ def _in_receivership(site_state: dict[str, Any]) -> set[str]:
 
 def receivership_difference(record: dict[str, Any], at: int,
                             ours: list[dict[str, Any] | str],
-                            site_states: list[dict[str, Any]]) -> str | None:
+                            site_states: list[dict[str, Any]],
+                            closed: set[str] | None = None) -> str | None:
     """A first difference (a refusal or a lasting position apart) at record action AT
     that one of the listed receivership differences explains, by name, or None.
 
@@ -343,7 +350,7 @@ def receivership_difference(record: dict[str, Any], at: int,
     trains on the site than ours or the action is its train step, RECEIVER_TURN for
     the rest of a receiver's turn (which player acts, the step the site is at)."""
     actions = record["actions"]
-    if after_bankruptcy(actions, at, site_states):
+    if closed and after_bankruptcy(actions, at, site_states, closed):
         return AFTER_BANKRUPTCY
     first = max(0, at - RECEIVER_REACH)
     held: set[str] = set()
@@ -398,6 +405,6 @@ def receivership_difference(record: dict[str, Any], at: int,
     return RECEIVER_TURN
 
 
-__all__ = ["builders_first", "left_when_tried", "receivership_difference",
+__all__ = ["builders_first", "closed_companies", "left_when_tried", "receivership_difference",
            "site_difference", "site_refuses", "wales_first", "wales_hexes",
            "wales_runs"]

@@ -4,6 +4,7 @@ differences (docs/site-differences.md, 1850)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from engine import legal
@@ -12,6 +13,7 @@ from engine.actions import (
     Bid,
     BuyPrivate,
     BuyTrain,
+    Pass,
     RedeemShares,
     ReissueShares,
     SellShares,
@@ -64,6 +66,8 @@ def site_refuses(game: Game, action: Action) -> bool:
         return False
     turn = game.turn()
     seat = turn.seat if turn is not None else ""
+    if isinstance(action, Pass) and all_pass_with_cm_unsold(game):
+        return True
     if isinstance(action, Bid):
         if rnd.s.auction is not None:
             return False  # 5.7: a bidder who passed has no turn in either engine
@@ -90,6 +94,18 @@ def site_refuses(game: Game, action: Action) -> bool:
     return False
 
 
+def all_pass_with_cm_unsold(game: Game) -> bool:
+    """Whether a pass now ends a stock round (everybody passed, 5.2.2) while the bank
+    still holds the Chicago & Mississippi private: the site's income step after an
+    all-pass of its privates' auction fails there (its own error, `NoMethodError` for
+    the CM's owner; docs/site-differences.md)."""
+    rnd = game.round
+    cm = game.state.privates.get("CM")
+    return isinstance(rnd, StockRound) and rnd.s.auction is None and cm is not None and \
+        cm.owner is None and not cm.closed and \
+        rnd.s.passes >= len(game.state.seats) - 1
+
+
 def stock_round_ended_early(site_states: list[dict[str, Any]], at: int) -> bool:
     """Whether the site went on to the next stock round at record action `at` (its
     operating round of nothing but private income in between), as after 5.2.2's
@@ -99,7 +115,7 @@ def stock_round_ended_early(site_states: list[dict[str, Any]], at: int) -> bool:
         before.split(".")[0] != now.split(".")[0]
 
 
-def train_step_skipped(record: dict[str, Any], at: int) -> bool:
+def train_step_skipped(record: dict[str, Any], at: int, game: Game | None = None) -> bool:
     """Whether record action AT is a company's pass at our train step where the only
     trains it could buy were on the Open Market after a company closed (5.1.1): the
     site, which removed them, skipped that step, so the pass meets its next one (the
@@ -107,11 +123,12 @@ def train_step_skipped(record: dict[str, Any], at: int) -> bool:
     action = record["actions"][at]
     if action.get("type") != "pass" or action.get("entity_type") != "corporation":
         return False
-    setup, names = setup_of(record)
-    game = Game(setup)
-    mapper = RecordMapper(game, names)
-    for index, raw in enumerate(expanded(folded_actions(record["actions"][:at]))):
-        replay_action(game, mapper, index, raw)
+    if game is None:
+        setup, names = setup_of(record)
+        game = Game(setup)
+        mapper = RecordMapper(game, names)
+        for index, raw in enumerate(expanded(folded_actions(record["actions"][:at]))):
+            replay_action(game, mapper, index, raw)
     turn = game.turn()
     if turn is None or turn.step != "train" or not any(
             c.closed for c in game.state.corporations.values()):
@@ -120,21 +137,44 @@ def train_step_skipped(record: dict[str, Any], at: int) -> bool:
     return bool(buys) and all(a.source == "pool" for a in buys)
 
 
+def closed_trains_apart(game: Game, site_states: list[dict[str, Any]]) -> Counter[str]:
+    """5.1.1 shown at a position: the trains our Open Market holds that the site's does
+    not, where a company has closed (5.1.1 puts its trains there; the site removes
+    them). GAME is ours at the position, the site's its last summary."""
+    if not site_states or not any(c.closed for c in game.state.corporations.values()):
+        return Counter()
+    ours = Counter(t.name for t in game.state.trains_pool)
+    ours.subtract(str(t).replace("'", "") for t in site_states[-1].get("pool_trains", ()))
+    return +ours
+
+
+def cheapest_is_closed_train(game: Game, site_states: list[dict[str, Any]]) -> bool:
+    """Whether the cheapest train ours offers a forced purchase (10.7) is one of a
+    closed company's trains in our Open Market the site does not have."""
+    cheapest = game.rules.cheapest_train(game.state)
+    return cheapest is not None and cheapest[2] == "pool" and \
+        closed_trains_apart(game, site_states)[cheapest[0].name] > 0
+
+
 def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
                     site_states: list[dict[str, Any]]) -> str | None:
     """A refusal of the site that is one of 1850's listed differences
-    (docs/site-differences.md), or None."""
+    (docs/site-differences.md), or None. GAME is ours just before the refused action:
+    each difference is named only where the two positions there differ as listed."""
     error = str(answer.get("error"))
-    closed_trains = bool(game.state.trains_pool) and any(
-        "closes and its shares are worthless" in line for line in game.state.log)
-    if action.get("type") == "sell_shares" and "Cannot sell shares" in error and \
-            closed_trains and site_states and \
-            site_states[-1]["round"].startswith("Operating Round"):
+    at = int(answer.get("error_action_index") or 0)
+    record = answer.get("record_actions") or []
+    in_or = bool(site_states) and site_states[-1]["round"].startswith("Operating Round")
+    if action.get("type") == "sell_shares" and "Cannot sell shares" in error and in_or \
+            and isinstance(game.round, OperatingRound) and \
+            cheapest_is_closed_train(game, site_states):
         # A forced purchase (10.7): ours must buy the cheapest train, an Open Market
         # train of a closed company the site has removed, so the sales it needs differ.
         return "5.1.1 a closed company's trains (a forced purchase)"
-    if action.get("type") == "buy_train" and closed_trains and any(
-            m.get("source") == "pool" for m in action.get("moderator_actions", [])):
+    pool = [m.get("train") for m in action.get("moderator_actions", [])
+            if m.get("source") == "pool"]
+    if action.get("type") == "buy_train" and pool and \
+            closed_trains_apart(game, site_states)[str(pool[0])] > 0:
         # The same forced purchase where the president can pay: ours buys the closed
         # company's train from the Open Market, which the site does not have there.
         return "5.1.1 a closed company's trains (a forced purchase)"
@@ -144,32 +184,68 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # player makes only where his rules leave him nothing else.
         return "5.10.3 redeeming another player's share"
     if action.get("type") == "buy_company" and "cannot process action buy_company" in error \
-            and site_states and site_states[-1]["round"].startswith("Stock Round"):
+            and site_states and site_states[-1]["round"].startswith("Stock Round") and \
+            trainless_closed_there(game, action, site_states):
         # A trainless company's purchase after its lay: the site has settled its empty
         # run there, its price fell into the black area and it closed (the site's
         # moments); ours settles the run after the purchase.
         return "the site's moments: a trainless company's purchase before its empty run"
     if action.get("entity_type") == "player" and "Cannot sell shares" not in error and \
-            action.get("type") in ("pass", "buy_shares", "sell_shares", "par") and \
-            site_states and site_states[-1]["round"].startswith("Operating Round"):
+            action.get("type") in ("pass", "buy_shares", "sell_shares", "par") and in_or \
+            and isinstance(game.round, StockRound) and \
+            stock_round_ended_after_sale(record, at, site_states):
         # A pass after a sale the president was asked to protect ended the site's
         # stock round, not ours.
         return "5.2.2 the site's stock round ended"
     if action.get("entity_type") == "corporation" and action.get("type") == "pass" and \
             "Blocking step" in error and "cannot process action pass" in error and \
-            any("closes and its shares are worthless" in line for line in game.state.log) \
-            and game.state.trains_pool:
+            record and train_step_skipped({"actions": record}, at, game) and \
+            closed_trains_apart(game, site_states):
         # 5.1.1 puts a closed company's trains on the Open Market; the site removes
         # them, so where they were a company's only choice it skips the train step
         # our company passes at, and our next pass meets its next step (a run, or the
         # stock round after the last company).
         return "5.1.1 a closed company's trains"
+    if "NoMethodError" in error and "player?" in error and action.get("type") == "pass" \
+            and all_pass_with_cm_unsold(game):
+        # Everybody passed with the CM still in the bank: the site fails paying the
+        # privates' income (its own error, no rule of ours).
+        return "the site's error at an all-pass with the CM unsold"
     if "NoMethodError" in error and "phase_2_companies" in error and any(
             game.state.privates[sym].closed for sym in ("MRC", "MRB")):
         # In phase 2 the site lists the Mesabi and river privates' owners, and a private
         # closed with its company (5.1.1) has none: its own error, no rule of ours.
         return "the site's error at a closed phase-2 private"
     return None
+
+
+def trainless_closed_there(game: Game, action: dict[str, Any],
+                           site_states: list[dict[str, Any]]) -> bool:
+    """The site's moments shown: the company buying holds no train in ours and has
+    left the site's market (closed there)."""
+    corp = game.state.corporations.get(str(action.get("entity")))
+    if corp is None or corp.trains:
+        return False
+    theirs = next((c for c in site_states[-1]["corporations"]
+                   if c["id"] == action.get("entity")), None)
+    return theirs is None or theirs.get("price") is None
+
+
+def stock_round_ended_after_sale(record: list[dict[str, Any]], at: int,
+                                 site_states: list[dict[str, Any]]) -> bool:
+    """5.2.2 shown: the site went from its stock round to an operating round at a
+    player's pass after a player's sale (the pass it counted for the seller's turn
+    ended its round), while ours is still in the stock round."""
+    for k in range(min(at, len(site_states)) - 1, 0, -1):
+        before, now = str(site_states[k - 1]["round"]), str(site_states[k]["round"])
+        if before.startswith("Stock Round") and now.startswith("Operating Round"):
+            earlier = record[max(0, k - 3 * len(site_states[k]["players"])):k + 1]
+            return record[k].get("type") == "pass" and any(
+                a.get("type") == "sell_shares" and a.get("entity_type") == "player"
+                for a in earlier)
+        if not now.startswith("Operating Round"):
+            return False
+    return False
 
 
 def site_reissue_par(game: Game, corp: Corporation) -> int:

@@ -4,14 +4,17 @@ them (docs/site-differences.md, 1861)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
-from engine import board, export_1861, routes
+from engine import board, export_1861, legal, routes
 from engine.actions import Action, BuyTrain, Decline, Done, Merge, Par, Pass, PlaceToken
+from engine.errors import GameError
 from engine.game import Game
 from engine.records import pass_idle_players
 from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.merger import MergerRound
+from engine.title import load_title
 from engine.track import Node, Side, next_steps
 
 #: 14.2: the site plays 1861 with unlimited 2+2 and 5+5E trains (engine.records.setup_of).
@@ -162,6 +165,29 @@ def unpaid_interest_to_rsr(recent: list[dict[str, Any]], site: dict[str, Any],
     return extra
 
 
+def rsr_bought_with_interest(mine: dict[str, Any] | None, theirs: dict[str, Any] | None,
+                             extra: int) -> bool:
+    """10.8 (listed) shown at a position: the site's RSR holds a train ours does not, one
+    ours cannot pay for with its cash and the site's can only with the unpaid interest
+    it was given (`extra`). `mine` and `theirs` are the RSR's summaries there (the
+    site's cash already less `extra`)."""
+    if not mine or not theirs or not extra or mine.get("cash") is None:
+        return False
+    left = Counter(theirs["trains"])
+    left.subtract(mine["trains"])
+    title = load_title("1861")
+    prices = []
+    for name, count in left.items():
+        try:
+            prices += [title.train(name).price] * max(count, 0)
+        except (KeyError, ValueError):
+            continue
+    # One train, or all the site's RSR bought at once where ours buys at the next
+    # action (seed 3501 game 22: R2150 for five trains against ours' R2140).
+    return any(mine["cash"] < price <= mine["cash"] + extra
+               for price in [*prices, sum(prices)] if price)
+
+
 def settle(game: Game) -> None:
     """The moves the site makes at once that our importer makes only when the next
     action comes: 9.2, a bidder who cannot raise drops out of the auction (so that the
@@ -197,14 +223,13 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # its price of at least R100; ours prices the merger at the minors' sum.
         return f"12.3 a merged company's price below R{SITE_MERGER_FLOOR}"
     if action.get("type") == "pass" and action.get("entity_type") == "corporation" and \
-            "Blocking step Run Routes" in error and nationalised_lately(answer, action,
-                                                                      site_states):
+            "Blocking step Run Routes" in error and may_token(game):
         # 10.5: the city a nationalisation freed is in the company's reach; the site's
         # graph keeps its earlier answer (no city to token) and skips the token step.
         return "10.5 a city freed by a nationalisation (the site's stale graph)"
     if action.get("type") == "pass" and action.get("entity_type") == "corporation" and \
             "Blocking step Buy Trains" in error and trainless(site_states, action) and \
-            nationalised_lately(answer, action, site_states):
+            may_token(game):
         # 10.5 again, for a company without a train: the site skips its token step and
         # its run (no train), and waits at its train step for our pass at the token.
         return "10.5 a city freed by a nationalisation (the site's stale graph)"
@@ -241,6 +266,29 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
     return None
 
 
+def may_token(game: Game) -> bool:
+    """10.5 shown in ours: the company acting, its steps before the token step passed,
+    may place a station in a city (the site's stale graph has none and skips its token
+    step), and a company was nationalised in this or the last operating round."""
+    trial = game.clone()
+    for _ in range(3):
+        turn = trial.turn()
+        if turn is None or turn.step == "token" or turn.step not in ("track",):
+            break
+        try:
+            trial.apply(turn.seat, Pass())
+        except GameError:
+            return False
+    turn = trial.turn()
+    if turn is None or turn.step != "token" or not any(
+            isinstance(a, PlaceToken) for a in legal._candidates(trial)):
+        return False
+    log = game.state.log
+    rounds = [i for i, line in enumerate(log) if line.startswith("Operating Round")]
+    since = rounds[-2] if len(rounds) > 1 else 0
+    return any(line.endswith(" is nationalised") for line in log[since:])
+
+
 def trainless(site_states: list[dict[str, Any]], action: dict[str, Any]) -> bool:
     """Whether the company acting holds no train in the site's last position."""
     corps = site_states[-1]["corporations"] if site_states else []
@@ -260,31 +308,3 @@ def difference_at(record: dict[str, Any], at: int, diff: list[str],
         if theirs == SITE_MERGER_FLOOR and mine is not None and mine < SITE_MERGER_FLOOR:
             return f"12.3 a merged company's price below R{SITE_MERGER_FLOOR}"
     return None
-
-
-#: How far back (record actions) a nationalisation may lie for the token step's skip.
-LATELY = 60
-
-
-def nationalised_lately(answer: dict[str, Any], action: dict[str, Any],
-                        site_states: list[dict[str, Any]] | None = None) -> bool:
-    """Whether a company was nationalised in the record shortly before `action` (a
-    Director's choice, our move in a message, or the RSR's run, whose purchase may begin
-    a phase that nationalises minors, 11; or, in the site's positions, a company whose
-    price left the market, as at the start of phase 4 by another company's purchase)."""
-    record = answer.get("record_actions") or []
-    at = int(answer.get("error_action_index") or 0)
-    priced: set[str] = set()
-    for state in (site_states or [])[max(0, at - LATELY):at]:
-        now = {c["id"] for c in state["corporations"] if c.get("price") is not None}
-        if priced - now:
-            return True
-        priced = now
-    for earlier in record[max(0, at - LATELY):at]:
-        if earlier.get("type") == "choose" and earlier.get("choice") == "nationalize":
-            return True
-        if "nationalised" in str(earlier.get("message", "")):
-            return True
-        if earlier.get("type") == "run_routes" and earlier.get("entity") == "RSR":
-            return True
-    return False
