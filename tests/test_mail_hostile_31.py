@@ -126,7 +126,7 @@ async def test_a_mail_over_its_cpu_budget_is_quarantined_and_the_inbox_goes_on(
     async with running_daemon(config):
         await mail_servers.deliver("slow@evil.test", MODERATOR, costly)
         await help_is_answered(mail_servers)
-        reason = await quarantined_with(config, "<budget-1@evil.test>")
+        reason = await quarantined_with(config, "<budget-1@evil.test>", timeout=90)
         assert "went over the budget of 0.5 CPU seconds" in reason, reason
         await help_is_answered(mail_servers, "later@example.org")
     assert "slow@evil.test" not in {rcpt for rcpt, _ in sent(mail_servers)}

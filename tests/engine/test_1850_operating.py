@@ -519,9 +519,9 @@ def test_10_7_after_the_presidents_sale_only_the_cheapest_train_of_the_bank() ->
     takes the rest from his cash. The site allows CBQ's train here
     (docs/site-differences.md, 10.7)."""
     g = _ri_must_buy_a_train()
-    assert "buy train 5 from CBQ for N ($1 to $63)" in g.legal()
+    assert "buy train 5 from CBQ for PRICE ($1 to $63)" in g.legal()
     g.apply("Player 2", SellShares("RI", percent=20))
-    assert "buy train 10 ($950)" in g.legal()
+    assert "buy train 10 ($950: RI's $63 and $887 from its president Player 2)" in g.legal()
     assert not any("from CBQ" in order for order in g.legal())
     with pytest.raises(GameError, match=r"may not buy a train from another company \(10\.7\)"):
         g.clone().apply("Player 2", BuyTrain("5", source="CBQ", price=1))

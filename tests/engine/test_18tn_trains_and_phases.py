@@ -382,7 +382,7 @@ def test_4_2_5_2_a_d_after_the_presidents_sale_no_train_from_another_company() -
     longer buy the L&N's train, even for the $1 it holds, which would have made the
     sale needless."""
     g = forced_purchase_position()  # TC $1, Bob $30: $49 short of a $80 2-train
-    assert "buy train 2 from L&N for N ($1, if Ann agrees)" in g.legal()
+    assert "buy train 2 from L&N for PRICE ($1, if Ann agrees)" in g.legal()
     g.apply("Bob", SellShares("GMO", 1))
     assert not any("from L&N" in order for order in g.legal())
     with pytest.raises(GameError, match=r"Bob contributes to TC's train: no train may be "
