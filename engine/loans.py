@@ -24,6 +24,14 @@ def room(rules: Rules, state: GameState, corp: Corporation) -> int:
     return max(0, rules.max_loans(state, corp) - corp.loans)
 
 
+def needed_for(rules: Rules, state: GameState, corp: Corporation, cost: int) -> int:
+    """10.2: the fewest loans that let `corp` pay `cost` (what `take_loans_for` takes
+    when the room allows), for showing a price before it is paid."""
+    value, interest = rules.loan_terms(state)
+    short, net = cost - corp.cash, value - interest
+    return -(-short // net) if short > 0 and net > 0 else 0
+
+
 def take_loans_for(rules: Rules, state: GameState, corp: Corporation, cost: int,
                    purpose: str) -> int:
     """10.2: take the fewest loans that let `corp` pay `cost` (as many as it may, if

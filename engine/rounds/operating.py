@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from engine import board, routes, trains
+from engine import board, loans, routes, trains
 from engine.actions import (
     Accept,
     Action,
@@ -354,8 +354,8 @@ class OperatingRound(Round):
         if short <= 0:
             return ""
         if purse >= price:
-            value, interest = self.rules.loan_terms(state)
-            count = -(-short // max(value - interest, 1))
+            value, _ = self.rules.loan_terms(state)
+            count = loans.needed_for(self.rules, state, corp, price)
             return (f": {corp.sym}'s {money(state, corp.cash)} and {count} "
                     f"loan{'s' if count > 1 else ''} of {money(state, value)}")
         return (f": {corp.sym}'s {money(state, corp.cash)} and {money(state, short)} from "

@@ -17,6 +17,7 @@ import io
 from PIL import Image
 
 from engine import board
+from engine import loans as engine_loans
 from engine.game import Game
 from engine.geometry import neighbour
 from engine.legal import legal_tile_lays
@@ -83,8 +84,7 @@ def lay_costs(game: Game, lays: Lays) -> LayCosts:
         terrain = board.terrain_cost(rules, state, hex_id)
         for tile in tiles:
             cost = fee + terrain + rules.upgrade_cost(state, hex_id, state.title.tile(tile))
-            short = max(0, cost - corp.cash)
-            loans = -(-short // (value - interest)) if short and value > interest else 0
+            loans = engine_loans.needed_for(rules, state, corp, cost)
             costs[(hex_id, tile)] = LayCost(cost, loans,
                                             corp.cash + loans * (value - interest) - cost)
     return costs
