@@ -102,6 +102,9 @@ def over_limits(raw: bytes, limits: Limits | None = None) -> str | None:
     return None
 
 
+_AGAIN = 0.05  # seconds between raising OverBudget again until it lands
+
+
 class OverBudget(BaseException):
     """Raised in the thread processing a mail when its CPU budget ran out. Not an
     Exception: the readers that go on without a broken field (`except Exception`)
@@ -137,12 +140,15 @@ def budget(seconds: float | None) -> Iterator[None]:
         with lock:
             if not state["open"]:
                 return
-            left = limit - time.clock_gettime(clock)
+            left = 0.0 if state["fired"] else limit - time.clock_gettime(clock)
             if left > 0:  # it waited meanwhile: look again when it could be spent
                 arm(left)
                 return
             state["fired"] = True
             _raise_in(target, OverBudget)
+            # Delivered inside a gc callback, a __del__ or a weakref callback, CPython
+            # reports it as unraisable and carries on: raise it again until it lands.
+            arm(_AGAIN)
 
     def arm(after: float) -> None:
         timer = threading.Timer(max(after, 0.01), check)
