@@ -151,10 +151,9 @@ class _CostlyFinalizer:
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_the_budget_is_raised_again_when_its_first_delivery_was_swallowed() -> None:
-    with pytest.raises(limits.OverBudget):
-        with limits.budget(0.2):
-            _CostlyFinalizer()  # the budget runs out (and its raise is lost) in here
-            _spin(2.0)          # ordinary code: the raise that lands
+    with pytest.raises(limits.OverBudget), limits.budget(0.2):
+        _CostlyFinalizer()  # the budget runs out (and its raise is lost) in here
+        _spin(2.0)          # ordinary code: the raise that lands
 
 
 def test_a_block_within_its_budget_is_not_interrupted_afterwards() -> None:
