@@ -84,6 +84,39 @@ def legal_tile_lays(game: Game) -> list[LayTile]:
             if isinstance(action, LayTile) and judge.accepts(action)]
 
 
+def legal_token_places(game: Game) -> list[PlaceToken | PlaceEdgeToken]:
+    """The station placements among `legal_actions` (a city of each hex where the
+    company may place its next station, an 1850 edge token), judged alone: the reports
+    list each with its price (issue 30)."""
+    turn = game.turn()
+    rnd = game.round
+    if turn is None or not isinstance(rnd, OperatingRound) or rnd.current is None \
+            or rnd.offer is not None or rnd.discards or rnd.protecting \
+            or game.rules.pending_decision(game.state) is not None:
+        return []
+    judge = _Judge(game, turn.seat)
+    return [action for action in _token_candidates(game, rnd)
+            if judge.accepts(action)]
+
+
+def _token_candidates(game: Game, rnd: OperatingRound
+                      ) -> Iterator[PlaceToken | PlaceEdgeToken]:
+    """The operating company's candidate station placements: its edge token, and each
+    city its track reaches."""
+    state = game.state
+    corp = rnd.company()
+    t = rnd.current
+    assert t is not None
+    if t.step > STEPS.index("token"):
+        return
+    if corp.spec.edge_token is not None:
+        yield PlaceEdgeToken(corp.spec.edge_token.hex)
+    nodes, _ = track.reachable(state, track.build_track(state), corp.sym)
+    for node in sorted(nodes, key=str):
+        if node.kind == "c":
+            yield PlaceToken(node.hex, node.index)
+
+
 class _Judge:
     """Decides each candidate as trying it on a copy of the game would.
 
@@ -462,13 +495,7 @@ def _operating_candidates(game: Game, rnd: OperatingRound, prune: bool = True
                     yield UsePrivate(private.sym, lay)
         if type(game.rules).pay_mesabi is not Rules.pay_mesabi:  # 1850 6.5.1
             yield PayMesabi()
-    if t.step <= STEPS.index("token") and corp.spec.edge_token is not None:
-        yield PlaceEdgeToken(corp.spec.edge_token.hex)
-    if t.step <= STEPS.index("token"):
-        nodes, _ = track.reachable(state, track.build_track(state), corp.sym)
-        for node in sorted(nodes, key=str):
-            if node.kind == "c":
-                yield PlaceToken(node.hex, node.index)
+    yield from _token_candidates(game, rnd)
     if t.step <= STEPS.index("route") and t.revenue is None and \
             game.rules.route_step_extras(state, corp):  # 1825 6.4.3
         yield LeaseTrain()

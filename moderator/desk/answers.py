@@ -51,6 +51,7 @@ from moderator.reports.report import (
     replay_history,
     section_cid,
 )
+from moderator.reports.stations import legal_places, places_text
 from moderator.store import Member, Store
 
 __all__ = ["MAX_HISTORY", "Answers", "Footer", "Lobby", "LobbySeat", "bounce_reason", "history",
@@ -338,6 +339,11 @@ class Answers:
                 # The player to lay track sees every legal lay: no guessing by mail.
                 lays = self.lays(game_id, game)
                 context["lays"] = lays_text(game.state.title, lays, lay_costs(game, lays))
+            if turn is not None and turn.step in ("track", "token") \
+                    and turn.seat == context.get("you") and isinstance(game.round, OperatingRound):
+                # And every station it may place, with its price (issue 30).
+                context["stations"] = places_text(game.state.title, legal_places(game)) \
+                    or None
             context["progress"], charts = self.charts_for(game_id, game, to)
             images += charts
             images += self.market_for(game_id, game, to, whole_map)

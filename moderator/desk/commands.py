@@ -32,6 +32,7 @@ from moderator.desk.work import Refused, Work
 from moderator.mail.addresses import lookalike_problem
 from moderator.reports.lays import hex_pictures, lay_costs, lays_text, legal_lays
 from moderator.reports.report import Section
+from moderator.reports.stations import hex_places, legal_places, places_text
 from moderator.store import Store
 
 __all__ = ["GameCommands"]
@@ -125,29 +126,40 @@ class GameCommands:
                 "to see them)",
                 lays_text(self.game.state.title, lays, lay_costs(self.game, lays))
                 if lays else "none"))
+        places = legal_places(self.game) if turn is not None else ()
+        if turn is not None and places:
+            self.sections.append(Section(
+                f"The stations {turn.entity} may place now, with their price",
+                places_text(self.game.state.title, places)))
         return "see below"
 
     def _show_hex(self, command: cmd.ShowHex) -> str:
         """The legal lays on one hex, drawn: the hex and its neighbours with each tile
-        in each legal rotation, captioned with the order that lays it."""
+        in each legal rotation, captioned with the order that lays it; and the stations
+        the company may place there, with their price."""
         turn = self.game.turn()
         hex_id = command.hex
-        if turn is None or turn.step != "track":
+        places = hex_places(legal_places(self.game), hex_id) if turn is not None else ()
+        tiles = (legal_lays(self.game).get(hex_id, {})
+                 if turn is not None and turn.step == "track" else {})
+        if turn is None or (not tiles and turn.step != "track" and not places):
             step = f"{turn.entity} is at the {turn.step} step" if turn else "the game is over"
             self.sections.append(Section(f"Tiles at {hex_id}",
                                          f"no tile may be laid now: {step}"))
-            return "see below"
-        tiles = legal_lays(self.game).get(hex_id, {})
-        if not tiles:
+        elif tiles:
+            self.sections.append(Section(
+                f"The tiles {turn.entity} may lay at {hex_id}",
+                lays_text(self.game.state.title, {hex_id: tiles},
+                          lay_costs(self.game, {hex_id: tiles})),
+                hex_pictures(self.game, hex_id, tiles)))
+        elif not places:
             self.sections.append(Section(
                 f"Tiles at {hex_id}", f"{turn.entity} may lay no tile at {hex_id} now; "
                 "mail `legal` for the hexes it may lay on"))
-            return "see below"
-        self.sections.append(Section(
-            f"The tiles {turn.entity} may lay at {hex_id}",
-            lays_text(self.game.state.title, {hex_id: tiles},
-                      lay_costs(self.game, {hex_id: tiles})),
-            hex_pictures(self.game, hex_id, tiles)))
+        if turn is not None and places:
+            self.sections.append(Section(
+                f"The stations {turn.entity} may place at {hex_id}, with their price",
+                places_text(self.game.state.title, places)))
         return "see below"
 
     def _history(self, command: cmd.History) -> str:

@@ -244,6 +244,7 @@ def render(template: str, *, tables: Tables | None = None, **context: Any
     context.setdefault("map_regions", ())  # the whole board's regions: (cid, label)
     context.setdefault("progress", None)  # `moderator.reports.charts.Progress`
     context.setdefault("lays", None)  # the legal tile lays, for the player laying track
+    context.setdefault("stations", None)  # the stations he may place, with their prices
     context.setdefault("market_cid", None)  # the stock market picture, when it goes
     context.setdefault("tournament", None)  # "Tournament X, heat N, table M", when one
     if tables is None and template == "report" and context.get("pos") is not None:
