@@ -14,13 +14,15 @@ from engine.actions import Action, to_json
 from grammar.commands import Command, command_to_json
 from grammar.errors import OrderError
 from grammar.names import Names, names_for_title
-from grammar.parser import Order, parse_line
+from grammar.parser import Confirmed, Order, parse_line
 
 
 def order_to_json(order: Order) -> dict[str, object]:
     """An action's engine JSON (`{"type": ...}`), or a command's `{"command": ...}`."""
     if isinstance(order, Command):
         return command_to_json(order)
+    if isinstance(order, Confirmed):
+        return {"confirm": [to_json(action) for action in order.actions]}
     assert isinstance(order, Action)
     return to_json(order)
 

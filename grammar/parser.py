@@ -44,8 +44,19 @@ from grammar.names import (
     parse_amount,
 )
 
-Order = a.Action | cmd.Command
-"""What a line yields: engine actions (game moves) or a meta command."""
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Confirmed:
+    """`confirm ORDER`: the actions of ORDER, to be applied even though the moderator
+    warns of what they cost (a company left unable to pay for the train it must own;
+    `moderator.desk.shortfall`)."""
+
+    actions: tuple[a.Action, ...]
+
+
+Order = a.Action | cmd.Command | Confirmed
+"""What a line yields: engine actions (game moves), a meta command, or actions
+confirmed after a warning."""
 
 _T = TypeVar("_T")
 
@@ -393,8 +404,12 @@ class _Build(Transformer[Token, Any]):
 
     # -- the line
 
-    def line(self, item: tuple[a.Action, ...] | cmd.Command) -> tuple[Order, ...]:
-        return (item,) if isinstance(item, cmd.Command) else item
+    def line(self, item: tuple[a.Action, ...] | cmd.Command | Confirmed
+             ) -> tuple[Order, ...]:
+        return (item,) if isinstance(item, cmd.Command | Confirmed) else item
+
+    def confirmed(self, actions: tuple[a.Action, ...]) -> Confirmed:
+        return Confirmed(actions)
 
     def game_line(self, prefix: Tok, actions: tuple[a.Action, ...]) -> tuple[a.Action, ...]:
         if prefix is None:

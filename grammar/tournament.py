@@ -200,11 +200,14 @@ _STARTS = ("confirm", "create tournament", "register", "withdraw", "close entry"
 
 def starts_tournament_line(line: str) -> bool:
     """Whether LINE begins like a tournament command (`replace` only with `in`,
-    `remove` only with `from`)."""
+    `remove` only with `from`, `confirm` only with one word: `confirm lay 57 at I13`
+    is a game order confirmed after a warning)."""
     words = line.strip().lower().rstrip(".").split()
     text = " ".join(words)
     if not words:
         return False
+    if words[0] == "confirm":
+        return len(words) == 2
     if words[0] == "replace":
         return len(words) >= 4 and words[2] == "in"
     if words[0] == "remove":

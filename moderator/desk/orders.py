@@ -21,7 +21,9 @@ from engine.views import GameView
 from grammar import commands as cmd
 from grammar.errors import OrderError
 from grammar.names import names_for_title
+from grammar.parser import Confirmed, code_of
 from grammar.submission import Submission, parse_submission
+from moderator.desk.shortfall import shortfall, warning
 from moderator.reports.report import LineResult
 from moderator.store import Store, StoreError
 
@@ -134,7 +136,16 @@ def run_submission(game: Game, seat: str, body: str,
         said: list[str] = []
         for order in line.orders:
             moves: tuple[tuple[str, Action], ...]
-            if not isinstance(order, cmd.Command):
+            if isinstance(order, Confirmed):
+                moves = tuple((seat, action) for action in order.actions)
+            elif not isinstance(order, cmd.Command):
+                # A costly order that would leave a company unable to pay for the train
+                # it must own is refused with a warning, like an illegal one; the same
+                # line prefixed with `confirm` applies it (moderator.desk.shortfall).
+                found = shortfall(game, seat, order)
+                if found is not None:
+                    return refused(line.number, line.text, _caret(line.text, warning(
+                        found, order, " ".join(code_of(line.text).split()))))
                 moves = ((seat, order),)
             else:
                 try:

@@ -104,5 +104,7 @@ def test_create_names_every_fault_and_refuses_a_repeated_term() -> None:
 def test_other_lines_are_not_tournament_lines() -> None:
     # A game's `replace SEAT with ADDRESS` stays the game master's command.
     for line in ("replace Ann with bob@x.org", "buy TCC", "create game 18TN", "", "end game",
-                 "remove Ann", "undo", "undo to move 12"):
+                 "remove Ann", "undo", "undo to move 12",
+                 # a game order confirmed after the moderator's warning (issue 30)
+                 "confirm lay 57 at I13 rot 0", "confirm token D7", "confirm TC: token F11"):
         assert not starts_tournament_line(line)
