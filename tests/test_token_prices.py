@@ -113,6 +113,8 @@ def test_1861_stations_cost_r20_or_r40_a_hex_from_the_nearest() -> None:
     for place in places:
         assert charged(game, turn.seat, action_of(place)) == (place.paid, place.left), place
     assert len({p.paid for p in places}) >= 2 and all(p.paid % 20 == 0 for p in places)
+    # What GRR may do says how the price is reckoned, not the charter's R20 alone.
+    assert "token HEX (R20 a hex from its nearest station, 10.5)" in game.legal()
 
 
 def test_a_listing_names_the_order_its_price_and_what_is_left() -> None:

@@ -237,7 +237,7 @@ class OperatingRound(Round):
             out += self.rules.step_extras(state, corp, "track", self)
         if step <= 1 and not t.token_placed and corp.token_costs and \
                 self.rules.why_not_place_token(state, corp) is None:
-            out.append(f"token HEX (costs {money(state, self._token_cost(corp))})")
+            out.append(f"token HEX ({self.rules.token_price_text(state, corp)})")
         if step <= 1 and not t.token_placed:
             out += self.rules.step_extras(state, corp, "token", self)
         if step <= 2 and t.revenue is None:
@@ -398,9 +398,6 @@ class OperatingRound(Round):
         return any(self.rules.why_not_lay_count(self.state, corp, kind, "", t.yellow_lays,
                                                 t.upgrades, t.lay_hexes) is None
                    for kind in ("yellow", "upgrade"))
-
-    def _token_cost(self, corp: Corporation) -> int:
-        return corp.token_costs[0] if corp.token_costs else 0
 
     # --- processing --------------------------------------------------------------------
     def process(self, seat: str, action: Action) -> None:

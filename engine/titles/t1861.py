@@ -711,6 +711,10 @@ class Rules1861(Rules):
         nearest = min(distance(state.title.grid, h, hex_id) for h in placed)
         return per_hex * nearest
 
+    def token_price_text(self, state: GameState, corp: Corporation) -> str:
+        per_hex = corp.token_costs[0] if corp.token_costs else 0
+        return f"{money(state, per_hex)} a hex from its nearest station, 10.5"
+
     def exempt_from_certificate_limit(self, state: GameState, corp: Corporation) -> bool:
         return False
 
