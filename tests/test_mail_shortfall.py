@@ -3,8 +3,9 @@ servers and the real daemon.
 
 18TN record 7818 at move 399: GMO (Player 4) is at its track step with $540 and no
 train, and must buy one (it has a route, 4.2.5.2); the cheapest, a 6-train, costs $600.
-Its station in Paducah (D7) would cost $100 (the charter's third token). Player 4 mails
-a free lay and the station: the mail is refused at the station with the shortfall
+Its station in Paducah (D7) would cost $100 (the charter's third token): `legal`, `show
+D7` and the report list it so, with the $440 left. Player 4 mails a free lay and the
+station: the mail is refused at the station with the shortfall
 named ($160, his to pay) and the line that places it anyway, and nothing is applied
 (a mail applies whole or not at all). He mails the same with `confirm` before the
 station: both are applied. An ordinary mail after (`buy train 6`) is applied as ever:
@@ -21,7 +22,7 @@ import pytest
 import pytest_asyncio
 from mailgame import answers
 from mailservers import Inboxes, daemon_settings, running_daemon, text_of
-from test_mail_reports import Table
+from test_mail_reports import Table, html_of
 
 from engine.records import import_record
 from moderator.mail.local import LocalMail
@@ -51,8 +52,9 @@ async def test_a_station_that_leaves_no_money_for_the_train_is_warned_of_then_co
     president = before.state.player("Player 4").cash
     address = table.seats["Player 4"]
     async with running_daemon(config):
-        sent = await _send(table, mail_servers, "legal\nlay 8 at F7 rot 0\ntoken D7\n")
-        warned = text_of(await inboxes.wait(address, answers(sent)))
+        sent = await _send(table, mail_servers, "legal\nshow D7\nlay 8 at F7 rot 0\ntoken D7\n")
+        warned_mail = await inboxes.wait(address, answers(sent))
+        warned = text_of(warned_mail)
         assert table.store.load(table.game_id).next_move == MOVE  # nothing applied
         sent = await _send(table, mail_servers, "lay 8 at F7 rot 0\nconfirm token D7\n")
         confirmed = text_of(await inboxes.wait(address, answers(sent)))
@@ -62,6 +64,17 @@ async def test_a_station_that_leaves_no_money_for_the_train_is_warned_of_then_co
     # `legal` lists the stations with their price and what GMO keeps.
     assert "The stations GMO may place now, with their price" in warned
     assert "token D7 (Paducah): $100, leaves $440" in warned
+    # `show D7`: no tile to lay there, the station with its price.
+    shown = warned.split("The stations GMO may place at D7, with their price", 1)[1]
+    assert shown.split("\n\n", 1)[0].split() == "token D7 (Paducah): $100, leaves $440".split()
+    assert "Tiles at D7" not in warned
+    # So does the report under the answer, in both its parts.
+    report = warned.split("(The map is as in your last report", 1)[1]
+    assert "The stations GMO may place now, with their price:" in report
+    assert "token H7 (Corinth): $100, leaves $440" in report
+    html = html_of(warned_mail)
+    assert "The stations GMO may place now, with their price:</p>" in html
+    assert "token D7 (Paducah): $100, leaves $440" in html
     # The warning: the shortfall, whose burden it becomes, the line that applies it.
     assert ("not applied: after this station GMO has $440; it must own a train and has "
             "none, and the cheapest the bank sells, a 6-train, costs $600: $160 short, which its "
