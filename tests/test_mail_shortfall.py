@@ -66,7 +66,8 @@ async def test_a_station_that_leaves_no_money_for_the_train_is_warned_of_then_co
     assert "token D7 (Paducah): $100, leaves $440" in warned
     # `show D7`: no tile to lay there, the station with its price.
     shown = warned.split("The stations GMO may place at D7, with their price", 1)[1]
-    assert shown.split("\n\n", 1)[0].split() == "token D7 (Paducah): $100, leaves $440".split()
+    assert " ".join(shown.split("\n\n", 1)[0].split()) == \
+        "token D7 (Paducah): $100, leaves $440"
     assert "Tiles at D7" not in warned
     # So does the report under the answer, in both its parts.
     report = warned.split("(The map is as in your last report", 1)[1]

@@ -1,6 +1,7 @@
 """Station prices listed before a choice (issue 30, item 5) are what the engine
 charges: at every station placement of the recorded games (18TN, 1850, 1861, 1825) and
-of a driven 1851 game, the placement made is among those listed, at the price and with
+of a driven 1851 game, and 1861 games of the differential against 18xx.games, the
+placement made is among those listed, at the price and with
 the money left that the engine's own move took; and at some of them every placement
 listed is tried on a copy of the game, so none is listed that the engine refuses or
 charges otherwise."""
@@ -21,8 +22,12 @@ from engine.rounds.operating import OperatingRound
 from moderator.reports.stations import TokenPlace, legal_places, places_text
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
-# (1861's record has no station placed in an operating round: see the test of 10.5.)
-RECORDS = ("18TN/7818.json", "1850/115810.json", "1825/1825_game_end_bank.json")
+# 1861's record 167259 has no station placed in an operating round: see the test of
+# 10.5 and the games of the differential against 18xx.games (tests/fixtures/1861).
+RECORDS = (FIXTURES / "18TN/7818.json", FIXTURES / "1850/115810.json",
+           FIXTURES / "1825/1825_game_end_bank.json")
+# Those that place most stations in operating rounds (8; three more have one each).
+DIFFERENTIAL_1861 = ("random-4-1", "random-4-4", "random-5-0", "random-5-2", "random-8-0")
 sys.path.insert(0, str(Path(__file__).parent / "engine"))
 
 
@@ -77,13 +82,30 @@ def check_game(setup_game: Game, log: list[tuple[str, Action]], every: int = 3
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("record", RECORDS)
-def test_listed_station_prices_are_what_the_engine_charges(record: str) -> None:
-    full = import_record(json.loads((FIXTURES / record).read_text())).game
+@pytest.mark.parametrize("record", RECORDS, ids=lambda path: path.parent.name)
+def test_listed_station_prices_are_what_the_engine_charges(record: Path) -> None:
+    full = import_record(json.loads(record.read_text())).game
     checked, prices = check_game(Game(full.setup), [(m.seat, m.action) for m in full.log])
     assert checked >= 5
     # The charter's second token and a dearer one (1861: R20 or R40 a hex).
     assert len(prices - {0}) >= 2, prices
+
+
+@pytest.mark.slow
+def test_1861_station_prices_in_the_differential_games_are_what_the_engine_charges(
+) -> None:
+    checked = 0
+    prices: set[int] = set()
+    for name in DIFFERENTIAL_1861:
+        path = Path(__file__).parent / "fixtures" / "1861" / f"{name}.json"
+        full = import_record(json.loads(path.read_text())).game
+        last = max(i for i, m in enumerate(full.log) if isinstance(m.action, PlaceToken))
+        count, seen = check_game(Game(full.setup),
+                                 [(m.seat, m.action) for m in full.log[:last + 1]], every=1)
+        checked += count
+        prices |= seen
+    assert checked >= 8
+    assert len(prices - {0}) >= 3, prices  # R20 or R40 a hex, at several distances
 
 
 @pytest.mark.slow
