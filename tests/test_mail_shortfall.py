@@ -47,7 +47,8 @@ async def test_a_station_that_leaves_no_money_for_the_train_is_warned_of_then_co
     table = Table(config, record, MOVE)
     before = table.store.load(table.game_id)
     gmo = before.state.corporation("GMO")
-    assert before.turn() is not None and before.turn().entity == "GMO"  # type: ignore[union-attr]
+    turn = before.turn()
+    assert turn is not None and turn.entity == "GMO"
     assert (gmo.cash, gmo.trains) == (540, [])
     president = before.state.player("Player 4").cash
     address = table.seats["Player 4"]
