@@ -1,10 +1,9 @@
 """Station prices listed before a choice (issue 30, item 5) are what the engine
-charges: at every station placement of the recorded games (18TN, 1850, 1861, 1825) and
-of a driven 1851 game, and 1861 games of the differential against 18xx.games, the
-placement made is among those listed, at the price and with
-the money left that the engine's own move took; and at some of them every placement
-listed is tried on a copy of the game, so none is listed that the engine refuses or
-charges otherwise."""
+charges: at every station placement in an operating round of the recorded games (18TN,
+1850, 1825), of 1861 games of the differential against 18xx.games and of a driven 1851
+game, the placement made is among those listed, at the price and with the money left
+that the engine's own move took; and at some of them every placement listed is tried
+on a copy of the game, so none is listed that the engine refuses or charges otherwise."""
 
 from __future__ import annotations
 
