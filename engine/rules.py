@@ -514,7 +514,8 @@ class Rules:
     def token_price_text(self, state: GameState, corp: Corporation) -> str:
         """The next station's price as `legal` states it (a title pricing by hex says
         how: 1861 10.5)."""
-        return f"costs {money(state, corp.token_costs[0] if corp.token_costs else 0)}"
+        cost = corp.token_costs[0] if corp.token_costs else 0
+        return f"costs {money(state, cost)}" if cost else "free"  # (1851: every one)
 
     def why_not_place_token(self, state: GameState, corp: Corporation) -> str | None:
         """Why `corp` places no station token in its turn at all (1861 10: the RSR)."""
