@@ -923,9 +923,10 @@ class _Renderer:
             unused.remove(train)
             walk = train_run.walk
             ident = export_1825.site_train_id(train.id)  # 1825: a leased train
+            nodes = node_places(walk, self.forms.passed_nodes(game.state, walk))
             out.append({"train": self.trains.get(ident, ident),
-                        "connections": connections(walk),
-                        "hexes": [stop.hex for stop in walk.stops],
+                        "connections": connections(walk, nodes),
+                        "hexes": [walk.hexes[at] for at in nodes],
                         "revenue": train_run.revenue})
         return {"type": "run_routes", "routes": out}
 
@@ -1045,14 +1046,24 @@ def _double_headed(ids: dict[str, str], unused: list[Train], train_run: routes.T
     return out
 
 
-def connections(walk: routes.Walk) -> list[list[str]]:
-    """A route as the site's node-to-node chains: the hexes from each stop to the next."""
+def node_places(walk: routes.Walk, passed: Sequence[int] = ()) -> list[int]:
+    """The places in `walk.hexes` of the site's nodes of a route, in order: its stops,
+    and the stops of the site's it passes that ours are not (`passed`: 1825 R1's halts,
+    `SiteForms.passed_nodes`)."""
     at: list[int] = []
     position = 0
     for stop in walk.stops:
         while walk.hexes[position] != stop.hex:
             position += 1
         at.append(position)
+    # (Two stops of one hex keep a place each: the site's chain between them is that hex.)
+    return sorted([*at, *(p for p in passed if p not in at)])
+
+
+def connections(walk: routes.Walk, nodes: Sequence[int] | None = None) -> list[list[str]]:
+    """A route as the site's node-to-node chains: the hexes from each node to the next
+    (`nodes`: their places in `walk.hexes`, `node_places`; by default its stops)."""
+    at = node_places(walk) if nodes is None else nodes
     return [list(walk.hexes[a:b + 1]) for a, b in itertools.pairwise(at)]
 
 
