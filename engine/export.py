@@ -907,28 +907,7 @@ class _Renderer:
                 "share_price": f"{action.price},{row},{col}"}
 
     def _run(self, action: RunRoutes) -> dict[str, Any]:
-        game = self.game
-        rnd = game.round
-        assert isinstance(rnd, OperatingRound)
-        corp = rnd.company()
-        run = routes.check_run(game.rules, game.state, corp, action)
-        unused = list(corp.trains)
-        out = []
-        for train_run in run.runs:
-            if train_run.train not in {t.name for t in corp.trains}:
-                out += _double_headed(self.trains, unused, train_run)
-                continue
-            # check_run gives each declared route the first unused train of its type.
-            train = next(t for t in unused if t.name == train_run.train)
-            unused.remove(train)
-            walk = train_run.walk
-            ident = export_1825.site_train_id(train.id)  # 1825: a leased train
-            nodes = node_places(walk, self.forms.passed_nodes(game.state, walk))
-            out.append({"train": self.trains.get(ident, ident),
-                        "connections": connections(walk, nodes),
-                        "hexes": [walk.hexes[at] for at in nodes],
-                        "revenue": train_run.revenue})
-        return {"type": "run_routes", "routes": out}
+        return run_form(self.game, action, self.trains)
 
     # --- forms read off what the move changed ------------------------------------------
     def _after(self, action: Action, before: _Holdings, after: _Holdings,
@@ -1029,7 +1008,36 @@ class _StockPass:
     idle: bool
 
 
-def _double_headed(ids: dict[str, str], unused: list[Train], train_run: routes.TrainRun
+def run_form(game: Game, action: RunRoutes, ids: Mapping[str, str] | None = None
+             ) -> dict[str, Any]:
+    """The site's `run_routes` for the operating company's run ACTION at the position
+    (`run auto`: the best run); IDS: our train ids -> the site's (`site_train_ids`)."""
+    rnd = game.round
+    assert isinstance(rnd, OperatingRound)
+    corp, state = rnd.company(), game.state
+    if ids is None:
+        ids = site_train_ids(state.title)
+    run = routes.check_run(game.rules, state, corp, action)
+    unused = list(corp.trains)
+    out = []
+    for train_run in run.runs:
+        if train_run.train not in {t.name for t in corp.trains}:
+            out += _double_headed(ids, unused, train_run)
+            continue
+        # check_run gives each declared route the first unused train of its type.
+        train = next(t for t in unused if t.name == train_run.train)
+        unused.remove(train)
+        walk = train_run.walk
+        ident = export_1825.site_train_id(train.id)  # 1825: a leased train
+        nodes = node_places(walk, site_forms(state.title.name).passed_nodes(state, walk))
+        out.append({"train": ids.get(ident, ident),
+                    "connections": connections(walk, nodes),
+                    "hexes": [walk.hexes[at] for at in nodes],
+                    "revenue": train_run.revenue})
+    return {"type": "run_routes", "routes": out}
+
+
+def _double_headed(ids: Mapping[str, str], unused: list[Train], train_run: routes.TrainRun
                    ) -> list[dict[str, Any]]:
     """1825 5.5.5: two 2-trains run as one (`2+2`). The site takes them as two routes of
     two stops sharing the middle one; a route of two stops is one train's."""

@@ -1,0 +1,119 @@
+"""Our best runs checked by 18xx.games itself, at every run of a record.
+
+    .venv/bin/python tools/oracle/best_runs.py RECORD.json [--companies LBSC,GWR]
+
+At each recorded run (of the COMPANIES, or every company) our engine's best run at
+that position (`run auto`, engine/optimizer.py) is written in the site's form
+(`engine.export.run_form`) and replayed by the site's engine in place of the recorded
+run, followed by the record's next action (its dividend). The routes go without their
+revenue: the site checks a route ("Route must contain token", its distance, its ends)
+and computes its revenue only where the record gives none; a recorded revenue it takes
+as it stands. The site's position after the next action is then compared with the one
+after the recorded run: the same where our best run earns what the recorded one did
+(a player may run less than the best; the site does not check that).
+
+A refusal is ours to explain: our route or our form of it is wrong (issue #35: the R1
+halt our export once left out). A 1825 double-headed pair (5.5.5) whose second half
+holds no base of the company is refused as a route on its own ("Route cannot begin/end
+in a town"): the site's loader resolves a route of one chain only through a base.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from differential import our_game_at
+from oracle import Oracle
+
+from engine.actions import LeaseTrain, RunRoutes
+from engine.export import run_form
+from engine.rounds.operating import OperatingRound
+
+
+def trial(record: dict[str, Any], at: int, routes: list[dict[str, Any]]
+          ) -> dict[str, Any]:
+    """RECORD up to its run AT, our ROUTES in its place without their revenue (the site
+    then checks them), and the record's next action."""
+    recorded = record["actions"][at]
+    names = [r["train"] for r in recorded["routes"]]
+    ours = []
+    for route in routes:
+        # The recorded run's own trains, type for type (ids of ours and the site's differ
+        # where a minor's or a leased train is named apart).
+        kind = route["train"].split("-")[0]
+        train = next((n for n in names if n.split("-")[0] == kind), route["train"])
+        if train in names:
+            names.remove(train)
+        ours.append({k: v for k, v in route.items() if k not in ("revenue", "train")}
+                    | {"train": train})
+    action = {k: v for k, v in recorded.items() if k not in ("routes", "revenue_str")}
+    actions = [*record["actions"][:at], {**action, "routes": ours},
+               *record["actions"][at + 1:at + 2]]
+    return {**record, "actions": actions, "result": {}}
+
+
+def _leased(actions: list[dict[str, Any]], at: int, sym: str) -> bool:
+    """Whether the company's turn before its run AT holds a lease (`special_buy`)."""
+    for action in reversed(actions[:at]):
+        if action.get("entity") != sym:
+            return False
+        if action.get("type") == "special_buy":
+            return True
+    return False
+
+
+def check(oracle: Oracle, record: dict[str, Any], at: int, folder: Path) -> str:
+    """One line: our best run at the record's run AT, as the site takes it."""
+    game = our_game_at(record, at)
+    if game is None or not isinstance(game.round, OperatingRound):
+        return f"{at}: our importer does not reach this run"
+    corp = game.round.company()
+    turn = game.turn()
+    if turn is not None and _leased(record["actions"], at, corp.sym):
+        # 1825 6.4.3: the receiver's lease, which our importer takes up at the run.
+        game.apply(turn.seat, LeaseTrain())
+    ours = run_form(game, RunRoutes(auto=True))["routes"]
+    recorded = record["actions"][at]["routes"]
+    mine, theirs = folder / "ours.json", folder / "recorded.json"
+    mine.write_text(json.dumps(trial(record, at, ours)))
+    theirs.write_text(json.dumps({**record, "actions": record["actions"][:at + 2],
+                                  "result": {}}))
+    answer = oracle.replay(mine, states=True)
+    site = oracle.replay(theirs, states=True)
+    earned = sum(r["revenue"] for r in ours)
+    head = (f"{at}: {game.round_name} {corp.sym} ours {earned} recorded "
+            f"{sum(r['revenue'] for r in recorded)} "
+            f"{' | '.join(' '.join(r['hexes']) for r in ours)}")
+    if answer.get("error") is not None:
+        return f"{head}: REFUSED ({answer['error']})"
+    same = answer["states"][-1] == site["states"][-1]
+    return f"{head}: accepted, {'the same position' if same else 'another position'}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("record", type=Path)
+    parser.add_argument("--companies", help="comma-separated; default: every company")
+    args = parser.parse_args(argv)
+    record = json.loads(args.record.read_text())
+    wanted = set(args.companies.split(",")) if args.companies else None
+    runs = [i for i, a in enumerate(record["actions"]) if a.get("type") == "run_routes"
+            and a.get("routes") and (wanted is None or a.get("entity") in wanted)]
+    refused = 0
+    with Oracle() as oracle, tempfile.TemporaryDirectory() as scratch:
+        for at in runs:
+            line = check(oracle, record, at, Path(scratch))
+            refused += "REFUSED" in line
+            print(line, flush=True)
+    print(f"{len(runs)} runs, {refused} refused")
+    return 1 if refused else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
