@@ -86,8 +86,10 @@ def check(oracle: Oracle, record: dict[str, Any], at: int, folder: Path) -> str:
     answer = oracle.replay(mine, states=True)
     site = oracle.replay(theirs, states=True)
     earned = sum(r["revenue"] for r in ours)
-    head = (f"{at}: {game.round_name} {corp.sym} ours {earned} recorded "
-            f"{sum(r['revenue'] for r in recorded)} "
+    # (Older records of the site's give no revenue per route.)
+    said = sum(r["revenue"] for r in recorded) if all("revenue" in r for r in recorded) \
+        else "?"
+    head = (f"{at}: {game.round_name} {corp.sym} ours {earned} recorded {said} "
             f"{' | '.join(' '.join(r['hexes']) for r in ours)}")
     if answer.get("error") is not None:
         return f"{head}: REFUSED ({answer['error']})"
