@@ -8,9 +8,10 @@ that position (`run auto`, engine/optimizer.py) is written in the site's form
 run, followed by the record's next action (its dividend). The routes go without their
 revenue: the site checks a route ("Route must contain token", its distance, its ends)
 and computes its revenue only where the record gives none; a recorded revenue it takes
-as it stands. The site's position after the next action is then compared with the one
-after the recorded run: the same where our best run earns what the recorded one did
-(a player may run less than the best; the site does not check that).
+as it stands. The site's position after the next action is compared with the one it
+reaches given our revenue (the same: it pays what ours does) and with the one after
+the recorded run (the same where our best run earns what the recorded one did; a
+player may run less than the best, and the site does not check that).
 
 A refusal is ours to explain: our route or our form of it is wrong (issue #35: the R1
 halt our export once left out). A 1825 double-headed pair (5.5.5) whose second half
@@ -35,10 +36,11 @@ from engine.export import run_form
 from engine.rounds.operating import OperatingRound
 
 
-def trial(record: dict[str, Any], at: int, routes: list[dict[str, Any]]
-          ) -> dict[str, Any]:
+def trial(record: dict[str, Any], at: int, routes: list[dict[str, Any]],
+          revenue: bool = False) -> dict[str, Any]:
     """RECORD up to its run AT, our ROUTES in its place without their revenue (the site
-    then checks them), and the record's next action."""
+    then checks them; with REVENUE: with ours, which it takes), and the record's next
+    action."""
     recorded = record["actions"][at]
     names = [r["train"] for r in recorded["routes"]]
     ours = []
@@ -49,8 +51,8 @@ def trial(record: dict[str, Any], at: int, routes: list[dict[str, Any]]
         train = next((n for n in names if n.split("-")[0] == kind), route["train"])
         if train in names:
             names.remove(train)
-        ours.append({k: v for k, v in route.items() if k not in ("revenue", "train")}
-                    | {"train": train})
+        ours.append({k: v for k, v in route.items()
+                     if k != "train" and (revenue or k != "revenue")} | {"train": train})
     action = {k: v for k, v in recorded.items() if k not in ("routes", "revenue_str")}
     actions = [*record["actions"][:at], {**action, "routes": ours},
                *record["actions"][at + 1:at + 2]]
@@ -79,11 +81,13 @@ def check(oracle: Oracle, record: dict[str, Any], at: int, folder: Path) -> str:
         game.apply(turn.seat, LeaseTrain())
     ours = run_form(game, RunRoutes(auto=True))["routes"]
     recorded = record["actions"][at]["routes"]
-    mine, theirs = folder / "ours.json", folder / "recorded.json"
+    mine, given, theirs = (folder / f"{name}.json" for name in ("ours", "given", "recorded"))
     mine.write_text(json.dumps(trial(record, at, ours)))
+    given.write_text(json.dumps(trial(record, at, ours, revenue=True)))
     theirs.write_text(json.dumps({**record, "actions": record["actions"][:at + 2],
                                   "result": {}}))
     answer = oracle.replay(mine, states=True)
+    taken = oracle.replay(given, states=True)
     site = oracle.replay(theirs, states=True)
     earned = sum(r["revenue"] for r in ours)
     # (Older records of the site's give no revenue per route.)
@@ -93,8 +97,12 @@ def check(oracle: Oracle, record: dict[str, Any], at: int, folder: Path) -> str:
             f"{' | '.join(' '.join(r['hexes']) for r in ours)}")
     if answer.get("error") is not None:
         return f"{head}: REFUSED ({answer['error']})"
+    # The site's revenue for our routes is ours where its position is the one it reaches
+    # taking ours as given.
+    pays = "pays ours" if answer["states"][-1] == taken["states"][-1] else "PAYS OTHERWISE"
     same = answer["states"][-1] == site["states"][-1]
-    return f"{head}: accepted, {'the same position' if same else 'another position'}"
+    return (f"{head}: accepted, {pays}, "
+            f"{'the same position as recorded' if same else 'another position than recorded'}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,14 +115,15 @@ def main(argv: list[str] | None = None) -> int:
     wanted = set(args.companies.split(",")) if args.companies else None
     runs = [i for i, a in enumerate(record["actions"]) if a.get("type") == "run_routes"
             and a.get("routes") and (wanted is None or a.get("entity") in wanted)]
-    refused = 0
+    refused = otherwise = 0
     with Oracle() as oracle, tempfile.TemporaryDirectory() as scratch:
         for at in runs:
             line = check(oracle, record, at, Path(scratch))
             refused += "REFUSED" in line
+            otherwise += "PAYS OTHERWISE" in line
             print(line, flush=True)
-    print(f"{len(runs)} runs, {refused} refused")
-    return 1 if refused else 0
+    print(f"{len(runs)} runs, {refused} refused, {otherwise} paid otherwise than ours")
+    return 1 if refused or otherwise else 0
 
 
 if __name__ == "__main__":
