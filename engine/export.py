@@ -454,6 +454,9 @@ class _Renderer:
         self.turn_begun = False  # 1861: whether the company turn's first step is passed
         # 1825 R1: where the site asks for a minor's home city (engine/export_1825.py).
         self.homes = self.forms.home_questions()
+        # 1825 6.3: the trains of bankrupt companies, which the site removes from the
+        # game (our Open Market holds them for resale: docs/site-differences.md).
+        self.removed: frozenset[str] = frozenset()
 
     def render(self, moves: list[Move]) -> list[_Piece]:
         self.moves = moves
@@ -491,13 +494,16 @@ class _Renderer:
                 probe, probe.state.corporation(was_turn.corporation),
                 from_depot=(isinstance(move.action, BuyTrain)
                             and move.action.source in ("bank", POOL, None))
-                or _bank_barred(game, was_turn))
+                or _bank_barred(game, was_turn), removed=self.removed)
         if not game.attempt(move.seat, move.action):
             raise ValueError(f"move {index} ({move}) does not replay")
         said = game.state.log[start:]
         kind = move.action.kind.replace("_", " ")
         self.said.append(f"{kind}: {'; '.join(said)}" if said else kind)
         after = _Holdings.of(game.state)
+        if self.forms.bankrupt_trains_removed:
+            self.removed |= removed_at_close(before, after, frozenset(
+                c.sym for c in game.state.corporations.values() if c.closed))
         for hex_id, placed in after.tiles.items():
             if before.tiles.get(hex_id) != placed:
                 self.tiles.lay(hex_id, placed.name)
@@ -551,7 +557,8 @@ class _Renderer:
                 self.turn_of is was_turn and isinstance(now, OperatingRound) and \
                 now.current is was_turn and "track" in now.steps:
             track_step = now.steps.index("track")
-            if self.site_step <= track_step and not _site_waits_at(game, "track"):
+            if self.site_step <= track_step and not _site_waits_at(game, "track",
+                                                                 self.removed):
                 # The lay used the site's last one: it leaves its track step at once
                 # (ours may stay there, for a private the company could still buy).
                 self.site_step = track_step + 1
@@ -702,7 +709,8 @@ class _Renderer:
                     self._catch_up(rnd.steps.index(step),
                                    {"entity": rnd.current.corporation,
                                     "entity_type": "corporation"})
-                    if step in ("route", "dividend") and not _site_waits_at(game, step):
+                    if step in ("route", "dividend") and not _site_waits_at(game, step,
+                                                                          self.removed):
                         # An empty run or a dividend of nothing: the site skips the
                         # step by itself (no route, no revenue); ours travels in a
                         # message.
@@ -801,7 +809,7 @@ class _Renderer:
         assert isinstance(rnd, OperatingRound)
         preloan = self._preloan_stop(rnd.current)
         for i in range(self.site_step, upto):
-            stops = _site_stops_at(self.game, rnd.steps[i], preloan)
+            stops = _site_stops_at(self.game, rnd.steps[i], preloan, self.removed)
             if stops and rnd.steps[i] == "route" and self.forms.receivers:
                 # 1825 6.4: a receiver without a train runs nothing on the site: its run
                 # step takes no pass, but a run of no routes.
@@ -819,11 +827,11 @@ class _Renderer:
         assert isinstance(rnd, OperatingRound) and rnd.current is not None
         ours = rnd.current.step
         preloan = self._preloan_stop(rnd.current)
-        stops = sum(_site_stops_at(game, rnd.steps[i], preloan)
+        stops = sum(_site_stops_at(game, rnd.steps[i], preloan, self.removed)
                     for i in range(self.site_step, ours))
         self.waiting.append(index)
         if isinstance(move.action, Done):
-            stops += _site_stops_left(game, move.seat, self.site_step)
+            stops += _site_stops_left(game, move.seat, self.site_step, self.removed)
             stops -= self._receiver_run(stops, len(rnd.steps), entity)
             self._site_passes(stops, entity)
             if self.waiting and self.waiting[-1] == index:
@@ -834,7 +842,7 @@ class _Renderer:
             self._flush()  # our passes the site has no stop for
             return
         if self.site_step <= ours < len(rnd.steps):
-            stops += _site_stops_at(game, rnd.steps[ours], preloan)
+            stops += _site_stops_at(game, rnd.steps[ours], preloan, self.removed)
         stops -= self._receiver_run(stops, ours + 1, entity)
         self._site_passes(stops, entity)
         self.site_step = max(self.site_step, ours + 1)
@@ -852,7 +860,7 @@ class _Renderer:
         route = rnd.steps.index("route")
         if not (self.site_step <= route < upto) or \
                 not self.forms.site_runs_receiver(game, rnd.company()) or \
-                not _site_waits_at(game, "route"):
+                not _site_waits_at(game, "route", self.removed):
             return 0
         self._site_passes(stops - 1, entity)
         self._run_of_nothing(entity)
@@ -899,27 +907,7 @@ class _Renderer:
                 "share_price": f"{action.price},{row},{col}"}
 
     def _run(self, action: RunRoutes) -> dict[str, Any]:
-        game = self.game
-        rnd = game.round
-        assert isinstance(rnd, OperatingRound)
-        corp = rnd.company()
-        run = routes.check_run(game.rules, game.state, corp, action)
-        unused = list(corp.trains)
-        out = []
-        for train_run in run.runs:
-            if train_run.train not in {t.name for t in corp.trains}:
-                out += _double_headed(self.trains, unused, train_run)
-                continue
-            # check_run gives each declared route the first unused train of its type.
-            train = next(t for t in unused if t.name == train_run.train)
-            unused.remove(train)
-            walk = train_run.walk
-            ident = export_1825.site_train_id(train.id)  # 1825: a leased train
-            out.append({"train": self.trains.get(ident, ident),
-                        "connections": connections(walk),
-                        "hexes": [stop.hex for stop in walk.stops],
-                        "revenue": train_run.revenue})
-        return {"type": "run_routes", "routes": out}
+        return run_form(self.game, action, self.trains)
 
     # --- forms read off what the move changed ------------------------------------------
     def _after(self, action: Action, before: _Holdings, after: _Holdings,
@@ -1020,7 +1008,36 @@ class _StockPass:
     idle: bool
 
 
-def _double_headed(ids: dict[str, str], unused: list[Train], train_run: routes.TrainRun
+def run_form(game: Game, action: RunRoutes, ids: Mapping[str, str] | None = None
+             ) -> dict[str, Any]:
+    """The site's `run_routes` for the operating company's run ACTION at the position
+    (`run auto`: the best run); IDS: our train ids -> the site's (`site_train_ids`)."""
+    rnd = game.round
+    assert isinstance(rnd, OperatingRound)
+    corp, state = rnd.company(), game.state
+    if ids is None:
+        ids = site_train_ids(state.title)
+    run = routes.check_run(game.rules, state, corp, action)
+    unused = list(corp.trains)
+    out = []
+    for train_run in run.runs:
+        if train_run.train not in {t.name for t in corp.trains}:
+            out += _double_headed(ids, unused, train_run)
+            continue
+        # check_run gives each declared route the first unused train of its type.
+        train = next(t for t in unused if t.name == train_run.train)
+        unused.remove(train)
+        walk = train_run.walk
+        ident = export_1825.site_train_id(train.id)  # 1825: a leased train
+        nodes = node_places(walk, site_forms(state.title.name).passed_nodes(state, walk))
+        out.append({"train": ids.get(ident, ident),
+                    "connections": connections(walk, nodes),
+                    "hexes": [walk.hexes[at] for at in nodes],
+                    "revenue": train_run.revenue})
+    return {"type": "run_routes", "routes": out}
+
+
+def _double_headed(ids: Mapping[str, str], unused: list[Train], train_run: routes.TrainRun
                    ) -> list[dict[str, Any]]:
     """1825 5.5.5: two 2-trains run as one (`2+2`). The site takes them as two routes of
     two stops sharing the middle one; a route of two stops is one train's."""
@@ -1037,14 +1054,24 @@ def _double_headed(ids: dict[str, str], unused: list[Train], train_run: routes.T
     return out
 
 
-def connections(walk: routes.Walk) -> list[list[str]]:
-    """A route as the site's node-to-node chains: the hexes from each stop to the next."""
+def node_places(walk: routes.Walk, passed: Sequence[int] = ()) -> list[int]:
+    """The places in `walk.hexes` of the site's nodes of a route, in order: its stops,
+    and the stops of the site's it passes that ours are not (`passed`: 1825 R1's halts,
+    `SiteForms.passed_nodes`)."""
     at: list[int] = []
     position = 0
     for stop in walk.stops:
         while walk.hexes[position] != stop.hex:
             position += 1
         at.append(position)
+    # (Two stops of one hex keep a place each: the site's chain between them is that hex.)
+    return sorted([*at, *(p for p in passed if p not in at)])
+
+
+def connections(walk: routes.Walk, nodes: Sequence[int] | None = None) -> list[list[str]]:
+    """A route as the site's node-to-node chains: the hexes from each node to the next
+    (`nodes`: their places in `walk.hexes`, `node_places`; by default its stops)."""
+    at = node_places(walk) if nodes is None else nodes
     return [list(walk.hexes[a:b + 1]) for a, b in itertools.pairwise(at)]
 
 
@@ -1058,22 +1085,26 @@ def idle_alike(a: Move, b: Move) -> bool:
 # --- where the site stops in a company's turn -------------------------------------------
 
 
-def _site_stops_at(game: Game, step: str, preloan: bool | None = None) -> int:
+def _site_stops_at(game: Game, step: str, preloan: bool | None = None,
+                   removed: frozenset[str] = frozenset()) -> int:
     """How many times the site stops for the operating company at our `step`: its own
     stop there, and the stops of its steps ours does not have (1861; `preloan`: its
-    stop before loans, where judged already)."""
+    stop before loans, where judged already; `removed`: the trains the site took out
+    of the game, `removed_at_close`)."""
     if site_forms(game.state.title.name).steps_of_1867:
         if export_1861.national_operates(game):
-            return int(step == "route" and _site_waits_at(game, step))  # 7.4: its run
+            return int(step == "route" and _site_waits_at(game, step, removed))  # 7.4
         if step == "token":
             return int(export_1861.token_stop(game))
         if step == "train":
             # (The interest and repayments come first, 10.8, 10.9: only a company that
             # could pay for a bank train with its loans must buy one.)
-            waits = export_1861.must_buy_train(game) or _site_train_step_open(game)
+            waits = export_1861.must_buy_train(game) or _site_train_step_open(
+                game, removed=removed)
             return int(waits) + export_1861.extra_stops(game, step, preloan)
-        return int(_site_waits_at(game, step)) + export_1861.extra_stops(game, step, preloan)
-    return int(_site_waits_at(game, step))
+        return int(_site_waits_at(game, step, removed)) + export_1861.extra_stops(
+            game, step, preloan)
+    return int(_site_waits_at(game, step, removed))
 
 
 def _end_the_game(game: Game, moves: list[Move]) -> bool:
@@ -1087,7 +1118,7 @@ def _end_the_game(game: Game, moves: list[Move]) -> bool:
     return game.state.game_over
 
 
-def _site_waits_at(game: Game, step: str) -> bool:
+def _site_waits_at(game: Game, step: str, removed: frozenset[str] = frozenset()) -> bool:
     """Whether the site stops for the operating company at `step`. It passes a step by
     itself when the step offers nothing: no tile lay left, no token that fits, no train
     to run, no revenue to share, no train or private to buy."""
@@ -1127,8 +1158,8 @@ def _site_waits_at(game: Game, step: str) -> bool:
             # or skips the step.
             return False
         if forms.bankrupt_trains_removed:
-            return _site_train_step_open(game)  # its pool after a bankruptcy (6.3)
-        return rnd._can_buy_train(corp) or _site_train_step_open(game)
+            return _site_train_step_open(game, removed=removed)  # 6.3: its pool
+        return rnd._can_buy_train(corp) or _site_train_step_open(game, removed=removed)
     return rnd._step_available(corp, step)
 
 
@@ -1145,13 +1176,15 @@ def _closing_sale(state: GameState, action: Action) -> int | None:
 
 
 def _site_train_step_open(game: Game, corp: Corporation | None = None,
-                          from_depot: bool | None = None) -> bool:
+                          from_depot: bool | None = None,
+                          removed: frozenset[str] = frozenset()) -> bool:
     """Whether the site stops at (or, after a purchase, stays in) the company's train step:
     it has room for a train (obsolete trains do not count) and cash for the cheapest
     train anyone offers (the Initial Offering's next train even when the one-train-per-
     turn limit, 4.2.5(f), bars buying it; the Open Market's; another company's at $1).
     After a train bought from the bank (`from_depot`) it stays only while another
-    company's train could be bought."""
+    company's train could be bought. The Open Market's trains in `removed` (1825 6.3: a
+    bankrupt company's, `removed_at_close`) are not on the site's offer."""
     state = game.state
     if corp is None:
         rnd = game.round
@@ -1170,17 +1203,27 @@ def _site_train_step_open(game: Game, corp: Corporation | None = None,
                                       and export_1825.site_buyable(game, corp, other, t)
                                       for t in other.trains)
         for other in state.corporations.values())
-    cheapest = trains.cheapest_available(state)
-    if site_forms(state.title.name).bankrupt_trains_removed and \
-            any(c.closed for c in state.corporations.values()):
-        # 6.3: the site removes a bankrupt company's trains; ours are in the pool for
-        # resale (docs/site-differences.md): the site's cheapest is the bank's next.
-        offer = trains.next_offered(state)
-        cheapest = None if offer is None else (offer, state.title.train(offer.name).price,
-                                               "bank")
-    if not others and (cheapest is None or corp.cash < cheapest[1]):
+    # 6.3: the site removes a bankrupt company's trains; ours are in the Open Market for
+    # resale (docs/site-differences.md): the site's cheapest is of the others.
+    prices = [state.title.train(t.name).price for t in state.trains_pool
+              if t.id not in removed]
+    offer = trains.next_offered(state)
+    if offer is not None:
+        prices.append(state.title.train(offer.name).price)
+    if not others and (not prices or corp.cash < min(prices)):
         return False
     return others if from_depot else True
+
+
+def removed_at_close(before: _Holdings, after: _Holdings, closed: frozenset[str]
+                     ) -> frozenset[str]:
+    """The trains one move took from a company it closed (CLOSED: the companies closed
+    after it) and put in the Open Market: 1825 6.3, a bankrupt company's trains "return
+    to the bank for resale", which the site instead removes from the game."""
+    pool = set(after.trains.get(POOL, ()))
+    return frozenset(t for corp, ids in before.trains.items()
+                     if corp != POOL and corp in closed and not after.trains.get(corp)
+                     for t in ids if t in pool)
 
 
 def _waits_for_seller(game: Game, move: Move) -> bool:
@@ -1249,7 +1292,8 @@ def _may_place_token(game: Game) -> bool:
     return False
 
 
-def _site_stops_left(game: Game, seat: str, site_step: int = 0) -> int:
+def _site_stops_left(game: Game, seat: str, site_step: int = 0,
+                     removed: frozenset[str] = frozenset()) -> int:
     """How many times the site stops from our step to the end of the company's turn
     (what our `done` passes)."""
     probe = game.clone()
@@ -1264,7 +1308,7 @@ def _site_stops_left(game: Game, seat: str, site_step: int = 0) -> int:
                 or turn is None or turn.step >= len(now.steps)):
             break
         if turn.step >= site_step:
-            stops += _site_stops_at(probe, now.steps[turn.step])
+            stops += _site_stops_at(probe, now.steps[turn.step], removed=removed)
         if not probe.attempt(seat, Pass()):
             break
     return stops

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from engine.actions import Action
     from engine.game import Game, Move
-    from engine.state import Corporation
+    from engine.routes import Walk
+    from engine.state import Corporation, GameState
 
 #: The site's identifiers of a city and of a token slot: (hex, city) -> id,
 #: (hex, company) -> slot.
@@ -124,3 +125,8 @@ class SiteForms:
     def site_runs_receiver(self, game: Game, corp: Corporation) -> bool:
         """Whether the site runs `corp` by its receiver's rules (1825 6.4)."""
         return False
+
+    def passed_nodes(self, state: GameState, walk: Walk) -> tuple[int, ...]:
+        """The places in `walk.hexes` where the route passes a stop of the site's that
+        ours is not (1825 R1: a halt): the site's route names it as a node."""
+        return ()

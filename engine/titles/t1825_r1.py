@@ -73,9 +73,13 @@ T_TRAINS = frozenset({"3T", "4T"})
 
 def halts_passed(state: GameState, train: str, walk: Walk) -> int:
     """The halts a T-train's route passes (0 for any other train)."""
-    if train not in T_TRAINS:
-        return 0
-    count = 0
+    return len(halts_on(state, walk)) if train in T_TRAINS else 0
+
+
+def halts_on(state: GameState, walk: Walk) -> tuple[int, ...]:
+    """Where a route passes a halt: the places in `walk.hexes` of the tiles 11 it
+    crosses along the halt's track (any train; only T-trains score it)."""
+    out = []
     hexes = walk.hexes
     for i in range(1, len(hexes) - 1):
         placed = state.board.tiles.get(hexes[i])
@@ -84,8 +88,8 @@ def halts_passed(state: GameState, train: str, walk: Walk) -> int:
         sides = {edge_between(state.title, hexes[i], hexes[i - 1]),
                  edge_between(state.title, hexes[i], hexes[i + 1])}
         if sides == {(e + placed.rotation) % 6 for e in HALT_EDGES}:
-            count += 1
-    return count
+            out.append(i)
+    return tuple(out)
 
 
 def halts_bound(title: Title, train: str) -> int:

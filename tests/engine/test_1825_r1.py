@@ -19,9 +19,7 @@ from engine.actions import BuyTrain, Par, Route, RunRoutes, SellTrain
 from engine.errors import GameError
 from engine.export import export_record
 from engine.game import Game, Setup
-from engine.records import (
-    import_record,
-)
+from engine.records import expanded, folded_actions, import_record
 from engine.routes import check_run
 from engine.state import PlacedTile, Train
 from engine.title import load_title
@@ -203,9 +201,28 @@ def test_6_4_3_r1_export_of_the_recorded_game_writes_the_site_s_forms() -> None:
     assert run["entity"] == "GER" and [r["train"] for r in run["routes"]] == ["5-3"]
     assert not [a for a in exported["actions"] if a["type"] == "buy_train"
                 and a["entity"] == "GER" and a["train"] == "5-3"]
+    # Every run as the site's record has it (its nodes, R1's halts among them, 5.5.2
+    # below), up to the order of trains of one type and a route's direction.
+    assert _runs(exported["actions"]) == _runs(original["actions"])
     again = import_record(exported)
     assert again.game.scores() == {"Player 1": 10513, "Player 2": 11604}
     assert [m.action for m in again.game.log] == [m.action for m in replay.game.log]
+
+
+def _runs(actions: list[dict[str, Any]]) -> list[tuple[str, list[Any]]]:
+    """The record's runs: per run, its routes as (train type, chains, nodes, revenue),
+    each read in the direction that sorts first."""
+    out = []
+    for a in expanded(folded_actions(actions)):
+        if a["type"] != "run_routes":
+            continue
+        routes = []
+        for r in a["routes"]:
+            ahead = ([list(c) for c in r["connections"]], list(r["hexes"]))
+            back = ([c[::-1] for c in r["connections"][::-1]], r["hexes"][::-1])
+            routes.append((r["train"].split("-")[0], min(ahead, back), r["revenue"]))
+        out.append((a["entity"], sorted(routes)))
+    return out
 
 
 @pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
@@ -265,3 +282,42 @@ def test_r1_a_t_train_scores_the_halt_on_tile_11() -> None:
     assert earns("4T", through_halt) == earns("4", through_halt) + 10
     beside_halt = ("V20", "W19", "W17", "X16")  # e4-e0: the halt's hex, not its track
     assert earns("4T", beside_halt) == earns("4", beside_halt)
+
+
+@pytest.mark.skipif(not RECORD.exists(), reason="shared fixtures not present")
+def test_5_5_2_r1_a_route_through_the_halt_names_it_as_the_site_does() -> None:
+    """5.5.2: "A Route must begin and end at a large Station"; and it is one reached
+    from one of the Company's Bases (the route rules 5.2.4.a and 5.4 build on; the
+    site's "Route must contain token"). The LBSC's best run in OR 9.1 of the recorded
+    game (its 5-train, £160) begins at its base in X20 and ends in X16, both large
+    stations, and between W19 and V16 passes the halt of tile 11 in W17 along its e2-e4
+    track: a legal route, the halt counted by no train and scored only by T-trains. The
+    route is right; the site's track has the halt as a stop, so its route names it as a
+    node (the site's own record of this run: X20 W19 W17 V16 X14 X16). Our export once
+    left it out, one chain from W19 through W17 to V16, which 18xx.games refused,
+    checking the route itself ("Route must contain token"; with the halt named it
+    accepts the route and pays the same £160: tools/oracle/oracle.py)."""
+    from engine.track import token_nodes
+
+    record = json.loads(RECORD.read_text())
+    actions = list(expanded(folded_actions(record["actions"])))
+    at = next(i for i, a in enumerate(actions) if a["type"] == "run_routes"
+              and a["entity"] == "LBSC" and any("W17" in r["hexes"] for r in a["routes"]))
+    game, _ = _replay(record, at)
+    state = game.state
+    lbsc = state.corporations["LBSC"]
+    run = check_run(game.rules, state, lbsc, RunRoutes(auto=True))
+    (walk,) = [r.walk for r in run.runs]
+    assert run.revenue == 160
+    assert walk.stops[0].kind == walk.stops[-1].kind == "c"  # large stations at both ends
+    assert set(token_nodes(state, "LBSC")) & set(walk.stops)  # its base on the route
+    assert "W17" in walk.hexes and "W17" not in [s.hex for s in walk.stops]
+
+    game.apply(game.turn().seat, RunRoutes(auto=True))  # type: ignore[union-attr]
+    exported = export_record(game)["actions"][-1]
+    site = actions[at]
+    assert exported["type"] == "run_routes"
+    assert [{k: r[k] for k in ("train", "connections", "hexes", "revenue")}
+            for r in exported["routes"]] == \
+        [{k: r[k] for k in ("train", "connections", "hexes", "revenue")}
+         for r in site["routes"]]

@@ -4,7 +4,9 @@ tools/oracle/differential.py --title 1825)."""
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 import pytest
 from random_play import choose
@@ -67,3 +69,40 @@ def test_6_3_base_in_a_bankrupt_company_s_home_takes_its_free_slot() -> None:
     standing = _TokenSlots(load_title("1825"))
     standing.update({("V14", "LSWR"): 0})
     assert standing.slots[("V14", "LSWR")] == 1
+
+
+#: Our own game (differential seed 3501 game 26, our log up to Operating Round 35.3): five
+#: companies bankrupt, and the GER's 4-train discarded to the Open Market in between.
+AFTER_BANKRUPTCIES = Path(__file__).resolve().parents[1] / "fixtures/1825/ours-3501-26-or35.json"
+
+
+def test_6_3_the_site_removes_only_a_bankrupt_company_s_trains() -> None:
+    """6.3: "If a Share price falls below £5, the Company is bankrupt. Its Trains are
+    returned to the Bank for resale": ours go to the Open Market; the site removes them
+    from the game (docs/site-differences.md) but keeps the trains discarded there on its
+    offer. So after the bankruptcies the GER, withholding £70 to hold £470 with room for
+    a third train, may still buy its own discarded 4-train (£430) though the bank's next
+    is a 5-train (£550): the site stops at its train step, and our `done` there is the
+    site's pass (the export once took every train out of the site's Open Market)."""
+    from engine.export import _Renderer
+
+    game = Game.from_json(json.loads(AFTER_BANKRUPTCIES.read_text()))
+    state = game.state
+    ger = state.corporations["GER"]
+    assert [c.sym for c in state.corporations.values() if not c.closed] == ["GER"]
+    assert ger.cash == 470 and len(ger.trains) == 2
+
+    # What the export tracks from the history: the trains of the companies it closed,
+    # not the one the GER discarded.
+    moves = [game.log[i] for i in game.effective]
+    renderer = _Renderer(game.setup, {seat: n for n, seat in enumerate(game.setup.seats, 1)})
+    renderer.render(moves)
+    pool = {t.id: t.name for t in state.trains_pool}
+    kept = [name for train, name in pool.items() if train not in renderer.removed]
+    assert kept == ["4"]
+    assert len(kept) < len(pool)  # (and rusted ones, gone from every Open Market)
+
+    record = export_record(game)
+    last = next(a for a in reversed(record["actions"]) if a.get("moderator_actions"))
+    assert last["moderator_actions"] == [{"type": "done"}]
+    assert {k: last[k] for k in ("entity", "type")} == {"entity": "GER", "type": "pass"}
