@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from PIL import Image, ImageDraw
 
 from engine.title import Title
-from moderator.reports.mapimage import BACKGROUND, COORDINATE_INK, font, map_geometry
+from moderator.reports.mapimage import (
+    BACKGROUND,
+    COORDINATE_INK,
+    font,
+    map_geometry,
+    title_keyed,
+)
 
 __all__ = ["Region", "crop_box", "crop_map", "decode", "neighbourhood", "overview_png", "plain_box",
            "region_pngs", "regions"]
@@ -66,6 +72,7 @@ def crop_box(title: Title, hexes: Collection[str], size: tuple[int, int], most: 
     return box
 
 
+@title_keyed
 @functools.cache
 def _ruler_labels(title: Title) -> tuple[tuple[tuple[str, float], ...],
                                          tuple[tuple[str, float], ...]]:
@@ -144,6 +151,7 @@ def plain_box(title: Title, hexes: Collection[str], size: tuple[int, int]
     return _plain_box(title, frozenset(hexes), size)
 
 
+@title_keyed
 @functools.lru_cache(maxsize=256)
 def _plain_box(title: Title, hexes: frozenset[str], size: tuple[int, int]
                ) -> tuple[int, int, int, int] | None:
@@ -241,6 +249,7 @@ class Region:
             else f"column {self.first}"
 
 
+@title_keyed
 @functools.cache
 def regions(title: Title) -> tuple[Region, ...]:
     """The board cut into bands of whole columns, each at most REGION_WIDTH wide with
