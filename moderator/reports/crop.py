@@ -298,16 +298,17 @@ def region_pngs(png: bytes, title: Title, image: Image.Image | None = None
 
 
 def overview_png(png: bytes, title: Title, image: Image.Image | None = None,
-                 width: int = OVERVIEW_WIDTH) -> bytes:
+                 width: int = OVERVIEW_WIDTH, framed: bool = True) -> bytes:
     """The whole map's PNG reduced to WIDTH, each region's band framed and numbered as
-    the report numbers them: where on the board each full-scale region lies."""
+    the report numbers them (if FRAMED): where on the board each full-scale region
+    lies."""
     image = (image if image is not None else decode(png)).convert("RGB")
     scale = width / image.width
     small = image.resize((width, max(1, round(image.height * scale))),
                          Image.Resampling.LANCZOS)
     draw = ImageDraw.Draw(small)
     face = font(16, bold=True)
-    for number, region in enumerate(regions(title), 1):
+    for number, region in enumerate(regions(title) if framed else (), 1):
         left, top, right, bottom = (round(v * scale) for v in region.box)
         draw.rectangle((left, top, right - 1, bottom - 1), outline=REGION_INK, width=2)
         draw.text((left + 4, top + 3), str(number), fill=REGION_INK, font=face,

@@ -171,7 +171,9 @@ _titles_seen: OrderedDict[int, tuple[Title, Title]] = OrderedDict()
 _titles_by_name: dict[str, list[Title]] = {}
 _titles_lock = threading.Lock()
 TITLES_SEEN = 64  # a few games' loaded states at a time
-TITLES_PER_NAME = 8  # the variants of one title in play (its options)
+#: Titles of one name kept to compare with: its variants in play (options), and the
+#: cut-down ones `show HEX` draws; the least lately asked for goes first.
+TITLES_PER_NAME = 16
 
 
 def same_title(title: Title) -> Title:
@@ -191,8 +193,10 @@ def same_title(title: Title) -> Title:
             getattr(k, f.name) == getattr(title, f.name) for f in fields(k))), None)
         if same is None:
             same = title
-            known.append(title)
-            del known[:-TITLES_PER_NAME]
+        else:
+            known.remove(same)
+        known.append(same)
+        del known[:-TITLES_PER_NAME]
         _titles_seen[id(title)] = (title, same)
         _titles_seen.move_to_end(id(title))
         while len(_titles_seen) > TITLES_SEEN:
