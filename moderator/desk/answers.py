@@ -385,7 +385,7 @@ class Answers:
             # leaves (issue 33: 1861's long texts beside a part of 48 KB).
             budget = len(maps[0].png) - (over * 3 + 3) // 4 - 1
             smaller, note = self.map_choice(game_id, game, to, whole_map, budget=budget)
-            if smaller != maps:
+            if sum(len(i.png) for i in smaller) < len(maps[0].png):
                 images = smaller + images[len(maps):]
                 context["map_note"] = note
                 text, html = rendered()
