@@ -517,17 +517,26 @@ class Answers:
         whole_map = self.map_for(game_id, game, to)
         part: bytes | None = None
         where: set[str] = set()
+        weight = 0.0  # bytes a shown hex weighed in the last part too large (0: none yet)
         for where in choices:
+            shown = len(neighbourhood(title, where))
+            if weight * shown > 1.25 * budget:
+                # Surely too large as well (a part weighs about as many bytes a hex as
+                # the last): not cut, which costs 0.1-0.2 s for a part of most of the board.
+                continue
             cut = self.pictures.part(whole_map, title, where)
             if cut is not None and len(cut) <= budget:
                 part = cut
                 break
+            if cut is not None:
+                weight = len(cut) / max(shown, 1)
         if part is None:
             if len(whole_map.png) <= budget:
                 return (whole_map,), None
             overview = self.pictures.by_content(
                 ("overview", title.name, whole_map.png),
-                lambda: overview_png(whole_map.png, title, framed=False))
+                lambda: overview_png(whole_map.png, title, self.pictures.image(whole_map),
+                                     framed=False))
             outlined = f" (outlined: {', '.join(sorted(changed))})" if changed else ""
             return (Picture(whole_map.cid,
                             whole_map.filename.replace(".png", "-overview.png"), overview),), (

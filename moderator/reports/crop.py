@@ -304,8 +304,10 @@ def overview_png(png: bytes, title: Title, image: Image.Image | None = None,
     lies."""
     image = (image if image is not None else decode(png)).convert("RGB")
     scale = width / image.width
+    # reducing_gap: reduced by whole blocks first, then filtered: a fifth of the time
+    # of a filter over the whole picture, and no visible difference at this size.
     small = image.resize((width, max(1, round(image.height * scale))),
-                         Image.Resampling.LANCZOS)
+                         Image.Resampling.LANCZOS, reducing_gap=2.0)
     draw = ImageDraw.Draw(small)
     face = font(16, bold=True)
     for number, region in enumerate(regions(title) if framed else (), 1):
