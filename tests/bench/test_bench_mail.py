@@ -114,6 +114,5 @@ def test_bench_mail_processing_only_prints_the_mails_sizes_and_the_boards_drawn(
                        result.output)
     assert boards is not None, result.output
     drawn, repainted = int(boards.group(1)), int(boards.group(2))
-    # The first board is drawn whole, the next from it: 1861's Title, made anew by each
-    # load of the game, is still the same map (`same_title`).
+    # The first board is drawn whole, the later ones from the board before.
     assert drawn >= 2 and 1 <= repainted < drawn
