@@ -7,8 +7,10 @@ the PNG must still be exactly the palette picture, the palette picture as close 
 the drawing as a palette made anew.
 
 The reference is the whole drawing (`map_plate` without a base, the path the goldens
-check through `render_map`); positions come from the recorded games 18TN 7818 and
-1850 115810, so the boards, tokens and outlines are real ones.
+check through `render_map`); positions come from the recorded games of each title
+(18TN 7818, 1850 115810, 1861 167259, 1825 R1), so the boards, tokens and outlines are
+real ones. Each plate is drawn for the title as a game loaded anew has it: a game with
+options (1861's, 1825's) makes a Title of its own each time (issue 33).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from moderator.reports.mapimage import (
     hex_box,
     map_geometry,
     map_plate,
+    same_title,
 )
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
@@ -63,8 +66,11 @@ def positions(whole: Game, moves: list[int]) -> Iterator[tuple[int, Game]]:
 
 def plate(game: Game, highlight: frozenset[str] = frozenset(),
           base: MapPlate | None = None) -> MapPlate:
+    """GAME's plate, for the Title a game of its set-up loaded anew has (as the
+    service loads a game for each mail)."""
     state = game.state
-    return map_plate(state.title, state.board, phase=game.rules.phase(state).name,
+    title = Game(game.setup, []).state.title
+    return map_plate(title, state.board, phase=game.rules.phase(state).name,
                      highlight=highlight, base=base)
 
 
@@ -99,11 +105,16 @@ def assert_same(drawn: MapPlate, whole: MapPlate, where: str, bound: int = 0) ->
             (0, 0, png.width, plate_.height)).tobytes(), where
 
 
+@pytest.mark.slow  # a whole drawing and two from a base for each of some 16 positions
 @pytest.mark.parametrize(("title", "number", "moves"), [
     # Mid-game operating rounds (tiles, tokens, upgrades) and the last moves.
     ("18TN", "7818", [*range(244, 254), 300, 301, 302, 420, 421, 560, 577]),
     # 1850: double track, the Mesabi Range, phase changes between the samples.
     ("1850", "115810", [*range(300, 308), 500, 501, 700, 701, 805]),
+    # 1861: yellow and green lays, tokens, the RSR's; phase changes between the samples.
+    ("1861", "167259", [*range(360, 370), 500, 501, 640, 641, 670]),
+    # 1825 with the R1 kit: the site's figures, a Title of its own for each load.
+    ("1825", "1825_game_end_bank", [*range(268, 278), 383, 384, 385, 520, 521]),
 ])
 def test_a_map_drawn_round_its_changes_is_the_map_drawn_whole(
         title: str, number: str, moves: list[int]) -> None:
@@ -222,3 +233,26 @@ def test_a_colour_the_palette_lacks_gives_the_picture_a_new_palette() -> None:
     plain = map_plate(title, token, base=outlined)
     assert_same(plain, whole, "outline taken away")
     assert plain.image.getpalette() == outlined.image.getpalette()
+
+
+def test_a_game_loaded_anew_is_drawn_from_its_last_plate() -> None:
+    """A game with options makes a Title of its own at each load (1861's unlimited
+    trains, 1825's kit and the site's figures): the next plate is still drawn from the
+    last, and titles of one content share the layout caches; a title whose content
+    differs (another option) stands for itself."""
+    for title, number in (("1861", "167259"), ("1825", "1825_game_end_bank")):
+        whole = record(title, number)
+        first, again = Game(whole.setup, []), Game(whole.setup, [])
+        assert first.state.title is not again.state.title  # what the service meets
+        assert same_title(first.state.title) is same_title(again.state.title)
+        base = plate(first)
+        drawn = map_plate(again.state.title, again.state.board,
+                          phase=again.rules.phase(again.state).name, base=base)
+        assert drawn.repainted, title
+        assert_same(drawn, plate(again), f"{title} loaded again")
+    plain = load_title("1861")
+    whole = record("1861", "167259")
+    assert whole.setup.options  # the recorded game has unlimited trains
+    optioned = Game(whole.setup, []).state.title
+    assert plain.trains != optioned.trains
+    assert same_title(plain) is plain and same_title(optioned) is not plain

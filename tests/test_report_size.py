@@ -14,15 +14,18 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from test_mail_processor import GM, Harness, text_of
+from test_mail_processor import GM, MODERATOR, Harness, text_of
 
 from engine.game import Game
 from engine.records import import_record
 from engine.title import load_title
 from grammar.format import format_line
 from grammar.names import names_for_title
+from moderator.desk.answers import MAP_PART_BUDGET, NEAR_LAYS, Answers
 from moderator.desk.auth import MASTER_KEY, make_token, tag_address
-from moderator.reports.crop import crop_box, crop_map
+from moderator.mail.parse import parse_incoming
+from moderator.reports.crop import OVERVIEW_WIDTH, crop_box, crop_map, neighbourhood
+from moderator.reports.lays import legal_lays
 from moderator.reports.mapimage import render_game_map
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
@@ -155,3 +158,59 @@ def test_a_part_for_most_of_the_board_is_none(board: tuple[Game, bytes]) -> None
     game, whole = board
     title = game.state.title
     assert crop_map(whole, title, set(list(title.hexes)[::2])) is None
+
+
+NORTH = FIXTURES / "1861" / "167259.json"
+
+
+def test_a_company_whose_lays_cover_the_board_is_shown_those_near_its_stations(
+        tmp_path: Path) -> None:
+    """1861 167259 move 368: the T-R's 4-train rusts the 2-trains, the RSR takes two
+    stations, and E (in Ekaterinburg, its track joined to the whole network) lays
+    next. Its legal lays cover most of the board: a part showing them all weighed
+    60 KB (a report of 101 KB, issue 33). Its president's report shows its stations
+    and the lays near them, says so, lists every lay, and stays under 60 KB."""
+    h = Harness(tmp_path)
+    game = import_record(json.loads(NORTH.read_text())).game
+    game_id, seats = seat(h, game, 368)
+    play(h, game_id, seats, game, 368)
+    after = Game(game.setup, game.log[:369])
+    turn = after.turn()
+    assert turn is not None and turn.entity == "E" and turn.step == "track"
+    report = h.last_to(seats[turn.seat])
+    text = " ".join(text_of(report).split())
+    assert "its stations and the hexes of its legal lays near them (all are listed " \
+        "below)" in text
+    part = picture(report, "map")
+    assert part is not None and len(part) <= MAP_PART_BUDGET
+    # Every legal lay is in the text, the far ones too.
+    lays = legal_lays(after)
+    far = set(lays) - neighbourhood(after.state.title, {"Q3"}, NEAR_LAYS)
+    assert far and all(f" {hex_id}" in text for hex_id in far)
+    assert len(report.as_bytes()) < 60_000
+
+
+def test_where_no_part_fits_the_board_goes_reduced_to_a_phones_width(
+        tmp_path: Path) -> None:
+    """The last resort of `map_choice`: when no part of the map fits what the rest of
+    a report leaves, the report carries the board reduced to a phone's width (the
+    changes outlined in it), not the whole map at full scale (1861's weighs 107 KB)."""
+    h = Harness(tmp_path)
+    game = import_record(json.loads(NORTH.read_text())).game
+    game_id, seats = seat(h, game, 368)
+    play(h, game_id, seats, game, 368)
+    after = h.store.load(game_id)
+    reader = seats["Player 2"]  # not E's president: shown what changed (E1, D14)
+    h.store.set_reported(game_id, reader, 368, after.round_name)  # as before move 368
+    answers = Answers(h.store, h.processor.settings,
+                      parse_incoming(h.mail(reader, "status\n").as_bytes(), MODERATOR),
+                      time.time())
+    fitting, _ = answers.map_choice(game_id, after, reader, False)
+    assert len(fitting) == 1 and fitting[0].filename.endswith("-part.png")
+    budget = len(fitting[0].png) - 1
+    pictures, note = answers.map_choice(game_id, after, reader, False, budget=budget)
+    assert [p.filename for p in pictures] == [f"{game_id}-move-369-overview.png"]
+    assert note is not None and "reduced to a phone's width (outlined: " in note
+    with Image.open(io.BytesIO(pictures[0].png)) as overview:
+        assert overview.width == OVERVIEW_WIDTH
+    assert len(pictures[0].png) < len(answers.map_for(game_id, after, reader).png) / 3

@@ -5,9 +5,11 @@ store, no servers) and written out to be looked at, with their sizes.
     python tools/mail_gallery.py OUT --shots    # and headless Chromium screenshots at
                                                 # 390 and 1280 px (OUT/NAME-390.png)
     python tools/mail_gallery.py OUT --sizes    # the sizes of every mail while 40 moves
-                                                # of 18TN 7818 (twice), 1850 115810 and
-                                                # 1861 167259 are played; the largest
-                                                # mail of each kept as OUT/largest-*.eml
+                                                # of 18TN 7818 (twice), 1850 115810,
+                                                # 1861 167259 and 1825 R1 are played,
+                                                # and of each title's status mail (the
+                                                # whole board); the largest mail of
+                                                # each kept as OUT/largest-*.eml
 
 Run from the repository root (its packages first: PYTHONPATH=.). The positions are
 the recorded games in /work/shared/fixtures (or $FIXTURES).
@@ -306,12 +308,16 @@ def _text(raw: bytes) -> str:
     return str(body.get_content()) if body is not None else ""  # type: ignore[union-attr]
 
 
-def sizes(out: Path) -> None:
-    """The sizes of every mail while 40 recorded moves of each game are played by mail."""
+def sizes(out: Path, titles: set[str] | None = None) -> None:
+    """The sizes of every mail while 40 recorded moves of each game are played by mail
+    (of TITLES' games only, if given); each mail over 60 KB named with its parts."""
     # 18TN from move 280: operating rounds 5.1-5.2 and the start of stock round 6; from
     # 312 stock round 6 (the market picture goes to the player to move) and OR 6.1.
-    # 1861 from 330: stock round 4 into OR 4.1.
-    for record, start in ((TN, 280), (TN, 312), (MIDWEST, 380), (NORTH, 330)):
+    # 1861 from 330: stock round 4 into OR 4.1; 1825 from 260: operating rounds.
+    for record, start in ((TN, 280), (TN, 312), (MIDWEST, 380), (NORTH, 330),
+                          (UNIT1_R1, 260)):
+        if titles and record.parent.name not in titles:
+            continue
         desk = Desk(out / f"sizes-{record.stem}.sqlite")
         game_id, seats = desk.seat_game(record, start)
         found: list[int] = []
@@ -321,16 +327,26 @@ def sizes(out: Path) -> None:
             move = desk.store.load(game_id).next_move
             mails = desk.as_seat(game_id, seats, seat, f"move {move}\n{order}\n")
             found += [len(raw) for _, raw in mails]
+            for _, raw in mails:
+                if len(raw) > 60_000:
+                    print(f"  over 60 KB: {len(raw) / 1000:.1f} KB: {parts(raw)}")
             worst = max([worst, *(raw for _, raw in mails)], key=len)
             assert desk.store.load(game_id).next_move == move + 1, (n, order)
         found.sort()
         print(f"{record.parent.name} {record.stem} moves {start}-{start + 39}: "
               f"{len(found)} mails, median {statistics.median(found) / 1000:.1f} KB, "
               f"mean {statistics.mean(found) / 1000:.1f} KB, "
-              f"p90 {found[len(found) * 9 // 10] / 1000:.1f} KB, max {found[-1] / 1000:.1f} "
-              f"KB, under 60 KB: {sum(size < 60_000 for size in found)}/{len(found)}")
+              f"p90 {found[len(found) * 9 // 10] / 1000:.1f} KB, "
+              f"p95 {found[len(found) * 19 // 20] / 1000:.1f} KB, max {found[-1] / 1000:.1f} "
+              f"KB, over 60 KB: {sum(size > 60_000 for size in found)}/{len(found)}")
         print(f"  the largest: {parts(worst)}")
         (out / f"largest-{record.stem}-{start}.eml").write_bytes(worst)
+        # The status mail: the whole board (overview and regions) to the player asking.
+        seat, _ = desk.next_order(game_id)
+        status = desk.as_seat(game_id, seats, seat, "status\n")
+        for _, raw in status:
+            print(f"  status: {len(raw) / 1000:.1f} KB: {parts(raw)}")
+        (out / f"status-{record.stem}-{start}.eml").write_bytes(status[0][1])
 
 
 def parts(raw: bytes) -> str:
@@ -369,10 +385,11 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--shots", action="store_true", help="screenshots with Chromium")
     parser.add_argument("--sizes", action="store_true", help="sizes over 40 moves a game")
+    parser.add_argument("--titles", nargs="*", help="with --sizes: only these titles' games")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     if args.sizes:
-        sizes(args.out)
+        sizes(args.out, set(args.titles or ()))
         return
     names = gallery(args.out)
     if args.shots:

@@ -377,6 +377,9 @@ class ProcessingBench:
     applied: int  # moves the game gained
     queued: int  # mails the burst queued
     first_cpu: float = 0.0  # of the first mail (the game replayed, its board drawn)
+    sizes: tuple[int, ...] = ()  # of every mail the processing queued, in bytes
+    plates: int = 0  # boards drawn (the rest of the maps: only a new caption)
+    repainted: int = 0  # of which drawn again only round what changed
 
 
 def run_processing(workdir: Path, record: Path, at: int, count: int,
@@ -430,10 +433,12 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
             profiler.dump_stats(str(profile))
         seconds = time.time() - start
         applied = len(store.moves(game_id)) - at
+        sizes = tuple(int(row[0]) for row in store.execute("SELECT length(raw) FROM outbox"))
+        pictures = processor.games.pictures
     finally:
         store.close()
     return ProcessingBench(tuple(applied_cpu), tuple(refused_cpu), seconds, applied, queued,
-                           first_cpu)
+                           first_cpu, sizes, pictures.plates, pictures.repainted)
 
 
 async def _answers(store: Store, sent: dict[str, float], timeout: float
@@ -657,6 +662,15 @@ def _print_processing(path: Path, at: int, count: int, result: ProcessingBench,
                        f"{1000 * percentile(cpus, 0.5):.1f} ms, p95 "
                        f"{1000 * percentile(cpus, 0.95):.1f} ms, mean "
                        f"{1000 * sum(cpus) / len(cpus):.1f} ms")
+    if result.sizes:
+        # Issue 33: a report should stay under 60 KB (a status mail carries the board).
+        sizes = sorted(result.sizes)
+        click.echo(f"mails queued: {len(sizes)}, size p50 {percentile(sizes, 0.5) / 1000:.1f} "
+                   f"KB, p95 {percentile(sizes, 0.95) / 1000:.1f} KB, max "
+                   f"{sizes[-1] / 1000:.1f} KB, over 60 KB: "
+                   f"{sum(size > 60_000 for size in sizes)}")
+    click.echo(f"map boards drawn: {result.plates}, of which {result.repainted} only round "
+               "what changed")
     load = _load()
     if load is not None:
         click.echo(f"machine load (1-minute average): {load:.1f} ({os.cpu_count()} cores)")

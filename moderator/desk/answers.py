@@ -34,7 +34,7 @@ from moderator.mail.parse import Incoming
 from moderator.mail.webhook import Post
 from moderator.reports.calendar import deadline_event
 from moderator.reports.charts import CHARTS_CID, Progress, chart_png
-from moderator.reports.crop import overview_png, region_pngs, regions
+from moderator.reports.crop import neighbourhood, overview_png, region_pngs, regions
 from moderator.reports.lays import Lays, lay_costs, lays_text, legal_lays
 from moderator.reports.marketimage import MARKET_CID, report_market
 from moderator.reports.report import (
@@ -61,6 +61,16 @@ log = logging.getLogger(__name__)
 
 #: A report shows at most this many past moves; `history N` shows more.
 MAX_HISTORY = 100
+#: What a report should stay under (issues 19 and 33), in bytes on the wire.
+REPORT_LIMIT = 60_000
+#: The most a report's part of the map may weigh at first (PNG bytes; a third more in
+#: the mail). When the report would still pass REPORT_LIMIT, its part is chosen again
+#: within what the rest leaves (`map_choice`'s BUDGET): a smaller part, and where none
+#: is small enough the board reduced to a phone's width (`overview_png`).
+MAP_PART_BUDGET = 40_000
+#: Rings of neighbours round a laying company's stations whose legal lays a report's
+#: part still shows when all its lays would weigh too much.
+NEAR_LAYS = 2
 
 _NOTICE_KINDS: dict[str, MailKind] = {
     "invitation": "invitation", "observer_invitation": "invitation",
@@ -329,8 +339,10 @@ class Answers:
         if game_id and template == "report":
             context["tournament"] = self.tournament_line(game_id)
             context["undelivered"] = undeliverable_lines(self.store, game_id)
+        maps: tuple[Picture, ...] = ()
         if game is not None and game_id and template == "report":
-            images, context["map_note"] = self.map_choice(game_id, game, to, whole_map)
+            maps, context["map_note"] = self.map_choice(game_id, game, to, whole_map)
+            images = maps
             context["deadline"], attachments = self.deadline_for(game_id, game, to)
             attachments += self.final.get(game_id, ())
             turn = game.turn()
@@ -354,15 +366,29 @@ class Answers:
         market_cid = MARKET_CID if any(i.cid == MARKET_CID for i in images) else None
         tables = (self.tables(game_id, game, market_cid)
                   if game is not None and game_id and template == "report" else None)
-        text, html = render(template, subject=subject, footer=footer, pos=pos,
-                            game_id=game_id,
-                            map_cid=MAP_CID if any(i.cid == MAP_CID for i in images) else None,
-                            map_regions=tuple(
-                                (region_cid(n), f"Region {n}: {region.label}")
-                                for n, region in enumerate(regions(game.state.title), 1)
-                                if any(i.cid == region_cid(n) for i in images))
-                            if game is not None else (),
-                            market_cid=market_cid, tables=tables, **context)
+        def rendered() -> tuple[str, str]:
+            return render(template, subject=subject, footer=footer, pos=pos,
+                          game_id=game_id,
+                          map_cid=MAP_CID if any(i.cid == MAP_CID for i in images) else None,
+                          map_regions=tuple(
+                              (region_cid(n), f"Region {n}: {region.label}")
+                              for n, region in enumerate(regions(game.state.title), 1)
+                              if any(i.cid == region_cid(n) for i in images))
+                          if game is not None else (),
+                          market_cid=market_cid, tables=tables, **context)
+
+        text, html = rendered()
+        over = _wire_size(text, html, images) - REPORT_LIMIT
+        if over > 0 and game is not None and game_id and len(maps) == 1 \
+                and not whole_map:
+            # The map's part is what gives way: chosen again within what the rest
+            # leaves (issue 33: 1861's long texts beside a part of 48 KB).
+            budget = len(maps[0].png) - (over * 3 + 3) // 4 - 1
+            smaller, note = self.map_choice(game_id, game, to, whole_map, budget=budget)
+            if sum(len(i.png) for i in smaller) < len(maps[0].png):
+                images = smaller + images[len(maps):]
+                context["map_note"] = note
+                text, html = rendered()
         # Every mail of a game refers to one (never sent) root id, so mail programs
         # keep the game in one thread; an answer is threaded under the mail it answers.
         root = f"<{game_id}.thread@{settings.domain}>" if game_id else None
@@ -440,7 +466,8 @@ class Answers:
             organizer=self.settings.address, cancel=True)
         return (Attachment(f"{game_id}-deadline.ics", "text/calendar", event),)
 
-    def map_choice(self, game_id: str, game: Game, to: str, whole: bool
+    def map_choice(self, game_id: str, game: Game, to: str, whole: bool,
+                   budget: int = MAP_PART_BUDGET
                    ) -> tuple[tuple[Picture, ...], str | None]:
         """The map a report to TO carries, and what the report says of it: the whole map
         when asked for (`status`, `map`), in TO's first report and at the end; nothing
@@ -448,7 +475,10 @@ class Answers:
         player whose company is to lay track, the part of the map where it may lay (its
         stations, its legal lays, what changed); to others the part that changed since
         their last report, or nothing when no hex changed (a share bought, a run). A part
-        is at full scale, so a phone shows its names and revenues."""
+        is at full scale, so a phone shows its names and revenues. A part weighing more
+        than BUDGET (PNG bytes) gives way to the next smaller one (for the company to lay
+        track: its stations and the lays near them, then its stations), and where none
+        fits to the board reduced to a phone's width."""
         # Whatever this report shows of the map, TO's next is measured against this
         # board (each report counts as TO's last).
         self.pictures.remember_board(game_id, game)
@@ -463,31 +493,62 @@ class Answers:
         changed = self.pictures.changed(game_id, game, since)
         laying = (turn.step == "track" and turn.seat == self.seat_of(game_id, to, game)
                   and isinstance(game.round, OperatingRound))
+        title = game.state.title
+        lays: set[str] = set()
+        stations: set[str] = set()
         if laying:
             stations = {hex_id for hex_id, cities in game.state.board.tokens.items()
                         if any(turn.entity in tokens for tokens in cities.values())}
             lays = set(self.lays(game_id, game))
+            near = lays & neighbourhood(title, stations, NEAR_LAYS)
             # When what changed since TO's last report (after a stock round: a whole
             # operating round's track) would make the part most of the board, it is
             # left out rather than send the whole map: the lay is decided by the
-            # company's stations and lays (issue 19: a report under 60 KB).
-            choices = [set(changed) | stations | lays, stations | lays, lays or stations]
+            # company's stations and lays (issue 19: a report under 60 KB). A company
+            # whose track reaches across the board (1861's) has lays all over it: then
+            # the part shows those near its stations (all are listed in the text).
+            choices = [set(changed) | stations | lays, stations | lays, lays or stations,
+                       stations | near, stations]
         elif changed:
             choices = [set(changed)]
         else:
             return (), (f"The map has not changed since your report of move {since}; "
                         "mail `map` for it.")
         whole_map = self.map_for(game_id, game, to)
+        part: bytes | None = None
+        where: set[str] = set()
+        weight = 0.0  # bytes a shown hex weighed in the last part too large (0: none yet)
         for where in choices:
-            part = self.pictures.part(whole_map, game.state.title, where)
-            if part is not None:
+            shown = len(neighbourhood(title, where))
+            if weight * shown > 1.25 * budget:
+                # Surely too large as well (a part weighs about as many bytes a hex as
+                # the last): not cut, which costs 0.1-0.2 s for a part of most of the board.
+                continue
+            cut = self.pictures.part(whole_map, title, where)
+            if cut is not None and len(cut) <= budget:
+                part = cut
                 break
+            if cut is not None:
+                weight = len(cut) / max(shown, 1)
         if part is None:
-            return (whole_map,), None
+            if len(whole_map.png) <= budget:
+                return (whole_map,), None
+            overview = self.pictures.by_content(
+                ("overview", title.name, whole_map.png),
+                lambda: overview_png(whole_map.png, title, self.pictures.image(whole_map),
+                                     framed=False))
+            outlined = f" (outlined: {', '.join(sorted(changed))})" if changed else ""
+            return (Picture(whole_map.cid,
+                            whole_map.filename.replace(".png", "-overview.png"), overview),), (
+                f"The whole board reduced to a phone's width{outlined}: a part at full "
+                "scale would be too large a mail; mail `map` for the board at full scale.")
         if laying:
             left_out = sorted(set(changed) - where)
+            lays_shown = ("the hexes of its legal lays" if lays <= where
+                          else "the hexes of its legal lays near them (all are listed below)"
+                          if where & lays else "none of its lays (they are listed below)")
             note = (f"The part of the map where {turn.entity} may lay track: its "
-                    "stations and the hexes of its legal lays, with their neighbours"
+                    f"stations and {lays_shown}, with their neighbours"
                     + (f" (also changed since your report of move {since}: "
                        f"{', '.join(left_out)})" if left_out else "")
                     + "; mail `map` for the whole map.")
@@ -690,3 +751,12 @@ def bounce_reason(status: str | None, diagnostic: str | None) -> str:
     if len(text) > 120:
         text = text[:119] + "\u2026"
     return f"mail bounced ({status or 'permanent failure'}{': ' + text if text else ''})"
+
+
+def _wire_size(text: str, html: str, images: tuple[Picture, ...]) -> int:
+    """About what a report of TEXT, HTML and IMAGES weighs on the wire: its texts
+    quoted-printable (a little over their UTF-8), its pictures in base64 lines (4
+    bytes for 3, and a line end every 76), and its headers."""
+    texts = len(text.encode()) + len(html.encode())
+    pictures = sum(-(-len(i.png) // 57) * 78 + 300 for i in images)
+    return texts + texts // 20 + pictures + 1_500

@@ -214,6 +214,18 @@ class PictureCache:
         _put(self._parts, key, part, self.size)
         return part
 
+    def image(self, picture: Picture) -> Image.Image:
+        """PICTURE (a whole map) as a picture: its plate's, where it is kept (the caption
+        band blank), else decoded once."""
+        drawn = self._plate_of.get(picture.png)
+        if drawn is not None:
+            return drawn[1].image
+        image = self._decoded.get(picture.png)
+        if image is None:
+            image = decode(picture.png)
+            _put(self._decoded, picture.png, image, 2)
+        return image
+
     def shown(self, kind: str, game_id: str, game: Game, make: Callable[[], V]) -> V:
         """MAKE's answer for GAME's position (KIND names what it is), made once for
         every mail at this position (a game's moves decide its position)."""

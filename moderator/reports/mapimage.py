@@ -27,10 +27,10 @@ import struct
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from PIL import Image, ImageChops, ImageColor, ImageDraw, ImageFont
 
@@ -163,6 +163,58 @@ COMPANY_COLOURS: dict[tuple[str, str], str] = {
 on 18xx.games; every token also carries its symbol."""
 
 _FALLBACK_COLOURS = ("#7a3d9a", "#2e8b8b", "#b03060", "#556b2f", "#4682b4", "#cd853f")
+
+
+#: Titles seen lately, by id (each kept, so its id is not another's), with the one
+#: Title of the same content that stands for it (`same_title`).
+_titles_seen: OrderedDict[int, tuple[Title, Title]] = OrderedDict()
+_titles_by_name: dict[str, list[Title]] = {}
+_titles_lock = threading.Lock()
+TITLES_SEEN = 64  # a few games' loaded states at a time
+#: Titles of one name kept to compare with: its variants in play (options), and the
+#: cut-down ones `show HEX` draws; the least lately asked for goes first.
+TITLES_PER_NAME = 16
+
+
+def same_title(title: Title) -> Title:
+    """The one Title of TITLE's content that the pictures' caches and plates key on.
+
+    A Title compares by identity, and a game with options (1861's unlimited trains,
+    1825's units and the site's figures) makes its own each time it is loaded: keyed
+    on those, every map of such a game missed the layout caches and was never drawn
+    from the plate before it (issue 33: 1861 79 ms, 1825 51 ms a plate against 18TN's
+    28), and the unbounded caches kept every loaded game's Title."""
+    seen = _titles_seen.get(id(title))
+    if seen is not None and seen[0] is title:
+        return seen[1]
+    with _titles_lock:
+        known = _titles_by_name.setdefault(title.name, [])
+        same = next((k for k in known if k is title or all(
+            getattr(k, f.name) == getattr(title, f.name) for f in fields(k))), None)
+        if same is None:
+            same = title
+        else:
+            known.remove(same)
+        known.append(same)
+        del known[:-TITLES_PER_NAME]
+        _titles_seen[id(title)] = (title, same)
+        _titles_seen.move_to_end(id(title))
+        while len(_titles_seen) > TITLES_SEEN:
+            _titles_seen.popitem(last=False)
+    return same
+
+
+C = TypeVar("C", bound=Callable[..., Any])
+
+
+def title_keyed(cached: C) -> C:
+    """CACHED (a function cached on its first argument, a Title) asked for `same_title`
+    of the title it is given, so titles of one content share its entries."""
+    def keyed(title: Title, *args: Any, **kwargs: Any) -> Any:
+        return cached(same_title(title), *args, **kwargs)
+    functools.update_wrapper(keyed, cached)
+    keyed.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+    return cast(C, keyed)
 
 
 def company_colour(title: Title, sym: str) -> str:
@@ -332,6 +384,7 @@ def grid_position(letters: str, hex_id: str) -> tuple[int, int]:
     return (letter, number) if letters == "rows" else (number, letter)
 
 
+@title_keyed
 @functools.cache
 def map_geometry(title: Title, radius: float = DEFAULT_RADIUS) -> MapGeometry:
     """The geometry ``render_map`` uses for ``title`` at ``radius`` pixels per hex."""
@@ -569,6 +622,7 @@ def content_of(title: Title, hex_id: str,
     return spec.tile, 0, spec.color
 
 
+@title_keyed
 @functools.lru_cache(maxsize=8192)
 def hex_drawing(title: Title, hex_id: str, placed: PlacedTile | None) -> HexDrawing:
     """Lay out one hex: where its track, cities and towns go (unit coordinates).
@@ -916,6 +970,7 @@ def _place_name(name: str, room: _Room) -> NameLayout:
     return layout
 
 
+@title_keyed
 @functools.lru_cache(maxsize=8192)
 def text_layout(title: Title, hex_id: str, placed: PlacedTile | None) -> TextLayout:
     """Where the texts of one hex go: fixed items first (rows of phase values), then
@@ -978,6 +1033,7 @@ def text_layout(title: Title, hex_id: str, placed: PlacedTile | None) -> TextLay
                       tuple(sorted(markers)))
 
 
+@title_keyed
 @functools.cache
 def marker_places(title: Title) -> Mapping[str, int]:
     """How many companies' tokens outside its cities each hex may get: the edge
@@ -1404,6 +1460,7 @@ def map_plate(title: Title, board: BoardLike = EMPTY_BOARD, *, phase: str | None
     palette) is the same, pixel for pixel, as one drawn whole. That part takes BASE's
     palette when it holds each of its colours within PALETTE_TOLERANCE (as close as a
     palette made anew comes); otherwise the whole picture gets a new palette."""
+    title = same_title(title)
     marked = frozenset(parse_hex_id(h) for h in highlight) & frozenset(title.hexes)
     snapshot = _snapshot(board)
     geometry = map_geometry(title, radius)

@@ -91,3 +91,28 @@ def test_bench_mail_processing_only_processes_the_burst_without_servers() -> Non
     queued = re.search(r"in batches of 8, 2 applied, (\d+) mails queued", batched.output)
     assert queued is not None, batched.output
     assert 8 < int(queued.group(1)) <= 8 + 4
+
+
+@pytest.mark.skipif(not (FIXTURES / "1861" / "167259.json").exists(),
+                    reason="the recorded games are not here")
+def test_bench_mail_processing_only_prints_the_mails_sizes_and_the_boards_drawn() -> None:
+    """Issue 33: the sizes of the mails the burst queued (a report should stay under
+    60 KB) and the map boards drawn, and how many only round what changed."""
+    record = FIXTURES / "1861" / "167259.json"
+    result = CliRunner().invoke(bench, ["mail", "--processing-only", "--record", str(record),
+                                        "--at", "360", "--mails", "6", "--applied-every",
+                                        "2", "--batch", "1"])
+    assert result.exit_code == 0, result.output
+    sizes = re.search(r"mails queued: (\d+), size p50 ([\d.]+) KB, p95 ([\d.]+) KB, "
+                      r"max ([\d.]+) KB, over 60 KB: (\d+)", result.output)
+    assert sizes is not None, result.output
+    queued, p50, p95, largest, over = (float(g) for g in sizes.groups())
+    # Three moves applied, each reported to the four players and the game master.
+    assert queued >= 3 * 4
+    assert 0 < p50 <= p95 <= largest and over <= queued
+    boards = re.search(r"map boards drawn: (\d+), of which (\d+) only round what changed",
+                       result.output)
+    assert boards is not None, result.output
+    drawn, repainted = int(boards.group(1)), int(boards.group(2))
+    # The first board is drawn whole, the later ones from the board before.
+    assert drawn >= 2 and 1 <= repainted < drawn
