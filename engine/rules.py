@@ -162,6 +162,11 @@ class Rules:
             return False
         return state.market.cell(corp.sym).zone in ("yellow", "green", "orange", "brown")
 
+    def exempt_for_holder(self, state: GameState, corp: Corporation, seat: str) -> bool:
+        """Whether `seat`'s certificates of `corp` stay outside his certificate limit: by
+        default as the price's area says for everyone (1850 5.3.5 adds a seller's view)."""
+        return self.exempt_from_certificate_limit(state, corp)
+
     def holding_limit_exempt(self, state: GameState, corp: Corporation) -> bool:
         """18TN 3.3(a): no 60% limit in the green zone."""
         if corp.sym not in state.market.positions:

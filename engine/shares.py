@@ -54,7 +54,7 @@ def certificate_count(rules: Rules, state: GameState, seat: str) -> int:
     """Certificates counting toward the limit (a president's certificate counts as one)."""
     count = 0
     for corp in state.corporations.values():
-        if corp.par_price is not None and rules.exempt_from_certificate_limit(state, corp):
+        if corp.par_price is not None and rules.exempt_for_holder(state, corp, seat):
             continue
         count += len(corp.certificates_of(seat))
     count += sum(1 for p in state.privates.values() if p.owner == seat and not p.closed)

@@ -337,21 +337,23 @@ class Rules1850(Rules):
         self._place(state, corp, pos)
 
     def move_price_after_sale(self, state: GameState, corp: Corporation, shares: int) -> None:
-        """5.8.1 DOWN: one space per share, but a sale that would cross the Soft Ledge
-        with exactly one share left stops on it, and the lower ledge stops it."""
+        """5.8.1 DOWN, with its ledges."""
+        self._place(state, corp, _down_after_sale(state.market.spec,
+                                                  state.market.positions[corp.sym], shares))
+
+    def exempt_for_holder(self, state: GameState, corp: Corporation, seat: str) -> bool:
+        """5.3.5: a seller whose sale waits for the president's answer (5.9.2) counts his
+        certificates as if the price had fallen: in the yellow, green or brown area they
+        do not count (5.4.1), in the black area the company is gone (5.1.1)."""
+        sold = sum(s.percent // 10 for s in state.pending_sales
+                   if s.corporation == corp.sym and s.seller == seat)
+        if not sold or corp.sym not in state.market.positions:
+            return self.exempt_from_certificate_limit(state, corp)
         spec = state.market.spec
-        pos = state.market.positions[corp.sym]
-        left = shares
-        while left > 0:
-            cell = market.cell_at(spec, pos)
-            assert cell is not None
-            if "floor" in cell.ledges:
-                break
-            if "soft_below" in cell.ledges and left == 1:
-                break
-            pos = market.down(spec, pos)
-            left -= 1
-        self._place(state, corp, pos)
+        cell = market.cell_at(spec, _down_after_sale(spec, state.market.positions[corp.sym],
+                                                     sold))
+        assert cell is not None
+        return cell.zone in ("yellow", "green", "brown", "black")
 
     def _place(self, state: GameState, corp: Corporation, pos: Position) -> None:
         if place_token(state, corp, pos) and state.market.cell(corp.sym).zone == "black":
@@ -796,6 +798,22 @@ def reissue_par(state: GameState, corp: Corporation) -> int:
     target = state.market.price(corp.sym) * 3 / 4
     nearest = min(boxes, key=lambda p: (abs(p - target), -p)) if boxes else corp.par_price
     return max(corp.par_price, nearest)
+
+
+def _down_after_sale(spec: MarketSpec, pos: Position, shares: int) -> Position:
+    """5.8.1 DOWN: one space per share, but a sale that would cross the Soft Ledge with
+    exactly one share left stops on it, and the lower ledge stops it."""
+    left = shares
+    while left > 0:
+        cell = market.cell_at(spec, pos)
+        assert cell is not None
+        if "floor" in cell.ledges:
+            break
+        if "soft_below" in cell.ledges and left == 1:
+            break
+        pos = market.down(spec, pos)
+        left -= 1
+    return pos
 
 
 def _up(spec: MarketSpec, pos: Position) -> Position:

@@ -32,6 +32,7 @@ from engine.actions import (
 from engine.errors import GameError
 from engine.game import Game
 from engine.rounds.stock import StockRound
+from engine.shares import certificate_count
 from engine.state import IPO, POOL, TREASURY
 from engine.titles.t1850 import reissue_par
 
@@ -527,3 +528,42 @@ def test_16_4_historical_order_start_companies_start_in_their_order() -> None:
     assert g.state.corporations["CBQ"].floated
     assert any(a.startswith("par MILW") for a in g.legal())
     assert not any(a.startswith("par RI") for a in g.legal())
+
+
+def test_5_3_5_a_seller_counts_his_certificates_as_if_the_president_let_the_price_fall(
+        ) -> None:
+    """5.3.5: "If a player sells a share or shares and the price moves into the yellow,
+    green, brown, or black areas, for certificate limit purposes the player must assume
+    that the president will not intervene to protect the share price."
+
+    The drop waits for the president's answer after the seller's turn (5.9.2), yet the
+    seller's remaining shares already count as in the yellow area (5.4.1): they leave
+    room for a purchase; after the protection the price, and the count, are back."""
+    g = new_game(("Ann", "Bob", "Cy", "Dee", "Eve", "Fay"))
+    privates_sold(g)
+    play(g, ("Bob", Par("CBQ", 68)), ("Cy", Par("GN", 76)))
+    state = g.state
+    for sym, seat, shares in (("CBQ", "Bob", 2), ("CBQ", "Ann", 4),
+                              ("GN", "Cy", 2), ("GN", "Ann", 3)):
+        corp = state.corporations[sym]
+        for cert in [c for c in corp.certificates_of(IPO) if not c.president][:shares]:
+            cert.owner = seat  # Ann: 40% of CB&Q beside Bob's 40%, 30% of GN
+    pass_round(g)
+    finish_operating_round(g)
+    while now(g) != "Ann":
+        g.apply(now(g), Pass())
+    limit = g.rules.certificate_limit(state)
+    assert limit == 9  # 6 players, 9 companies (21)
+    # One over the limit (as a closure's lower limit may leave her, 5.1.1): two privates
+    # and P7's Rock Island share besides 4 certificates of CB&Q and 3 of GN.
+    assert certificate_count(g.rules, state, "Ann") == limit + 1
+    placed(g, "CBQ", (6, 5))  # $60, white; one space down is $55, yellow
+    play(g, ("Ann", SellShares("CBQ", 1)))
+    assert price(g, "CBQ") == 60  # 5.9.2: the drop waits for Bob
+    # Her 3 CB&Q shares are assumed in the yellow area: 9 - 3 = 6 count.
+    assert certificate_count(g.rules, state, "Ann") == limit - 3
+    play(g, ("Ann", BuyShares("GN")))  # 7 of 9; counting CB&Q it would be 10
+    assert state.corporations["GN"].percent_held_by("Ann") == 40
+    play(g, ("Bob", Protect("CBQ")))
+    assert price(g, "CBQ") == 60 and state.market.cell("CBQ").zone != "yellow"
+    assert certificate_count(g.rules, state, "Ann") == limit + 1
