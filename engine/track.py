@@ -482,8 +482,8 @@ def lay_reached(state: GameState, corporation: str, hex_id: str,
         for step, _ in here.at[came_from]:
             if step == index or here.ends[step][2]:
                 continue  # not back the same way; a terminal segment ends the walk
-            traversal = (hex_of, step, came_from)
-            if traversal not in seen:
-                seen.add(traversal)
-                stack.append(traversal)
+            through: tuple[str, int, Point] = (hex_of, step, came_from)
+            if through not in seen:
+                seen.add(through)
+                stack.append(through)
     return False
