@@ -182,7 +182,8 @@ def trace_map(state: GameState, closed: frozenset[str] = frozenset()) -> Track:
         if piece is None:
             if len(pieces) >= _PIECES_KEPT:
                 pieces.clear()  # a new lay moves the ids of every later hex: start afresh
-            piece = pieces[key] = _piece(title, hex_id, tile, rotation, len(track.segments))
+            piece = pieces[key] = _piece(title, hex_id, tile, rotation, len(track.segments),
+                                         key[1])
         track.segments.extend(piece.segments)
         track.at.update(piece.at)
         sides.extend(piece.sides)
@@ -216,20 +217,50 @@ def _pieces_of(title: Any) -> dict[Any, _Piece]:
     return kept[1]
 
 
-def _piece(title: Any, hex_id: str, tile: TileSpec, rotation: int, first: int) -> _Piece:
+# What one tile at one rotation on one hex is, whatever segment id it starts from: its
+# paths' ends and its sides with the ones across them. A lay shifts the ids of every
+# later hex, so their pieces are made again from this (no parsing, no geometry).
+_SHAPES: dict[int, tuple[object, dict[Any, _Shape]]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    ends: tuple[tuple[Point, Point, bool], ...]
+    sides: tuple[tuple[Side, Side | None], ...]
+
+
+def _shape(title: Any, hex_id: str, tile: TileSpec, rotation: int, name: str | None
+           ) -> _Shape:
+    kept = _SHAPES.get(id(title))
+    if kept is None or kept[0] is not title:
+        kept = _SHAPES[id(title)] = (title, {})
+    key = (hex_id, name, rotation)
+    found = kept[1].get(key)
+    if found is None:
+        ends = tuple((endpoint(hex_id, path.a, rotation), endpoint(hex_id, path.b, rotation),
+                      path.terminal) for path in tile.paths)
+        points = dict.fromkeys(p for a, b, _ in ends for p in (a, b))
+        borders = title.hexes[hex_id].borders
+        sides = tuple((point, None if point.edge in borders else
+                       Side(neighbour(title.grid, hex_id, point.edge), opposite(point.edge)))
+                      for point in points if isinstance(point, Side))
+        found = kept[1][key] = _Shape(ends, sides)
+    return found
+
+
+def _piece(title: Any, hex_id: str, tile: TileSpec, rotation: int, first: int,
+           name: str | None) -> _Piece:
+    """`name`: the laid tile's (None: the hex's printed track), which with the hex and
+    the rotation says what `tile` is."""
+    shape = _shape(title, hex_id, tile, rotation, name)
     segments: list[Segment] = []
     at: dict[Point, list[int]] = {}
-    for path in tile.paths:
-        seg = Segment(first + len(segments), hex_id, endpoint(hex_id, path.a, rotation),
-                      endpoint(hex_id, path.b, rotation), path.terminal)
+    for a, b, terminal in shape.ends:
+        seg = Segment(first + len(segments), hex_id, a, b, terminal)
         segments.append(seg)
-        at.setdefault(seg.a, []).append(seg.id)
-        at.setdefault(seg.b, []).append(seg.id)
-    borders = title.hexes[hex_id].borders
-    sides = tuple((point, None if point.edge in borders else
-                   Side(neighbour(title.grid, hex_id, point.edge), opposite(point.edge)))
-                  for point in at if isinstance(point, Side))
-    return _Piece(tuple(segments), at, sides)
+        at.setdefault(a, []).append(seg.id)
+        at.setdefault(b, []).append(seg.id)
+    return _Piece(tuple(segments), at, shape.sides)
 
 
 def rotated_paths(tile: TileSpec, rotation: int, hex_id: str) -> list[tuple[Point, Point]]:
