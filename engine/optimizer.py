@@ -297,8 +297,9 @@ class _OutOfTime(Exception):
 class _Clock:
     """Counts search steps and looks at the time now and then."""
 
-    def __init__(self, deadline: float | None) -> None:
+    def __init__(self, deadline: float | None, most_steps: int | None = None) -> None:
         self.deadline = deadline
+        self.most_steps = most_steps
         self.steps = 0
         self._since = 0
         self.expired = False
@@ -308,7 +309,8 @@ class _Clock:
         if self._since >= _CHECK_EVERY:
             self.steps += self._since
             self._since = 0
-            if self.deadline is not None and time.thread_time() > self.deadline:
+            if (self.deadline is not None and time.thread_time() > self.deadline) or (
+                    self.most_steps is not None and self.steps >= self.most_steps):
                 # Each later search gets a few more steps, so a train cut short
                 # still finds a route.
                 self.expired = True
@@ -949,7 +951,8 @@ def _route_track(rules: Rules, state: GameState, corp: Corporation) -> Track:
 
 def optimize(rules: Rules, state: GameState, corp: Corporation, *,
              budget: float | None = DEFAULT_BUDGET, max_routes: int = DEFAULT_MAX_ROUTES,
-             graph: Track | None = None, beat: int | None = None) -> Optimum:
+             graph: Track | None = None, beat: int | None = None,
+             steps: int | None = None) -> Optimum:
     """The run of `corp`'s trains with the greatest revenue (see the module docstring).
 
     `budget`: seconds of CPU time (this thread's) before the search gives up and
@@ -961,12 +964,15 @@ def optimize(rules: Rules, state: GameState, corp: Corporation, *,
     `Game._better_run`): every bound bites from the start. The run returned then earns
     more than `beat` or is the best the first quick run found; `proven` says that no
     run earns more than it and `beat` both.
+    `steps`: search steps (`Optimum.nodes`) before the search gives up, as `budget`
+    does: a bound that cuts the search at the same point on any machine and load.
     """
     graph = graph if graph is not None else _route_track(rules, state, corp)
     best: Optimum | None = None
     for trains in rules.train_sets(state, corp):
         found = _optimize_trains(rules, state, corp, trains, budget=budget,
-                                 max_routes=max_routes, graph=graph, beat=beat)
+                                 max_routes=max_routes, graph=graph, beat=beat,
+                                 steps=steps)
         if best is None or found.run.revenue > best.run.revenue:
             proven = found.proven and best.proven if best is not None else found.proven
             best = dataclasses.replace(found, proven=proven)
@@ -978,14 +984,15 @@ def optimize(rules: Rules, state: GameState, corp: Corporation, *,
 
 def _optimize_trains(rules: Rules, state: GameState, corp: Corporation,
                      trains: list[Train], *, budget: float | None, max_routes: int,
-                     graph: Track, beat: int | None = None) -> Optimum:
+                     graph: Track, beat: int | None = None,
+                     steps: int | None = None) -> Optimum:
     from engine.rules import Rules as BaseRules
 
     started = time.perf_counter()
     # The budget counts this thread's CPU time, not the wall clock's: on a busy machine
     # (other games' workers, a burst of mail) the same position still gets the same
     # search, so the run a company is given does not depend on the server's load.
-    clock = _Clock(None if budget is None else time.thread_time() + budget)
+    clock = _Clock(None if budget is None else time.thread_time() + budget, steps)
     net = compress(state, graph, corp.sym, lambda n: stop_value(rules, state, n))
     position = {node: i for i, node in enumerate(net.stops)}
     default_route = type(rules).route_revenue is BaseRules.route_revenue
