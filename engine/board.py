@@ -122,11 +122,37 @@ def connected_after(state: GameState, corp: Corporation, hex_id: str, tile: Tile
                     rotation: int, closed: frozenset[str] = frozenset()) -> bool:
     """Whether new track or a city of the new tile connects to a station of `corp`: is
     part of a route of it, so not through `closed` hexes, whose track no route may use
-    yet (1851: "the track on the tile must extend a route of the Corporation")."""
+    yet (1851: "the track on the tile must extend a route of the Corporation").
+
+    Walked back from the hex (`track.lay_reached`), not traced over the whole map:
+    `connected_after_traced` is the definition it answers as."""
+    old_points = _old_points(state, hex_id)
+    saved = state.board.tiles.get(hex_id)
+    state.board.tiles[hex_id] = PlacedTile(tile.name, rotation)
+    try:
+        return track.lay_reached(state, corp.sym, hex_id, old_points, closed)
+    finally:
+        if saved is None:
+            del state.board.tiles[hex_id]
+        else:
+            state.board.tiles[hex_id] = saved
+
+
+def _old_points(state: GameState, hex_id: str) -> set[frozenset[track.Point]]:
+    """The paths on `hex_id` before the lay, each as the set of its two ends."""
     old_tile, old_rotation = track.tile_on(state, hex_id)
-    old_points: set[frozenset[track.Point]] = set()
-    if old_tile is not None:
-        old_points = {frozenset(p) for p in track.rotated_paths(old_tile, old_rotation, hex_id)}
+    if old_tile is None:
+        return set()
+    return {frozenset(p) for p in track.rotated_paths(old_tile, old_rotation, hex_id)}
+
+
+def connected_after_traced(state: GameState, corp: Corporation, hex_id: str,
+                           tile: TileSpec, rotation: int,
+                           closed: frozenset[str] = frozenset()) -> bool:
+    """`connected_after` by its definition: the graph of the whole map with the new
+    tile on it, traced from `corp`'s stations until new track or a city of the hex is
+    reached (kept for the tests that check the walk back against it)."""
+    old_points = _old_points(state, hex_id)
     saved = state.board.tiles.get(hex_id)
     state.board.tiles[hex_id] = PlacedTile(tile.name, rotation)
     try:

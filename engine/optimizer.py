@@ -297,8 +297,9 @@ class _OutOfTime(Exception):
 class _Clock:
     """Counts search steps and looks at the time now and then."""
 
-    def __init__(self, deadline: float | None) -> None:
+    def __init__(self, deadline: float | None, most_steps: int | None = None) -> None:
         self.deadline = deadline
+        self.most_steps = most_steps
         self.steps = 0
         self._since = 0
         self.expired = False
@@ -308,7 +309,8 @@ class _Clock:
         if self._since >= _CHECK_EVERY:
             self.steps += self._since
             self._since = 0
-            if self.deadline is not None and time.thread_time() > self.deadline:
+            if (self.deadline is not None and time.thread_time() > self.deadline) or (
+                    self.most_steps is not None and self.steps >= self.most_steps):
                 # Each later search gets a few more steps, so a train cut short
                 # still finds a route.
                 self.expired = True
@@ -319,7 +321,7 @@ class _Clock:
         return self.steps + self._since
 
 
-def _best_values(net: Network) -> Callable[[int, int, int], int]:
+def _best_values(net: Network) -> Callable[..., int]:
     """A bound of what `room` more stops can add to a route whose stops are the bit set
     `visited`: the best values not on it, at most `ends` of them stops a route cannot
     run through (they can only end it)."""
@@ -327,8 +329,10 @@ def _best_values(net: Network) -> Callable[[int, int, int], int]:
     inner = [(v, net.values[v]) for v in by_value if net.passable[v]]
     outer = [(v, net.values[v]) for v in by_value if not net.passable[v]]
 
-    def room_bound(room: int, ends: int, visited: int) -> int:
-        total = i = j = 0
+    def room_bound(room: int, ends: int, visited: int, held: Sequence[int] = ()) -> int:
+        """(`held`: values already on the route, best first, that compete for the
+        room with the stops not visited: the best of both are counted.)"""
+        total = i = j = k = 0
         while room > 0:
             while i < len(inner) and (visited >> inner[i][0]) & 1:
                 i += 1
@@ -336,9 +340,12 @@ def _best_values(net: Network) -> Callable[[int, int, int], int]:
                 j += 1
             a = inner[i][1] if i < len(inner) else -1
             b = outer[j][1] if ends > 0 and j < len(outer) else -1
-            if a < 0 and b < 0:
+            c = held[k] if k < len(held) else -1
+            if a < 0 and b < 0 and c < 0:
                 break
-            if a >= b:
+            if c >= a and c >= b:
+                total, k = total + c, k + 1
+            elif a >= b:
                 total, i = total + a, i + 1
             else:
                 total, j, ends = total + b, j + 1, ends - 1
@@ -541,11 +548,28 @@ class _Kind:
         self.route_bound = route_bound  # its bound from a values bound; None: the same
         self.clock = clock
         self.room_bound = _best_values(net)
+        # Towns that count nothing against the distance (1861 10.6: skipped when the
+        # train is full) still fill its count of stops: a route earns at most its
+        # cities and the best of its towns and further stops that fit the count.
+        self.skipped = () if free_towns else tuple(sorted(
+            ((v, net.values[v]) for v, w in enumerate(net.weights)
+             if w == 0 and net.stops[v].kind == "t"), key=lambda e: -e[1]))
+        # best(0), once found: asked for the first run and again for the type alone.
+        self.alone: tuple[int, int, Chain] | None = None
+        self.alone_known = False
 
     def cannot_beat(self, floor: int, value: int, count: int, visited: int, ends: int
                     ) -> bool:
         """Whether no extension of a partial route earns more than `floor`."""
-        most = value + self.room_bound(self.stops - count, ends, visited) + self.towns_bonus
+        room = self.stops - count
+        if self.skipped:
+            towns = [t for v, t in self.skipped if (visited >> v) & 1]
+            if towns:
+                most = value - sum(towns) + self.room_bound(room, ends, visited, towns)
+            else:
+                most = value + self.room_bound(room, ends, visited)
+        else:
+            most = value + self.room_bound(room, ends, visited) + self.towns_bonus
         if self.route_bound is not None:
             most = self.route_bound(most)
         return most <= floor
@@ -556,6 +580,8 @@ class _Kind:
     def best(self, taken: int) -> tuple[int, int, Chain] | None:
         """The best route on the segments not `taken`: (revenue, mask, chain); when
         time runs out, the best found so far (and the clock says so)."""
+        if not taken and self.alone_known:
+            return self.alone
         best: tuple[int, int, Chain] | None = None
 
         def hopeless(value: int, count: int, visited: int, ends: int) -> bool:
@@ -571,6 +597,9 @@ class _Kind:
             grow_routes(self.net, self.stops, taken, found, hopeless, self.clock, self.free)
         except _OutOfTime:
             self.clock.expired = True
+            return best
+        if not taken:
+            self.alone, self.alone_known = best, True
         return best
 
     def table(self, floor: int, limit: int) -> _Table:
@@ -882,7 +911,17 @@ def _route_bound(rules: Rules, state: GameState, corp: Corporation, train: Train
 
     hook = _own_hook(rules, "route_revenue_bound")
     if hook is not None:
-        return lambda values: int(hook(state, corp, train, values))
+        # Asked at every partial route grown, of a few hundred different sums: each
+        # answered once.
+        kept: dict[int, int] = {}
+
+        def bound(values: int) -> int:
+            found = kept.get(values)
+            if found is None:
+                found = kept[values] = int(hook(state, corp, train, values))
+            return found
+
+        return bound
     if type(rules).route_revenue is BaseRules.route_revenue:
         return None
     return lambda _values: UNBOUNDED
@@ -912,7 +951,8 @@ def _route_track(rules: Rules, state: GameState, corp: Corporation) -> Track:
 
 def optimize(rules: Rules, state: GameState, corp: Corporation, *,
              budget: float | None = DEFAULT_BUDGET, max_routes: int = DEFAULT_MAX_ROUTES,
-             graph: Track | None = None) -> Optimum:
+             graph: Track | None = None, beat: int | None = None,
+             steps: int | None = None) -> Optimum:
     """The run of `corp`'s trains with the greatest revenue (see the module docstring).
 
     `budget`: seconds of CPU time (this thread's) before the search gives up and
@@ -920,12 +960,19 @@ def optimize(rules: Rules, state: GameState, corp: Corporation, *,
     `max_routes`: routes held in memory over all train types. Where the title lets
     trains run together (1825 5.5.5: two 2-trains double-headed as one 3-train), each
     way of combining them is searched and the best run taken.
+    `beat`: only runs earning more than this are sought (a declared run's revenue,
+    `Game._better_run`): every bound bites from the start. The run returned then earns
+    more than `beat` or is the best the first quick run found; `proven` says that no
+    run earns more than it and `beat` both.
+    `steps`: search steps (`Optimum.nodes`) before the search gives up, as `budget`
+    does: a bound that cuts the search at the same point on any machine and load.
     """
     graph = graph if graph is not None else _route_track(rules, state, corp)
     best: Optimum | None = None
     for trains in rules.train_sets(state, corp):
         found = _optimize_trains(rules, state, corp, trains, budget=budget,
-                                 max_routes=max_routes, graph=graph)
+                                 max_routes=max_routes, graph=graph, beat=beat,
+                                 steps=steps)
         if best is None or found.run.revenue > best.run.revenue:
             proven = found.proven and best.proven if best is not None else found.proven
             best = dataclasses.replace(found, proven=proven)
@@ -937,18 +984,22 @@ def optimize(rules: Rules, state: GameState, corp: Corporation, *,
 
 def _optimize_trains(rules: Rules, state: GameState, corp: Corporation,
                      trains: list[Train], *, budget: float | None, max_routes: int,
-                     graph: Track) -> Optimum:
+                     graph: Track, beat: int | None = None,
+                     steps: int | None = None) -> Optimum:
     from engine.rules import Rules as BaseRules
 
     started = time.perf_counter()
     # The budget counts this thread's CPU time, not the wall clock's: on a busy machine
     # (other games' workers, a burst of mail) the same position still gets the same
     # search, so the run a company is given does not depend on the server's load.
-    clock = _Clock(None if budget is None else time.thread_time() + budget)
+    clock = _Clock(None if budget is None else time.thread_time() + budget, steps)
     net = compress(state, graph, corp.sym, lambda n: stop_value(rules, state, n))
     position = {node: i for i, node in enumerate(net.stops)}
     default_route = type(rules).route_revenue is BaseRules.route_revenue
     run_bound = _run_bound(rules, state, corp)
+
+    by_stops = rules.route_revenue_by_stops
+    ends = [(1 << link.a) | (1 << link.b) for link in net.links]
 
     def exact_for(train: Train) -> Callable[[Chain, int], int] | None:
         if default_route:
@@ -959,7 +1010,29 @@ def _optimize_trains(rules: Rules, state: GameState, corp: Corporation,
             return rules.route_revenue(state, corp, train, walk,
                                        [net.values[position[s]] for s in walk.stops])
 
-        return exact
+        if not by_stops:
+            return exact
+        # The title values a route by its stops alone: routes through the same stops
+        # by other track earn the same, so each set of stops is valued once, on a walk
+        # that holds only them (`Rules.route_revenue_by_stops`).
+        kept: dict[int, int] = {}
+        stops_of, values_of = net.stops, net.values
+
+        def by_stop_set(chain: Chain, _value: int) -> int:
+            stops = 1 << chain.start
+            for lid in chain.top:
+                stops |= ends[lid]
+            for lid in chain.bottom:
+                stops |= ends[lid]
+            found = kept.get(stops)
+            if found is None:
+                on = [v for v in range(stops.bit_length()) if (stops >> v) & 1]
+                walk = Walk(tuple(stops_of[v] for v in on), frozenset(), ())
+                found = kept[stops] = rules.route_revenue(state, corp, train, walk,
+                                                          [values_of[v] for v in on])
+            return found
+
+        return by_stop_set
 
     # Longest trains first: they earn most, so the bound tightens soonest.
     by_name: dict[str, list[Train]] = {}
@@ -995,6 +1068,8 @@ def _optimize_trains(rules: Rules, state: GameState, corp: Corporation,
     value = rules.run_revenue(state, corp, runs)
     if value > best_value:
         best_value, best_runs = value, runs
+    # What a run must earn to matter: more than the best so far, and than `beat`.
+    bar = best_value if beat is None else max(best_value, beat)
     try:
         # Each type alone (exact, or the search cannot go on).
         alone: list[int] = []
@@ -1011,7 +1086,7 @@ def _optimize_trains(rules: Rules, state: GameState, corp: Corporation,
         limit = max_routes // max(len(kinds), 1)
         groups = []
         for g, (name, members) in enumerate(by_name.items()):
-            floor = best_value - (total_alone - alone[g]) if run_bound is None else -1
+            floor = bar - (total_alone - alone[g]) if run_bound is None else -1
             groups.append(_Group(name, tuple(members), kinds[g].table(max(floor, -1), limit)))
         proven = all(group.table.complete for group in groups)
         search = _Search(groups, clock)
@@ -1036,6 +1111,7 @@ def _optimize_trains(rules: Rules, state: GameState, corp: Corporation,
         value, picked = search.warm_start(_routes_sum if summing else run_value)
         if value > best_value:
             best_value, best_runs = value, runs_of(picked)
+        bar = max(bar, best_value)
         # The last trains together, from the last train alone up to all but the first.
         suffix = [UNBOUNDED] * n + [0]
         for k in range(n - 1, 0, -1):
@@ -1046,9 +1122,9 @@ def _optimize_trains(rules: Rules, state: GameState, corp: Corporation,
             suffix[k] = max(value, 0)
 
         value, picked, done = search.solve(0, suffix, None if summing else run_value,
-                                           run_bound, (best_value, ()))
+                                           run_bound, (bar, ()))
         proven = proven and done
-        if value > best_value:
+        if value > best_value and picked:  # (none: nothing beat the bar)
             best_value, best_runs = value, runs_of(picked)
     except _OutOfTime:
         proven = False

@@ -772,6 +772,11 @@ class Rules:
         """What one train earns on a walk: the sum of its stops' values."""
         return sum(values)
 
+    #: Whether `route_revenue` depends on the set of a walk's stops alone (not their
+    #: order, nor the track or hexes between them): the optimizer then values each set
+    #: once, on a walk holding only the stops (no segments, no hexes).
+    route_revenue_by_stops: ClassVar[bool] = False
+
     def run_revenue(self, state: GameState, corp: Corporation, runs: tuple[TrainRun, ...]
                     ) -> int:
         """What all the company's trains earn together (title bonuses hook in here)."""

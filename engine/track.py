@@ -182,7 +182,8 @@ def trace_map(state: GameState, closed: frozenset[str] = frozenset()) -> Track:
         if piece is None:
             if len(pieces) >= _PIECES_KEPT:
                 pieces.clear()  # a new lay moves the ids of every later hex: start afresh
-            piece = pieces[key] = _piece(title, hex_id, tile, rotation, len(track.segments))
+            piece = pieces[key] = _piece(title, hex_id, tile, rotation, len(track.segments),
+                                         key[1])
         track.segments.extend(piece.segments)
         track.at.update(piece.at)
         sides.extend(piece.sides)
@@ -216,20 +217,50 @@ def _pieces_of(title: Any) -> dict[Any, _Piece]:
     return kept[1]
 
 
-def _piece(title: Any, hex_id: str, tile: TileSpec, rotation: int, first: int) -> _Piece:
+# What one tile at one rotation on one hex is, whatever segment id it starts from: its
+# paths' ends and its sides with the ones across them. A lay shifts the ids of every
+# later hex, so their pieces are made again from this (no parsing, no geometry).
+_SHAPES: dict[int, tuple[object, dict[Any, _Shape]]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    ends: tuple[tuple[Point, Point, bool], ...]
+    sides: tuple[tuple[Side, Side | None], ...]
+
+
+def _shape(title: Any, hex_id: str, tile: TileSpec, rotation: int, name: str | None
+           ) -> _Shape:
+    kept = _SHAPES.get(id(title))
+    if kept is None or kept[0] is not title:
+        kept = _SHAPES[id(title)] = (title, {})
+    key = (hex_id, name, rotation)
+    found = kept[1].get(key)
+    if found is None:
+        ends = tuple((endpoint(hex_id, path.a, rotation), endpoint(hex_id, path.b, rotation),
+                      path.terminal) for path in tile.paths)
+        points = dict.fromkeys(p for a, b, _ in ends for p in (a, b))
+        borders = title.hexes[hex_id].borders
+        sides = tuple((point, None if point.edge in borders else
+                       Side(neighbour(title.grid, hex_id, point.edge), opposite(point.edge)))
+                      for point in points if isinstance(point, Side))
+        found = kept[1][key] = _Shape(ends, sides)
+    return found
+
+
+def _piece(title: Any, hex_id: str, tile: TileSpec, rotation: int, first: int,
+           name: str | None) -> _Piece:
+    """`name`: the laid tile's (None: the hex's printed track), which with the hex and
+    the rotation says what `tile` is."""
+    shape = _shape(title, hex_id, tile, rotation, name)
     segments: list[Segment] = []
     at: dict[Point, list[int]] = {}
-    for path in tile.paths:
-        seg = Segment(first + len(segments), hex_id, endpoint(hex_id, path.a, rotation),
-                      endpoint(hex_id, path.b, rotation), path.terminal)
+    for a, b, terminal in shape.ends:
+        seg = Segment(first + len(segments), hex_id, a, b, terminal)
         segments.append(seg)
-        at.setdefault(seg.a, []).append(seg.id)
-        at.setdefault(seg.b, []).append(seg.id)
-    borders = title.hexes[hex_id].borders
-    sides = tuple((point, None if point.edge in borders else
-                   Side(neighbour(title.grid, hex_id, point.edge), opposite(point.edge)))
-                  for point in at if isinstance(point, Side))
-    return _Piece(tuple(segments), at, sides)
+        at.setdefault(a, []).append(seg.id)
+        at.setdefault(b, []).append(seg.id)
+    return _Piece(tuple(segments), at, shape.sides)
 
 
 def rotated_paths(tile: TileSpec, rotation: int, hex_id: str) -> list[tuple[Point, Point]]:
@@ -350,3 +381,140 @@ def _trace(state: GameState, track: Track, corporation: str
                 yield -1, nxt
                 continue
             stack.append((nxt, seg))
+
+
+# --- a tile lay's connection, traced from the laid hex ---------------------------------------
+# A lay is checked against the map with its tile on it (`board.connected_after`): does a
+# train of the company reach new track or a city of the hex? Building the whole graph for
+# each lay tried and tracing from every station costs a pass over the map; the same answer
+# comes from walking backwards from the hex until a station is met, over the hexes the walk
+# reaches (`lay_reached`). `board.connected_after_traced` is the whole-map definition; the
+# tests compare the two at every lay of the recorded games.
+
+
+@dataclass(frozen=True, slots=True)
+class _HexTrack:
+    """The paths of one tile at one rotation on one hex, as a local graph: segment i
+    joins `ends[i]`; `at[point]` lists (i, other end) for every segment at the point."""
+
+    ends: tuple[tuple[Point, Point, bool], ...]
+    at: dict[Point, tuple[tuple[int, Point], ...]]
+
+
+_HEX_TRACKS: dict[int, tuple[object, dict[Any, _HexTrack | None]]] = {}
+_NEIGHBOURS: dict[int, tuple[object, dict[tuple[str, int], str]]] = {}
+
+
+def _hex_track(state: GameState, hex_id: str) -> _HexTrack | None:
+    """What `trace_map` adds for `hex_id` as the map stands, kept per title."""
+    title = state.title
+    kept = _HEX_TRACKS.get(id(title))
+    if kept is None or kept[0] is not title:
+        kept = _HEX_TRACKS[id(title)] = (title, {})
+    placed = state.board.tiles.get(hex_id)
+    key = (hex_id, placed.name, placed.rotation) if placed is not None else (hex_id,)
+    try:
+        return kept[1][key]
+    except KeyError:
+        pass
+    spec = title.hexes.get(hex_id)
+    tile, rotation = (None, 0) if spec is None else tile_on(state, hex_id)
+    found = None
+    if tile is not None and tile.paths:
+        ends = tuple((endpoint(hex_id, p.a, rotation), endpoint(hex_id, p.b, rotation),
+                      p.terminal) for p in tile.paths)
+        at: dict[Point, list[tuple[int, Point]]] = {}
+        for i, (a, b, _) in enumerate(ends):
+            at.setdefault(a, []).append((i, b))
+            at.setdefault(b, []).append((i, a))
+        found = _HexTrack(ends, {p: tuple(steps) for p, steps in at.items()})
+    kept[1][key] = found
+    return found
+
+
+def _neighbour(title: Any, hex_id: str, edge: int) -> str:
+    kept = _NEIGHBOURS.get(id(title))
+    if kept is None or kept[0] is not title:
+        kept = _NEIGHBOURS[id(title)] = (title, {})
+    found = kept[1].get((hex_id, edge))
+    if found is None:
+        found = kept[1][(hex_id, edge)] = neighbour(title.grid, hex_id, edge)
+    return found
+
+
+def lay_reached(state: GameState, corporation: str, hex_id: str,
+                old_paths: set[frozenset[Point]],
+                closed: frozenset[str] = frozenset()) -> bool:
+    """What `reaches_hex` answers on the graph of the map as it stands (the new tile
+    already on `hex_id`), found without that graph: walking backwards from every new
+    segment of the hex and every segment into one of its cities until a station of
+    `corporation` is met.
+
+    The walk of `_trace` moves from segment to segment: across a hex edge at a side,
+    or through a node (not back along the segment it came by, not onwards from an
+    off-board, a city blocked to the company or after a terminal segment), starting at
+    the company's stations. A step taken backwards is a step it takes forwards, so the
+    segments traversed (a segment and the point it arrives at) from which a station
+    can be walked back to are exactly those `_trace` passes."""
+    tokens = state.board.tokens
+    if any(corporation in corps for corps in tokens.get(hex_id, {}).values()):
+        return True  # the station's city is reached
+    if hex_id in closed:
+        return False
+    laid = _hex_track(state, hex_id)
+    if laid is None:
+        return False
+    title = state.title
+    hexes = title.hexes
+    # A traversal: (hex, segment index, the point it arrives at).
+    stack: list[tuple[str, int, Point]] = []
+    for i, (a, b, _) in enumerate(laid.ends):
+        if frozenset((a, b)) not in old_paths:
+            stack += [(hex_id, i, a), (hex_id, i, b)]
+        for end in (a, b):
+            if isinstance(end, Node) and end.kind == "c":
+                stack.append((hex_id, i, end))
+    seen = set(stack)
+    passable: dict[Node, bool] = {}
+    while stack:
+        hex_of, index, arrives = stack.pop()
+        here = _hex_track(state, hex_of)
+        assert here is not None
+        a, b, _ = here.ends[index]
+        came_from = b if arrives == a else a  # (`Segment.other`)
+        if isinstance(came_from, Side):
+            # The walk crossed into `came_from` from the side across its edge.
+            other_hex = _neighbour(title, hex_of, came_from.edge)
+            if other_hex in closed or other_hex not in hexes:
+                continue
+            edge = (came_from.edge + 3) % 6
+            if edge in hexes[other_hex].borders or \
+                    _neighbour(title, other_hex, edge) != hex_of:
+                continue
+            there = _hex_track(state, other_hex)
+            before = Side(other_hex, edge)
+            if there is None or before not in there.at:
+                continue
+            for step, _ in there.at[before]:
+                traversal = (other_hex, step, before)
+                if traversal not in seen:
+                    seen.add(traversal)
+                    stack.append(traversal)
+            continue
+        if came_from.kind == "c" and corporation in tokens.get(
+                came_from.hex, {}).get(came_from.index, ()):
+            return True  # a station: the walk starts here
+        ok = passable.get(came_from)
+        if ok is None:
+            ok = passable[came_from] = came_from.kind != "o" and \
+                not blocked_for(state, came_from, corporation)
+        if not ok:
+            continue
+        for step, _ in here.at[came_from]:
+            if step == index or here.ends[step][2]:
+                continue  # not back the same way; a terminal segment ends the walk
+            through: tuple[str, int, Point] = (hex_of, step, came_from)
+            if through not in seen:
+                seen.add(through)
+                stack.append(through)
+    return False

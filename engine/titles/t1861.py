@@ -999,19 +999,22 @@ class Rules1861(Rules):
             return "a route may not include two separate cities of one hex (10.1)"
         return None
 
+    route_revenue_by_stops = True  # (10.1, 10.6, 7.1: the stops and their hexes)
+
     def route_revenue(self, state: GameState, corp: Corporation, train: Train, walk: Walk,
                       values: list[int]) -> int:
         """10.6: Ekaterinburg counts double with Moscow on the route; 7.1: a private's
         city counts R10 more for its owner; n+n trains double the route. A walk that is
         no route (10.1) is never part of a best run."""
-        if self.why_not_walk(state, corp, train, walk) is not None:
+        hexes = {n.hex for n in walk.stops}
+        if len(hexes) < len(walk.stops):  # (why_not_walk, on the set made here)
             return ILLEGAL_ROUTE
         counted = [v for n, v in zip(walk.stops, values, strict=True) if n.kind != "t"]
         towns = sorted((v for n, v in zip(walk.stops, values, strict=True) if n.kind == "t"),
                        reverse=True)
-        room = max(0, state.title.train(train.name).distance.stops - len(counted))
+        spec = state.title.train(train.name)
+        room = max(0, spec.distance.stops - len(counted))
         total = sum(counted) + sum(towns[:room])  # 10.6: towns skipped when full
-        hexes = {n.hex for n in walk.stops}
         if EKATERINBURG in hexes and MOSCOW in hexes:
             total += EKATERINBURG_VALUE
         for bonus in _specific(state, "revenue_bonuses", ()):
@@ -1022,7 +1025,7 @@ class Rules1861(Rules):
             if private is not None and private.owner == corp.sym and not private.closed \
                     and hexes & set(bonus["hexes"]):
                 total += bonus["amount"]
-        return total * state.title.train(train.name).multiplier
+        return total * spec.multiplier
 
     def route_revenue_bound(self, state: GameState, corp: Corporation, train: Train,
                             values: int) -> int:

@@ -265,3 +265,16 @@ def test_a_dense_board_with_two_long_trains_is_proven_quickly() -> None:
     assert found.proven
     assert found.routes_listed < 50_000
     check(rules, state, corp, found.total)
+
+
+def test_a_step_bound_cuts_the_search_at_the_same_point_every_time() -> None:
+    """`steps` (the bound of a declared run's check on the mail's path) gives the same
+    run, unproven, however busy the machine: the clock's count, not its time."""
+    rules, state, corp = dense(1, ("8", "8", "8", "8"))
+    first = optimize(rules, state, corp, budget=None, steps=20_000)
+    again = optimize(rules, state, corp, budget=None, steps=20_000)
+    assert not first.proven
+    assert (first.total, first.nodes, first.routes()) == \
+        (again.total, again.nodes, again.routes())
+    assert 20_000 <= first.nodes < 20_000 + 2 * 1024  # (looked at every 1024 steps)
+    assert routes.check_run(rules, state, corp, first.action()).revenue == first.total
