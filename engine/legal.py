@@ -135,6 +135,7 @@ class _Judge:
         self.tried: dict[Action, bool] = {}
         self.reasons: dict[tuple[str, str], str | None] = {}
         self.families: dict[tuple[str, str], bool] = {}
+        self.pars: dict[str, bool] = {}
 
     def accepts(self, action: Action) -> bool:
         game = self.game
@@ -215,7 +216,7 @@ class _Judge:
             return self.why_not(rnd._why_not_sell, corp) is not None
         rules = self.game.rules
         if isinstance(action, Par) and (corp.par_price is not None
-                                        or not rules.may_par(state, corp)):
+                                        or not self.may_par(corp)):
             return True
         if isinstance(action, BuyShares) and corp.par_price is None:
             return True
@@ -253,6 +254,13 @@ class _Judge:
         if key not in self.reasons:
             self.reasons[key] = check(self.seat, corp)
         return self.reasons[key]
+
+    def may_par(self, corp: Corporation) -> bool:
+        """`Rules.may_par`, asked once a position for each company: the same for every
+        par price (1861 looks for a free home city, 9.3)."""
+        if corp.sym not in self.pars:
+            self.pars[corp.sym] = self.game.rules.may_par(self.game.state, corp)
+        return self.pars[corp.sym]
 
     def attempt(self, action: Action) -> bool:
         found = self.tried.get(action)

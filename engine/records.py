@@ -200,7 +200,8 @@ def pass_idle_players(game: Game, apply: _Apply | None = None) -> int:
     for _ in range(2 * len(game.setup.seats)):
         turn, rnd = game.turn(), game.round
         if turn is None or not isinstance(rnd, StockRound) or rnd.s.auction is not None \
-                or game.legal() != ["pass"] or not site_idle(game, turn.seat):
+                or game.legal() != ["pass"] or not site_idle(game, turn.seat, ["pass"]):
+            # (Passing only, he may only pass on his own account too: `_own_options`.)
             break
         (apply or _apply)(game, turn.seat, Pass())
         made += 1
@@ -380,14 +381,15 @@ def _own_options(game: Game) -> list[str]:
             if not option.startswith(("redeem ", "reissue "))]
 
 
-def site_idle(game: Game, seat: str) -> bool:
+def site_idle(game: Game, seat: str, own: list[str] | None = None) -> bool:
     """Whether the site passes this player by itself in a stock round: he can do nothing
     but pass (or end a turn he has acted in), and cannot buy a private from another
     player either (the site offers that on his stock turn to a player with any cash who
     has not bought this turn, while another player owns one; its 1850 never does:
     title_specific.site_differences.interplayer_privates). The site asks the player
     alone: what his company may do in his turn (1850's redemption and reissue) does not
-    keep him from being passed."""
+    keep him from being passed. `own`: `_own_options` of this position, when the caller
+    has it already (listing the options is most of the question's cost)."""
     rnd = game.round
     forms = site_forms(game.state.title.name)
     if isinstance(rnd, StockRound) and forms.dealing_rounds:
@@ -396,7 +398,7 @@ def site_idle(game: Game, seat: str) -> bool:
         # While privates are for sale the site's turn always offers a bid and a pass,
         # whatever the player's cash: it never passes him by itself.
         return False
-    if _own_options(game) not in (["pass"], ["done"]):
+    if (own if own is not None else _own_options(game)) not in (["pass"], ["done"]):
         return False
     state = game.state
     if forms.offers_par(game, seat):
@@ -484,19 +486,10 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
         rnd = game.round
         share_dealing = isinstance(rnd, StockRound) and \
             site_forms(game.state.title.name).dealing_rounds
-        # (A company's stock action is its president's turn: his company's options count;
-        # the players before him the site passes on their own options, 5.10.6.)
-        own = game.legal() if company_stock and turn.seat == seat else _own_options(game)
-        if share_dealing:
-            if turn.seat == seat and not operating and not (
-                    isinstance(rnd, StockRound) and (rnd.s.turn.bought or rnd.s.turn.sold)):
-                return
-        elif turn.seat == seat and not operating and not (
-                auction is None and own == ["pass"]
-                and (raw.get("type") != "pass" or site_idle(game, seat))):
-            # (A player the site passes by itself acts in a later turn: he passes now.)
-            return
         if isinstance(rnd, StockRound) and share_dealing:
+            if turn.seat == seat and not operating and not (
+                    rnd.s.turn.bought or rnd.s.turn.sold):
+                return
             # 1825: the site's own reading of what the player may still do (the
             # player's own next action after a turn the site ended by itself begins
             # his next turn).
@@ -504,6 +497,16 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
                 return
             apply(game, turn.seat, Done() if rnd.s.turn.bought or rnd.s.turn.sold else Pass())
             continue
+        # (A company's stock action is its president's turn: his company's options count;
+        # the players before him the site passes on their own options, 5.10.6. Listed
+        # once a position: `site_idle` is given them.)
+        company_turn = company_stock and turn.seat == seat
+        own = game.legal() if company_turn else _own_options(game)
+        if turn.seat == seat and not operating and not (
+                auction is None and own == ["pass"] and (raw.get("type") != "pass" or site_idle(
+                    game, seat, None if company_turn else own))):
+            # (A player the site passes by itself acts in a later turn: he passes now.)
+            return
         # A player who can do nothing more: he passes, or ends the turn he acted in.
         if own == ["pass"]:
             apply(game, turn.seat, Pass())

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from engine.citations import PLAIN, Cite
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from engine.rounds.base import Round, Turn
     from engine.routes import Walk
     from engine.state import Train
+    from engine.track import Track
 
 TRAINLESS = "trainless: may be nationalised"  # 11: the Director decides
 FINAL_SET = "the first 8-train: this is the last set of operating rounds"  # 13
@@ -528,7 +529,7 @@ class Rules1861(Rules):
                    f"{corp.sym} at 100` puts a minor up for auction (9.2)"
         if int(self.phase(state).name) < 4:
             return "public companies may be started from phase 4 (9.3)"
-        if not self.home_choices(state, corp.sym):
+        if next(self._home_hexes(state, corp.sym), None) is None:
             return f"no city is free for {corp.sym}'s home station (9.3)"
         return None
 
@@ -577,33 +578,39 @@ class Rules1861(Rules):
 
     def home_choices(self, state: GameState, sym: str) -> list[str]:
         """9.3: any unreserved city no track connects to another stop."""
-        from engine import board
+        return list(self._home_hexes(state, sym))
+
+    def _home_hexes(self, state: GameState, sym: str) -> Iterator[str]:
+        """The hexes of `home_choices`, in map order, one by one: whether a public
+        company may start needs only the first (9.3), asked of every par candidate."""
+        from engine import routes
 
         corp = state.corporations[sym]
         if corp.spec.kind != "major" or any(sym in c for cities in state.board.tokens.values()
                                             for c in cities.values()):
-            return []
-        return [h for h in state.title.hexes if self._home_city(state, sym, h) is not None
-                and board.city_count(state, h) > 0]
+            return
+        graph = routes.route_track(self, state)  # (built once, not once a hex)
+        for hex_id in state.title.hexes:
+            if self._home_city(state, sym, hex_id, graph) is not None:
+                yield hex_id
 
-    def _home_city(self, state: GameState, sym: str, hex_id: str) -> int | None:
+    def _home_city(self, state: GameState, sym: str, hex_id: str,
+                   graph: Track | None = None) -> int | None:
         from engine import board, routes
-        from engine.track import Node
 
         cities = board.city_count(state, hex_id)
         if not cities or (state.board.tokens.get(hex_id) and any(
                 state.board.tokens[hex_id].values())):
             return None  # site: cities with no station at all
-        graph = routes.route_track(self, state)
+        if self._reserved_for_national(state, hex_id):
+            return None
+        graph = graph if graph is not None else routes.route_track(self, state)
         for city in range(cities):
+            if _joined_to_a_stop(state, graph, sym, hex_id, city):
+                continue  # connected to another stop
             if board.free_slots(state, hex_id, city) - \
                     board.reserved_slots(state, hex_id, city, sym) <= 0:
                 continue
-            if self._reserved_for_national(state, hex_id):
-                continue
-            start = Node(hex_id, "c", city)
-            if start in set(graph.nodes()) and routes.walks_from(state, graph, sym, start, 2):
-                continue  # connected to another stop
             return city
         return None
 
@@ -1136,6 +1143,27 @@ class Rules1861(Rules):
                          if p.owner == seat and not p.closed)
             out[seat] = value
         return out
+
+
+def _joined_to_a_stop(state: GameState, graph: Track, sym: str, hex_id: str,
+                      city: int) -> bool:
+    """Whether track joins the city to another stop (9.3: a home city may not be). A
+    walk is found as soon as a second stop is reached, before any station could block
+    it, so the answer is the graph's alone: kept on the graph, asked once a city for
+    every company and every listing of a position."""
+    from engine import routes
+    from engine.track import Node
+
+    joined: dict[Node, bool] = graph.traced.setdefault("1861 joined to a stop", {})
+    start = Node(hex_id, "c", city)
+    found = joined.get(start)
+    if found is None:
+        nodes: set[Node] | None = graph.traced.get("1861 nodes")
+        if nodes is None:
+            nodes = graph.traced["1861 nodes"] = set(graph.nodes())
+        found = joined[start] = start in nodes and bool(
+            routes.walks_from(state, graph, sym, start, 2))
+    return found
 
 
 def _specific(state: GameState, key: str, default: Any = None) -> Any:

@@ -335,3 +335,65 @@ def test_structure_tells_states_apart() -> None:
 
     assert structure(Box(1)) != structure(Box(2))
     assert structure([Box(1)]) == structure([Box(1)])
+
+
+def plain_home_choices(game: Game, sym: str, graph: track.Track) -> list[str]:
+    """1861 9.3 as written: a free city of a hex with no
+    station, not kept for the national, that this company may not walk from to any
+    other stop (asked for the company itself); `graph`: traced afresh."""
+    from engine import routes
+    from engine.national import RESERVE
+    from engine.track import Node
+
+    state = game.state
+    if any(sym in c for cities in state.board.tokens.values() for c in cities.values()):
+        return []
+    nodes = set(graph.nodes())
+    out = []
+    for hex_id in state.title.hexes:
+        cities = board.city_count(state, hex_id)
+        if not cities or any(state.board.tokens.get(hex_id, {}).values()) or \
+                RESERVE + hex_id in state.corporations["RSR"].markers:
+            continue
+        for city in range(cities):
+            start = Node(hex_id, "c", city)
+            if board.free_slots(state, hex_id, city) > board.reserved_slots(
+                    state, hex_id, city, sym) and not (
+                    start in nodes
+                    and routes.walks_from(state, graph, sym, start, 2)):
+                out.append(hex_id)
+                break
+    return out
+
+
+def test_1861_home_choices_kept_on_the_graph_equal_the_rule_asked_afresh() -> None:
+    """Whether a city is joined to another stop is kept on the shared graph, once for
+    every company (`t1861._joined_to_a_stop`): at the first position of each stock
+    round of the 1861 record, and wherever a home station is pending, every public
+    company gets the hexes the rule gives it on a fresh graph, and one not yet started
+    may start (phase 4 on) exactly when there is one."""
+    from engine.rounds.auction_stock import AuctionStockRound
+
+    path = FIXTURES / "1861" / "167259.json"
+    final = import_record(json.loads(path.read_text())).game
+    game = Game(final.setup)
+    seen_rounds: set[str] = set()
+    choosing = 0
+    with game.reading_log():  # (no search for better runs: the rounds are the point)
+        for move in final.log:
+            rnd = game.round
+            if isinstance(rnd, AuctionStockRound) and (
+                    rnd.name not in seen_rounds or rnd.home_pending is not None):
+                seen_rounds.add(rnd.name)
+                fresh = track.trace_map(game.state)
+                for corp in game.state.corporations.values():
+                    if corp.spec.kind != "major" or corp.closed:
+                        continue
+                    plain = plain_home_choices(game, corp.sym, fresh)
+                    assert game.rules.home_choices(game.state, corp.sym) == plain
+                    if corp.par_price is None and \
+                            int(game.rules.phase(game.state).name) >= 4:
+                        assert game.rules.may_par(game.state, corp) == bool(plain)
+                    choosing += bool(plain)
+            game.apply(move.seat, move.action)
+    assert choosing > 10 and len(seen_rounds) > 5
