@@ -99,6 +99,35 @@ def legal_token_places(game: Game) -> list[PlaceToken | PlaceEdgeToken]:
             if judge.accepts(action)]
 
 
+#: The order forms `Game.legal` lists at a track and a token step whatever the map.
+LAY_FORM = "lay TILE at HEX rot N"
+TOKEN_FORM = "token HEX"
+
+
+def orders_listed(game: Game) -> list[str]:
+    """`Game.legal`'s order forms, less the tile lay and the station when none is
+    legal now: the round lists them while the company has a lay or a station left,
+    but a map without a legal lay (or a reachable city with room) would have the
+    player spend a round trip on an order that must be refused."""
+    lines = game.legal()
+    if LAY_FORM in lines and not _any_tile_lay(game):
+        lines.remove(LAY_FORM)
+    token = next((line for line in lines if line.startswith(TOKEN_FORM + " (")), None)
+    if token is not None and not legal_token_places(game):
+        lines.remove(token)
+    return lines
+
+
+def _any_tile_lay(game: Game) -> bool:
+    """Whether `legal_tile_lays` would list one: stopped at the first."""
+    turn = game.turn()
+    if turn is None:
+        return False
+    judge = _Judge(game, turn.seat)
+    return any(isinstance(action, LayTile) and judge.accepts(action)
+               for action in _candidates(game))
+
+
 def _token_candidates(game: Game, rnd: OperatingRound
                       ) -> Iterator[PlaceToken | PlaceEdgeToken]:
     """The operating company's candidate station placements: its edge token, and each

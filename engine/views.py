@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.game import Game
+from engine.legal import orders_listed
 from engine.shares import money
 from engine.state import IPO, POOL, TREASURY, GameState
 from engine.trains import next_offered, train_limit
@@ -159,7 +160,7 @@ def game_view(game: Game) -> GameView:
         acting_seat=turn.seat if turn else None,
         acting_entity=turn.entity if turn else None,
         step=turn.step if turn else None,
-        legal=tuple(game.legal()),
+        legal=tuple(orders_listed(game)),
         next_move=game.next_move,
         players=tuple(players),
         corporations=tuple(corps),

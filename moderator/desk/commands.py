@@ -18,6 +18,7 @@ from typing import NoReturn
 
 from engine.actions import Undo
 from engine.game import Game
+from engine.legal import orders_listed
 from engine.rounds.stock import StockRound
 from grammar import commands as cmd
 from moderator.desk.auth import seat_name_problem
@@ -118,7 +119,7 @@ class GameCommands:
         who = f"{turn.seat} for {turn.entity}" if turn and turn.entity != turn.seat \
             else (turn.seat if turn else "nobody")
         self.sections.append(Section(f"What {who} may do now",
-                                     "\n".join(self.game.legal()) or "nothing"))
+                                     "\n".join(orders_listed(self.game)) or "nothing"))
         if turn is not None and turn.step == "track":
             lays = legal_lays(self.game)
             self.sections.append(Section(
