@@ -7,12 +7,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from engine import legal
+from engine import legal, market
 from engine.actions import (
     Action,
     Bid,
     BuyPrivate,
     BuyTrain,
+    Dividend,
     Pass,
     RedeemShares,
     ReissueShares,
@@ -30,6 +31,7 @@ from engine.records import (
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
 from engine.state import Corporation
+from engine.title import MarketSpec
 from engine.titles.t1850 import reissue_par
 
 
@@ -45,8 +47,12 @@ def site_refuses(game: Game, action: Action) -> bool:
     president of, or one that makes another player president (5.9: the site asks him
     about protection and then counts the seller's turn as a pass, 5.2.2); a company's
     purchase of the Mesabi or river private in phase 2 (the site fails once the company
-    closes in phase 2)."""
+    closes in phase 2); and a sale or a withholding that takes a company holding trains
+    into the black area (5.1.1: its trains go to our Open Market, not the site's, and
+    a later forced purchase or train step differs there)."""
     rnd = game.round
+    if AVOID_CLOSING_WITH_TRAINS and closes_with_trains(game, action):
+        return True
     if isinstance(action, BuyPrivate) and action.private in ("MRC", "MRB") and \
             not isinstance(rnd, StockRound) and game.rules.phase(game.state).name == "2":
         # A company's purchase (a player's in the private sale is his): bought in
@@ -92,6 +98,52 @@ def site_refuses(game: Game, action: Action) -> bool:
         others = [corp.percent_held_by(s) for s in game.state.seats if s != seat]
         return corp.percent_held_by(seat) - sold < max(others, default=0)
     return False
+
+
+#: The random players leave a sale or a withholding that closes a company holding
+#: trains (5.1.1, listed): on by default since 28 November 2026 (seed 3501 from game 60
+#: on; the games played before keep their cached moves).
+AVOID_CLOSING_WITH_TRAINS = True
+
+
+def closes_with_trains(game: Game, action: Action) -> bool:
+    """Whether ACTION takes the price of a company holding trains into the black area
+    (5.1.1): a withholding one space left of it (9.1), or a player's sale whose fall
+    (5.8.1, after the sales of it already waiting for the president's answer, 5.9)
+    ends there."""
+    state = game.state
+    if isinstance(action, Dividend) and action.choice == "withhold":
+        rnd = game.round
+        if not isinstance(rnd, OperatingRound) or rnd.current is None:
+            return False
+        corp = rnd.company()
+        return bool(corp.trains) and game.rules.closes_on_withholding(state, corp)
+    if not isinstance(action, SellShares):
+        return False
+    corp = state.corporations[action.corporation]
+    if not corp.trains or corp.sym not in state.market.positions:
+        return False
+    falls = [s.percent // 10 for s in state.pending_sales if s.corporation == corp.sym]
+    falls.append((action.percent or (action.count or 1) * 10) // 10)
+    spec = state.market.spec
+    pos = state.market.positions[corp.sym]
+    for shares in falls:
+        pos = fall_after_sale(spec, pos, shares)
+    cell = market.cell_at(spec, pos)
+    return cell is not None and cell.zone == "black"
+
+
+def fall_after_sale(spec: MarketSpec, pos: market.Position, shares: int) -> market.Position:
+    """5.8.1 DOWN as `T1850.move_price_after_sale` moves a price: a space a share, the
+    lower ledge stopping it and the Soft Ledge stopping the last share."""
+    while shares > 0:
+        cell = market.cell_at(spec, pos)
+        if cell is None or "floor" in cell.ledges or \
+                ("soft_below" in cell.ledges and shares == 1):
+            break
+        pos = market.down(spec, pos)
+        shares -= 1
+    return pos
 
 
 def all_pass_with_cm_unsold(game: Game) -> bool:
