@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from engine import legal, market
+from engine import legal, market, routes
 from engine.actions import (
     Action,
     Bid,
@@ -110,8 +110,15 @@ def closes_with_trains(game: Game, action: Action) -> bool:
     """Whether ACTION takes the price of a company holding trains into the black area
     (5.1.1): a withholding one space left of it (9.1), or a player's sale whose fall
     (5.8.1, after the sales of it already waiting for the president's answer, 5.9)
-    ends there."""
+    ends there; or gives a train to a company whose next run closes it."""
     state = game.state
+    if isinstance(action, BuyTrain) and isinstance(game.round, OperatingRound) and \
+            game.round.current is not None:
+        # A company at the last space before the black area with no route: its next
+        # run of nothing closes it (5.8.2) with the train it buys now.
+        corp = game.round.company()
+        return game.rules.closes_on_withholding(state, corp) and \
+            not routes.has_route(game.rules, state, corp)
     if isinstance(action, Dividend) and action.choice == "withhold":
         rnd = game.round
         if not isinstance(rnd, OperatingRound) or rnd.current is None:
