@@ -110,15 +110,14 @@ def closes_with_trains(game: Game, action: Action) -> bool:
     """Whether ACTION takes the price of a company holding trains into the black area
     (5.1.1): a withholding one space left of it (9.1), or a player's sale whose fall
     (5.8.1, after the sales of it already waiting for the president's answer, 5.9)
-    ends there; or gives a train to a company whose next run closes it."""
+    ends there; or gives a train to a company without a route."""
     state = game.state
     if isinstance(action, BuyTrain) and isinstance(game.round, OperatingRound) and \
             game.round.current is not None:
-        # A company at the last space before the black area with no route: its next
-        # run of nothing closes it (5.8.2) with the train it buys now.
-        corp = game.round.company()
-        return game.rules.closes_on_withholding(state, corp) and \
-            not routes.has_route(game.rules, state, corp)
+        # A company with no route: its runs of nothing move its price left (5.8.2)
+        # until it closes with the train it buys now, unless its track reaches a route
+        # in time (a random player's seldom does).
+        return not has_route_now(game)
     if isinstance(action, Dividend) and action.choice == "withhold":
         rnd = game.round
         if not isinstance(rnd, OperatingRound) or rnd.current is None:
@@ -138,6 +137,23 @@ def closes_with_trains(game: Game, action: Action) -> bool:
         pos = fall_after_sale(spec, pos, shares)
     cell = market.cell_at(spec, pos)
     return cell is not None and cell.zone == "black"
+
+
+#: has_route_now's last answer: (the game, its number of moves) and the answer.
+_ROUTE_SEEN: list[tuple[tuple[int, int], bool]] = []
+
+
+def has_route_now(game: Game) -> bool:
+    """Whether the company acting has a route (10.1), asked once a position: the train
+    purchases among the random player's candidates are many."""
+    key = (id(game.state), len(game.log))
+    if _ROUTE_SEEN and _ROUTE_SEEN[0][0] == key:
+        return _ROUTE_SEEN[0][1]
+    rnd = game.round
+    assert isinstance(rnd, OperatingRound)
+    answer = routes.has_route(game.rules, game.state, rnd.company())
+    _ROUTE_SEEN[:] = [(key, answer)]
+    return answer
 
 
 def fall_after_sale(spec: MarketSpec, pos: market.Position, shares: int) -> market.Position:
