@@ -47,6 +47,7 @@ from engine.actions import (
     Done,
     LayTile,
     Pass,
+    RedeemShares,
     RunRoutes,
     SellPrivate,
 )
@@ -253,7 +254,12 @@ def take(rng: random.Random, game: Game, seat: str,
     # The site-refused actions come last: where our rules leave nothing else (a forced
     # purchase of a closed company's train from the Open Market, 1850 5.1.1), the game
     # goes on to the listed difference instead of stopping the run.
-    order += [a for a in allowed if a not in candidates]
+    # Among them a move the site has no form for at all comes after those it refuses as
+    # a listed difference (1850: a redemption from another player, 5.10.3, where a
+    # player over the certificate limit may otherwise only make sales the site reads
+    # otherwise, seed 3501 game 63).
+    order += sorted((a for a in allowed if a not in candidates),
+                    key=lambda a: last_resort(game, seat, a))
     for action in order:
         if game.state.title.name == "1825" and site_1825.left_when_tried(game, action, rng):
             continue
@@ -263,6 +269,13 @@ def take(rng: random.Random, game: Game, seat: str,
         except GameError:
             continue
     raise RuntimeError(f"no legal action for {seat} in {game.round_name}: {game.legal()}")
+
+
+def last_resort(game: Game, seat: str, action: Action) -> bool:
+    """A move the site has no form for, tried after every other (1850 5.10.3: a company
+    redeeming another player's share)."""
+    return game.state.title.name == "1850" and isinstance(action, RedeemShares) and \
+        action.holder not in (None, seat)
 
 
 def site_refuses(game: Game, action: Action) -> bool:
