@@ -709,6 +709,12 @@ class Rules1850(Rules):
         if state.bank_cash < 0:
             self.bank_breaks(state)
 
+    def operating_rounds_after_stock_round(self, state: GameState) -> int:
+        """12.2: "If the bank runs out of money during a stock round, you must still
+        finish the following set of operating rounds": the whole set of the phase, not
+        the one operating round of 18TN's end."""
+        return self.phase(state).operating_rounds
+
     def game_ends_after_operating_round(self, state: GameState, round: Round) -> bool:
         """12.2: a broken bank finishes the set of operating rounds (the next set when
         it breaks in a stock round)."""
