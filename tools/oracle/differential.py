@@ -559,6 +559,13 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
             if known is not None:
                 return Outcome(index, f"site difference: {known}",
                                f"action {at}: {', '.join(diff)}", record, features=features)
+            after = our_game_at(record, at + 1) if TITLE == "1850" and \
+                action["type"] == "bankrupt" and diff == ["company price"] else None
+            if after is not None and site_1850.bankrupt_sales_unsettled(
+                    after, action, ours[at], site_now[at]):
+                return Outcome(index, "site difference: 12.1 the bankrupt president's "
+                               "own sales (the site's queue unsettled)",
+                               f"action {at}: {', '.join(diff)}", record, features=features)
             before = our_game_at(record, at) if TITLE == "1850" else None
             if before is not None and site_1850.train_step_skipped(record, at, before) and \
                     site_1850.closed_trains_apart(before, site_states[:at]):

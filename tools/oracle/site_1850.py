@@ -4,6 +4,7 @@ differences (docs/site-differences.md, 1850)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -292,6 +293,26 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # closed with its company (5.1.1) has none: its own error, no rule of ours.
         return "the site's error at a closed phase-2 private"
     return None
+
+
+def bankrupt_sales_unsettled(game: Game, action: dict[str, Any], ours: dict[str, Any],
+                             site: dict[str, Any]) -> bool:
+    """12.1 with 5.8, 5.9 shown at a bankruptcy (listed): the positions differ only in
+    the prices of companies whose sales by the bankrupt president, their own president,
+    ours let stand as the game ended (nobody may protect them), other than the company
+    that needed the train (the site moves its price at the sale); the site's game ends
+    with those sales still queued for a protection nobody can give. GAME is ours after
+    the bankruptcy, OURS and SITE the positions there."""
+    stood = {m.group(1) for line in game.state.log[-12:]
+             if (m := re.search(r"sale of \d+% of (\S+) stands \(5\.9", line))}
+    apart = {sym for sym, mine in ours["corporations"].items()
+             if sym in site["corporations"] and
+             mine["price"] != site["corporations"][sym]["price"]}
+    others = {sym for sym, mine in ours["corporations"].items()
+              if sym in site["corporations"] and any(
+                  mine[k] is not None and k in site["corporations"][sym] and
+                  mine[k] != site["corporations"][sym][k] for k in ("cash", "trains"))}
+    return bool(apart) and not others and apart <= stood - {str(action.get("entity"))}
 
 
 def trainless_closed_there(game: Game, action: dict[str, Any],
