@@ -50,6 +50,7 @@ from engine.actions import (
     RedeemShares,
     RunRoutes,
     SellPrivate,
+    SellShares,
 )
 from engine.defaults import conservative_action
 from engine.errors import GameError
@@ -271,11 +272,17 @@ def take(rng: random.Random, game: Game, seat: str,
     raise RuntimeError(f"no legal action for {seat} in {game.round_name}: {game.legal()}")
 
 
-def last_resort(game: Game, seat: str, action: Action) -> bool:
-    """A move the site has no form for, tried after every other (1850 5.10.3: a company
-    redeeming another player's share)."""
-    return game.state.title.name == "1850" and isinstance(action, RedeemShares) and \
-        action.holder not in (None, seat)
+def last_resort(game: Game, seat: str, action: Action) -> int:
+    """The order in which the moves the site refuses are tried where nothing else is
+    left: a sale first (a player over the certificate limit must sell; the sale's
+    listed difference may never show, 5.2.2, 5.1.1), then the others (1850: a reissue
+    at a par above $200, 5.11, shows at the next purchase), and last a move the site has
+    no form for (1850 5.10.3: a company redeeming another player's share; seed 3501
+    games 63 and 78)."""
+    if game.state.title.name == "1850" and isinstance(action, RedeemShares) and \
+            action.holder not in (None, seat):
+        return 2
+    return 0 if isinstance(action, SellShares) else 1
 
 
 def site_refuses(game: Game, action: Action) -> bool:
@@ -558,6 +565,13 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
                 if TITLE == "1825" else None
             if known is not None:
                 return Outcome(index, f"site difference: {known}",
+                               f"action {at}: {', '.join(diff)}", record, features=features)
+            bought = our_game_at(record, at) if TITLE == "1850" and \
+                action["type"] == "buy_shares" and action.get("entity_type") == "player" \
+                else None
+            if bought is not None and site_1850.reissue_par_shown(bought, action, ours[at],
+                                                                  site_now[at]):
+                return Outcome(index, "site difference: 5.11 a reissue's par above $200",
                                f"action {at}: {', '.join(diff)}", record, features=features)
             after = our_game_at(record, at + 1) if TITLE == "1850" and \
                 action["type"] == "bankrupt" and diff == ["company price"] else None

@@ -315,6 +315,26 @@ def bankrupt_sales_unsettled(game: Game, action: dict[str, Any], ours: dict[str,
     return bool(apart) and not others and apart <= stood - {str(action.get("entity"))}
 
 
+def reissue_par_shown(game: Game, action: dict[str, Any], ours: dict[str, Any],
+                      site: dict[str, Any]) -> bool:
+    """5.11 shown at a player's purchase of a reissued share (listed): ours sells it at
+    the par the Par Value Display caps at $200, and the company's cash and the buyer's
+    differ by just the site's higher par less ours (the site's top-row par). GAME is
+    ours before the purchase, OURS and SITE the positions after it."""
+    shares = action.get("shares") or []
+    sym = str(shares[0]).split("_")[0] if shares else ""
+    corp = game.state.corporations.get(sym)
+    if corp is None or corp.par_price != 200 or sym not in ours["corporations"] or \
+            sym not in site["corporations"]:
+        return False
+    gap = site["corporations"][sym]["cash"] - (ours["corporations"][sym]["cash"] or 0)
+    buyer = str(action.get("entity"))
+    paid = ours["players"].get(buyer, {}).get("cash", 0) - \
+        site["players"].get(buyer, {}).get("cash", 0)
+    top = {cell.price for cell in game.state.title.market.rows[0] if cell is not None}
+    return gap > 0 and gap == paid and 200 + gap in top
+
+
 def trainless_closed_there(game: Game, action: dict[str, Any],
                            site_states: list[dict[str, Any]]) -> bool:
     """The site's moments shown: the company buying holds no train in ours and has
