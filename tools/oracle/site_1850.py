@@ -312,7 +312,16 @@ def bankrupt_sales_unsettled(game: Game, action: dict[str, Any], ours: dict[str,
               if sym in site["corporations"] and any(
                   mine[k] is not None and k in site["corporations"][sym] and
                   mine[k] != site["corporations"][sym][k] for k in ("cash", "trains"))}
-    return bool(apart) and not others and apart <= stood - {str(action.get("entity"))}
+    # A fall into the black area closes the company in ours (5.1.1): its shares leave
+    # the players' hands there (seed 3501 game 98).
+    shares = {sym for pid, mine in ours["players"].items()
+              for sym in set(mine["shares"]) | set(site["players"].get(pid, {}).get(
+                  "shares", {}))
+              if mine["shares"].get(sym) != site["players"].get(pid, {}).get(
+                  "shares", {}).get(sym)}
+    closed = {sym for sym in stood if ours["corporations"].get(sym, {}).get("price") is None}
+    return bool(apart) and not others - closed and \
+        apart | shares <= stood - {str(action.get("entity"))}
 
 
 def reissue_par_shown(game: Game, action: dict[str, Any], ours: dict[str, Any],
