@@ -697,6 +697,22 @@ class Rules1850(Rules):
         if self._at_400(state) is not None and not state.game_over:
             self.end_game(state, "market")
 
+    def bankruptcy(self, state: GameState, seat: str, corp: Corporation) -> None:
+        """12.1: the game ends at once; the bankrupt president's sales of his own
+        companies' shares, which nobody may protect (5.9: the president buys the shares
+        from the seller), move their prices first ("Moved down for each share sold (and
+        unprotected ...) either during a stock round or during a forced sale", 5.8).
+        Other presidents' decisions on his sales are not asked: the game is over."""
+        for sale in [s for s in state.pending_sales if s.president == s.seller]:
+            if sale not in state.pending_sales:
+                continue  # (its company closed at an earlier sale's fall, 5.1.1)
+            state.pending_sales.remove(sale)
+            sold = state.corporation(sale.corporation)
+            state.say(f"{sale.seller}'s sale of {sale.percent}% of {sold.sym} stands "
+                      "(5.9: nobody may protect it)")
+            self.move_price_after_sale(state, sold, sale.percent // 10)
+        super().bankruptcy(state, seat, corp)
+
     def end_of_stock_round_checks(self, state: GameState) -> None:
         if self._at_400(state) is not None and not state.game_over:
             self.end_game(state, "market")  # 16.1: no company operates
@@ -710,6 +726,12 @@ class Rules1850(Rules):
         """12.2: the bank runs out; 16.1 (option): a price reaches $400."""
         if state.bank_cash < 0:
             self.bank_breaks(state)
+
+    def operating_rounds_after_stock_round(self, state: GameState) -> int:
+        """12.2: "If the bank runs out of money during a stock round, you must still
+        finish the following set of operating rounds": the whole set of the phase, not
+        the one operating round of 18TN's end."""
+        return self.phase(state).operating_rounds
 
     def game_ends_after_operating_round(self, state: GameState, round: Round) -> bool:
         """12.2: a broken bank finishes the set of operating rounds (the next set when

@@ -22,6 +22,7 @@ from engine.actions import (
     BuyShares,
     Decline,
     DeclineProtection,
+    Done,
     Par,
     Pass,
     Protect,
@@ -567,3 +568,28 @@ def test_5_3_5_a_seller_counts_his_certificates_as_if_the_president_let_the_pric
     play(g, ("Bob", Protect("CBQ")))
     assert price(g, "CBQ") == 60 and state.market.cell("CBQ").zone != "yellow"
     assert certificate_count(g.rules, state, "Ann") == limit + 1
+
+
+def test_12_2_the_bank_broken_in_a_stock_round_leaves_the_whole_next_set() -> None:
+    """12.2: "If the bank runs out of money during a stock round, you must still finish
+    the following set of operating rounds" (differential seed 3501 game 65: ours played
+    one operating round of three, the site the set)."""
+    g = new_game()
+    to_second_stock_round(g)
+    # Phase 3 has two operating rounds a set; a bank with nothing left breaks at the
+    # first sale it must pay for.
+    g.state.phase_index = g.state.title.phase_index("3")
+    g.state.bank_cash = 0
+    while now(g) != "Ann":
+        g.apply(now(g), Pass())
+    play(g, ("Ann", SellShares("CBQ", 1)), ("Ann", Pass()), ("Bob", DeclineProtection()))
+    assert g.state.end_triggered == "bank"
+    pass_round(g)
+    assert g.round_name == "Operating Round 2.1"
+    while g.round_name == "Operating Round 2.1":  # each company ends its turn at once
+        g.apply(now(g), Done())
+    assert g.round_name == "Operating Round 2.2"
+    while not g.state.game_over:
+        g.apply(now(g), Done())
+    assert g.round_name == "Operating Round 2.2"
+    assert g.state.log[-1] == "The game ends (bank)"

@@ -47,8 +47,10 @@ from engine.actions import (
     Done,
     LayTile,
     Pass,
+    RedeemShares,
     RunRoutes,
     SellPrivate,
+    SellShares,
 )
 from engine.defaults import conservative_action
 from engine.errors import GameError
@@ -253,7 +255,12 @@ def take(rng: random.Random, game: Game, seat: str,
     # The site-refused actions come last: where our rules leave nothing else (a forced
     # purchase of a closed company's train from the Open Market, 1850 5.1.1), the game
     # goes on to the listed difference instead of stopping the run.
-    order += [a for a in allowed if a not in candidates]
+    # Among them a move the site has no form for at all comes after those it refuses as
+    # a listed difference (1850: a redemption from another player, 5.10.3, where a
+    # player over the certificate limit may otherwise only make sales the site reads
+    # otherwise, seed 3501 game 63).
+    order += sorted((a for a in allowed if a not in candidates),
+                    key=lambda a: last_resort(game, seat, a))
     for action in order:
         if game.state.title.name == "1825" and site_1825.left_when_tried(game, action, rng):
             continue
@@ -263,6 +270,19 @@ def take(rng: random.Random, game: Game, seat: str,
         except GameError:
             continue
     raise RuntimeError(f"no legal action for {seat} in {game.round_name}: {game.legal()}")
+
+
+def last_resort(game: Game, seat: str, action: Action) -> int:
+    """The order in which the moves the site refuses are tried where nothing else is
+    left: a sale first (a player over the certificate limit must sell; the sale's
+    listed difference may never show, 5.2.2, 5.1.1), then the others (1850: a reissue
+    at a par above $200, 5.11, shows at the next purchase), and last a move the site has
+    no form for (1850 5.10.3: a company redeeming another player's share; seed 3501
+    games 63 and 78)."""
+    if game.state.title.name == "1850" and isinstance(action, RedeemShares) and \
+            action.holder not in (None, seat):
+        return 2
+    return 0 if isinstance(action, SellShares) else 1
 
 
 def site_refuses(game: Game, action: Action) -> bool:
@@ -482,7 +502,7 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
         # Messages carry moves of ours the site makes by itself or not at all: the site
         # does nothing at them, so they do not count toward a difference's length.
         window = [j for j in range(at, len(diffs))
-                  if j == at or record["actions"][j]["type"] != "message"][:persist]
+                  if j == at or not uncounted(record["actions"][j], site_states[j])][:persist]
         lasting = len(window) == persist or answer["ok"]
         meets = next((j for j in range(at + 1, len(diffs))
                       if record["actions"][j]["type"] != "message" or not diffs[j]), None)
@@ -545,6 +565,21 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
                 if TITLE == "1825" else None
             if known is not None:
                 return Outcome(index, f"site difference: {known}",
+                               f"action {at}: {', '.join(diff)}", record, features=features)
+            bought = our_game_at(record, at) if TITLE == "1850" and \
+                action["type"] == "buy_shares" and action.get("entity_type") == "player" \
+                else None
+            if bought is not None and site_1850.reissue_par_shown(bought, action, ours[at],
+                                                                  site_now[at]):
+                return Outcome(index, "site difference: 5.11 a reissue's par above $200",
+                               f"action {at}: {', '.join(diff)}", record, features=features)
+            after = our_game_at(record, at + 1) if TITLE == "1850" and \
+                action["type"] == "bankrupt" and \
+                set(diff) <= {"company price", "player shares"} else None
+            if after is not None and site_1850.bankrupt_sales_unsettled(
+                    after, action, ours[at], site_now[at]):
+                return Outcome(index, "site difference: 12.1 the bankrupt president's "
+                               "own sales (the site's queue unsettled)",
                                f"action {at}: {', '.join(diff)}", record, features=features)
             before = our_game_at(record, at) if TITLE == "1850" else None
             if before is not None and site_1850.train_step_skipped(record, at, before) and \
@@ -646,6 +681,18 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
         return Outcome(index, "differs: final scores", f"ours {mine_result} site {result}",
                        record, result, features)
     return Outcome(index, "agree", "", record, result, features)
+
+
+def uncounted(action: dict[str, Any], site_state: dict[str, Any]) -> bool:
+    """Whether a record action does not count toward a difference's length: a message
+    (the site does nothing at it), and in 1850 a president's sale in an operating round
+    (10.7.2), whose fall ours makes when his sales are over (5.9.2, "also in effect
+    during forced sales") and the site at once where he presides the company sold (seed
+    3501 games 62 and 67: five sales in a row, the prices meeting at the train)."""
+    return action["type"] == "message" or (
+        TITLE == "1850" and action["type"] == "sell_shares" and
+        action.get("entity_type") == "player" and
+        str(site_state.get("round", "")).startswith("Operating Round"))
 
 
 def dead_game(index: int, record: dict[str, Any], answer: dict[str, Any], upto: int,

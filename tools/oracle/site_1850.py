@@ -4,15 +4,17 @@ differences (docs/site-differences.md, 1850)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
-from engine import legal
+from engine import legal, market, routes
 from engine.actions import (
     Action,
     Bid,
     BuyPrivate,
     BuyTrain,
+    Dividend,
     Pass,
     RedeemShares,
     ReissueShares,
@@ -30,6 +32,7 @@ from engine.records import (
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
 from engine.state import Corporation
+from engine.title import MarketSpec
 from engine.titles.t1850 import reissue_par
 
 
@@ -45,8 +48,12 @@ def site_refuses(game: Game, action: Action) -> bool:
     president of, or one that makes another player president (5.9: the site asks him
     about protection and then counts the seller's turn as a pass, 5.2.2); a company's
     purchase of the Mesabi or river private in phase 2 (the site fails once the company
-    closes in phase 2)."""
+    closes in phase 2); and a sale or a withholding that takes a company holding trains
+    into the black area (5.1.1: its trains go to our Open Market, not the site's, and
+    a later forced purchase or train step differs there)."""
     rnd = game.round
+    if AVOID_CLOSING_WITH_TRAINS and closes_with_trains(game, action):
+        return True
     if isinstance(action, BuyPrivate) and action.private in ("MRC", "MRB") and \
             not isinstance(rnd, StockRound) and game.rules.phase(game.state).name == "2":
         # A company's purchase (a player's in the private sale is his): bought in
@@ -92,6 +99,75 @@ def site_refuses(game: Game, action: Action) -> bool:
         others = [corp.percent_held_by(s) for s in game.state.seats if s != seat]
         return corp.percent_held_by(seat) - sold < max(others, default=0)
     return False
+
+
+#: The random players leave a sale or a withholding that closes a company holding
+#: trains (5.1.1, listed): on by default since 28 November 2026 (seed 3501 from game 60
+#: on; the games played before keep their cached moves).
+AVOID_CLOSING_WITH_TRAINS = True
+
+
+def closes_with_trains(game: Game, action: Action) -> bool:
+    """Whether ACTION takes the price of a company holding trains into the black area
+    (5.1.1): a withholding one space left of it (9.1), or a player's sale whose fall
+    (5.8.1, after the sales of it already waiting for the president's answer, 5.9)
+    ends there; or gives a train to a company without a route."""
+    state = game.state
+    if isinstance(action, BuyTrain) and isinstance(game.round, OperatingRound) and \
+            game.round.current is not None:
+        # A company with no route: its runs of nothing move its price left (5.8.2)
+        # until it closes with the train it buys now, unless its track reaches a route
+        # in time (a random player's seldom does).
+        return not has_route_now(game)
+    if isinstance(action, Dividend) and action.choice == "withhold":
+        rnd = game.round
+        if not isinstance(rnd, OperatingRound) or rnd.current is None:
+            return False
+        corp = rnd.company()
+        return bool(corp.trains) and game.rules.closes_on_withholding(state, corp)
+    if not isinstance(action, SellShares):
+        return False
+    corp = state.corporations[action.corporation]
+    if not corp.trains or corp.sym not in state.market.positions:
+        return False
+    falls = [s.percent // 10 for s in state.pending_sales if s.corporation == corp.sym]
+    falls.append((action.percent or (action.count or 1) * 10) // 10)
+    spec = state.market.spec
+    pos = state.market.positions[corp.sym]
+    for shares in falls:
+        pos = fall_after_sale(spec, pos, shares)
+    cell = market.cell_at(spec, pos)
+    return cell is not None and cell.zone == "black"
+
+
+#: has_route_now's last answer: (the game, its number of moves) and the answer.
+_ROUTE_SEEN: list[tuple[tuple[int, int], bool]] = []
+
+
+def has_route_now(game: Game) -> bool:
+    """Whether the company acting has a route (10.1), asked once a position: the train
+    purchases among the random player's candidates are many."""
+    key = (id(game.state), len(game.log))
+    if _ROUTE_SEEN and _ROUTE_SEEN[0][0] == key:
+        return _ROUTE_SEEN[0][1]
+    rnd = game.round
+    assert isinstance(rnd, OperatingRound)
+    answer = routes.has_route(game.rules, game.state, rnd.company())
+    _ROUTE_SEEN[:] = [(key, answer)]
+    return answer
+
+
+def fall_after_sale(spec: MarketSpec, pos: market.Position, shares: int) -> market.Position:
+    """5.8.1 DOWN as `T1850.move_price_after_sale` moves a price: a space a share, the
+    lower ledge stopping it and the Soft Ledge stopping the last share."""
+    while shares > 0:
+        cell = market.cell_at(spec, pos)
+        if cell is None or "floor" in cell.ledges or \
+                ("soft_below" in cell.ledges and shares == 1):
+            break
+        pos = market.down(spec, pos)
+        shares -= 1
+    return pos
 
 
 def all_pass_with_cm_unsold(game: Game) -> bool:
@@ -217,6 +293,55 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # closed with its company (5.1.1) has none: its own error, no rule of ours.
         return "the site's error at a closed phase-2 private"
     return None
+
+
+def bankrupt_sales_unsettled(game: Game, action: dict[str, Any], ours: dict[str, Any],
+                             site: dict[str, Any]) -> bool:
+    """12.1 with 5.8, 5.9 shown at a bankruptcy (listed): the positions differ only in
+    the prices of companies whose sales by the bankrupt president, their own president,
+    ours let stand as the game ended (nobody may protect them), other than the company
+    that needed the train (the site moves its price at the sale); the site's game ends
+    with those sales still queued for a protection nobody can give. GAME is ours after
+    the bankruptcy, OURS and SITE the positions there."""
+    stood = {m.group(1) for line in game.state.log[-12:]
+             if (m := re.search(r"sale of \d+% of (\S+) stands \(5\.9", line))}
+    apart = {sym for sym, mine in ours["corporations"].items()
+             if sym in site["corporations"] and
+             mine["price"] != site["corporations"][sym]["price"]}
+    others = {sym for sym, mine in ours["corporations"].items()
+              if sym in site["corporations"] and any(
+                  mine[k] is not None and k in site["corporations"][sym] and
+                  mine[k] != site["corporations"][sym][k] for k in ("cash", "trains"))}
+    # A fall into the black area closes the company in ours (5.1.1): its shares leave
+    # the players' hands there (seed 3501 game 98).
+    shares = {sym for pid, mine in ours["players"].items()
+              for sym in set(mine["shares"]) | set(site["players"].get(pid, {}).get(
+                  "shares", {}))
+              if mine["shares"].get(sym) != site["players"].get(pid, {}).get(
+                  "shares", {}).get(sym)}
+    closed = {sym for sym in stood if ours["corporations"].get(sym, {}).get("price") is None}
+    return bool(apart) and not others - closed and \
+        apart | shares <= stood - {str(action.get("entity"))}
+
+
+def reissue_par_shown(game: Game, action: dict[str, Any], ours: dict[str, Any],
+                      site: dict[str, Any]) -> bool:
+    """5.11 shown at a player's purchase of a reissued share (listed): ours sells it at
+    the par the Par Value Display caps at $200, and the company's cash and the buyer's
+    differ by just the site's higher par less ours (the site's top-row par). GAME is
+    ours before the purchase, OURS and SITE the positions after it."""
+    shares = action.get("shares") or []
+    sym = str(shares[0]).split("_")[0] if shares else ""
+    corp = game.state.corporations.get(sym)
+    if corp is None or corp.par_price != 200 or sym not in ours["corporations"] or \
+            sym not in site["corporations"]:
+        return False
+    gap = site["corporations"][sym]["cash"] - (ours["corporations"][sym]["cash"] or 0)
+    buyer = str(action.get("entity"))
+    paid = ours["players"].get(buyer, {}).get("cash", 0) - \
+        site["players"].get(buyer, {}).get("cash", 0)
+    top = {cell.price for cell in game.state.title.market.rows[0] if cell is not None}
+    return gap > 0 and gap == paid and 200 + gap in top
 
 
 def trainless_closed_there(game: Game, action: dict[str, Any],
