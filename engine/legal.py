@@ -177,7 +177,8 @@ class _Judge:
                 self.steps[step] = _may_enter(game, step)
             if not self.steps[step]:
                 return False
-        if _refused(game, action) or self.refused_in_stock_round(action):
+        if _refused(game, action) or self.refused_in_stock_round(action) or \
+                self.refused_proposal(action):
             return False
         # `run auto` is the best run found, declared. Declared routes a train can run
         # pass `check_run`, and so does running none; past `check_run`, a run earning
@@ -272,6 +273,21 @@ class _Judge:
             return False
         try:
             check_can_hold(rules, state, self.seat, corp, percent)
+        except GameError:
+            return True
+        return False
+
+    def refused_proposal(self, action: Action) -> bool:
+        """An auction proposal (1861 9.2) that `AuctionStockRound.check_proposal`
+        refuses: the round makes those checks before the proposal changes anything
+        (False: try it; an accepted one is tried on a copy)."""
+        rnd = self.game.round
+        if not isinstance(action, StartAuction | Bid) or action.target is None or \
+                not isinstance(rnd, AuctionStockRound) or self.game.state.game_over or \
+                not rnd.routes_to_proposal(action):
+            return False
+        try:
+            rnd.check_proposal(self.seat, action.target, action.amount)
         except GameError:
             return True
         return False

@@ -397,3 +397,33 @@ def test_1861_home_choices_kept_on_the_graph_equal_the_rule_asked_afresh() -> No
                     choosing += bool(plain)
             game.apply(move.seat, move.action)
     assert choosing > 10 and len(seen_rounds) > 5
+
+
+def test_1861_proposals_refused_on_sight_are_refused_when_tried() -> None:
+    """`legal._Judge.refused_proposal` refuses a minor's auction proposal (9.2 to 9.4)
+    without trying it on a copy: at every position of the 1861 record's stock rounds,
+    each proposal it refuses is refused when tried, the list of legal actions equals
+    trying every candidate, and both answers occur."""
+    from engine.actions import StartAuction
+    from engine.rounds.auction_stock import AuctionStockRound
+
+    path = FIXTURES / "1861" / "167259.json"
+    final = import_record(json.loads(path.read_text())).game
+    game = Game(final.setup)
+    met = {True: 0, False: 0}
+    positions = 0
+    with game.reading_log():  # (no search for better runs: the stock rounds are the point)
+        for move in final.log:
+            turn = game.turn()
+            if turn is not None and isinstance(game.round, AuctionStockRound):
+                positions += 1
+                judge = legal._Judge(game, turn.seat)
+                for action in legal._candidates(game, prune=False):
+                    if isinstance(action, StartAuction):
+                        refused = judge.refused_proposal(action)
+                        met[refused] += 1
+                        if refused:
+                            assert not game.clone().attempt(turn.seat, action), action
+                assert legal.legal_actions(game) == try_every_candidate(game), move
+            game.apply(move.seat, move.action)
+    assert positions > 100 and met[True] > 100 and met[False] > 10, (positions, met)
