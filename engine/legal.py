@@ -177,9 +177,11 @@ class _Judge:
                 self.steps[step] = _may_enter(game, step)
             if not self.steps[step]:
                 return False
-        if _refused(game, action) or self.refused_in_stock_round(action) or \
-                self.refused_proposal(action):
+        if _refused(game, action) or self.refused_in_stock_round(action):
             return False
+        proposal = self.proposal(action)
+        if proposal is not None:
+            return proposal
         # `run auto` is the best run found, declared. Declared routes a train can run
         # pass `check_run`, and so does running none; past `check_run`, a run earning
         # something goes on to the dividend step and nothing more can refuse it. So
@@ -277,20 +279,22 @@ class _Judge:
             return True
         return False
 
-    def refused_proposal(self, action: Action) -> bool:
-        """An auction proposal (1861 9.2) that `AuctionStockRound.check_proposal`
-        refuses: the round makes those checks before the proposal changes anything
-        (False: try it; an accepted one is tried on a copy)."""
+    def proposal(self, action: Action) -> bool | None:
+        """Whether an auction proposal (1861 9.2) is accepted, decided by
+        `AuctionStockRound.check_proposal` (None: not a proposal here). The round makes
+        those checks before the proposal changes anything; past them `_open` only sets
+        up the lot, which no one wins while two or more players are in it, the round
+        is not over while a lot is open, and `Rules.check_end` never refuses."""
         rnd = self.game.round
         if not isinstance(action, StartAuction | Bid) or action.target is None or \
                 not isinstance(rnd, AuctionStockRound) or self.game.state.game_over or \
-                not rnd.routes_to_proposal(action):
-            return False
+                len(self.game.state.seats) < 2 or not rnd.routes_to_proposal(action):
+            return None
         try:
             rnd.check_proposal(self.seat, action.target, action.amount)
         except GameError:
-            return True
-        return False
+            return False
+        return True
 
     def why_not(self, check: Callable[[str, Corporation], str | None], corp: Corporation
                 ) -> str | None:
