@@ -180,6 +180,8 @@ class _Judge:
         if _refused(game, action) or self.refused_in_stock_round(action):
             return False
         proposal = self.proposal(action)
+        if proposal is None:
+            proposal = self.auction_bid(action)
         if proposal is not None:
             return proposal
         # `run auto` is the best run found, declared. Declared routes a train can run
@@ -292,6 +294,39 @@ class _Judge:
             return None
         try:
             rnd.check_proposal(self.seat, action.target, action.amount)
+        except GameError:
+            return False
+        return True
+
+    def auction_bid(self, action: Action) -> bool | None:
+        """Whether a bid in an auction of 1861's stock round (a lot under way, or the
+        Nikolaev's opening, 9.4) is accepted, decided by the round's checks of it (None:
+        not such a bid, or a lot with one bidder left: tried). The round checks the
+        target and `_check_bid` before anything changes; past them the bidder leads
+        a lot that two or more players are still in, which nobody wins yet, and the
+        round is not over while a lot is open."""
+        rnd = self.game.round
+        state = self.game.state
+        if not isinstance(action, Bid) or not isinstance(rnd, AuctionStockRound) or \
+                state.game_over or rnd.home_pending is not None:
+            return None
+        lot = rnd.lot
+        if lot is not None:
+            if len(lot.bidders) < 2 or self.seat not in lot.bidders:
+                return None
+            if action.target not in (None, lot.target):
+                return False
+            target, least = lot.target, lot.high_bid + self.game.rules.auction_increment
+        else:
+            item = rnd.opening()
+            if item is None or len(state.seats) < 2:
+                return None
+            target = action.target if action.target is not None else item
+            if target != item:
+                return False
+            least = self.game.rules.auction_minimum(state, item)
+        try:
+            rnd._check_bid(self.seat, target, action.amount, least)
         except GameError:
             return False
         return True
