@@ -179,6 +179,11 @@ class _Judge:
                 return False
         if _refused(game, action) or self.refused_in_stock_round(action):
             return False
+        proposal = self.proposal(action)
+        if proposal is None:
+            proposal = self.auction_bid(action)
+        if proposal is not None:
+            return proposal
         # `run auto` is the best run found, declared. Declared routes a train can run
         # pass `check_run`, and so does running none; past `check_run`, a run earning
         # something goes on to the dividend step and nothing more can refuse it. So
@@ -275,6 +280,56 @@ class _Judge:
         except GameError:
             return True
         return False
+
+    def proposal(self, action: Action) -> bool | None:
+        """Whether an auction proposal (1861 9.2) is accepted, decided by
+        `AuctionStockRound.check_proposal` (None: not a proposal here). The round makes
+        those checks before the proposal changes anything; past them `_open` only sets
+        up the lot, which no one wins while two or more players are in it, the round
+        is not over while a lot is open, and `Rules.check_end` never refuses."""
+        rnd = self.game.round
+        if not isinstance(action, StartAuction | Bid) or action.target is None or \
+                not isinstance(rnd, AuctionStockRound) or self.game.state.game_over or \
+                len(self.game.state.seats) < 2 or not rnd.routes_to_proposal(action):
+            return None
+        try:
+            rnd.check_proposal(self.seat, action.target, action.amount)
+        except GameError:
+            return False
+        return True
+
+    def auction_bid(self, action: Action) -> bool | None:
+        """Whether a bid in an auction of 1861's stock round (a lot under way, or the
+        Nikolaev's opening, 9.4) is accepted, decided by the round's checks of it (None:
+        not such a bid, or a lot with one bidder left: tried). The round checks the
+        target and `_check_bid` before anything changes; past them the bidder leads
+        a lot that two or more players are still in, which nobody wins yet, and the
+        round is not over while a lot is open."""
+        rnd = self.game.round
+        state = self.game.state
+        if not isinstance(action, Bid) or not isinstance(rnd, AuctionStockRound) or \
+                state.game_over or rnd.home_pending is not None:
+            return None
+        lot = rnd.lot
+        if lot is not None:
+            if len(lot.bidders) < 2 or self.seat not in lot.bidders:
+                return None
+            if action.target not in (None, lot.target):
+                return False
+            target, least = lot.target, lot.high_bid + self.game.rules.auction_increment
+        else:
+            item = rnd.opening()
+            if item is None or len(state.seats) < 2:
+                return None
+            target = action.target if action.target is not None else item
+            if target != item:
+                return False
+            least = self.game.rules.auction_minimum(state, item)
+        try:
+            rnd._check_bid(self.seat, target, action.amount, least)
+        except GameError:
+            return False
+        return True
 
     def why_not(self, check: Callable[[str, Corporation], str | None], corp: Corporation
                 ) -> str | None:

@@ -62,8 +62,9 @@ def certificate_count(rules: Rules, state: GameState, seat: str) -> int:
 
 
 def check_can_hold(rules: Rules, state: GameState, seat: str, corp: Corporation,
-                   percent: int, certificates: int = 1) -> None:
-    """18TN 3.3: the per-company limit (a) and the certificate limit (b)."""
+                   percent: int, certificates: int = 1, have: int | None = None) -> None:
+    """18TN 3.3: the per-company limit (a) and the certificate limit (b). `have`:
+    `certificate_count(rules, state, seat)`, where the caller has counted already."""
     if not rules.holding_limit_exempt(state, corp):
         limit = rules.holding_limit_percent
         after = corp.percent_held_by(seat) + percent
@@ -71,7 +72,8 @@ def check_can_hold(rules: Rules, state: GameState, seat: str, corp: Corporation,
                 f"{seat} would hold {after}% of {corp.sym}; a player may hold at most {limit}%")
     if corp.par_price is None or not rules.exempt_from_certificate_limit(state, corp):
         limit = rules.certificate_limit(state)
-        have = certificate_count(rules, state, seat)
+        if have is None:
+            have = certificate_count(rules, state, seat)
         require(have + certificates <= limit,
                 f"{seat} holds {have} certificates; the limit is {limit}")
 

@@ -19,6 +19,7 @@ purchases, the certificate limit, the Priority Deal); in addition:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -190,6 +191,21 @@ class AuctionStockRound(StockRound):
         raise GameError(f"{item} is up for auction: bid on it or pass", tuple(self.legal()))
 
     def _propose_lot(self, seat: str, target: str, amount: int) -> None:
+        target = self.check_proposal(seat, target, amount, self.legal)
+        self._open(seat, target, amount)
+
+    def routes_to_proposal(self, action: Action) -> bool:
+        """Whether `process` takes `action` as a proposal (`_propose_lot`): a regular
+        turn's `StartAuction` or bid naming a company."""
+        return self.home_pending is None and self.lot is None and \
+            self.opening() is None and (isinstance(action, StartAuction) or (
+                isinstance(action, Bid) and action.target is not None))
+
+    def check_proposal(self, seat: str, target: str, amount: int,
+                       listed: Callable[[], list[str]] | None = None) -> str:
+        """What `_propose_lot` checks before anything changes (9.2 to 9.4): the target
+        it names, or GameError (with `listed()` as the alternatives where the rule
+        itself refuses). `legal_actions` asks it of the proposals it lists."""
         state = self.state
         target = self.rules.auction_target(state, target)
         require(self.s.auction is None and self.s.par_pending is None,
@@ -198,8 +214,9 @@ class AuctionStockRound(StockRound):
                 f"{seat} has bought this turn; a proposal takes the place of the purchase")
         why = self.rules.why_not_propose(state, seat, target)
         if why:
-            raise GameError(why, tuple(self.legal()))
-        self._open(seat, target, amount)
+            raise GameError(why, tuple(listed()) if listed is not None else ())
+        self._check_bid(seat, target, amount, self.rules.auction_minimum(state, target))
+        return target
 
     def _open(self, seat: str, target: str, amount: int) -> None:
         state = self.state

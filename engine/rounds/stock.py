@@ -248,18 +248,22 @@ class StockRound(Round):
             if self._why_not_sell(seat, corp) is None:
                 held = corp.percent_held_by(seat)
                 out.append(f"sell {corp.sym} (you hold {held}%)")
+        # Counted once: the listing changes nothing.
+        have = certificate_count(rules, state, seat)
+        over_limit = have > rules.certificate_limit(state)
         for corp in state.corporations.values():
-            if not corp.certificates or self._why_not_buy(seat, corp) is not None:
+            if not corp.certificates or \
+                    self._why_not_buy(seat, corp, over_limit) is not None:
                 continue  # (1861's RSR has no certificates)
             if corp.par_price is None:
                 pres = corp.certificates[0].percent
                 cash = state.player(seat).cash
                 values = [v for v in rules.par_values(corp) if v * pres // 10 <= cash]
                 if values and self.rules.may_par(state, corp) and \
-                        self._may_hold(seat, corp, pres):
+                        self._may_hold(seat, corp, pres, have):
                     out.append(f"par {corp.sym} at {', '.join(str(v) for v in values)}")
                 continue
-            if not self._may_hold(seat, corp, 10):
+            if not self._may_hold(seat, corp, 10, have):
                 continue
             for source in (IPO, POOL, TREASURY):
                 if source == TREASURY and not rules.treasury_shares_for_sale:
@@ -269,14 +273,15 @@ class StockRound(Round):
                 if corp.certificates_of(source) and self._can_afford(seat, corp, source):
                     suffix = "" if source == IPO else f" from {source}"
                     out.append(f"buy {corp.sym}{suffix}")
-        if not (self._over_limit(seat) and self._may_sell_any(seat)):
+        if not (over_limit and self._may_sell_any(seat)):
             out.append("pass" if not self._acted() else "done")
         return out
 
-    def _may_hold(self, seat: str, corp: Corporation, percent: int) -> bool:
-        """Whether the limits of 3.3 let `seat` take one more certificate of `corp`."""
+    def _may_hold(self, seat: str, corp: Corporation, percent: int, have: int) -> bool:
+        """Whether the limits of 3.3 let `seat`, holding `have` certificates that count,
+        take one more certificate of `corp`."""
         try:
-            check_can_hold(self.rules, self.state, seat, corp, percent)
+            check_can_hold(self.rules, self.state, seat, corp, percent, have=have)
         except GameError:
             return False
         return True
@@ -507,12 +512,15 @@ class StockRound(Round):
             return exc.message
         return None
 
-    def _why_not_buy(self, seat: str, corp: Corporation) -> str | None:
+    def _why_not_buy(self, seat: str, corp: Corporation, over_limit: bool | None = None
+                     ) -> str | None:
+        """Why `seat` may not buy `corp` now; `over_limit`: `_over_limit(seat)`, when the
+        caller has asked it already."""
         if self.s.turn.bought and self.s.turn.several_of != corp.sym:
             return f"{seat} has already bought a certificate this turn"
         if corp.sym in self.state.player(seat).sold_this_round:
             return self.rules.cite("no_buy_back", seat=seat, corp=corp.sym)
-        if self._over_limit(seat):
+        if self._over_limit(seat) if over_limit is None else over_limit:
             return self.rules.cite("over_limit_buy", seat=seat)
         return None
 

@@ -725,7 +725,8 @@ class ShareDealingRound(StockRound):
             return exc.message
         return None
 
-    def _why_not_buy(self, seat: str, corp: Corporation) -> str | None:
+    def _why_not_buy(self, seat: str, corp: Corporation, over_limit: bool | None = None
+                     ) -> str | None:
         if self.s.turn.bought:
             return f"{seat} has already bought a certificate this turn"
         if corp.closed:

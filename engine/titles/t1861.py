@@ -125,6 +125,10 @@ class Rules1861(Rules):
                 dataclasses.replace(t, count=2) if t.name == "2+2" else t
                 for t in title.trains))
         super().__init__(title, options)
+        # 9.3's par values for each kind of company, read once from the (frozen) market.
+        self._par_values = {
+            kind: tuple(sorted({c.price for c in title.market.par_cells(kind)}))
+            for kind in {c.kind for c in title.corporations}}
 
     # --- set-up (3) --------------------------------------------------------------------
     def set_up(self, state: GameState, rng: random.Random) -> None:
@@ -535,7 +539,10 @@ class Rules1861(Rules):
 
     def par_values(self, corp: Corporation) -> tuple[int, ...]:
         """9.3: a public company starts on a red or purple space (R70 to R200)."""
-        return tuple(sorted({c.price for c in self.title.market.par_cells(corp.spec.kind)}))
+        kind = corp.spec.kind
+        if kind not in self._par_values:  # (a company the title does not list)
+            return tuple(sorted({c.price for c in self.title.market.par_cells(kind)}))
+        return self._par_values[kind]
 
     def may_par(self, state: GameState, corp: Corporation) -> bool:
         return self.why_not_par(state, corp) is None

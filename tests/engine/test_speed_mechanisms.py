@@ -397,3 +397,43 @@ def test_1861_home_choices_kept_on_the_graph_equal_the_rule_asked_afresh() -> No
                     choosing += bool(plain)
             game.apply(move.seat, move.action)
     assert choosing > 10 and len(seen_rounds) > 5
+
+
+def test_1861_proposals_and_bids_judged_on_sight_equal_trying_them() -> None:
+    """`legal._Judge.proposal` and `auction_bid` judge a minor's auction proposal
+    and a bid in an auction (9.2 to 9.4) without trying them on a copy: at every
+    position of the 1861 record's stock rounds, their answer for each equals trying
+    it on a copy, the list of legal actions equals trying every candidate, and both
+    answers occur."""
+    from engine.actions import Bid, StartAuction
+    from engine.rounds.auction_stock import AuctionStockRound
+
+    path = FIXTURES / "1861" / "167259.json"
+    final = import_record(json.loads(path.read_text())).game
+    game = Game(final.setup)
+    met = {True: 0, False: 0}
+    bids = {True: 0, False: 0}
+    positions = 0
+    with game.reading_log():  # (no search for better runs: the stock rounds are the point)
+        for move in final.log:
+            turn = game.turn()
+            if turn is not None and isinstance(game.round, AuctionStockRound):
+                positions += 1
+                judge = legal._Judge(game, turn.seat)
+                for action in legal._candidates(game, prune=False):
+                    if isinstance(action, StartAuction):
+                        accepted = judge.proposal(action)
+                        assert accepted is not None, action
+                        assert accepted == game.clone().attempt(turn.seat, action), action
+                        met[accepted] += 1
+                    elif isinstance(action, Bid) and (game.round.lot is not None or
+                                                      game.round.opening() is not None):
+                        accepted = judge.auction_bid(action)
+                        if accepted is not None:
+                            assert accepted == game.clone().attempt(turn.seat, action), \
+                                action
+                            bids[accepted] += 1
+                assert legal.legal_actions(game) == try_every_candidate(game), move
+            game.apply(move.seat, move.action)
+    assert positions > 100 and met[False] > 100 and met[True] > 50, (positions, met)
+    assert bids[False] > 10 and bids[True] > 10, bids
