@@ -31,7 +31,7 @@ from engine.game import Game, Move
 from engine.rounds.operating import OperatingRound
 from engine.site_forms import SiteForms
 from engine.state import Corporation, GameState, Train
-from engine.titles import t1825_r1
+from engine.titles import rules_for
 
 # (The core knows no title module, tests/test_layers.py: what it needs of 1825's it asks
 # the rules or reads off the position.)
@@ -239,7 +239,7 @@ class Forms1825(SiteForms):
     def passed_nodes(self, state: GameState, walk: routes.Walk) -> tuple[int, ...]:
         """R1's halt (tile 11) is a stop on the site's track (a town no train counts
         and only T-trains score), ours track alone: a route through it names it."""
-        return t1825_r1.halts_on(state, walk)
+        return rules_for(state.title.name).halts_on(state, walk)
 
 
 FORMS = Forms1825()

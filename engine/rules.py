@@ -767,6 +767,11 @@ class Rules:
         4; 1850's Mesabi Range without the rights)."""
         return frozenset()
 
+    def halts_on(self, state: GameState, walk: Walk) -> tuple[int, ...]:
+        """The places in `walk.hexes` where a route passes a halt: a stop no train
+        counts (1825 R1's tile 11; none elsewhere)."""
+        return ()
+
     def route_revenue(self, state: GameState, corp: Corporation, train: Train, walk: Walk,
                       values: list[int]) -> int:
         """What one train earns on a walk: the sum of its stops' values."""

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.game import Game
+from engine.legal import orders_listed
 from moderator.cli.bench_mail import burst, burst_message, seated_game
 from moderator.cli.bench_replay import FIXTURES
 from moderator.config import ModeratorConfig
@@ -324,8 +325,9 @@ def test_a_reports_tables_are_rendered_once_and_never_stale(
 def test_a_refusal_says_what_the_stored_position_expects(tmp_path: Path) -> None:
     """A mail refused at its first order (an order from a player whose company is not
     operating) is told what the game expects now: read from the report's view of the
-    stored position, made once per position, it is the stored game's `legal` -- at
-    each position of the burst."""
+    stored position, made once per position, it is the stored game's orders as listed
+    (`orders_listed`: `legal` less a lay or station none can make) -- at each position
+    of the burst."""
     processor, store, raws = _burst(tmp_path, 12)
     game_id = store.execute("SELECT id FROM games")[0][0]
     told: set[str] = set()
@@ -342,7 +344,7 @@ def test_a_refusal_says_what_the_stored_position_expects(tmp_path: Path) -> None
         if "What the game expects now:" in text:
             stored = processor.game(game_id)  # (kept: checked against the store)
             assert stored.next_move == len(store.moves(game_id))
-            expects = "What the game expects now: " + "; ".join(stored.legal()[:12])
+            expects = "What the game expects now: " + "; ".join(orders_listed(stored)[:12])
             assert " ".join(expects.split()) in text
             told.add(expects)
     assert len(told) >= 2  # positions that expect different orders

@@ -557,6 +557,9 @@ class Rules1825(Rules):
             return "a route may not visit two stations of one hex"
         return None
 
+    def halts_on(self, state: GameState, walk: Walk) -> tuple[int, ...]:
+        return t1825_r1.halts_on(state, walk)
+
     def route_revenue(self, state: GameState, corp: Corporation, train: Train, walk: Walk,
                       values: list[int]) -> int:
         if self.why_not_walk(state, corp, train, walk) is not None:
