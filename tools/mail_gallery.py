@@ -210,6 +210,12 @@ def gallery(out: Path) -> list[str]:
     for n in range(3):
         seat, order = desk.next_order(game_id)
         keep(f"tn-move{n}", desk.as_seat(game_id, seats, seat, order + "\n"))
+    # 18TN at move 399, GMO with $540 and no train: its stations with their prices,
+    # and the warning before a station that leaves it short of a train (issue 30).
+    game_id, seats = desk.seat_game(TN, 399)
+    seat, _ = desk.next_order(game_id)
+    keep("tn-stations", desk.as_seat(game_id, seats, seat, "legal\n"))
+    keep("tn-shortfall", desk.as_seat(game_id, seats, seat, "token D7\n"))
     # The first reports after 18TN's stock round 6: L&N lays track first, its stations
     # and lays spread over the board (the largest report: charts and a part of the map).
     game_id, seats = desk.seat_game(TN, 332)
