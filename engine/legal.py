@@ -76,12 +76,17 @@ def legal_tile_lays(game: Game) -> list[LayTile]:
     """The tile lays among `legal_actions` (in their order), judged alone: a report
     for the player laying track lists them, and judging every other candidate too
     took more than half the time (issue 14)."""
+    return list(_judged_tile_lays(game))
+
+
+def _judged_tile_lays(game: Game) -> Iterator[LayTile]:
+    """The legal tile lays, judged one at a time (`_any_tile_lay` stops at the first)."""
     turn = game.turn()
     if turn is None:
-        return []
+        return
     judge = _Judge(game, turn.seat)  # answers each as a try on a copy: in any order
-    return [action for action in _candidates(game)
-            if isinstance(action, LayTile) and judge.accepts(action)]
+    yield from (action for action in _candidates(game)
+                if isinstance(action, LayTile) and judge.accepts(action))
 
 
 def legal_token_places(game: Game) -> list[PlaceToken | PlaceEdgeToken]:
@@ -120,12 +125,7 @@ def orders_listed(game: Game) -> list[str]:
 
 def _any_tile_lay(game: Game) -> bool:
     """Whether `legal_tile_lays` would list one: stopped at the first."""
-    turn = game.turn()
-    if turn is None:
-        return False
-    judge = _Judge(game, turn.seat)
-    return any(isinstance(action, LayTile) and judge.accepts(action)
-               for action in _candidates(game))
+    return next(_judged_tile_lays(game), None) is not None
 
 
 def _token_candidates(game: Game, rnd: OperatingRound

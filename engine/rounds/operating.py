@@ -246,7 +246,7 @@ class OperatingRound(Round):
             out.append("run auto | run TRAIN: HEX HEX ...")
         if t.revenue is not None and not t.dividend_done:
             out += self.rules.dividend_choices(state, corp, t.revenue)
-        forced = self._forced(corp)
+        forced = self.must_buy(corp)
         reach = not forced or self._train_within_reach(corp)
         # A company whose withholding closes it (1850's black area) never reaches its
         # train step.
@@ -533,7 +533,7 @@ class OperatingRound(Round):
                 return True
             # A forced purchase (4.2.5.2), which 1861 10.10 makes with loans, route or
             # none, when the loans can pay for it (else the company is nationalised).
-            if not corp.trains and self._forced(corp) and (
+            if not corp.trains and self.must_buy(corp) and (
                     self.rules.must_buy_train(state, corp) is None
                     or self.rules.train_budget(state, corp) >= cheapest[1]):
                 return True
@@ -991,7 +991,7 @@ class OperatingRound(Round):
         """4.2.5.2: a company with a route but no train may not leave the train step
         without buying one; a president who cannot get one is bankrupt (`declare`:
         the action may say so, `done` or `pass`; any other action is refused)."""
-        if not self._forced(corp):
+        if not self.must_buy(corp):
             return
         if self._train_within_reach(corp):
             raise GameError(self.rules.cite("forced_train", corp=corp.sym),
@@ -1004,9 +1004,9 @@ class OperatingRound(Round):
         self._sell_everything(president, corp)
         self.rules.bankruptcy(self.state, president, corp)
 
-    def _forced(self, corp: Corporation) -> bool:
-        """A route, no train and a train left in the bank: the company must buy one
-        (4.2.5.2; 1851 PURCHASE TRAINS), unless the title says otherwise."""
+    def must_buy(self, corp: Corporation) -> bool:
+        """Whether `corp` must buy a train now: a route, no train and a train left in
+        the bank (4.2.5.2; 1851 PURCHASE TRAINS), unless the title says otherwise."""
         own = self.rules.must_buy_train(self.state, corp)
         if own is not None:
             return own

@@ -65,12 +65,12 @@ def shortfall(game: Game, seat: str, action: Action) -> Shortfall | None:
     price = cheapest[1]
     if budget >= min(before, price):
         return None  # it costs nothing, or the company can still pay for a train
-    # Whether the rules make it buy one (OperatingRound._forced): before the order (1861
+    # Whether the rules make it buy one (OperatingRound.must_buy): before the order (1861
     # 10.10 forces only a company that can pay) or after it (its lay opens a route).
     later = trial.round
-    forced = rnd._forced(corp) or (
+    forced = rnd.must_buy(corp) or (
         isinstance(later, OperatingRound) and later.current is not None
-        and later.company().sym == corp.sym and later._forced(after))
+        and later.company().sym == corp.sym and later.must_buy(after))
     if not forced:
         return None
     room = loans.room(rules, trial.state, after)
