@@ -143,6 +143,12 @@ async def running_daemon(config: Config, clock: Callable[[], float] | None = Non
 
 # -- mail helpers ---------------------------------------------------------------------------
 
+#: Seconds a test's SMTP client waits for each answer. A mail program waits minutes for
+#: the answer to DATA (RFC 5321 4.5.3.2 says ten); the local server answers once it has
+#: delivered, and its delivery tries pymap three times (about 31 s in all) when a loaded
+#: machine keeps pymap busy, as CI's two cores do while the long games run beside.
+SMTP_PATIENCE = 60.0
+
 
 async def send_mail(
     servers: Servers,
@@ -172,7 +178,7 @@ async def send_mail(
         hostname=servers.host,
         port=servers.smtp_port,
         local_hostname="localhost",
-        timeout=10,
+        timeout=SMTP_PATIENCE,
     )
     return str(message["Message-ID"])
 

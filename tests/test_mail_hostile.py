@@ -36,6 +36,7 @@ import pytest
 import pytest_asyncio
 from hostile_corpus import MODERATOR, Hostile, corpus, sample
 from mailservers import (
+    SMTP_PATIENCE,
     daemon_settings,
     moderator_script,
     run_cli,
@@ -124,7 +125,7 @@ async def help_is_answered(servers: LocalMail, sender: str = "after@example.org"
 async def send_raw(servers: LocalMail, raw: bytes, sender: str, rcpt: str = MODERATOR,
                    ) -> None:
     await aiosmtplib.send(raw, sender=sender, recipients=[rcpt], hostname=servers.host,
-                          port=servers.smtp_port, local_hostname="localhost", timeout=10)
+                          port=servers.smtp_port, local_hostname="localhost", timeout=SMTP_PATIENCE)
 
 
 def message_rows(config: Config) -> list[tuple[str, str, str | None, float | None]]:
@@ -224,7 +225,7 @@ async def test_the_two_mails_of_the_issue_are_answered_and_the_next_too(
     message.set_content("help\n")
     await aiosmtplib.send(message, sender="jörg@exämple.org", recipients=[MODERATOR],
                           hostname=mail_servers.host, port=mail_servers.smtp_port,
-                          local_hostname="localhost", timeout=10)
+                          local_hostname="localhost", timeout=SMTP_PATIENCE)
     await wait_for_answers(mail_servers, ["a@evil.test", "jörg@xn--exmple-cua.org"])
     answer = answers_to(mail_servers, "a@evil.test")[0]
     assert_clean_headers(answer, "a@evil.test")
@@ -348,7 +349,7 @@ async def test_a_one_megabyte_line_gets_a_clear_answer(
     message["Message-ID"] = make_msgid()
     message.set_content("x" * 1_000_000, cte="quoted-printable")  # SMTP's 1000-byte lines
     await aiosmtplib.send(message, hostname=mail_servers.host, port=mail_servers.smtp_port,
-                          local_hostname="localhost", timeout=10)
+                          local_hostname="localhost", timeout=SMTP_PATIENCE)
     await wait_for_answers(mail_servers, ["long@example.org"])
     text = " ".join(text_of(answers_to(mail_servers, "long@example.org")[0]).split())
     assert "its first line is 1,000,000 characters long" in text

@@ -14,6 +14,7 @@ import aiosmtplib
 import pytest
 import pytest_asyncio
 from mailservers import (
+    SMTP_PATIENCE,
     assert_no_mail,
     daemon_settings,
     mailbox,
@@ -67,7 +68,7 @@ class Table:
         await aiosmtplib.send(raw, sender=sender,
                               recipients=[to], hostname=self.servers.host,
                               port=self.servers.smtp_port, local_hostname="localhost",
-                              timeout=10)
+                              timeout=SMTP_PATIENCE)
 
     async def answer(self, address: str, message_id: str, timeout: float = 10
                      ) -> EmailMessage:

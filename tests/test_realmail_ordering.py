@@ -20,7 +20,14 @@ from pathlib import Path
 
 import aiosmtplib
 import pytest
-from mailservers import Inboxes, running_daemon, seat_address, seat_game, text_of
+from mailservers import (
+    SMTP_PATIENCE,
+    Inboxes,
+    running_daemon,
+    seat_address,
+    seat_game,
+    text_of,
+)
 from realmail import RealMail, moderator_config, unique_address
 
 from moderator.store import Store
@@ -62,7 +69,7 @@ async def test_fifty_quick_mails_of_one_player_apply_in_the_order_written(
             mails.append(message)
         async with running_daemon(config):
             async with aiosmtplib.SMTP(hostname=real_mail.host, port=real_mail.smtp_port,
-                                       local_hostname="localhost", timeout=10) as smtp:
+                                       local_hostname="localhost", timeout=SMTP_PATIENCE) as smtp:
                 for message in mails:
                     await smtp.send_message(message, sender=address,
                                             recipients=[parseaddr(to)[1]])

@@ -19,6 +19,7 @@ from pathlib import Path
 import aiosmtplib
 import pytest
 from mailservers import (
+    SMTP_PATIENCE,
     Servers,
     opening_orders,
     running_daemon,
@@ -200,7 +201,7 @@ async def run_corpus(servers: Servers, config: Config, replies: list[Reply]) -> 
             before = len(game.log)
             await aiosmtplib.send(raw, sender=sender, recipients=[to], hostname=servers.host,
                                   port=servers.smtp_port, local_hostname="localhost",
-                                  timeout=10)
+                                  timeout=SMTP_PATIENCE)
             answer = await wait_for_mail(servers, sender, timeout=30,
                                          predicate=lambda m, i=message_id: m["In-Reply-To"] == i)
             after = store.load(live.game_id)

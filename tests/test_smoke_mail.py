@@ -93,6 +93,7 @@ async def test_automatic_mail_is_flagged_seen_but_never_answered(
     assert await mailbox(mail_servers, "MAILER-DAEMON@localhost") == []
 
 
+@pytest.mark.timeout(150)  # two server starts and a send each, on a loaded machine
 async def test_daemon_reconnects_when_the_mail_servers_restart(tmp_path: Path) -> None:
     imap_port, smtp_port = free_port(), free_port()
 
