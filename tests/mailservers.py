@@ -93,11 +93,27 @@ async def moderator(mail_servers: LocalMail) -> AsyncIterator[Config]:
         yield config
 
 
-#: Timeouts and back-off for tests: every wait is short, so outages heal in a second.
+#: Seconds the daemon and a test's clients wait for one answer of a server. Not short:
+#: the local SMTP server answers DATA once it has delivered, and its delivery tries
+#: pymap three times (about 31 s in all) when a loaded machine keeps pymap busy, as CI's
+#: two cores do while the long games run beside; a client that gave up sooner would
+#: send the mail again (a duplicate) or fail the test. A mail program waits minutes for
+#: that answer (RFC 5321 4.5.3.2 says ten). Nothing waits this long when all is well.
+SMTP_PATIENCE = 60.0
+#: ... and for one IMAP command (the daemon's own default is 30 s).
+IMAP_PATIENCE = 30.0
+#: Seconds a test waits for the mail (or other outcome) the daemon is to produce: a
+#: poll, which ends as soon as it comes, so only a failing test waits this long. It
+#: covers a delivery of the test's mail, the daemon's work and a delivery of its answer
+#: on a loaded machine.
+MAIL_PATIENCE = 60.0
+
+#: Timeouts and back-off for tests: outages heal in a second (the waits between tries
+#: are short), while one answer of a busy server is waited for as a mail program would.
 QUICK = {
-    "imap": {"timeout": 5.0, "reconnect_min": 0.1, "reconnect_max": 0.5,
+    "imap": {"timeout": IMAP_PATIENCE, "reconnect_min": 0.1, "reconnect_max": 0.5,
              "idle": True, "idle_timeout": 30.0},
-    "smtp": {"timeout": 5.0, "retry_min": 0.1, "retry_max": 0.5},
+    "smtp": {"timeout": SMTP_PATIENCE, "retry_min": 0.1, "retry_max": 0.5},
 }
 
 
@@ -143,11 +159,10 @@ async def running_daemon(config: Config, clock: Callable[[], float] | None = Non
 
 # -- mail helpers ---------------------------------------------------------------------------
 
-#: Seconds a test's SMTP client waits for each answer. A mail program waits minutes for
-#: the answer to DATA (RFC 5321 4.5.3.2 says ten); the local server answers once it has
-#: delivered, and its delivery tries pymap three times (about 31 s in all) when a loaded
-#: machine keeps pymap busy, as CI's two cores do while the long games run beside.
-SMTP_PATIENCE = 60.0
+#: What one look into a mailbox may meet on a loaded machine or while a server restarts:
+#: a slow login or command, a dropped connection. The caller looks again; its deadline,
+#: not one connection, decides when the mail has failed to come.
+LOOK_AGAIN = (TimeoutError, OSError, aioimaplib.AioImapException)
 
 
 async def send_mail(
@@ -204,7 +219,8 @@ def text_of(message: EmailMessage) -> str:
 
 async def mailbox(servers: Servers, address: str, folder: str = "INBOX") -> list[StoredMail]:
     """Every mail in ADDRESS's FOLDER, without changing any flag ([] if no such user yet)."""
-    client = aioimaplib.IMAP4(host=servers.host, port=servers.imap_port, timeout=5)
+    client = aioimaplib.IMAP4(host=servers.host, port=servers.imap_port,
+                              timeout=IMAP_PATIENCE)
     try:
         await client.wait_hello_from_server()
         login = await client.login(*servers.credentials(address))
@@ -249,7 +265,7 @@ def _parse_fetch(lines: list[Any]) -> list[StoredMail]:
 async def wait_for_mail(
     servers: Servers,
     address: str,
-    timeout: float = 10.0,
+    timeout: float = MAIL_PATIENCE,
     predicate: Callable[[EmailMessage], bool] | None = None,
 ) -> EmailMessage:
     """The first mail in ADDRESS's INBOX that matches PREDICATE, polling until TIMEOUT."""
@@ -257,9 +273,7 @@ async def wait_for_mail(
     while True:
         try:
             stored_mails = await mailbox(servers, address)
-        except TimeoutError:
-            # A loaded machine can make one login slow; the deadline, not one
-            # connection, decides when the mail has failed to come.
+        except LOOK_AGAIN:
             stored_mails = []
         for stored in stored_mails:
             if predicate is None or predicate(stored.message):
@@ -285,17 +299,31 @@ class Inboxes:
         if client is not None and client.get_state() == "SELECTED":
             return client
         client = aioimaplib.IMAP4(host=self.servers.host, port=self.servers.imap_port,
-                                  timeout=5)
-        await client.wait_hello_from_server()
-        if (await client.login(*self.servers.credentials(address))).result != "OK":
+                                  timeout=IMAP_PATIENCE)
+        try:
+            await client.wait_hello_from_server()
+            if (await client.login(*self.servers.credentials(address))).result != "OK":
+                await _close(client)
+                return None  # no mailbox before its first mail
+            assert (await client.select("INBOX")).result == "OK"
+        except BaseException:
             await _close(client)
-            return None  # no mailbox before its first mail
-        assert (await client.select("INBOX")).result == "OK"
+            raise
         self.clients[address] = client
         return client
 
     async def refresh(self, address: str) -> list[StoredMail]:
+        """ADDRESS's mail, with what came since the last look (as before, should this
+        look meet a slow or lost connection: the next one starts afresh)."""
         known = self.mails.setdefault(address, [])
+        try:
+            return await self._fetch_new(address, known)
+        except LOOK_AGAIN:
+            if (client := self.clients.pop(address, None)) is not None:
+                await _close(client)
+            return known
+
+    async def _fetch_new(self, address: str, known: list[StoredMail]) -> list[StoredMail]:
         last = known[-1].uid if known else 0
         client = await self._client(address)
         if client is None:
@@ -323,7 +351,7 @@ class Inboxes:
         self.clients.clear()
 
     async def wait(self, address: str, predicate: Callable[[EmailMessage], bool],
-                   timeout: float = 10.0) -> EmailMessage:
+                   timeout: float = MAIL_PATIENCE) -> EmailMessage:
         """The first mail of ADDRESS that matches PREDICATE, polling until TIMEOUT."""
         deadline = time.monotonic() + timeout
         while True:
@@ -368,12 +396,16 @@ async def assert_no_mail(
 
 
 async def wait_until_seen(
-    servers: Servers, address: str, message_id: str, timeout: float = 10.0
+    servers: Servers, address: str, message_id: str, timeout: float = MAIL_PATIENCE
 ) -> StoredMail:
     """The mail with MESSAGE_ID in ADDRESS's INBOX, once it is flagged \\Seen."""
     deadline = time.monotonic() + timeout
     while True:
-        for stored in await mailbox(servers, address):
+        try:
+            stored_mails = await mailbox(servers, address)
+        except LOOK_AGAIN:
+            stored_mails = []
+        for stored in stored_mails:
             if stored.message["Message-ID"] == message_id and stored.seen:
                 return stored
         if time.monotonic() > deadline:
@@ -406,8 +438,9 @@ class CliResult:
     stderr: str
 
 
-async def run_cli(*args: str, timeout: float = 20.0) -> CliResult:
-    """Run `moderator ARGS...` to completion."""
+async def run_cli(*args: str, timeout: float = 2 * MAIL_PATIENCE) -> CliResult:
+    """Run `moderator ARGS...` to completion (a start alone, imports and all, takes
+    seconds on a loaded machine; `mail --wait N` needs N more)."""
     process = await asyncio.create_subprocess_exec(
         moderator_script(), *args, env=_cli_env(),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
@@ -590,11 +623,13 @@ def write_config(path: Path, servers: LocalMail, workdir: Path, *,
     user, password = servers.credentials(service.MODERATOR_ADDRESS)
     sections: dict[str, dict[str, object]] = {
         "imap": {"host": servers.host, "port": servers.imap_port, "tls": "none",
-                 "user": user, "password": password, "timeout": 5, "reconnect_min": 0.1,
+                 "user": user, "password": password, "timeout": IMAP_PATIENCE,
+                 "reconnect_min": 0.1,
                  "reconnect_max": 0.5, "idle": False, "poll_interval": 0.05,
                  **(imap or {})},
         "smtp": {"host": servers.host, "port": servers.smtp_port, "tls": "none",
-                 "timeout": 5, "retry_min": 0.1, "retry_max": 0.5, **(smtp or {})},
+                 "timeout": SMTP_PATIENCE, "retry_min": 0.1, "retry_max": 0.5,
+                 **(smtp or {})},
         "moderator": {"address": service.MODERATOR_ADDRESS,
                       "secret": "a test secret, long enough",
                       "database": str(workdir / "moderator.sqlite"), **(moderator or {})},

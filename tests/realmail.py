@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from mailservers import IMAP_PATIENCE, SMTP_PATIENCE
 
 from moderator.config import Config, ImapConfig, ModeratorConfig, SmtpConfig
 
@@ -438,19 +439,20 @@ def moderator_config(servers: RealMail, workdir: Path, address: str, *,
                      smtp: dict[str, object] | None = None,
                      moderator: dict[str, object] | None = None) -> Config:
     """The daemon's configuration on SERVERS as ADDRESS (a mailbox of the test's own),
-    with the quick timeouts of the embedded pair's tests; the dicts replace fields."""
+    with the timeouts and quick retries of the embedded pair's tests (tests/mailservers.py,
+    QUICK); the dicts replace fields."""
     user, password = servers.credentials(address)
     workdir.mkdir(parents=True, exist_ok=True)
     return Config(
         imap=ImapConfig(**{  # type: ignore[arg-type]
             "host": HOST, "port": servers.ports.imap, "tls": "starttls", "user": user,
-            "password": password, "ca_file": servers.ca_file, "timeout": 5.0,
+            "password": password, "ca_file": servers.ca_file, "timeout": IMAP_PATIENCE,
             "reconnect_min": 0.1, "reconnect_max": 0.5, "idle": True,
             "idle_timeout": 30.0, **(imap or {})}),
         smtp=SmtpConfig(**{  # type: ignore[arg-type]
             "host": HOST, "port": servers.ports.submission, "tls": "starttls",
             "user": user, "password": password, "ca_file": servers.ca_file,
-            "timeout": 5.0, "retry_min": 0.1, "retry_max": 0.5, **(smtp or {})}),
+            "timeout": SMTP_PATIENCE, "retry_min": 0.1, "retry_max": 0.5, **(smtp or {})}),
         moderator=ModeratorConfig(**{  # type: ignore[arg-type]
             "address": address, "secret": "a realmail test secret, long enough",
             "database": workdir / "moderator.sqlite", **(moderator or {})}),
@@ -503,8 +505,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     marked = [item for item in items if item.get_closest_marker("realmail")]
-    if not marked or os.environ.get("CI"):
-        return  # in CI a missing server fails the tests (the fixture raises)
+    if not marked:
+        return
+    if os.environ.get("CI"):
+        # Installed now, outside any test's time limit (apt-get on a fresh machine takes
+        # minutes); a missing server fails the tests (the fixture raises), not skips them.
+        ensure_installed()
+        return
     why = _unavailable[0] if _unavailable else ensure_installed()
     if why is None:
         return
@@ -552,11 +559,13 @@ def config_file(servers: RealMail, path: Path, address: str, *,
     user, password = servers.credentials(address)
     sections: dict[str, dict[str, object]] = {
         "imap": {"host": HOST, "port": servers.ports.imap, "tls": "starttls", "user": user,
-                 "password": password, "ca_file": str(servers.ca_file), "timeout": 5.0,
+                 "password": password, "ca_file": str(servers.ca_file),
+                 "timeout": IMAP_PATIENCE,
                  "reconnect_min": 0.1, "reconnect_max": 0.5, **(imap or {})},
         "smtp": {"host": HOST, "port": servers.ports.submission, "tls": "starttls",
                  "user": user, "password": password, "ca_file": str(servers.ca_file),
-                 "timeout": 5.0, "retry_min": 0.1, "retry_max": 0.5, **(smtp or {})},
+                 "timeout": SMTP_PATIENCE, "retry_min": 0.1, "retry_max": 0.5,
+                 **(smtp or {})},
         "moderator": {"address": address, "secret": "a realmail test secret, long enough",
                       "database": str(path.parent / "moderator.sqlite"), **(moderator or {})},
     }

@@ -81,20 +81,20 @@ async def test_a_batch_of_moves_gives_each_other_member_one_report(
     await deliver_before_start(mail_servers, config, game_id, mails)
     async with running_daemon(config):
         for number, (seat, _) in enumerate(mails, 1):  # each sender's reply, at once
-            await wait_for_mail(mail_servers, PLAYERS[seat], timeout=30,
+            await wait_for_mail(mail_servers, PLAYERS[seat],
                                 predicate=at_move(number))
         reader = next(a for a in PLAYERS.values() if a not in senders)
         said = [line for move in store.logged_moves(game_id) for line in move.said or ()]
         assert len(said) >= 3
         for address in (reader, MASTER):
-            report = await wait_for_mail(mail_servers, address, timeout=30,
+            report = await wait_for_mail(mail_servers, address,
                                          predicate=at_move(3))
             text = " ".join(text_of(report).split())
             for line in said:  # the batch's three moves in the one report
                 assert " ".join(line.split()) in text, (line, text)
         # The first two senders are caught up too; the last one's reply showed move 3.
         for seat, _ in mails[:2]:
-            await wait_for_mail(mail_servers, PLAYERS[seat], timeout=30,
+            await wait_for_mail(mail_servers, PLAYERS[seat],
                                 predicate=at_move(3))
         deadline = time.monotonic() + 60
         while store.execute("SELECT COUNT(*) FROM outbox WHERE sent IS NULL") != [(0,)]:
@@ -131,7 +131,7 @@ async def test_reports_a_batch_owes_are_sent_after_the_daemon_died(
     assert batching.owed(store) == [game_id]
     async with running_daemon(config):
         for address in (MASTER, *PLAYERS.values()):
-            report = await wait_for_mail(mail_servers, address, timeout=30,
+            report = await wait_for_mail(mail_servers, address,
                                          predicate=at_move(1))
             said = store.logged_moves(game_id)[0].said or ()
             assert said and all(" ".join(line.split()) in " ".join(text_of(report).split())
@@ -178,13 +178,13 @@ async def test_a_batch_cut_short_sends_what_it_owes_and_its_rest_follows(
         senders = {PLAYERS[seat] for seat, _ in mails}
         reader = next(a for a in PLAYERS.values() if a not in senders)
         for address in (reader, MASTER):
-            await wait_for_mail(mail_servers, address, timeout=30, predicate=at_move(2))
+            await wait_for_mail(mail_servers, address, predicate=at_move(2))
         # Sent before the inbox fetched the third mail again.
         assert len(store.moves(game_id)) == 2
         assert len(received) == 3
         for address in (reader, MASTER):
-            await wait_for_mail(mail_servers, address, timeout=30, predicate=at_move(3))
-        await wait_for_mail(mail_servers, PLAYERS[mails[2][0]], timeout=30,
+            await wait_for_mail(mail_servers, address, predicate=at_move(3))
+        await wait_for_mail(mail_servers, PLAYERS[mails[2][0]],
                             predicate=at_move(3))
         deadline = time.monotonic() + 60
         while store.execute("SELECT COUNT(*) FROM outbox WHERE sent IS NULL") != [(0,)]:

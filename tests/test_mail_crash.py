@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from mailservers import (
+    MAIL_PATIENCE,
     daemon_process,
     seat_address,
     seat_game,
@@ -55,11 +56,12 @@ async def test_killed_at_each_point_applies_once_and_reports_once(
     async with daemon_process(config_path, **{CRASH_ENV: point}) as doomed:
         await send_mail(mail_servers, mover, seat_address(config, game_id, first.seat),
                         f"Re: [{game_id}] SR 1", "buy TCC\n")
-        assert await asyncio.wait_for(doomed.wait(), 30) == -9  # SIGKILL, at POINT
+        # SIGKILL, at POINT (after a start, a delivery and the work: a minute at most)
+        assert await asyncio.wait_for(doomed.wait(), MAIL_PATIENCE) == -9
 
     async with daemon_process(config_path):
         for address in MEMBERS:  # every report arrives after the restart
-            report = await wait_for_mail(mail_servers, address, timeout=15,
+            report = await wait_for_mail(mail_servers, address,
                                          predicate=lambda m: m["X-Moderator-Move"] == "1")
             assert f"{first.seat} buys TCC for $20" in text_of(report)
         # A second mail is processed normally after the restart.
@@ -68,7 +70,7 @@ async def test_killed_at_each_point_applies_once_and_reports_once(
         await send_mail(mail_servers, PLAYERS[second.seat],
                         seat_address(config, game_id, second.seat), "Re: orders", "pass\n")
         for address in MEMBERS:
-            await wait_for_mail(mail_servers, address, timeout=15,
+            await wait_for_mail(mail_servers, address,
                                 predicate=lambda m: m["X-Moderator-Move"] == "2")
 
     assert len(store.moves(game_id)) == 2  # the first mail applied once, the second once

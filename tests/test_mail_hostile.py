@@ -36,6 +36,7 @@ import pytest
 import pytest_asyncio
 from hostile_corpus import MODERATOR, Hostile, corpus, sample
 from mailservers import (
+    MAIL_PATIENCE,
     SMTP_PATIENCE,
     daemon_settings,
     moderator_script,
@@ -97,7 +98,7 @@ def answers_to(servers: LocalMail, address: str) -> list[EmailMessage]:
 
 
 async def wait_for_answers(servers: LocalMail, addresses: Iterable[str],
-                           timeout: float = 30.0) -> None:
+                           timeout: float = MAIL_PATIENCE) -> None:
     """Wait until every one of ADDRESSES has had an answer."""
     wanted = {a.lower() for a in addresses}
     deadline = time.monotonic() + timeout
@@ -282,7 +283,7 @@ async def test_a_failing_mail_is_retried_then_quarantined_answered_once_and_rele
     released = await run_cli("quarantine", "release", f"#{number.group(1)}", "--db", db)
     assert released.returncode == 0, released.stderr
     await wait_for_answers(mail_servers, ["poison@example.org"])
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + MAIL_PATIENCE
     while len(answers_to(mail_servers, "poison@example.org")) < 2:
         assert time.monotonic() < deadline, "the released mail was not answered"
         await asyncio.sleep(0.05)
@@ -299,7 +300,7 @@ async def test_when_not_even_the_notice_can_go_the_mail_is_quarantined_silently(
         BEGIN SELECT RAISE(ABORT, 'no mail to mute'); END""")
     await send_mail(mail_servers, "mute@example.org", MODERATOR, "help", "help\n")
     await help_is_answered(mail_servers)
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + MAIL_PATIENCE
     while not [r for r in message_rows(daemon) if r[3] is not None]:
         assert time.monotonic() < deadline, "the mail was not quarantined"
         await asyncio.sleep(0.05)
@@ -365,7 +366,7 @@ async def test_a_reused_message_id_with_other_content_is_a_new_mail(
     # The same Message-ID on a mail that says something else: answered.
     await send_mail(mail_servers, "reuse@example.org", MODERATOR, "two", "help orders\n",
                     headers)
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + MAIL_PATIENCE
     while len(answers_to(mail_servers, "reuse@example.org")) < 2:
         assert time.monotonic() < deadline, "the second mail was not answered"
         await asyncio.sleep(0.05)

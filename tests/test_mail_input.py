@@ -14,6 +14,7 @@ import aiosmtplib
 import pytest
 import pytest_asyncio
 from mailservers import (
+    MAIL_PATIENCE,
     SMTP_PATIENCE,
     assert_no_mail,
     daemon_settings,
@@ -70,7 +71,7 @@ class Table:
                               port=self.servers.smtp_port, local_hostname="localhost",
                               timeout=SMTP_PATIENCE)
 
-    async def answer(self, address: str, message_id: str, timeout: float = 10
+    async def answer(self, address: str, message_id: str, timeout: float = MAIL_PATIENCE
                      ) -> EmailMessage:
         return await wait_for_mail(self.servers, address, timeout=timeout,
                                    predicate=lambda m: m["In-Reply-To"] == message_id)

@@ -19,7 +19,7 @@ async def test_a_game_set_up_and_played_with_moderator_mail(tmp_path: Path) -> N
 
         async def mail(sender: str, *lines: str) -> str:
             result = await run_cli("mail", "--workdir", str(workdir), "--as", sender,
-                                   "--wait", "20", *lines, timeout=40)
+                                   "--wait", "60", *lines)
             assert result.returncode == 0, result.stderr
             assert "No answer within" not in result.stdout, result.stdout
             return result.stdout

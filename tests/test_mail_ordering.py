@@ -188,7 +188,9 @@ def test_a_clock_running_behind_on_another_device_is_not_late(tmp_path: Path) ->
 @pytest.mark.timeout(90)
 async def test_mails_arriving_in_reverse_are_applied_in_the_order_written(
         mail_servers: LocalMail) -> None:
-    config = await daemon_settings(mail_servers, moderator={"order_window": 3.0})
+    # The window must hold the four sendings, each waiting for its delivery into pymap:
+    # a second when all is well, many on a loaded machine.
+    config = await daemon_settings(mail_servers, moderator={"order_window": 10.0})
     game_id = seat_game(config, PLAYERS)
     store = Store(config.moderator.database)
     try:
@@ -208,7 +210,7 @@ async def test_mails_arriving_in_reverse_are_applied_in_the_order_written(
                 await asyncio.sleep(0.4)
             for number in range(len(chain)):
                 answer = await wait_for_mail(
-                    mail_servers, PLAYERS[seat], timeout=30,
+                    mail_servers, PLAYERS[seat],
                     predicate=lambda m, n=number: m["In-Reply-To"] == sent[n])
                 assert "Applied." in text_of(answer), text_of(answer)
         # Each move made by the mail written for it: orders 0, 1, 2, 3.

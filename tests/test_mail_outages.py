@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import pytest
 from mailservers import (
+    MAIL_PATIENCE,
     daemon_settings,
     running_daemon,
     seat_address,
@@ -29,7 +30,7 @@ MODERATOR = service.MODERATOR_ADDRESS
 PLAYERS = {"Ann": "ann@example.org", "Bob": "bob@example.org", "Cy": "cy@example.org"}
 
 
-async def until(check: Callable[[], bool], timeout: float = 10.0) -> None:
+async def until(check: Callable[[], bool], timeout: float = MAIL_PATIENCE) -> None:
     """Poll CHECK until it is true (the daemon runs on this loop: never block it)."""
     deadline = time.monotonic() + timeout
     while not check():
@@ -80,16 +81,16 @@ async def test_mail_waits_while_smtp_is_down_and_goes_when_it_returns(
 async def test_imap_restart_during_idle_is_survived(
     mail_servers: LocalMail, caplog: pytest.LogCaptureFixture
 ) -> None:
-    config = await daemon_settings(mail_servers)
+    # IDLE is renewed only after ten minutes: a reply within MAIL_PATIENCE shows that
+    # the daemon noticed the lost connection itself, not at its IDLE's end.
+    config = await daemon_settings(mail_servers, imap={"idle_timeout": 600.0})
     assert config.imap.idle
     async with running_daemon(config):
         await send_mail(mail_servers, "ann@example.org", MODERATOR, "one", "help\n")
         await wait_for_mail(mail_servers, "ann@example.org",
                             predicate=lambda m: m["Subject"] == "Re: one")
         await mail_servers.restart_imap()  # the daemon is in IDLE: its connection drops
-        started = time.monotonic()
         await send_mail(mail_servers, "ann@example.org", MODERATOR, "two", "help\n")
-        await wait_for_mail(mail_servers, "ann@example.org", timeout=10,
+        await wait_for_mail(mail_servers, "ann@example.org",
                             predicate=lambda m: m["Subject"] == "Re: two")
-        assert time.monotonic() - started < 5
     assert "IMAP session ended" in caplog.text  # it did lose the connection

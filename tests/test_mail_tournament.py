@@ -109,7 +109,7 @@ async def test_a_tournament_by_mail(mail_servers: LocalMail, moderator: Config) 
             asked = await inboxes.wait(address, lambda m: "[confirm " in str(m["Subject"]))
             await reply_to(servers, address, asked, "yes\n")
         for address in [*PLAYERS, RESERVE]:
-            await inboxes.wait(address, answered("you are entered in Cup"), timeout=30)
+            await inboxes.wait(address, answered("you are entered in Cup"))
 
         closed = await direct("close entry Cup minimum 50")
         assert "entry to Cup is closed: 9 players, 1 below the minimum of 50%" in closed

@@ -12,11 +12,13 @@ import contextlib
 import shutil
 import ssl
 import subprocess
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from mailservers import (
+    MAIL_PATIENCE,
     daemon_settings,
     mailbox,
     running_daemon,
@@ -41,9 +43,9 @@ async def test_processed_mail_is_moved_to_the_processed_folder(
         message_id = await send_mail(mail_servers, "ann@example.org", MODERATOR, "hi", "help")
         await wait_for_mail(mail_servers, "ann@example.org",
                             predicate=lambda m: m["In-Reply-To"] == message_id)
-        for _ in range(100):
-            done = await mailbox(mail_servers, MODERATOR, folder='"Done Mail"')
-            if done:
+        deadline = time.monotonic() + MAIL_PATIENCE
+        while not (done := await mailbox(mail_servers, MODERATOR, folder='"Done Mail"')):
+            if time.monotonic() > deadline:
                 break
             await asyncio.sleep(0.05)
         assert [m.message["Message-ID"] for m in done] == [message_id]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import aioimaplib
 import pytest
-from mailservers import run_cli, running_daemon
+from mailservers import MAIL_PATIENCE, run_cli, running_daemon
 from realmail import RealMail, moderator_config, unique_address
 
 pytestmark = [pytest.mark.mail, pytest.mark.realmail, pytest.mark.timeout(120)]
@@ -64,7 +64,7 @@ async def subjects(servers: RealMail, address: str, folder: str) -> list[str]:
 
 
 async def wait_for(servers: RealMail, address: str, folder: str, wanted: list[str],
-                   timeout: float = 30.0) -> None:
+                   timeout: float = MAIL_PATIENCE) -> None:
     deadline = time.monotonic() + timeout
     while (now := await subjects(servers, address, folder)) != wanted:
         if time.monotonic() > deadline:
@@ -131,7 +131,7 @@ async def test_a_mailbox_near_its_quota_is_a_warning_and_fails_the_health_check(
     assert "used (1" in warnings[0].message and "of 200 KB" in warnings[0].message
 
 
-async def _health_when(database: str, wanted: str, timeout: float = 30.0) -> object:
+async def _health_when(database: str, wanted: str, timeout: float = MAIL_PATIENCE) -> object:
     """`moderator health --db DATABASE`, once its quota line says WANTED."""
     deadline = time.monotonic() + timeout
     while True:

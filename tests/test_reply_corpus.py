@@ -202,7 +202,7 @@ async def run_corpus(servers: Servers, config: Config, replies: list[Reply]) -> 
             await aiosmtplib.send(raw, sender=sender, recipients=[to], hostname=servers.host,
                                   port=servers.smtp_port, local_hostname="localhost",
                                   timeout=SMTP_PATIENCE)
-            answer = await wait_for_mail(servers, sender, timeout=30,
+            answer = await wait_for_mail(servers, sender,
                                          predicate=lambda m, i=message_id: m["In-Reply-To"] == i)
             after = store.load(live.game_id)
             applied = [(m.seat, m.action) for m in after.log[before:]]

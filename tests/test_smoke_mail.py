@@ -124,7 +124,7 @@ async def test_moderator_serve_subprocess_answers_moderator_mail(tmp_path: Path)
         assert '--as gm@example.org --new "create game 18TN"' in served.banner
 
         sent = await run_cli("mail", "--workdir", str(workdir), "--as", "gm@example.org",
-                             "--wait", "15", "create game 18TN")
+                             "--wait", "60", "create game 18TN")
         assert sent.returncode == 0, sent.stderr
         assert MODERATOR in sent.stdout
         assert "Game 18TN-1 (18TN) is created" in sent.stdout  # the answer, printed

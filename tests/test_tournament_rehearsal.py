@@ -22,8 +22,8 @@ async def test_a_small_tournament_rehearsed_on_the_embedded_service(tmp_path: Pa
         assert "Tournament directors: dana@localhost" in served.banner
 
         async def mail(sender: str, *lines: str, new: bool = False) -> str:
-            args = ["mail", "--workdir", str(workdir), "--as", sender, "--wait", "20"]
-            sent = await run_cli(*args, *(["--new"] if new else []), *lines, timeout=40)
+            args = ["mail", "--workdir", str(workdir), "--as", sender, "--wait", "60"]
+            sent = await run_cli(*args, *(["--new"] if new else []), *lines)
             assert sent.returncode == 0, sent.stderr
             return sent.stdout
 

@@ -41,8 +41,9 @@ class HookServer:
     def release(self) -> None:
         self._released.set()
 
-    async def wait_for(self, count: int, timeout: float = 20.0) -> list[Received]:
-        """Once COUNT requests have come (failing the test after TIMEOUT)."""
+    async def wait_for(self, count: int, timeout: float = 60.0) -> list[Received]:
+        """Once COUNT requests have come (failing the test after TIMEOUT: a post may
+        follow a mail's delivery and processing, slow on a loaded machine)."""
         async with self._arrived:
             await asyncio.wait_for(self._arrived.wait_for(lambda: len(self.received) >= count
                                                           or self.hanging >= count), timeout)
