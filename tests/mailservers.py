@@ -107,6 +107,9 @@ IMAP_PATIENCE = 30.0
 #: covers a delivery of the test's mail, the daemon's work and a delivery of its answer
 #: on a loaded machine.
 MAIL_PATIENCE = 60.0
+#: Seconds a stopping daemon is given: it finishes the mail it is processing and the
+#: sending under way (each answer waited for up to SMTP_PATIENCE) before it ends.
+STOP_PATIENCE = 2 * SMTP_PATIENCE
 
 #: Timeouts and back-off for tests: outages heal in a second (the waits between tries
 #: are short), while one answer of a busy server is waited for as a mail program would.
@@ -151,7 +154,7 @@ async def running_daemon(config: Config, clock: Callable[[], float] | None = Non
     finally:
         stop.set()
         try:
-            await asyncio.wait_for(task, 10)
+            await asyncio.wait_for(task, STOP_PATIENCE)
         except BaseException:
             task.cancel()
             raise
@@ -480,7 +483,7 @@ class ServeProcess:
 
 @contextlib.asynccontextmanager
 async def serve_subprocess(
-    workdir: Path, *extra: str, startup_timeout: float = 20.0
+    workdir: Path, *extra: str, startup_timeout: float = MAIL_PATIENCE
 ) -> AsyncIterator[ServeProcess]:
     """Start `moderator serve --workdir WORKDIR EXTRA...` on free ports; SIGTERM it on
     exit."""
@@ -520,7 +523,8 @@ async def _collect(stream: asyncio.StreamReader | None, into: list[str]) -> None
         into.append(line.decode(errors="replace"))
 
 
-async def _stop(process: asyncio.subprocess.Process, timeout: float = 10.0) -> None:
+async def _stop(process: asyncio.subprocess.Process, timeout: float = STOP_PATIENCE
+                ) -> None:
     if process.returncode is None:
         with contextlib.suppress(ProcessLookupError):
             process.send_signal(signal.SIGTERM)

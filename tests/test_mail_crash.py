@@ -33,7 +33,8 @@ from moderator.crash import CRASH_ENV, POINTS
 from moderator.mail.local import LocalMail
 from moderator.store import Store
 
-pytestmark = [pytest.mark.mail, pytest.mark.timeout(60)]
+# Two daemon starts and eight reports: 25 s on a loaded machine, so 180.
+pytestmark = [pytest.mark.mail, pytest.mark.timeout(180)]
 
 MODERATOR = service.MODERATOR_ADDRESS
 PLAYERS = {"Ann": "ann@example.org", "Bob": "bob@example.org", "Cy": "cy@example.org"}

@@ -32,7 +32,8 @@ from moderator.desk.orders import apply_submission, run_submission
 from moderator.mail.local import LocalMail
 from moderator.store import Store
 
-pytestmark = [pytest.mark.mail, pytest.mark.timeout(120)]
+# A game by mail, some 36 s on a loaded machine: 240 leaves a margin.
+pytestmark = [pytest.mark.mail, pytest.mark.timeout(240)]
 
 MODERATOR = service.MODERATOR_ADDRESS
 GM = "gm@example.org"

@@ -10,7 +10,8 @@ from mailservers import run_cli, serve_subprocess
 
 from moderator.store import Store
 
-pytestmark = [pytest.mark.mail, pytest.mark.timeout(90)]
+# A CLI start per mail, seven mails: some 50 s on a loaded machine, so 300.
+pytestmark = [pytest.mark.mail, pytest.mark.timeout(300)]
 
 
 async def test_a_game_set_up_and_played_with_moderator_mail(tmp_path: Path) -> None:

@@ -13,7 +13,8 @@ from mailservers import run_cli, serve_subprocess
 
 from moderator.cli import main
 
-pytestmark = [pytest.mark.mail, pytest.mark.slow, pytest.mark.timeout(180)]
+# Twelve mails by the CLI, a start each (some 7 s on a loaded machine): 400.
+pytestmark = [pytest.mark.mail, pytest.mark.slow, pytest.mark.timeout(400)]
 
 
 async def test_a_small_tournament_rehearsed_on_the_embedded_service(tmp_path: Path) -> None:

@@ -236,7 +236,8 @@ class LocalMail:
         password: The password of every local user.
         require_auth: Whether SMTP clients must AUTH before sending.
         starttls: A server TLS context: SMTP then offers (and requires) STARTTLS.
-        startup_timeout: Seconds to wait for pymap's IMAP greeting.
+        startup_timeout: Seconds to wait for pymap's IMAP greeting (a Python start:
+            a second when all is well, many on a loaded machine).
         keeps: Which recipients' mail is put into their mailbox (None: everyone's);
             the rest is accepted and only counted in `accepted`, as mail leaving for
             other servers would be (`moderator bench mail` keeps only the moderator's).
@@ -252,7 +253,7 @@ class LocalMail:
         password: str = LOCAL_PASSWORD,
         require_auth: bool = False,
         starttls: ssl.SSLContext | None = None,
-        startup_timeout: float = 15.0,
+        startup_timeout: float = 30.0,
         keeps: Callable[[str], bool] | None = None,
     ) -> None:
         self.directory = Path(directory)
