@@ -256,8 +256,10 @@ async def test_a_hung_game_does_not_delay_another_games_posts() -> None:
 async def test_a_post_gives_up_when_its_total_is_spent() -> None:
     """However many tries the policy allows, one post holds its game for at most
     `total` seconds: the next post of the game goes then."""
-    policy = WebhookPolicy(timeout=0.3, attempts=50, retry_min=0.1, allow_private=True,
-                           total=1.0)
+    # Seconds enough that a loaded machine's pause of a second or two leaves the
+    # second try inside the total.
+    policy = WebhookPolicy(timeout=1.0, attempts=50, retry_min=0.3, allow_private=True,
+                           total=3.0)
     sender = WebhookSender(policy)
     stop = asyncio.Event()
     async with hook_server(503) as server:
@@ -269,7 +271,7 @@ async def test_a_post_gives_up_when_its_total_is_spent() -> None:
             await asyncio.sleep(0.02)
         stop.set()
         await task
-    # Tries after waits of 0.1, 0.2 and 0.4 s; the next wait would end past the total.
+    # Tries after waits of 0.3, 0.6 and 1.2 s; the next wait would end past the total.
     tries = [r.json()["move"] for r in server.received]
     assert 2 <= tries.count(1) <= 5 and 2 <= tries.count(2) <= 5, tries
 
