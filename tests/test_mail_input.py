@@ -156,10 +156,12 @@ async def test_a_5_mb_mail_and_a_reply_quoting_the_whole_report(table: Table) ->
     raw = head(sender, table.to(seat), mid, extra="Content-Type: text/plain\r\n\r\n")
     raw += ("buy TCC\r\n-- \r\n" + junk).encode()
     assert len(raw) > 5 * 1024 * 1024
-    started = time.monotonic()
+    # The CPU of this process (the SMTP server, the daemon, the test's clients), which a
+    # loaded machine does not stretch as it does the wall clock (pymap's is its own).
+    started = time.process_time()
     await table.send(sender, table.to(seat), raw)
-    assert "Applied. The next move is 1." in text_of(await table.answer(sender, mid, 20))
-    assert time.monotonic() - started < 15
+    assert "Applied. The next move is 1." in text_of(await table.answer(sender, mid))
+    assert time.process_time() - started < 15
 
     # A reply on top of the whole previous report, quoted with "> ".
     report = await wait_for_mail(table.servers, sender,
