@@ -74,6 +74,7 @@ from moderator.mail.dkim import DkimError
 from moderator.mail.endpoints import (
     ENDPOINTS_FILE,
     LOCAL_HOST,
+    LOCAL_SMTP_PATIENCE,
     EmbeddedEndpoints,
     MailEndpoints,
     port_is_free,
@@ -264,8 +265,9 @@ def embedded_config(endpoints: MailEndpoints, workdir: Path,
         imap=ImapConfig(host=endpoints.host, port=endpoints.imap_port, tls="none", user=user,
                         password=password, reconnect_min=0.5, reconnect_max=5.0,
                         idle=False, poll_interval=0.25),
+        # The local server answers DATA once it has delivered (LOCAL_SMTP_PATIENCE).
         smtp=SmtpConfig(host=endpoints.host, port=endpoints.smtp_port, tls="none",
-                        retry_min=1.0, retry_max=30.0),
+                        timeout=LOCAL_SMTP_PATIENCE, retry_min=1.0, retry_max=30.0),
         # The embedded server files each mail as it takes it: a player's mails arrive
         # in the order sent, and nothing need wait for the order of writing.
         moderator=ModeratorConfig(address=address, secret=_local_secret(workdir),

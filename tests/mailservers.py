@@ -50,6 +50,7 @@ import pytest_asyncio
 from engine.game import Game
 from moderator import service
 from moderator.config import Config
+from moderator.mail.endpoints import LOCAL_SMTP_PATIENCE
 from moderator.mail.local import LocalMail
 from moderator.service import EmbeddedEndpoints, embedded_config, replace_config
 
@@ -93,13 +94,11 @@ async def moderator(mail_servers: LocalMail) -> AsyncIterator[Config]:
         yield config
 
 
-#: Seconds the daemon and a test's clients wait for one answer of a server. Not short:
-#: the local SMTP server answers DATA once it has delivered, and its delivery tries
-#: pymap three times (about 31 s in all) when a loaded machine keeps pymap busy, as CI's
-#: two cores do while the long games run beside; a client that gave up sooner would
-#: send the mail again (a duplicate) or fail the test. A mail program waits minutes for
-#: that answer (RFC 5321 4.5.3.2 says ten). Nothing waits this long when all is well.
-SMTP_PATIENCE = 60.0
+#: Seconds the daemon and a test's clients wait for one answer of an SMTP server: the
+#: local one answers DATA once it has delivered, some 31 s at worst when a loaded
+#: machine keeps pymap busy (as CI's two cores do while the long games run beside); a
+#: client that gave up sooner would send the mail again (a duplicate) or fail the test.
+SMTP_PATIENCE = LOCAL_SMTP_PATIENCE
 #: ... and for one IMAP command (the daemon's own default is 30 s).
 IMAP_PATIENCE = 30.0
 #: Seconds a test waits for the mail (or other outcome) the daemon is to produce: a

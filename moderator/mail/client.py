@@ -32,15 +32,16 @@ import aioimaplib
 import aiosmtplib
 import click
 
-from moderator.mail.endpoints import ENDPOINTS_FILE, EmbeddedEndpoints, read_endpoints
+from moderator.mail.endpoints import (
+    ENDPOINTS_FILE,
+    LOCAL_SMTP_PATIENCE,
+    EmbeddedEndpoints,
+    read_endpoints,
+)
 
 __all__ = ["build_mail", "send_lines"]
 
 _TIMEOUT = 30.0
-# The local SMTP server answers DATA once it has delivered, and on a loaded machine its
-# delivery may try pymap three times (local.py: some 31 s): wait for that answer as a
-# mail program does (RFC 5321 4.5.3.2 says ten minutes), not less than the server takes.
-_SMTP_TIMEOUT = 60.0
 # The sequence number of a FETCH answer; a player's local mailbox is never expunged, so
 # it names a mail as well as its UID (which pymap may send after the message).
 _SEQ_RE = re.compile(rb"^(\d+) FETCH")
@@ -103,7 +104,7 @@ async def _exchange(endpoints: EmbeddedEndpoints, sender: str, subject: str,
     known = {m.uid for m in await _inbox(endpoints, address)}
     await aiosmtplib.send(message, hostname=endpoints.mail.host,
                           port=endpoints.mail.smtp_port, local_hostname="localhost",
-                          timeout=_SMTP_TIMEOUT)
+                          timeout=LOCAL_SMTP_PATIENCE)
     count = f"{len(lines)} line{'s' if len(lines) != 1 else ''}"
     how = f"in reply to \"{previous['Subject']}\"" if previous is not None else "as a new mail"
     echo(f"Mailed {count} from {sender} to {message['To']} {how}.")

@@ -16,6 +16,7 @@ from pathlib import Path
 __all__ = [
     "ENDPOINTS_FILE",
     "LOCAL_HOST",
+    "LOCAL_SMTP_PATIENCE",
     "EmbeddedEndpoints",
     "MailEndpoints",
     "free_port",
@@ -27,6 +28,12 @@ __all__ = [
 LOCAL_HOST = "127.0.0.1"
 #: What a running embedded service writes into its work folder.
 ENDPOINTS_FILE = "endpoints.json"
+#: Seconds a client of the local SMTP server waits for an answer. The server answers
+#: DATA once the mail is in the mailbox, and on a loaded machine its delivery tries
+#: pymap three times (`moderator.mail.local`: some 31 s at worst for a small mail); a
+#: client that gave up sooner would send the mail again. Mail programs wait minutes
+#: (RFC 5321 4.5.3.2 says ten for DATA); nothing waits long when all is well.
+LOCAL_SMTP_PATIENCE = 60.0
 
 _BAD_ADDRESS = re.compile(r"[\s\x00-\x1f\x7f:]")
 
