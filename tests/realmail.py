@@ -414,7 +414,7 @@ def _run(command: list[str]) -> None:
                                                 out.read().decode(errors="replace"))
 
 
-def _wait_port(port: int, timeout: float = 20.0) -> None:
+def _wait_port(port: int, timeout: float = 60.0) -> None:  # a start on a loaded machine
     deadline = time.monotonic() + timeout
     while True:
         with contextlib.suppress(OSError), socket.create_connection((HOST, port), 1):

@@ -16,6 +16,7 @@ import functools
 import itertools
 import json
 import random
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -251,9 +252,12 @@ def dense(seed: int, trains: tuple[str, ...], lays: int = 60
 
 def test_out_of_time_gives_a_legal_run_not_proven() -> None:
     rules, state, corp = dense(1, ("8", "8", "8", "8"))
+    # The budget is CPU time, and so is this bound: a loaded machine stretches the wall
+    # clock (found.seconds) however soon the search stops.
+    cpu = time.thread_time()
     found = optimize(rules, state, corp, budget=0.05)
     assert not found.proven
-    assert found.seconds < 2
+    assert time.thread_time() - cpu < 2
     assert found.total > 0
     assert routes.check_run(rules, state, corp, found.action()).revenue == found.total
 
