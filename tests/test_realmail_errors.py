@@ -18,7 +18,8 @@ from realmail import RealMail, moderator_config, unique_address
 from moderator.config import Config
 from moderator.store import Store
 
-pytestmark = [pytest.mark.mail, pytest.mark.realmail, pytest.mark.timeout(120)]
+# Two daemon runs and two CLI starts: 37 s on a loaded machine, so 180.
+pytestmark = [pytest.mark.mail, pytest.mark.realmail, pytest.mark.timeout(180)]
 
 #: Seconds the daemon runs on after logging the error: the short reconnect wait (0.1 s,
 #: doubling to 0.5 s) would have tried some ten times by then.

@@ -34,7 +34,8 @@ from moderator.config import Config
 from moderator.mail.local import LocalMail, free_port, port_is_free
 from moderator.service import skip_reason
 
-pytestmark = [pytest.mark.mail, pytest.mark.timeout(60)]
+# A `moderator serve` and a `moderator mail` took 27 s on a loaded machine: 120.
+pytestmark = [pytest.mark.mail, pytest.mark.timeout(120)]
 
 MODERATOR = service.MODERATOR_ADDRESS
 
