@@ -54,6 +54,8 @@ from moderator.config import Config, ImapConfig, ModeratorConfig, SmtpConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 INSTALL = ROOT / "deploy" / "realmail" / "install.sh"
+#: Seconds the install may take (apt-get update and three packages).
+INSTALL_PATIENCE = 900.0
 HOST = "127.0.0.1"
 #: Every user's password unless a test gives one.
 PASSWORD = "real-mail-secret"
@@ -486,13 +488,19 @@ def ensure_installed() -> str | None:
     # pytest-xdist's workers would run apt-get side by side: one at a time.
     with open(Path(tempfile.gettempdir()) / "realmail-install.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        done = subprocess.run(["sh", str(INSTALL)], capture_output=True, text=True)
+        try:
+            # Minutes on a fresh machine; a hung apt-get fails here, not at CI's end.
+            done = subprocess.run(["sh", str(INSTALL)], capture_output=True, text=True,
+                                  timeout=INSTALL_PATIENCE)
+        except subprocess.TimeoutExpired:
+            return f"{INSTALL} did not finish within {INSTALL_PATIENCE:.0f}s"
     if done.returncode != 0:
         return done.stderr.strip() or f"{INSTALL} failed ({done.returncode})"
     return None
 
 
 _unavailable: list[str] = []
+_install_failed: list[str] = []  # in CI: why the install at collection failed
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -510,7 +518,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if os.environ.get("CI"):
         # Installed now, outside any test's time limit (apt-get on a fresh machine takes
         # minutes); a missing server fails the tests (the fixture raises), not skips them.
-        ensure_installed()
+        if (why := ensure_installed()) is not None:
+            _install_failed.append(why)
         return
     why = _unavailable[0] if _unavailable else ensure_installed()
     if why is None:
@@ -530,7 +539,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
 @pytest.fixture(scope="session")
 def real_mail() -> Iterator[RealMail]:
-    why = ensure_installed()
+    why = _install_failed[0] if _install_failed else ensure_installed()
     if why is not None:
         pytest.fail(f"realmail: Dovecot and Postfix are not available: {why}")
     # Not under pytest's tmp folder: that is private to root, and Dovecot's mail
