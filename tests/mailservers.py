@@ -95,7 +95,7 @@ async def moderator(mail_servers: LocalMail) -> AsyncIterator[Config]:
 
 
 #: Seconds the daemon and a test's clients wait for one answer of an SMTP server: the
-#: local one answers DATA once it has delivered, some 31 s at worst when a loaded
+#: local one answers DATA once it has delivered, some 46 s at worst when a loaded
 #: machine keeps pymap busy (as CI's two cores do while the long games run beside); a
 #: client that gave up sooner would send the mail again (a duplicate) or fail the test.
 SMTP_PATIENCE = LOCAL_SMTP_PATIENCE

@@ -30,10 +30,11 @@ LOCAL_HOST = "127.0.0.1"
 ENDPOINTS_FILE = "endpoints.json"
 #: Seconds a client of the local SMTP server waits for an answer. The server answers
 #: DATA once the mail is in the mailbox, and on a loaded machine its delivery tries
-#: pymap three times (`moderator.mail.local`: some 31 s at worst for a small mail); a
-#: client that gave up sooner would send the mail again. Mail programs wait minutes
-#: (RFC 5321 4.5.3.2 says ten for DATA); nothing waits long when all is well.
-LOCAL_SMTP_PATIENCE = 60.0
+#: pymap three times (`moderator.mail.local`: some 46 s at worst for a small mail, a
+#: second more per attempt and 100 KB); a client that gave up sooner would send the
+#: mail again. Mail programs wait minutes (RFC 5321 4.5.3.2 says ten for DATA); nothing
+#: waits long when all is well.
+LOCAL_SMTP_PATIENCE = 90.0
 
 _BAD_ADDRESS = re.compile(r"[\s\x00-\x1f\x7f:]")
 

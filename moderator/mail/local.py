@@ -85,10 +85,11 @@ PYMAP_LOG = "pymap.log"
 # pymap reads the PBKDF2 rounds from the stored hash, so a loopback-only password
 # can be cheap to check (pymap's default, 500000 rounds, costs ~0.3 s per login).
 _HASH_ROUNDS = 1000
-# A small mail's delivery at worst, every attempt timed out (3 x 10 s and the waits of
-# 0.5 and 1 s between), stays well within LOCAL_SMTP_PATIENCE, what the server's
-# clients wait for the answer to DATA.
-_IMAP_TIMEOUT = 10.0
+# A small mail's delivery at worst, every attempt timed out (3 x 15 s and the waits of
+# 0.5 and 1 s between), stays within LOCAL_SMTP_PATIENCE, what the server's clients
+# wait for the answer to DATA. An attempt is patient: one that gives up while pymap
+# still stores the mail makes the next attempt store it a second time.
+_IMAP_TIMEOUT = 15.0
 _DELIVERY_ATTEMPTS = 3
 _SAFE_NAME = re.compile(r"[a-z0-9][a-z0-9._@-]*")
 
