@@ -63,6 +63,13 @@ mailbox's last known quota in ``meta`` (``imap_quota``).
 Every method that writes expects to run inside `transaction()` unless it says it
 opens its own; transactions nest (savepoints), so a method may be called from inside
 the service's one transaction per message.
+
+Group commit (issue 33): a burst's mails are each processed in a transaction of their
+own that waits for no disk flush (`lazily`); the mails they queue are *held* (due
+never: `OUTBOX_HELD`) until one commit that waits for the disk makes the group durable
+and releases them (`release_held`). A crash of the process loses no commit either way;
+a power cut may lose the group's last commits, but nothing of them has left the
+machine, so those mails are processed again, once.
 """
 
 from __future__ import annotations
@@ -82,6 +89,10 @@ import sqlite_utils
 from engine.game import Game, Move, Setup
 
 SCHEMA_VERSION = 7  # 7: bounces and health (6: tournaments; 5: `outbox_raw`)
+
+#: `outbox_queue.next_attempt` of a mail queued by a transaction that is not yet on the
+#: disk (`Store.lazily`): due never, until `Store.release_held` makes it due at once.
+OUTBOX_HELD = 1e18
 
 Role = Literal["master", "player", "observer"]
 MemberStatus = Literal["invited", "active"]
@@ -661,6 +672,8 @@ class Store:
         conn.execute("PRAGMA foreign_keys=ON")
         self.db = sqlite_utils.Database(conn)
         self._depth = 0
+        # Inside `lazily(hold=True)`: the mails queued wait for `release_held`.
+        self._hold_outbox = False
         self._migrate()
 
     def _migrate(self) -> None:
@@ -791,6 +804,29 @@ class Store:
         finally:
             self._depth = 0
         conn.execute("COMMIT")
+
+    @contextmanager
+    def lazily(self, hold: bool = False) -> Iterator[None]:
+        """The transactions inside commit without waiting for the disk (SQLite's
+        synchronous=NORMAL under WAL): a crash of the process loses none of them, a power
+        cut may lose the last ones -- until the next commit that waits (FULL, the
+        default), which makes the log's earlier commits durable with it. HOLD: the mails
+        queued inside are held until `release_held` (nothing leaves the machine that a
+        power cut could take back). Called outside any transaction."""
+        self.db.conn.execute("PRAGMA synchronous=NORMAL")
+        held, self._hold_outbox = self._hold_outbox, self._hold_outbox or hold
+        try:
+            yield
+        finally:
+            self._hold_outbox = held
+            self.db.conn.execute("PRAGMA synchronous=FULL")
+
+    def release_held(self) -> int:
+        """Make the held mails due at once (in the caller's transaction, one that waits
+        for the disk: it makes the commits that queued them durable); how many."""
+        return int(self.db.execute(
+            "UPDATE outbox_queue SET next_attempt = 0 WHERE sent IS NULL AND failed IS NULL "
+            "AND next_attempt >= ?", [OUTBOX_HELD]).rowcount)
 
     # --- games -------------------------------------------------------------------------
     def create_game(self, setup: Setup, game_id: str | None = None) -> str:
@@ -1061,8 +1097,9 @@ class Store:
         with self.transaction():
             cursor = self.db.execute(
                 "INSERT OR IGNORE INTO outbox_queue (message_id, kind, game_id, recipient, "
-                "sender, cause, created, next_attempt) VALUES (?, ?, ?, ?, ?, ?, ?, 0)",
-                [message_id, kind, game_id, recipient, sender, cause, now])
+                "sender, cause, created, next_attempt) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [message_id, kind, game_id, recipient, sender, cause, now,
+                 OUTBOX_HELD if self._hold_outbox else 0])
             if not cursor.rowcount:
                 return False
             self.db.execute("INSERT INTO outbox_raw (id, raw) VALUES (?, ?)",
@@ -1078,9 +1115,11 @@ class Store:
         return [OutboxRow(r[0], r[1], r[2], r[3], r[4], bytes(r[5]), r[6]) for r in rows]
 
     def next_mail_due(self) -> float | None:
-        """When the earliest unsent mail is due (None: nothing waits)."""
+        """When the earliest unsent mail is due (None: nothing waits; a held mail waits
+        for its release, which wakes the sender)."""
         row = self.db.execute("SELECT MIN(next_attempt) FROM outbox_queue WHERE sent IS NULL "
-                              "AND failed IS NULL").fetchone()
+                              "AND failed IS NULL AND next_attempt < ?",
+                              [OUTBOX_HELD]).fetchone()
         return None if row is None or row[0] is None else float(row[0])
 
     def mark_sent(self, mail_id: int, now: float) -> None:
