@@ -45,8 +45,10 @@ def _process(processor: Processor, raw: bytes) -> None:
 def test_the_board_of_each_readers_last_report_is_kept_not_replayed(tmp_path: Path) -> None:
     processor, store, raws = _burst(tmp_path, 40)
     pictures = processor.games.pictures
-    _process(processor, raws[0])  # the first mail finds nothing kept: the board at 300
-    replayed = pictures.boards_replayed  # (the seated members' last report) is replayed
+    _process(processor, raws[0])  # the first mail finds the board at 300 (the seated
+    # members' last report) kept by the game's loading: the log is not replayed again
+    assert pictures.boards_replayed == 0
+    replayed = pictures.boards_replayed
     for raw in raws[1:]:
         _process(processor, raw)
     # Ten moves applied and reported to everyone, 30 refusals, tile lays among them:

@@ -59,6 +59,10 @@ class GameCache:
             game.state.game_over = True
             game.state.end_reason = "ended before its end by the game master or director"
         self.remember(game_id, game)
+        # Its board too: the members reported at this move (after a restart, mostly all
+        # of them) are next shown what changed since it, and the board need not be
+        # replayed again for that (issue 33: a second replay of the whole log).
+        self.pictures.remember_board(game_id, game)
         return game
 
     def remember(self, game_id: str, game: Game) -> None:
