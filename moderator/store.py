@@ -60,6 +60,10 @@ and ``seen`` (when the daemon first recorded it, real time), by which a player's
 are applied in the order they were written (`moderator.desk.ordering`); and the
 mailbox's last known quota in ``meta`` (``imap_quota``).
 
+Also added when opened (issue 33): ``snapshots``, each game's position at some move,
+pickled, so that loading a game replays only the moves since (`moderator.desk.games`);
+a cache that is never the truth and is used only by the engine that made it.
+
 Every method that writes expects to run inside `transaction()` unless it says it
 opens its own; transactions nest (savepoints), so a method may be called from inside
 the service's one transaction per message.
@@ -380,6 +384,16 @@ CREATE TABLE IF NOT EXISTS health (        -- the service's view of its servers
     error TEXT,                        -- a permanent error being waited out, else NULL
     error_since REAL,
     tries INTEGER NOT NULL DEFAULT 0   -- tries since the error began
+);
+
+-- Issue 33: a game's position at a move, pickled, so that loading it replays only the
+-- moves since. A cache, never the truth: used only when the engine that made it is the
+-- one running and its log is the stored log's start; dropping the table loses nothing.
+CREATE TABLE IF NOT EXISTS snapshots (
+    game_id TEXT PRIMARY KEY COLLATE NOCASE,
+    move INTEGER NOT NULL,             -- the moves it holds: the game's next_move
+    engine TEXT NOT NULL,              -- a digest of the engine's code and data
+    state BLOB NOT NULL
 );
 """
 
@@ -1655,6 +1669,17 @@ class Store:
         self.db.execute("UPDATE tournament_tables SET ended = NULL WHERE game_id = ?",
                         [game_id])
         self.db.execute("DELETE FROM tournament_results WHERE game_id = ?", [game_id])
+
+    def snapshot(self, game_id: str, engine: str) -> tuple[int, bytes] | None:
+        """GAME_ID's kept position (its move and bytes) if ENGINE made it."""
+        row = self.db.execute("SELECT move, state FROM snapshots WHERE game_id = ? AND "
+                              "engine = ?", [game_id, engine]).fetchone()
+        return None if row is None else (int(row[0]), bytes(row[1]))
+
+    def save_snapshot(self, game_id: str, move: int, engine: str, state: bytes) -> None:
+        """Keep GAME_ID's position at MOVE (replacing the one kept before)."""
+        self.db.execute("INSERT OR REPLACE INTO snapshots (game_id, move, engine, state) "
+                        "VALUES (?, ?, ?, ?)", [game_id, move, engine, state])
 
     def last_move_at(self, game_id: str) -> float | None:
         """When GAME_ID's last move was stored (None: no move yet)."""

@@ -238,10 +238,21 @@ class Processor:
                                                         self.games, game_id, self.clock())
                         except Exception:
                             log.exception("the batch's reports of %s failed", game_id)
+                self._keep_positions()
                 released = self.release()
             finally:
                 self.cpu += time.thread_time() - started
             return max(queued, released)
+
+    def _keep_positions(self) -> None:
+        """The positions of the games moved on, kept for a quick load after a start
+        (`GameCache.keep_positions`): a cache, so written without a flush of its own
+        (the group's flush carries it), and a failure only logged."""
+        try:
+            with self.store.lazily():
+                self.games.keep_positions()
+        except Exception:
+            log.exception("keeping the games' positions failed")
 
     def release(self) -> int:
         """Commit the open group to the disk (one flush covers its every commit) and let
