@@ -89,7 +89,7 @@ MAX_ATTEMPTS = 5
 #: Seconds a group of a batch's mails committed without a disk flush may stay open
 #: before a flush releases their replies (the group's first reply waits at most this
 #: long, plus one mail's processing, for the rest of the batch).
-GROUP_SECONDS = 0.25
+GROUP_SECONDS = 0.5
 
 
 @dataclass(frozen=True, slots=True)
