@@ -385,7 +385,7 @@ class ProcessingBench:
     replayed: int = 0  # moves that load replayed (the rest came from a kept position)
     flushes: int = 0  # commits that waited for the disk (synchronous=FULL), all mails'
     kept: bool = False  # the store held the game's position (as a daemon's does)
-    loaded: bool = False  # the game was in memory, its board drawn, before the first mail
+    loaded: bool = False  # the processor answered the move before AT's first
 
 
 def run_processing(workdir: Path, record: Path, at: int, count: int,
@@ -398,9 +398,10 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
     reports are queued at each batch's end, their cost shared by the batch's mails; 1:
     after every mail). KEPT: the store holds the game's position at AT, as a daemon
     that ran before keeps it (`GameCache.keep_positions`); the processor starts
-    without the game in memory, unless LOADED: then it has loaded the game, drawn its
-    map and replayed its charts before the first mail, as a daemon that answered the
-    mail before has (the first mail's figure is then one mail's processing at AT).
+    without the game in memory, unless LOADED: then the game is seated at AT - 1 and
+    the processor answers the mail of move AT - 1 first (not measured), as a running
+    daemon has answered the mail before: the game in memory, its map drawn, the
+    caches warm; the first mail's figure is then one mail's processing at AT.
     PROFILE: write cProfile's statistics there."""
     import cProfile
 
@@ -408,20 +409,24 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
                              database=workdir / "moderator.sqlite")
     store = Store(config.database)
     try:
-        game_id, addresses, whole = seated_game(store, record, at)
+        game_id, addresses, whole = seated_game(store, record, at - 1 if loaded else at)
         if kept:  # what the daemon that ran before left
             earlier = GameCache(store)
             earlier.game(game_id)
             earlier.keep_positions()
+        processor = Processor(store, ProcessorSettings.from_config(config))
+        processor.warm_up()  # as the daemon does when it starts
+        if loaded:  # the mail before, answered as the daemon did
+            before = burst(game_id, whole, at - 1, 1, 1)[0]
+            assert before.applied
+            key, _ = processor.receive(burst_message(
+                before, game_id, addresses, config.address, config.secret).as_bytes(),
+                kept_elsewhere=True)
+            processor.process(key, batch=True)
+            processor.flush_reports()
         mails = burst(game_id, whole, at, count, applied_every)
         raws = [burst_message(mail, game_id, addresses, config.address,
                               config.secret).as_bytes() for mail in mails]
-        processor = Processor(store, ProcessorSettings.from_config(config))
-        processor.warm_up()  # as the daemon does when it starts
-        if loaded:
-            game = processor.game(game_id)
-            processor.games.pictures.map_for(game_id, game, 0)
-            processor.games.pictures.progress(game_id, game)
         flushes = _count_flushes(store)
         # The default timer: thread_time is a system call per event, which swamps the profile.
         profiler = cProfile.Profile() if profile is not None else None
@@ -584,10 +589,9 @@ def _load() -> float | None:
                    "as a daemon that ran before leaves it (the first mail loads it and "
                    "replays nothing), or not (it replays the whole log).")
 @click.option("--loaded", is_flag=True,
-              help="With --processing-only: the game is in memory, its map drawn and "
-                   "its charts replayed before the first mail, as a daemon that "
-                   "answered the mail before has it (the first mail's figure is then "
-                   "one mail's processing at AT).")
+              help="With --processing-only: the mail of move AT - 1 is answered first "
+                   "(not measured), as a running daemon has answered the mail before: "
+                   "the first mail's figure is then one mail's processing at AT.")
 @click.option("--players", default=None, metavar="ADDRESS",
               help="With --config: the seats' addresses, {n} the seat's number "
                    "(bench-{n}@example.org): mailboxes that take the answers.")
@@ -706,7 +710,7 @@ def _print_processing(path: Path, at: int, count: int, result: ProcessingBench,
     # The first mail loads the game and draws its board (the daemon does that once
     # per game it has not seen since it started); the rest find them kept.
     if result.loaded:
-        click.echo(f"  the first mail, the game loaded and its map drawn: "
+        click.echo(f"  the first mail, the mail of move {at - 1} answered before: "
                    f"{1000 * result.first_cpu:.0f} ms (one mail's processing at move {at})")
     else:
         click.echo(f"  the first mail after a start: {1000 * result.first_cpu:.0f} ms, of "

@@ -110,8 +110,9 @@ def test_bench_mail_processing_only_processes_the_burst_without_servers() -> Non
     assert "(300 moves replayed, no kept position)" in unkept.output, unkept.output
     loaded = CliRunner().invoke(bench, ["mail", "--mails", "1", "--processing-only",
                                         "--loaded"])
-    assert re.search(r"^  the first mail, the game loaded and its map drawn: \d+ ms \(one "
+    assert re.search(r"^  the first mail, the mail of move 299 answered before: \d+ ms \(one "
                      r"mail's processing at move 300\)$", loaded.output, re.M), loaded.output
+    assert "1 mails processed (no servers) in batches of 25, 1 applied" in loaded.output
 
 
 @pytest.mark.skipif(not (FIXTURES / "1861" / "167259.json").exists(),
