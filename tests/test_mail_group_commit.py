@@ -129,6 +129,36 @@ def test_mail_held_when_the_daemon_died_is_released_when_it_starts_again(
     store.close()
 
 
+def test_a_groups_webhook_posts_wait_for_its_flush(tmp_path: Path) -> None:
+    """A post tells the chat of a move: not before that move is on the disk."""
+    from test_mail_processor import GM, PLAYERS, Harness
+
+    from moderator.mail import webhook
+
+    posts: list[webhook.Post] = []
+    h = Harness(tmp_path, notify=posts.append)
+    h.send(GM, "create game 18TN seed=5")
+    h.reply(GM, h.last_to(GM), "\n".join(f"invite {a} as {s}" for s, a in PLAYERS.items()))
+    for address in PLAYERS.values():
+        h.reply(address, h.last_to(address), "join\n")
+    h.reply(GM, h.last_to(GM), "webhook https://93.184.216.34/api/webhooks/1/abc discord\n")
+    h.reply(GM, h.last_to(GM), "start\n")
+    [started] = posts  # a mail processed alone: posted at its commit
+    assert started.to_move is not None
+    mover = PLAYERS[started.to_move]
+    report = h.last_to(mover)
+    message = h.mail(mover, "pass\n", to=str(report["Reply-To"]),
+                     subject=f"Re: {report['Subject']}")
+    message["In-Reply-To"] = str(report["Message-ID"])
+    key, _ = h.processor.receive(message.as_bytes(), kept_elsewhere=True)
+    assert h.processor.process(key, batch=True).status == "processed"
+    assert h.store.moves(started.game_id) != []  # applied and committed ...
+    assert posts == [started]  # ... but not on the disk yet: not posted
+    h.processor.flush_reports()
+    assert [p.move for p in posts] == [0, 1]
+    h.store.close()
+
+
 # -- the daemon killed at random moments of a burst ---------------------------------------
 
 PLAYERS = {"Ann": "ann@example.org", "Bob": "bob@example.org", "Cy": "cy@example.org"}
