@@ -93,15 +93,21 @@ def legal_token_places(game: Game) -> list[PlaceToken | PlaceEdgeToken]:
     """The station placements among `legal_actions` (a city of each hex where the
     company may place its next station, an 1850 edge token), judged alone: the reports
     list each with its price (issue 30)."""
+    return list(_judged_token_places(game))
+
+
+def _judged_token_places(game: Game) -> Iterator[PlaceToken | PlaceEdgeToken]:
+    """The legal station placements, judged one at a time (`orders_listed` stops at
+    the first: it asks only whether there is one)."""
     turn = game.turn()
     rnd = game.round
     if turn is None or not isinstance(rnd, OperatingRound) or rnd.current is None \
             or rnd.offer is not None or rnd.discards or rnd.protecting \
             or game.rules.pending_decision(game.state) is not None:
-        return []
+        return
     judge = _Judge(game, turn.seat)
-    return [action for action in _token_candidates(game, rnd)
-            if judge.accepts(action)]
+    yield from (action for action in _token_candidates(game, rnd)
+                if judge.accepts(action))
 
 
 #: The order forms `Game.legal` lists at a track and a token step whatever the map.
@@ -118,7 +124,7 @@ def orders_listed(game: Game) -> list[str]:
     if LAY_FORM in lines and not _any_tile_lay(game):
         lines.remove(LAY_FORM)
     token = next((line for line in lines if line.startswith(TOKEN_FORM + " (")), None)
-    if token is not None and not legal_token_places(game):
+    if token is not None and next(_judged_token_places(game), None) is None:
         lines.remove(token)
     return lines
 

@@ -60,9 +60,20 @@ and ``seen`` (when the daemon first recorded it, real time), by which a player's
 are applied in the order they were written (`moderator.desk.ordering`); and the
 mailbox's last known quota in ``meta`` (``imap_quota``).
 
+Also added when opened (issue 33): ``snapshots``, each game's position at some move,
+pickled, so that loading a game replays only the moves since (`moderator.desk.games`);
+a cache that is never the truth and is used only by the engine that made it.
+
 Every method that writes expects to run inside `transaction()` unless it says it
 opens its own; transactions nest (savepoints), so a method may be called from inside
 the service's one transaction per message.
+
+Group commit (issue 33): a burst's mails are each processed in a transaction of their
+own that waits for no disk flush (`lazily`); the mails they queue are *held* (due
+never: `OUTBOX_HELD`) until one commit that waits for the disk makes the group durable
+and releases them (`release_held`). A crash of the process loses no commit either way;
+a power cut may lose the group's last commits, but nothing of them has left the
+machine, so those mails are processed again, once.
 """
 
 from __future__ import annotations
@@ -82,6 +93,10 @@ import sqlite_utils
 from engine.game import Game, Move, Setup
 
 SCHEMA_VERSION = 7  # 7: bounces and health (6: tournaments; 5: `outbox_raw`)
+
+#: `outbox_queue.next_attempt` of a mail queued by a transaction that is not yet on the
+#: disk (`Store.lazily`): due never, until `Store.release_held` makes it due at once.
+OUTBOX_HELD = 1e18
 
 Role = Literal["master", "player", "observer"]
 MemberStatus = Literal["invited", "active"]
@@ -369,6 +384,16 @@ CREATE TABLE IF NOT EXISTS health (        -- the service's view of its servers
     error TEXT,                        -- a permanent error being waited out, else NULL
     error_since REAL,
     tries INTEGER NOT NULL DEFAULT 0   -- tries since the error began
+);
+
+-- Issue 33: a game's position at a move, pickled, so that loading it replays only the
+-- moves since. A cache, never the truth: used only when the engine that made it is the
+-- one running and its log is the stored log's start; dropping the table loses nothing.
+CREATE TABLE IF NOT EXISTS snapshots (
+    game_id TEXT PRIMARY KEY COLLATE NOCASE,
+    move INTEGER NOT NULL,             -- the moves it holds: the game's next_move
+    engine TEXT NOT NULL,              -- a digest of the engine's code and data
+    state BLOB NOT NULL
 );
 """
 
@@ -661,6 +686,8 @@ class Store:
         conn.execute("PRAGMA foreign_keys=ON")
         self.db = sqlite_utils.Database(conn)
         self._depth = 0
+        # Inside `lazily(hold=True)`: the mails queued wait for `release_held`.
+        self._hold_outbox = False
         self._migrate()
 
     def _migrate(self) -> None:
@@ -791,6 +818,29 @@ class Store:
         finally:
             self._depth = 0
         conn.execute("COMMIT")
+
+    @contextmanager
+    def lazily(self, hold: bool = False) -> Iterator[None]:
+        """The transactions inside commit without waiting for the disk (SQLite's
+        synchronous=NORMAL under WAL): a crash of the process loses none of them, a power
+        cut may lose the last ones -- until the next commit that waits (FULL, the
+        default), which makes the log's earlier commits durable with it. HOLD: the mails
+        queued inside are held until `release_held` (nothing leaves the machine that a
+        power cut could take back). Called outside any transaction."""
+        self.db.conn.execute("PRAGMA synchronous=NORMAL")
+        held, self._hold_outbox = self._hold_outbox, self._hold_outbox or hold
+        try:
+            yield
+        finally:
+            self._hold_outbox = held
+            self.db.conn.execute("PRAGMA synchronous=FULL")
+
+    def release_held(self) -> int:
+        """Make the held mails due at once (in the caller's transaction, one that waits
+        for the disk: it makes the commits that queued them durable); how many."""
+        return int(self.db.execute(
+            "UPDATE outbox_queue SET next_attempt = 0 WHERE sent IS NULL AND failed IS NULL "
+            "AND next_attempt >= ?", [OUTBOX_HELD]).rowcount)
 
     # --- games -------------------------------------------------------------------------
     def create_game(self, setup: Setup, game_id: str | None = None) -> str:
@@ -1061,8 +1111,9 @@ class Store:
         with self.transaction():
             cursor = self.db.execute(
                 "INSERT OR IGNORE INTO outbox_queue (message_id, kind, game_id, recipient, "
-                "sender, cause, created, next_attempt) VALUES (?, ?, ?, ?, ?, ?, ?, 0)",
-                [message_id, kind, game_id, recipient, sender, cause, now])
+                "sender, cause, created, next_attempt) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [message_id, kind, game_id, recipient, sender, cause, now,
+                 OUTBOX_HELD if self._hold_outbox else 0])
             if not cursor.rowcount:
                 return False
             self.db.execute("INSERT INTO outbox_raw (id, raw) VALUES (?, ?)",
@@ -1078,9 +1129,11 @@ class Store:
         return [OutboxRow(r[0], r[1], r[2], r[3], r[4], bytes(r[5]), r[6]) for r in rows]
 
     def next_mail_due(self) -> float | None:
-        """When the earliest unsent mail is due (None: nothing waits)."""
+        """When the earliest unsent mail is due (None: nothing waits; a held mail waits
+        for its release, which wakes the sender)."""
         row = self.db.execute("SELECT MIN(next_attempt) FROM outbox_queue WHERE sent IS NULL "
-                              "AND failed IS NULL").fetchone()
+                              "AND failed IS NULL AND next_attempt < ?",
+                              [OUTBOX_HELD]).fetchone()
         return None if row is None or row[0] is None else float(row[0])
 
     def mark_sent(self, mail_id: int, now: float) -> None:
@@ -1616,6 +1669,17 @@ class Store:
         self.db.execute("UPDATE tournament_tables SET ended = NULL WHERE game_id = ?",
                         [game_id])
         self.db.execute("DELETE FROM tournament_results WHERE game_id = ?", [game_id])
+
+    def snapshot(self, game_id: str, engine: str) -> tuple[int, bytes] | None:
+        """GAME_ID's kept position (its move and bytes) if ENGINE made it."""
+        row = self.db.execute("SELECT move, state FROM snapshots WHERE game_id = ? AND "
+                              "engine = ?", [game_id, engine]).fetchone()
+        return None if row is None else (int(row[0]), bytes(row[1]))
+
+    def save_snapshot(self, game_id: str, move: int, engine: str, state: bytes) -> None:
+        """Keep GAME_ID's position at MOVE (replacing the one kept before)."""
+        self.db.execute("INSERT OR REPLACE INTO snapshots (game_id, move, engine, state) "
+                        "VALUES (?, ?, ?, ?)", [game_id, move, engine, state])
 
     def last_move_at(self, game_id: str) -> float | None:
         """When GAME_ID's last move was stored (None: no move yet)."""

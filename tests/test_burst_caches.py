@@ -6,6 +6,7 @@ through the processor (as the daemon's worker runs it), counting the work done."
 from __future__ import annotations
 
 import email
+import email.policy
 import json
 from pathlib import Path
 
@@ -45,8 +46,10 @@ def _process(processor: Processor, raw: bytes) -> None:
 def test_the_board_of_each_readers_last_report_is_kept_not_replayed(tmp_path: Path) -> None:
     processor, store, raws = _burst(tmp_path, 40)
     pictures = processor.games.pictures
-    _process(processor, raws[0])  # the first mail finds nothing kept: the board at 300
-    replayed = pictures.boards_replayed  # (the seated members' last report) is replayed
+    _process(processor, raws[0])  # the first mail finds the board at 300 (the seated
+    # members' last report) kept by the game's loading: the log is not replayed again
+    assert pictures.boards_replayed == 0
+    replayed = pictures.boards_replayed
     for raw in raws[1:]:
         _process(processor, raw)
     # Ten moves applied and reported to everyone, 30 refusals, tile lays among them:
@@ -348,3 +351,46 @@ def test_a_refusal_says_what_the_stored_position_expects(tmp_path: Path) -> None
             assert " ".join(expects.split()) in text
             told.add(expects)
     assert len(told) >= 2  # positions that expect different orders
+
+
+def test_the_stations_are_judged_once_for_every_mail_at_a_position(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The player to lay track (18TN 7818 at move 308) mails three refused orders: each
+    reply lists the stations he may place, judged once for the position (issue 33)."""
+    import moderator.desk.answers as answers
+    from moderator.cli.bench_mail import BurstMail
+
+    judged: list[int] = []
+    real = answers.legal_places
+
+    def counted(game: Game) -> tuple[answers.TokenPlace, ...]:
+        judged.append(game.next_move)
+        return real(game)
+
+    monkeypatch.setattr(answers, "legal_places", counted)
+    config = ModeratorConfig(address="moderator@bench.test", secret="s",
+                             database=tmp_path / "m.sqlite")
+    store = Store(config.database)
+    game_id, addresses, whole = seated_game(store, RECORD, 308)
+    position = Game(whole.setup, whole.log[:308])
+    turn = position.turn()
+    assert turn is not None and turn.step == "track"
+    places = real(position)
+    assert places  # D7 and H7
+    processor = Processor(store, ProcessorSettings.from_config(config))
+    for number in range(3):
+        mail = BurstMail(f"<stations{number}@bench.test>", turn.seat, "buy train 2",
+                         False)
+        _process(processor, burst_message(mail, game_id, addresses, config.address,
+                                          config.secret).as_bytes())
+    assert judged == [308]
+    replies = [email.message_from_bytes(raw, policy=email.policy.default)
+               for (raw,) in store.execute(
+                   "SELECT r.raw FROM outbox_queue o JOIN outbox_raw r ON r.id = o.id "
+                   "WHERE o.kind = 'reply' ORDER BY o.id")]
+    assert len(replies) == 3
+    for reply in replies:  # each lists the stations
+        text = next(part.get_content() for part in reply.walk()  # type: ignore[attr-defined]
+                    if part.get_content_type() == "text/plain")
+        assert all(place.order in text for place in places), text
+    store.close()

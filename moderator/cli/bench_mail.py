@@ -51,6 +51,7 @@ from grammar.names import names_for_title
 from moderator.cli.bench_replay import FIXTURES, percentile
 from moderator.config import Config, ConfigError, ModeratorConfig, load_config
 from moderator.desk.auth import MASTER_KEY, make_token
+from moderator.desk.games import GameCache
 from moderator.desk.processor import Processor, ProcessorSettings
 from moderator.mail.endpoints import MailEndpoints
 from moderator.mail.inbox import COMMANDS, ImapError, ImapSession, tls_context
@@ -380,34 +381,59 @@ class ProcessingBench:
     sizes: tuple[int, ...] = ()  # of every mail the processing queued, in bytes
     plates: int = 0  # boards drawn (the rest of the maps: only a new caption)
     repainted: int = 0  # of which drawn again only round what changed
+    load_cpu: float = 0.0  # of the first mail's, loading the game from the store
+    replayed: int = 0  # moves that load replayed (the rest came from a kept position)
+    flushes: int = 0  # commits that waited for the disk (synchronous=FULL), all mails'
+    kept: bool = False  # the store held the game's position (as a daemon's does)
+    loaded: bool = False  # the processor answered the move before AT's first
 
 
 def run_processing(workdir: Path, record: Path, at: int, count: int,
                    applied_every: int = APPLIED_EVERY,
-                   profile: Path | None = None, batch: int = FETCH_BATCH) -> ProcessingBench:
+                   profile: Path | None = None, batch: int = FETCH_BATCH,
+                   kept: bool = True, loaded: bool = False) -> ProcessingBench:
     """The burst's mails recorded and processed one after another by a `Processor` on
     a fresh store, as the daemon's worker does, without the mail servers: what the
     processing itself achieves. BATCH: mails per fetch of the inbox (the other members'
     reports are queued at each batch's end, their cost shared by the batch's mails; 1:
-    after every mail). PROFILE: write cProfile's statistics there."""
+    after every mail). KEPT: the store holds the game's position at AT, as a daemon
+    that ran before keeps it (`GameCache.keep_positions`); the processor starts
+    without the game in memory, unless LOADED: then the game is seated at AT - 1 and
+    the processor answers the mail of move AT - 1 first (not measured), as a running
+    daemon has answered the mail before: the game in memory, its map drawn, the
+    caches warm; the first mail's figure is then one mail's processing at AT.
+    PROFILE: write cProfile's statistics there."""
     import cProfile
 
     config = ModeratorConfig(address="moderator@bench.test", secret="bench-secret",
                              database=workdir / "moderator.sqlite")
     store = Store(config.database)
     try:
-        game_id, addresses, whole = seated_game(store, record, at)
+        game_id, addresses, whole = seated_game(store, record, at - 1 if loaded else at)
+        if kept:  # what the daemon that ran before left
+            earlier = GameCache(store)
+            earlier.game(game_id)
+            earlier.keep_positions()
+        processor = Processor(store, ProcessorSettings.from_config(config))
+        processor.warm_up()  # as the daemon does when it starts
+        if loaded:  # the mail before, answered as the daemon did
+            before = burst(game_id, whole, at - 1, 1, 1)[0]
+            assert before.applied
+            key, _ = processor.receive(burst_message(
+                before, game_id, addresses, config.address, config.secret).as_bytes(),
+                kept_elsewhere=True)
+            processor.process(key, batch=True)
+            processor.flush_reports()
         mails = burst(game_id, whole, at, count, applied_every)
         raws = [burst_message(mail, game_id, addresses, config.address,
                               config.secret).as_bytes() for mail in mails]
-        processor = Processor(store, ProcessorSettings.from_config(config))
-        processor.warm_up()  # as the daemon does when it starts
+        flushes = _count_flushes(store)
         # The default timer: thread_time is a system call per event, which swamps the profile.
         profiler = cProfile.Profile() if profile is not None else None
         applied_cpu: list[float] = []
         refused_cpu: list[float] = []
-        queued = 0
         first_cpu = 0.0
+        load_cpu = 0.0
         start = time.time()
         if profiler is not None:
             profiler.enable()
@@ -417,10 +443,12 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
             for index in chunk:
                 cpu = time.thread_time()
                 key, _ = processor.receive(raws[index], kept_elsewhere=True)  # as the inbox
-                queued += processor.process(key, batch=True).queued
+                processor.process(key, batch=True)
                 spent_in.append(time.thread_time() - cpu)
+                if index == 0:
+                    load_cpu = processor.games.load_cpu
             cpu = time.thread_time()
-            queued += processor.flush_reports()
+            processor.flush_reports()
             # The batch's reports are the applied mails' doing: shared among them.
             movers = [i for i in chunk if mails[i].applied] or list(chunk)
             flushed = (time.thread_time() - cpu) / len(movers)
@@ -432,13 +460,33 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
             profiler.disable()
             profiler.dump_stats(str(profile))
         seconds = time.time() - start
+        store.db.conn.set_trace_callback(None)
         applied = len(store.moves(game_id)) - at
         sizes = tuple(int(row[0]) for row in store.execute("SELECT length(raw) FROM outbox"))
         pictures = processor.games.pictures
     finally:
         store.close()
-    return ProcessingBench(tuple(applied_cpu), tuple(refused_cpu), seconds, applied, queued,
-                           first_cpu, sizes, pictures.plates, pictures.repainted)
+    return ProcessingBench(tuple(applied_cpu), tuple(refused_cpu), seconds, applied,
+                           len(sizes), first_cpu, sizes, pictures.plates,
+                           pictures.repainted, load_cpu, processor.games.replayed,
+                           flushes[0], kept, loaded)
+
+
+def _count_flushes(store: Store) -> list[int]:
+    """A counter of STORE's commits that wait for the disk (made while synchronous is
+    FULL), kept up to date from SQLite's statement trace."""
+    counter = [0]
+    full = [True]
+
+    def traced(statement: str) -> None:
+        said = statement.replace(" ", "").upper()
+        if said.startswith("PRAGMASYNCHRONOUS="):
+            full[0] = said.endswith("=FULL")
+        elif said == "COMMIT" and full[0]:
+            counter[0] += 1
+
+    store.db.conn.set_trace_callback(traced)
+    return counter
 
 
 async def _answers(store: Store, sent: dict[str, float], timeout: float
@@ -536,12 +584,21 @@ def _load() -> float | None:
               help="Measure against the servers this configuration names (its IMAP "
                    "folder must hold no unprocessed mail; the database is the bench's "
                    "own), instead of the embedded ones.")
+@click.option("--kept-position/--no-kept-position", "kept", default=True, show_default=True,
+              help="With --processing-only: the store holds the game's position at AT, "
+                   "as a daemon that ran before leaves it (the first mail loads it and "
+                   "replays nothing), or not (it replays the whole log).")
+@click.option("--loaded", is_flag=True,
+              help="With --processing-only: the mail of move AT - 1 is answered first "
+                   "(not measured), as a running daemon has answered the mail before: "
+                   "the first mail's figure is then one mail's processing at AT.")
 @click.option("--players", default=None, metavar="ADDRESS",
               help="With --config: the seats' addresses, {n} the seat's number "
                    "(bench-{n}@example.org): mailboxes that take the answers.")
 def mail_command(record: Path | None, at: int, count: int, applied_every: int,
                  deliver_answers: bool, processing_only: bool, profile: Path | None,
-                 batch: int, config_path: Path | None, players: str | None) -> None:
+                 batch: int, kept: bool, loaded: bool, config_path: Path | None,
+                 players: str | None) -> None:
     """Throughput and latency of the service under a burst of mail, over the real local
     servers (needs the `local` extra) or those of --config; or, with
     --processing-only, what the processing alone costs."""
@@ -554,7 +611,7 @@ def mail_command(record: Path | None, at: int, count: int, applied_every: int,
     if processing_only:
         with tempfile.TemporaryDirectory(prefix="bench-process-") as tmp:
             alone = run_processing(Path(tmp), path, at, count, applied_every, profile,
-                                   batch)
+                                   batch, kept, loaded)
         _print_processing(path, at, count, alone, batch)
         return
     with tempfile.TemporaryDirectory(prefix="bench-mail-") as tmp:
@@ -647,13 +704,23 @@ def _print_processing(path: Path, at: int, count: int, result: ProcessingBench,
                "queued")
     click.echo(f"processor CPU: {1000 * total / max(len(everything), 1):.1f} ms per mail "
                f"(one core: {len(everything) / max(total, 1e-9):.0f} mails/s); "
-               f"wall-clock {result.seconds:.1f} s")
+               f"wall-clock {result.seconds:.1f} s "
+               f"({len(everything) / max(result.seconds, 1e-9):.0f} mails/s), "
+               f"{result.flushes} commits waited for the disk")
+    # The first mail loads the game and draws its board (the daemon does that once
+    # per game it has not seen since it started); the rest find them kept.
+    if result.loaded:
+        click.echo(f"  the first mail, the mail of move {at - 1} answered before: "
+                   f"{1000 * result.first_cpu:.0f} ms (one mail's processing at move {at})")
+    else:
+        click.echo(f"  the first mail after a start: {1000 * result.first_cpu:.0f} ms, of "
+                   f"which {1000 * result.load_cpu:.0f} ms loading the game ("
+                   + (f"its kept position and {result.replayed} moves replayed"
+                      if result.kept else
+                      f"{result.replayed} moves replayed, no kept position") + ")")
     if len(everything) > 1:
-        # The first mail replays the game and draws its board (the daemon does that
-        # once per game it has not seen since it started); the rest find them kept.
         warm = total - result.first_cpu
-        click.echo(f"  the first mail (nothing kept yet): {1000 * result.first_cpu:.0f} ms; "
-                   f"the others {1000 * warm / (len(everything) - 1):.1f} ms per mail "
+        click.echo(f"  the others {1000 * warm / (len(everything) - 1):.1f} ms per mail "
                    f"(one core: {(len(everything) - 1) / max(warm, 1e-9):.0f} mails/s)")
     for name, cpus in (("meant to apply", result.applied_cpu),
                        ("refused", result.refused_cpu)):

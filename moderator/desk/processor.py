@@ -8,6 +8,15 @@ done. A crash before that commit leaves the mail `new`, and it is simply process
 again; after it, the mail is `done` and a second delivery or fetch of it is
 recognised and ignored. So an order is applied once and each report is queued once.
 
+Group commit (issue 33): the mails of an inbox batch (`process(key, batch=True)`) each
+commit without waiting for the disk, their outgoing mail held (`Store.lazily`); one
+commit that waits for it makes the group durable and releases that mail to the
+sender -- at the batch's end (`flush_reports`), or once the group has been open
+`GROUP_SECONDS` (a long batch's first replies do not wait for its end). A kill of the
+process loses no commit; a power cut may lose the group's last ones, of which nothing
+has left the machine (mail, webhook posts), so those mails are processed again, once.
+A mail processed alone commits as before, waiting for the disk.
+
 `route` sends a mail to the job that answers it: `sender` finds who sent it,
 `lobby` answers mail outside a started game, `play` a game's orders and commands.
 
@@ -38,7 +47,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -65,6 +74,7 @@ from moderator.desk.tournament.desk import tournament_lines, tournament_mail
 from moderator.desk.work import Work
 from moderator.mail.limits import OverBudget, budget, over_limits
 from moderator.mail.parse import Incoming, message_key, parse_incoming, read_identity
+from moderator.mail.webhook import Post
 from moderator.reports.report import warm_templates
 from moderator.store import MessageRow, Store
 
@@ -75,6 +85,11 @@ log = logging.getLogger(__name__)
 
 #: Tries of a mail (failed, or ended by the daemon dying) before it is quarantined.
 MAX_ATTEMPTS = 5
+
+#: Seconds a group of a batch's mails committed without a disk flush may stay open
+#: before a flush releases their replies (the group's first reply waits at most this
+#: long, plus one mail's processing, for the rest of the batch).
+GROUP_SECONDS = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +126,11 @@ class Processor:
                  retry: RetryPolicy | None = None,
                  wall: Callable[[], float] = time.time) -> None:
         self.store = store
-        self.settings = settings
+        # A webhook post of a mail committed without a disk flush waits for the flush.
+        self._notify = settings.notify
+        self._held_posts: list[Post] = []
+        self.settings = (settings if settings.notify is None else
+                         dataclasses.replace(settings, notify=self._post))
         self.clock = clock  # the games' time (tests advance it by days)
         self.wall = wall  # the time retries are scheduled by: the daemon's real time
         self.retry = retry or RetryPolicy()
@@ -123,6 +142,10 @@ class Processor:
         self.cpu = 0.0
         # A batch of the inbox is under way: its reports wait for `flush_reports`.
         self.batch_open = False
+        # Commits of a group not yet on the disk (a daemon that died may have left held
+        # mail: the first `flush_reports` releases it), and since when (wall time).
+        self.unsynced = True
+        self.group_since: float | None = None
 
     # -- the two steps -------------------------------------------------------------------
     def receive(self, raw: bytes, size: int | None = None,
@@ -133,14 +156,16 @@ class Processor:
         SIZE is the mail's size on the server when RAW is only its header (a mail too
         large to fetch whole). KEPT_ELSEWHERE: the mail stays where it came from until
         it is processed (the IMAP inbox flags it only then), so its record need not
-        reach the disk before the commit of its processing does (`_lazy_commit`)."""
+        reach the disk before the commit of its processing does (`Store.lazily`; a
+        flush per mail recorded cost a burst about 7 ms a mail on this kind of disk)."""
         with self.lock:
             started = time.thread_time()
             try:
                 message_id, digest = read_identity(raw)
                 seen = self.wall()
                 author, written = ordering.stamp(raw, seen)
-                with _lazy_commit(self.store, kept_elsewhere), self.store.transaction():
+                with (self.store.lazily() if kept_elsewhere else contextlib.nullcontext()), \
+                        self.store.transaction():
                     key = self._key_for(raw, message_id, digest)
                     row = self.store.add_message(key, message_id, raw,
                                                  len(raw) if size is None else size,
@@ -194,22 +219,74 @@ class Processor:
 
     def flush_reports(self) -> int:
         """The reports the batch's moves owe (`moderator.desk.batching`): one to each
-        member behind, per game; how many mails were queued. A game whose reports fail
-        is logged and left owed for the next flush."""
+        member behind, per game; then the group's commit to the disk, which releases
+        the mail its mails queued (`release`). How many mails the outbox has to send
+        now: the reports, and the mail released. A game whose reports fail is logged and
+        left owed for the next flush."""
         with self.lock:
             started = time.thread_time()
             queued = 0
             self.batch_open = False
             try:
-                for game_id in batching.owed(self.store):
-                    try:
-                        queued += batching.catch_up(self.store, self.settings, self.games,
-                                                    game_id, self.clock())
-                    except Exception:
-                        log.exception("the batch's reports of %s failed", game_id)
+                owed = batching.owed(self.store)
+                if owed:
+                    self._open_group()
+                with self.store.lazily(hold=True) if owed else contextlib.nullcontext():
+                    for game_id in owed:
+                        try:
+                            queued += batching.catch_up(self.store, self.settings,
+                                                        self.games, game_id, self.clock())
+                        except Exception:
+                            log.exception("the batch's reports of %s failed", game_id)
+                self._keep_positions()
+                released = self.release()
             finally:
                 self.cpu += time.thread_time() - started
-            return queued
+            return max(queued, released)
+
+    def _keep_positions(self) -> None:
+        """The positions of the games moved on, kept for a quick load after a start
+        (`GameCache.keep_positions`): a cache, so written without a flush of its own
+        (the group's flush carries it), and a failure only logged."""
+        try:
+            with self.store.lazily():
+                self.games.keep_positions()
+        except Exception:
+            log.exception("keeping the games' positions failed")
+
+    def release(self) -> int:
+        """Commit the open group to the disk (one flush covers its every commit) and let
+        the sender have the mail it holds; hand over its webhook posts. How many mails
+        were released (0, and nothing written, when no group is open)."""
+        with self.lock:
+            if not self.unsynced:
+                return 0
+            with self.store.transaction():  # synchronous=FULL: waits for the disk
+                released = self.store.release_held()
+                self.store.set_meta("group_synced", repr(self.wall()))
+            self.unsynced, self.group_since = False, None
+            posts, self._held_posts = self._held_posts, []
+            for post in posts:
+                self._forward(post)
+            return released
+
+    def _open_group(self) -> None:
+        """Commits without a disk flush follow: they wait for `release`."""
+        self.unsynced = True
+        if self.group_since is None:
+            self.group_since = self.wall()
+
+    def _post(self, post: Post) -> None:
+        """A webhook post of a committed mail: handed over now, or with the group's
+        flush when its commit waits for one."""
+        if self.group_since is not None:
+            self._held_posts.append(post)
+        else:
+            self._forward(post)
+
+    def _forward(self, post: Post) -> None:
+        if self._notify is not None:
+            self._notify(post)
 
     def warm_up(self) -> float:
         """Build now what every first mail after a start would otherwise wait for: the
@@ -257,8 +334,11 @@ class Processor:
         if (over := over_limits(row.raw)) is not None:  # issue 31: never parsed
             return self._quarantine(key, row.attempts, f"over the mail limits: {over}",
                                     read=False)
+        if batch:
+            self._open_group()
         try:
-            with store.transaction():
+            with store.lazily(hold=True) if batch else contextlib.nullcontext(), \
+                    store.transaction():
                 # Re-read inside the transaction: another worker may have done it.
                 again = store.message(key)
                 if again is None or again.status == "done":
@@ -286,6 +366,9 @@ class Processor:
         work.remember_committed()
         log.info("%s from %s: %s (%d mail%s queued)", key, work.incoming.sender, summary,
                  queued, "" if queued == 1 else "s")
+        if batch and self.group_since is not None and \
+                self.wall() - self.group_since >= GROUP_SECONDS:
+            self.release()  # the group's first replies wait no longer
         return Outcome(key, status, summary, work.game_id, queued)
 
     def process_pending(self) -> list[Outcome]:
@@ -360,23 +443,6 @@ class Processor:
             except Exception:
                 log.exception("the notice for quarantined mail %s failed", row.key)
         return 0
-
-
-@contextlib.contextmanager
-def _lazy_commit(store: Store, lazy: bool) -> Iterator[None]:
-    """With LAZY, the commits inside wait for no disk flush (SQLite's synchronous=NORMAL
-    under WAL): a crash of the daemon loses none of them, a power cut may lose the last
-    ones -- until the next commit with the flush (every other one), which makes the
-    log's earlier commits durable with it. A flush per mail recorded costs a burst
-    about 7 ms a mail on this kind of disk, waited for by the one processing thread."""
-    if not lazy:
-        yield
-        return
-    store.execute("PRAGMA synchronous=NORMAL")
-    try:
-        yield
-    finally:
-        store.execute("PRAGMA synchronous=FULL")
 
 
 _REPLY_PREFIX = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|antw)\s*:\s*)+", re.I)

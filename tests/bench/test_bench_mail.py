@@ -79,8 +79,18 @@ def test_bench_mail_processing_only_processes_the_burst_without_servers() -> Non
         in lines[0]
     assert re.search(r"^processor CPU: [\d.]+ ms per mail \(one core: \d+ mails/s\)",
                      result.output, re.M)
-    assert re.search(r"^  the first mail \(nothing kept yet\): \d+ ms; the others [\d.]+ ms "
-                     r"per mail \(one core: \d+ mails/s\)$", result.output, re.M)
+    # A batch of one mail: each commits to the disk once (issue 33, group commit).
+    flushes = re.search(r"\(\d+ mails/s\), (\d+) commits waited for the disk$",
+                        result.output, re.M)
+    assert flushes is not None, result.output
+    assert 8 <= int(flushes.group(1)) <= 10
+    # The store holds the game's position (as a daemon that ran keeps it): the first
+    # mail replays nothing.
+    assert re.search(r"^  the first mail after a start: \d+ ms, of which \d+ ms loading the "
+                     r"game \(its kept position and 0 moves replayed\)$", result.output,
+                     re.M), result.output
+    assert re.search(r"^  the others [\d.]+ ms per mail \(one core: \d+ mails/s\)$",
+                     result.output, re.M)
     assert re.search(r"meant to apply: 2 mails, CPU per mail p50 [\d.]+ ms", result.output)
     assert re.search(r"refused: 6 mails, CPU per mail p50 [\d.]+ ms", result.output)
     # In one batch each of the four others gets at most one report, covering both
@@ -91,6 +101,18 @@ def test_bench_mail_processing_only_processes_the_burst_without_servers() -> Non
     queued = re.search(r"in batches of 8, 2 applied, (\d+) mails queued", batched.output)
     assert queued is not None, batched.output
     assert 8 < int(queued.group(1)) <= 8 + 4
+    # And its eight mails commit to the disk together (or in a few groups, on a slow
+    # machine: a group is flushed after GROUP_SECONDS); no kept position: replayed.
+    flushes = re.search(r", (\d+) commits waited for the disk$", batched.output, re.M)
+    assert flushes is not None and int(flushes.group(1)) < 8, batched.output
+    unkept = CliRunner().invoke(bench, ["mail", "--mails", "1", "--processing-only",
+                                        "--no-kept-position"])
+    assert "(300 moves replayed, no kept position)" in unkept.output, unkept.output
+    loaded = CliRunner().invoke(bench, ["mail", "--mails", "1", "--processing-only",
+                                        "--loaded"])
+    assert re.search(r"^  the first mail, the mail of move 299 answered before: \d+ ms \(one "
+                     r"mail's processing at move 300\)$", loaded.output, re.M), loaded.output
+    assert "1 mails processed (no servers) in batches of 25, 1 applied" in loaded.output
 
 
 @pytest.mark.skipif(not (FIXTURES / "1861" / "167259.json").exists(),
