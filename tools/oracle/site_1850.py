@@ -295,6 +295,14 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
     return None
 
 
+#: What may differ at a bankruptcy for `bankrupt_sales_unsettled` to be asked: prices
+#: and shares, and the cash and trains of a company the bankrupt president's own sale
+#: closed in ours (5.1.1: its money to the bank, its trains to the Open Market; seed
+#: 3501 game 113), which it checks company by company.
+BANKRUPTCY_APART = frozenset({"company price", "player shares", "company cash",
+                              "company trains"})
+
+
 def bankrupt_sales_unsettled(game: Game, action: dict[str, Any], ours: dict[str, Any],
                              site: dict[str, Any]) -> bool:
     """12.1 with 5.8, 5.9 shown at a bankruptcy (listed): the positions differ only in
