@@ -15,6 +15,7 @@ from engine.actions import (
     BuyPrivate,
     BuyTrain,
     Dividend,
+    Done,
     Pass,
     RedeemShares,
     ReissueShares,
@@ -53,6 +54,8 @@ def site_refuses(game: Game, action: Action) -> bool:
     a later forced purchase or train step differs there)."""
     rnd = game.round
     if AVOID_CLOSING_WITH_TRAINS and closes_with_trains(game, action):
+        return True
+    if AVOID_BANKRUPTCY_SALES and bankrupt_with_own_sales(game, action):
         return True
     if isinstance(action, BuyPrivate) and action.private in ("MRC", "MRB") and \
             not isinstance(rnd, StockRound) and game.rules.phase(game.state).name == "2":
@@ -138,6 +141,53 @@ def closes_with_trains(game: Game, action: Action) -> bool:
         pos = fall_after_sale(spec, pos, shares)
     cell = market.cell_at(spec, pos)
     return cell is not None and cell.zone == "black"
+
+
+#: The random players leave a president's sale for a train after which he cannot
+#: raise its price (10.7.2: one block a company, 5.3.3), and the end of a turn that
+#: makes him bankrupt, while he presides another company whose shares he sells (12.1,
+#: listed: the site leaves those sales queued), unless nothing else is left: on by
+#: default since 28 November 2026 (seed 3501 from game 120 on).
+AVOID_BANKRUPTCY_SALES = True
+
+
+def bankrupt_with_own_sales(game: Game, action: Action) -> bool:
+    """Whether ACTION makes the president of the company acting bankrupt with sales of
+    another company he presides (12.1's listed difference): the company must buy a
+    train (10.1) and after ACTION its treasury, his cash and all he may still sell
+    (a company once, 5.3.3) cannot pay for the cheapest (10.7.2: "If the president
+    cannot raise enough money through stock sales he is bankrupt"), ACTION being a
+    sale of his for it or the end of the turn (the bankruptcy itself); and a sale of
+    his own other company waits or would come (5.9: nobody may protect it)."""
+    rnd = game.round
+    if not isinstance(rnd, OperatingRound) or rnd.current is None or rnd.offer is not None:
+        return False
+    turn = game.turn()
+    if turn is None or not (isinstance(action, SellShares | Done) or
+                            (isinstance(action, Pass) and turn.step == "train")):
+        return False
+    corp = rnd.company()
+    seat = corp.president or ""
+    if not rnd.must_buy(corp):
+        return False
+    cheapest = game.rules.cheapest_train(game.state)
+    if cheapest is None:
+        return False
+    state = game.state
+    selling = rnd._sellable_percents(seat, corp)  # (what a bankruptcy sells)
+    prices = rnd._sale_prices()
+    raised = corp.cash + state.player(seat).cash
+    own = {s.corporation for s in state.pending_sales
+           if s.seller == seat and s.president == seat and s.corporation != corp.sym}
+    if isinstance(action, SellShares):
+        sold = action.percent or 10 * (action.count or 1)
+        raised += prices.get(action.corporation, 0) * sold // 10
+        selling = {sym: pct for sym, pct in selling.items() if sym != action.corporation}
+        if state.corporations[action.corporation].president == seat:
+            own.add(action.corporation)
+    raised += sum(prices[sym] * pct // 10 for sym, pct in selling.items())
+    own |= {sym for sym in selling if state.corporations[sym].president == seat}
+    return raised < cheapest[1] and bool(own - {corp.sym})
 
 
 #: has_route_now's last answer: (the game, its number of moves) and the answer.
