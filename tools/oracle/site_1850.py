@@ -65,10 +65,12 @@ def site_refuses(game: Game, action: Action) -> bool:
         return True
     if isinstance(action, BuyPrivate) and isinstance(rnd, OperatingRound) and \
             rnd.current is not None and rnd.current.revenue is None and \
-            rnd.current.step > rnd.steps.index("track") and not rnd.company().trains:
+            (rnd.current.step > rnd.steps.index("track") or rnd.current.lay_hexes) and \
+            not rnd.company().trains:
         # A trainless company's empty run and its price's fall are settled when its
         # track step ends there, ours at its run (listed): a purchase in between would
-        # come after a closing in the black area there (5.1.1).
+        # come after a closing in the black area there (5.1.1); after its lay the site
+        # may have ended that step (seed 3501 game 114).
         return True
     if isinstance(action, BuyTrain) and action.source == "pool":
         return any(c.closed for c in game.state.corporations.values())
