@@ -334,6 +334,14 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # our company passes at, and our next pass meets its next step (a run, or the
         # stock round after the last company).
         return "5.1.1 a closed company's trains"
+    if action.get("entity_type") == "corporation" and action.get("type") == "pass" and \
+            "Blocking step Run Routes cannot process action pass" in error and \
+            city_freed_unseen(game):
+        # Our company passes its token step, where it could place a station only in a
+        # city a closed company's station left (5.1.1); the site skipped that step, its
+        # answer to "can it place a station" kept from before the closing (its own
+        # error: a closing does not clear its graph; a lay or a station would).
+        return "the site's error at a city freed by a closed company"
     if "NoMethodError" in error and "player?" in error and action.get("type") == "pass" \
             and all_pass_with_cm_unsold(game):
         # Everybody passed with the CM still in the bank: the site fails paying the
@@ -353,6 +361,32 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
 #: 3501 game 113), which it checks company by company.
 BANKRUPTCY_APART = frozenset({"company price", "player shares", "company cash",
                               "company trains"})
+
+
+STATION = re.compile(r"^(\S+) places (?:its home station|a station) in (\S+)")
+CLOSING = re.compile(r"^(\S+)'s price enters the black area: \S+ closes")
+BUILDING = re.compile(r"^\S+ (?:lays tile|places (?:its home station|a station)) ")
+
+
+def city_freed_unseen(game: Game) -> bool:
+    """Whether GAME's company acting may place a station now (its token step not yet
+    passed) only in hexes where a company now closed had one (5.1.1: "All tokens of
+    that company are removed from the map"), with no tile laid and no station placed
+    anywhere since the last of those closings: the site's graph, which only a lay or a
+    station clears, still holds those cities as they were."""
+    places = {p.hex for p in legal.legal_token_places(game)}
+    log = game.state.log
+    closed = {sym for sym, corp in game.state.corporations.items() if corp.closed}
+    freed: dict[str, str] = {}  # hex: the closed company whose station stood there
+    for line in log:
+        if (m := STATION.match(line)) and m.group(1) in closed:
+            freed[m.group(2)] = m.group(1)
+    if not places or not places <= set(freed):
+        return False
+    owners = {freed[h] for h in places}
+    last = max((i for i, line in enumerate(log)
+                if (m := CLOSING.match(line)) and m.group(1) in owners), default=None)
+    return last is not None and not any(BUILDING.match(line) for line in log[last + 1:])
 
 
 def bankrupt_sales_unsettled(game: Game, action: dict[str, Any], ours: dict[str, Any],
