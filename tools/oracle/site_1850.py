@@ -334,6 +334,12 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # our company passes at, and our next pass meets its next step (a run, or the
         # stock round after the last company).
         return "5.1.1 a closed company's trains"
+    if action.get("entity_type") == "player" and action.get("type") in ("pass", "buy_shares") \
+            and "cannot process action" in error and \
+            protector_sold_it(game, action, site_states):
+        # Ours asks the president about protecting a sale of his company after he sold
+        # shares of it himself this round (5.9.10 lets him); the site passes him by.
+        return "5.9.10 protection by a president who sold the company this round"
     if action.get("entity_type") == "corporation" and action.get("type") == "pass" and \
             "Blocking step Run Routes cannot process action pass" in error and \
             city_freed_unseen(game):
@@ -361,6 +367,23 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
 #: 3501 game 113), which it checks company by company.
 BANKRUPTCY_APART = frozenset({"company price", "player shares", "company cash",
                               "company trains"})
+
+
+def protector_sold_it(game: Game, action: dict[str, Any],
+                      site_states: list[dict[str, Any]]) -> bool:
+    """5.9.10 shown: GAME (ours before ACTION) waits for the answer of the president
+    of the first sale waiting for one (5.9.2), another player than the seller, who
+    has sold shares of that company himself this round, and the player answering in
+    the record is him, while the site's next to act is somebody else (it passes by a
+    president who sold the company this round)."""
+    turn = game.turn()
+    sales = game.state.pending_sales
+    if turn is None or not sales or not site_states:
+        return False
+    sale = sales[0]
+    return turn.seat == sale.president != sale.seller and \
+        sale.corporation in game.state.player(sale.president).sold_this_round and \
+        str(action.get("entity")) not in {str(a) for a in site_states[-1].get("acting", ())}
 
 
 STATION = re.compile(r"^(\S+) places (?:its home station|a station) in (\S+)")
