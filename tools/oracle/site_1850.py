@@ -32,6 +32,7 @@ from engine.records import (
 )
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
+from engine.shares import certificate_count
 from engine.state import Corporation
 from engine.title import MarketSpec
 from engine.titles.t1850 import reissue_par
@@ -96,6 +97,11 @@ def site_refuses(game: Game, action: Action) -> bool:
         return site_idle(game, seat)
     if isinstance(action, SellShares) and action.company is None:
         corp = game.state.corporations[action.corporation]
+        if over_certificate_limit(game, seat):
+            # He must sell (5.4.1): any sale but one closing a company with trains
+            # (above), rather than the first refused one (seed 3501 game 124: the sale
+            # that closed CBQ with its trains, where RI's was left).
+            return False
         if corp.president is not None and corp.president != seat:
             return True
         # The president's own sale that hands the presidency on: the site asks the new
@@ -190,6 +196,12 @@ def bankrupt_with_own_sales(game: Game, action: Action) -> bool:
     raised += sum(prices[sym] * pct // 10 for sym, pct in selling.items())
     own |= {sym for sym in selling if state.corporations[sym].president == seat}
     return raised < cheapest[1] and bool(own - {corp.sym})
+
+
+def over_certificate_limit(game: Game, seat: str) -> bool:
+    """Whether SEAT holds more certificates than the limit (5.4.1), so must sell."""
+    return certificate_count(game.rules, game.state, seat) > \
+        game.rules.certificate_limit(game.state)
 
 
 #: has_route_now's last answer: (the game, its number of moves) and the answer.
