@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from engine import board, market
-from engine.actions import UsePrivate
+from engine.actions import Action, SellShares, UsePrivate
 from engine.citations import PLAIN, Cite
 from engine.errors import GameError
 from engine.rules import Rules, private_tile_lay
@@ -243,6 +243,18 @@ class Rules1850(Rules):
         if held > self.holding_limit_percent and not self.holding_limit_exempt(state, corp):
             return held - self.holding_limit_percent
         return 10
+
+    def turn_candidates(self, state: GameState, corp: Corporation) -> list[Action]:
+        """5.3.3: "If a player sells more than one share in a company he must sell them
+        in one block", in an operating round too: a president's sale of two shares or
+        more of a company for a train (10.7.2) is one order, so the list of legal
+        actions holds one of each size (the core's lists a share at a time, which
+        leaves out a sale that must be 20%, 10.7.2's exception)."""
+        seat = corp.president
+        if seat is None:
+            return []
+        return [SellShares(other.sym, count) for other in state.corporations.values()
+                for count in range(2, other.percent_held_by(seat) // 10 + 1)]
 
     # --- 5.10: redemption ---------------------------------------------------------------
     def why_not_redeem(self, state: GameState, corp: Corporation, round: Round) -> str | None:

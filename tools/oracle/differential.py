@@ -575,7 +575,7 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
                                f"action {at}: {', '.join(diff)}", record, features=features)
             after = our_game_at(record, at + 1) if TITLE == "1850" and \
                 action["type"] == "bankrupt" and \
-                set(diff) <= {"company price", "player shares"} else None
+                set(diff) <= site_1850.BANKRUPTCY_APART else None
             if after is not None and site_1850.bankrupt_sales_unsettled(
                     after, action, ours[at], site_now[at]):
                 return Outcome(index, "site difference: 12.1 the bankrupt president's "

@@ -15,6 +15,7 @@ from engine.actions import (
     BuyPrivate,
     BuyTrain,
     Dividend,
+    Done,
     Pass,
     RedeemShares,
     ReissueShares,
@@ -31,6 +32,7 @@ from engine.records import (
 )
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
+from engine.shares import certificate_count
 from engine.state import Corporation
 from engine.title import MarketSpec
 from engine.titles.t1850 import reissue_par
@@ -54,6 +56,8 @@ def site_refuses(game: Game, action: Action) -> bool:
     rnd = game.round
     if AVOID_CLOSING_WITH_TRAINS and closes_with_trains(game, action):
         return True
+    if AVOID_BANKRUPTCY_SALES and bankrupt_with_own_sales(game, action):
+        return True
     if isinstance(action, BuyPrivate) and action.private in ("MRC", "MRB") and \
             not isinstance(rnd, StockRound) and game.rules.phase(game.state).name == "2":
         # A company's purchase (a player's in the private sale is his): bought in
@@ -62,10 +66,12 @@ def site_refuses(game: Game, action: Action) -> bool:
         return True
     if isinstance(action, BuyPrivate) and isinstance(rnd, OperatingRound) and \
             rnd.current is not None and rnd.current.revenue is None and \
-            rnd.current.step > rnd.steps.index("track") and not rnd.company().trains:
+            (rnd.current.step > rnd.steps.index("track") or rnd.current.lay_hexes) and \
+            not rnd.company().trains:
         # A trainless company's empty run and its price's fall are settled when its
         # track step ends there, ours at its run (listed): a purchase in between would
-        # come after a closing in the black area there (5.1.1).
+        # come after a closing in the black area there (5.1.1); after its lay the site
+        # may have ended that step (seed 3501 game 114).
         return True
     if isinstance(action, BuyTrain) and action.source == "pool":
         return any(c.closed for c in game.state.corporations.values())
@@ -91,6 +97,11 @@ def site_refuses(game: Game, action: Action) -> bool:
         return site_idle(game, seat)
     if isinstance(action, SellShares) and action.company is None:
         corp = game.state.corporations[action.corporation]
+        if over_certificate_limit(game, seat):
+            # He must sell (5.4.1): any sale but one closing a company with trains
+            # (above), rather than the first refused one (seed 3501 game 124: the sale
+            # that closed CBQ with its trains, where RI's was left).
+            return False
         if corp.president is not None and corp.president != seat:
             return True
         # The president's own sale that hands the presidency on: the site asks the new
@@ -138,6 +149,59 @@ def closes_with_trains(game: Game, action: Action) -> bool:
         pos = fall_after_sale(spec, pos, shares)
     cell = market.cell_at(spec, pos)
     return cell is not None and cell.zone == "black"
+
+
+#: The random players leave a president's sale for a train after which he cannot
+#: raise its price (10.7.2: one block a company, 5.3.3), and the end of a turn that
+#: makes him bankrupt, while he presides another company whose shares he sells (12.1,
+#: listed: the site leaves those sales queued), unless nothing else is left: on by
+#: default since 28 November 2026 (seed 3501 from game 120 on).
+AVOID_BANKRUPTCY_SALES = True
+
+
+def bankrupt_with_own_sales(game: Game, action: Action) -> bool:
+    """Whether ACTION makes the president of the company acting bankrupt with sales of
+    another company he presides (12.1's listed difference): the company must buy a
+    train (10.1) and after ACTION its treasury, his cash and all he may still sell
+    (a company once, 5.3.3) cannot pay for the cheapest (10.7.2: "If the president
+    cannot raise enough money through stock sales he is bankrupt"), ACTION being a
+    sale of his for it or the end of the turn (the bankruptcy itself); and a sale of
+    his own other company waits or would come (5.9: nobody may protect it)."""
+    rnd = game.round
+    if not isinstance(rnd, OperatingRound) or rnd.current is None or rnd.offer is not None:
+        return False
+    turn = game.turn()
+    if turn is None or not (isinstance(action, SellShares | Done) or
+                            (isinstance(action, Pass) and turn.step == "train")):
+        return False
+    corp = rnd.company()
+    seat = corp.president or ""
+    if not rnd.must_buy(corp):
+        return False
+    cheapest = game.rules.cheapest_train(game.state)
+    if cheapest is None:
+        return False
+    state = game.state
+    selling = rnd._sellable_percents(seat, corp)  # (what a bankruptcy sells)
+    prices = rnd._sale_prices()
+    raised = corp.cash + state.player(seat).cash
+    own = {s.corporation for s in state.pending_sales
+           if s.seller == seat and s.president == seat and s.corporation != corp.sym}
+    if isinstance(action, SellShares):
+        sold = action.percent or 10 * (action.count or 1)
+        raised += prices.get(action.corporation, 0) * sold // 10
+        selling = {sym: pct for sym, pct in selling.items() if sym != action.corporation}
+        if state.corporations[action.corporation].president == seat:
+            own.add(action.corporation)
+    raised += sum(prices[sym] * pct // 10 for sym, pct in selling.items())
+    own |= {sym for sym in selling if state.corporations[sym].president == seat}
+    return raised < cheapest[1] and bool(own - {corp.sym})
+
+
+def over_certificate_limit(game: Game, seat: str) -> bool:
+    """Whether SEAT holds more certificates than the limit (5.4.1), so must sell."""
+    return certificate_count(game.rules, game.state, seat) > \
+        game.rules.certificate_limit(game.state)
 
 
 #: has_route_now's last answer: (the game, its number of moves) and the answer.
@@ -282,6 +346,20 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # our company passes at, and our next pass meets its next step (a run, or the
         # stock round after the last company).
         return "5.1.1 a closed company's trains"
+    if action.get("entity_type") == "player" and action.get("type") in ("pass", "buy_shares") \
+            and "cannot process action" in error and \
+            protector_sold_it(game, action, site_states):
+        # Ours asks the president about protecting a sale of his company after he sold
+        # shares of it himself this round (5.9.10 lets him); the site passes him by.
+        return "5.9.10 protection by a president who sold the company this round"
+    if action.get("entity_type") == "corporation" and action.get("type") == "pass" and \
+            "Blocking step Run Routes cannot process action pass" in error and \
+            city_freed_unseen(game):
+        # Our company passes its token step, where it could place a station only in a
+        # city a closed company's station left (5.1.1); the site skipped that step, its
+        # answer to "can it place a station" kept from before the closing (its own
+        # error: a closing does not clear its graph; a lay or a station would).
+        return "the site's error at a city freed by a closed company"
     if "NoMethodError" in error and "player?" in error and action.get("type") == "pass" \
             and all_pass_with_cm_unsold(game):
         # Everybody passed with the CM still in the bank: the site fails paying the
@@ -293,6 +371,57 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # closed with its company (5.1.1) has none: its own error, no rule of ours.
         return "the site's error at a closed phase-2 private"
     return None
+
+
+#: What may differ at a bankruptcy for `bankrupt_sales_unsettled` to be asked: prices
+#: and shares, and the cash and trains of a company the bankrupt president's own sale
+#: closed in ours (5.1.1: its money to the bank, its trains to the Open Market; seed
+#: 3501 game 113), which it checks company by company.
+BANKRUPTCY_APART = frozenset({"company price", "player shares", "company cash",
+                              "company trains"})
+
+
+def protector_sold_it(game: Game, action: dict[str, Any],
+                      site_states: list[dict[str, Any]]) -> bool:
+    """5.9.10 shown: GAME (ours before ACTION) waits for the answer of the president
+    of the first sale waiting for one (5.9.2), another player than the seller, who
+    has sold shares of that company himself this round, and the player answering in
+    the record is him, while the site's next to act is somebody else (it passes by a
+    president who sold the company this round)."""
+    turn = game.turn()
+    sales = game.state.pending_sales
+    if turn is None or not sales or not site_states:
+        return False
+    sale = sales[0]
+    return turn.seat == sale.president != sale.seller and \
+        sale.corporation in game.state.player(sale.president).sold_this_round and \
+        str(action.get("entity")) not in {str(a) for a in site_states[-1].get("acting", ())}
+
+
+STATION = re.compile(r"^(\S+) places (?:its home station|a station) in (\S+)")
+CLOSING = re.compile(r"^(\S+)'s price enters the black area: \S+ closes")
+BUILDING = re.compile(r"^\S+ (?:lays tile|places (?:its home station|a station)) ")
+
+
+def city_freed_unseen(game: Game) -> bool:
+    """Whether GAME's company acting may place a station now (its token step not yet
+    passed) only in hexes where a company now closed had one (5.1.1: "All tokens of
+    that company are removed from the map"), with no tile laid and no station placed
+    anywhere since the last of those closings: the site's graph, which only a lay or a
+    station clears, still holds those cities as they were."""
+    places = {p.hex for p in legal.legal_token_places(game)}
+    log = game.state.log
+    closed = {sym for sym, corp in game.state.corporations.items() if corp.closed}
+    freed: dict[str, str] = {}  # hex: the closed company whose station stood there
+    for line in log:
+        if (m := STATION.match(line)) and m.group(1) in closed:
+            freed[m.group(2)] = m.group(1)
+    if not places or not places <= set(freed):
+        return False
+    owners = {freed[h] for h in places}
+    last = max((i for i, line in enumerate(log)
+                if (m := CLOSING.match(line)) and m.group(1) in owners), default=None)
+    return last is not None and not any(BUILDING.match(line) for line in log[last + 1:])
 
 
 def bankrupt_sales_unsettled(game: Game, action: dict[str, Any], ours: dict[str, Any],
