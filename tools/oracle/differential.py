@@ -234,7 +234,7 @@ def take(rng: random.Random, game: Game, seat: str,
     pays = [a for a in candidates if isinstance(a, Dividend)]
     rng.shuffle(pays)
     if game.state.title.name in PAYOUT_TITLES and len(pays) > 1 and \
-            rng.random() < site_1825.PAYOUT_FIRST:
+            rng.random() < site_1825.payout_first(game.state.title.name):
         # Paying out more often than not keeps companies alive (1825 6.3, 1850's black
         # area): games that reach the late phases and the bank's end, not only dead ones.
         pays.sort(key=lambda a: a.choice != "payout")
@@ -243,6 +243,7 @@ def take(rng: random.Random, game: Game, seat: str,
     rng.shuffle(busy)
     if game.state.title.name == "1825":
         busy = site_1825.wales_first(game, site_1825.builders_first(busy))
+        runs, busy = site_1825.lays_then_runs(game, runs, busy)
         runs = site_1825.wales_runs(game, runs, busy)
     rng.shuffle(idle)
     others = [a for a in candidates if isinstance(a, RunRoutes) and not a.auto]
@@ -619,6 +620,13 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
                 return Outcome(index, "site difference: 10.8 unpaid interest: the site's "
                                "RSR holds the company's cash",
                                f"action {at}: {answer['error']}", record, features=features)
+        if TITLE == "1825" and at is not None and at_game is not None and \
+                "GameIsOver" in str(answer.get("error")) and \
+                at_game.state.end_triggered == "market":
+            # 2: a share price at the top of the index ends the game "at the end of the
+            # current OR"; the site ends it at once (listed): both engines' scores are
+            # compared at the site's end, as at its end of a dead game.
+            return dead_game(index, record, answer, at, features, TOP_OF_INDEX)
         hook = SITE_HOOKS.get(TITLE)
         if hook is not None and at_game is not None:
             answer["record_actions"] = record["actions"]
@@ -683,6 +691,13 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
     return Outcome(index, "agree", "", record, result, features)
 
 
+def to_its_end(group: str) -> bool:
+    """Whether a group's games were compared to their end: agreeing to the final scores
+    or to the scores at the site's own end (a dead game, 1825's top of the index), not
+    cut at the cap of moves."""
+    return group.startswith("agree") and "cut before its end" not in group
+
+
 def uncounted(action: dict[str, Any], site_state: dict[str, Any]) -> bool:
     """Whether a record action does not count toward a difference's length: a message
     (the site does nothing at it), and in 1850 a president's sale in an operating round
@@ -695,9 +710,15 @@ def uncounted(action: dict[str, Any], site_state: dict[str, Any]) -> bool:
         str(site_state.get("round", "")).startswith("Operating Round"))
 
 
+#: The site's end at a share price at the top of the index (1825 2, listed).
+TOP_OF_INDEX = "the site's end at the top of the index (2)"
+
+
 def dead_game(index: int, record: dict[str, Any], answer: dict[str, Any], upto: int,
-              features: list[str]) -> Outcome:
-    """The site ended a dead game at its 100th turn after `upto` record actions: its
+              features: list[str], end: str = "the site's end of a dead game (turn 100)"
+              ) -> Outcome:
+    """The site ended a dead game at its 100th turn (or END: 1825 at the top of the
+    index, at once) after `upto` record actions: its
     scores then (net worth) against ours at the same moment. The site ends at the last
     pass of its stock round, after the round's end (a sold-out company's rise); where
     that pass also begins our next round, the privates' income ours pays at its start
@@ -712,7 +733,10 @@ def dead_game(index: int, record: dict[str, Any], answer: dict[str, Any], upto: 
         for seat, amount in next_round_income(replay.game).items():
             scores[seat] -= amount
     ours = {ids[seat]: value for seat, value in scores.items()}
-    group = "agree to the site's end of a dead game (turn 100)"
+    group = f"agree to {end}"
+    if ours != site and end == TOP_OF_INDEX:
+        return Outcome(index, f"differs: scores at {end}", f"upto {upto}; ours {ours} "
+                       f"site {site}", record, site, features)
     if ours != site:
         # The site settles a trainless company's empty run (and the fall of its price,
         # perhaps into 1850's black area) when its track or token step ends; ours at its
@@ -870,9 +894,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="1825, 1850 (and 1861 where given): how often a random "
                              "director pays out first")
     parser.add_argument("--moves", type=int, help="moves after which a game stops")
-    parser.add_argument("--trades", type=float, default=site_1825.TRAIN_TRADES,
+    parser.add_argument("--trades", type=float, default=None,
                         help="1825: how often a random director buys a train offered by "
-                             "another company")
+                             "another company (default 0.05; --classic: 1)")
+    parser.add_argument("--classic", action="store_true",
+                        help="1825: the random players before 28 November 2026 (seed 3501 "
+                             "games 0-39 and the seeds of docs/site-differences.md): runs "
+                             "before lays, payout first one time in two, any train trade")
     parser.add_argument("--option", action="append", default=[],
                         help="a game option added to the title's (1825: r1, the kit R1)")
     parser.add_argument("--builder", action="store_true",
@@ -887,12 +915,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     global TITLE, PAYOUT_TITLES
     TITLE = args.title
+    if args.classic or args.builder or args.wales:
+        # The players the seeds played before were played by (--builder: the builder
+        # of then, two trains at most and runs before lays).
+        site_1825.classic_players()
     if args.payout is not None:
         site_1825.PAYOUT_FIRST = args.payout
+        site_1825.PAYOUT_FIRST_OF.pop("1825", None)
         if args.title == "1861":  # (not by default: the seeds played before stay)
             PAYOUT_TITLES = (*PAYOUT_TITLES, "1861")
-    site_1825.TRAIN_TRADES = args.trades
-    site_1825.BUILDER = args.builder
+    if args.trades is not None:
+        site_1825.TRAIN_TRADES = args.trades
+    site_1825.BUILDER = site_1825.BUILDER or args.builder
     site_1825.RECEIVERSHIP = args.receivership
     site_1825.WALES = args.wales
     if args.moves:
@@ -922,6 +956,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{time.monotonic() - started:.0f} s")
     for group, outcomes in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         print(f"{len(outcomes):4d}  {group}   games {[o.index for o in outcomes][:12]}")
+    ended = sum(len(v) for k, v in groups.items() if to_its_end(k))
+    print(f"compared to their end: {ended} of {total}")
     if args.json:
         _write(args.json, groups)
     return 0
