@@ -422,6 +422,8 @@ class Outcome:
     record: dict[str, Any] | None = None
     site_result: dict[str, int] = field(default_factory=dict)
     features: list[str] = field(default_factory=list)
+    routes: int = 0  # routes the site checked and paid itself (ROUTES)
+    routes_given: int = 0  # routes given with their revenue (listed: 1825 5.5.5)
 
 
 def _normalise(text: str) -> str:
@@ -431,8 +433,90 @@ def _normalise(text: str) -> str:
     return text[:120]
 
 
+#: Runs go to the site without their revenue (--no-routes: with it), so that the site
+#: checks each route and computes its revenue: a recorded revenue it takes as it stands
+#: (DEVELOPERS.md, "Routes"). A refused route is a refusal, a revenue of its own a
+#: position apart after the run.
+ROUTES = True
+#: Replays of a game with a listed unchecked run (1825 5.5.5) given its revenue, one at
+#: a time; then every double-headed run left is given its revenue at once.
+ROUTE_RETRIES = 6
+
+
+def without_revenue(record: dict[str, Any], given: set[int]) -> dict[str, Any]:
+    """RECORD with the revenue left out of every run but those at the actions GIVEN."""
+    actions = []
+    for at, action in enumerate(record["actions"]):
+        if action.get("type") == "run_routes" and at not in given:
+            action = {k: v for k, v in action.items() if k != "revenue_str"} | {
+                "routes": [{k: v for k, v in r.items() if k != "revenue"}
+                           for r in action.get("routes", ())]}
+        actions.append(action)
+    return {**record, "actions": actions}
+
+
+def _runs_in(record: dict[str, Any], upto: int | None, given: set[int]) -> tuple[int, int]:
+    """The routes of the runs before action UPTO (all: None) the site checked, and those
+    it was given with their revenue."""
+    checked = left = 0
+    for at, action in enumerate(record["actions"][:upto]):
+        if action.get("type") == "run_routes":
+            count = len(action.get("routes") or ())
+            if at in given:
+                left += count
+            else:
+                checked += count
+    return checked, left
+
+
+def replay_routes(oracle: Oracle, record: dict[str, Any], path: Path,
+                  counts: dict[str, int]) -> dict[str, Any]:
+    """The site's answer for RECORD (written at PATH), its runs without their revenue
+    where ROUTES; a run refused as a listed difference (1825 5.5.5, a double-headed
+    half without a base, `site_1825.double_heading_unchecked`, shown at that action)
+    is given its revenue, with the later runs of the same form, and the record replayed
+    again. COUNTS gets the routes checked and given."""
+    if not ROUTES:
+        return oracle.replay(path, states=True)
+    given: set[int] = set()
+    trial = path.with_name(path.stem + ".routes.tmp")
+    try:
+        for attempt in range(ROUTE_RETRIES + 2):
+            trial.write_text(json.dumps(without_revenue(record, given)))
+            answer = oracle.replay(trial, states=True)
+            at = answer.get("error_action_index")
+            if at is None or TITLE != "1825" or at in given:
+                break
+            action = record["actions"][at]
+            at_game = our_game_at(record, at) if action.get("type") == "run_routes" \
+                else None
+            if at_game is None or not site_1825.double_heading_unchecked(
+                    at_game, action, str(answer.get("error"))):
+                break
+            runs = [j for j, a in enumerate(record["actions"])
+                    if j >= at and a.get("type") == "run_routes"]
+            given |= {j for j in runs if record["actions"][j].get("entity") ==
+                      action.get("entity") and record["actions"][j]["routes"] ==
+                      action["routes"]}
+            if attempt >= ROUTE_RETRIES:
+                given |= {j for j in runs if site_1825.double_headed(record["actions"][j])}
+        counts["checked"], counts["given"] = _runs_in(
+            record, answer.get("error_action_index"), given)
+        return answer
+    finally:
+        trial.unlink(missing_ok=True)
+
+
 def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | None,
           title: str = "18TN") -> Outcome:
+    counts: dict[str, int] = {}
+    outcome = _check(oracle, seed, index, scratch, cache, title, counts)
+    outcome.routes, outcome.routes_given = counts.get("checked", 0), counts.get("given", 0)
+    return outcome
+
+
+def _check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | None,
+           title: str, counts: dict[str, int]) -> Outcome:
     try:
         game = played(seed, index, cache, title)
         # (A game shorter than the cap of moves was cut where it got stuck.)
@@ -458,7 +542,7 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
         record = export_record(game, game_id=index)
     path = scratch / record_name(title, seed, index)
     path.write_text(json.dumps(record))
-    answer = oracle.replay(path, states=True)
+    answer = replay_routes(oracle, record, path, counts)
     site_states = answer.get("states") or []
     ours = _our_states(record, final.state)
     diffs: list[list[str]] = []
@@ -620,6 +704,11 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
                 return Outcome(index, "site difference: 10.8 unpaid interest: the site's "
                                "RSR holds the company's cash",
                                f"action {at}: {answer['error']}", record, features=features)
+        if TITLE == "1825" and at_game is not None and site_1825.double_heading_unchecked(
+                at_game, action, str(answer.get("error"))):
+            # (Where more such runs were left than replay_routes gives revenue to.)
+            return Outcome(index, f"site difference: {site_1825.DOUBLE_HEADED}",
+                           f"action {at}: {answer['error']}", record, features=features)
         if TITLE == "1825" and at is not None and at_game is not None and \
                 "GameIsOver" in str(answer.get("error")) and \
                 at_game.state.end_triggered == "market":
@@ -873,7 +962,8 @@ def _features(game: Game) -> list[str]:
 def _write(path: Path, groups: dict[str, list[Outcome]]) -> None:
     path.write_text(json.dumps(
         {group: [{"index": o.index, "detail": o.detail, "features": o.features,
-                  "site_result": o.site_result} for o in outcomes]
+                  "site_result": o.site_result, "routes": o.routes,
+                  "routes_given": o.routes_given} for o in outcomes]
          for group, outcomes in groups.items()}, indent=1))
 
 
@@ -894,6 +984,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="1825, 1850 (and 1861 where given): how often a random "
                              "director pays out first")
     parser.add_argument("--moves", type=int, help="moves after which a game stops")
+    parser.add_argument("--no-routes", action="store_true",
+                        help="runs go to the site with their revenue, which it takes as "
+                             "it stands (by default without: the site checks each route)")
     parser.add_argument("--trades", type=float, default=None,
                         help="1825: how often a random director buys a train offered by "
                              "another company (default 0.05; --classic: 1)")
@@ -913,7 +1006,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="1825 R1: the minors lay track towards Wales's stops, best "
                              "lay first (their U3 and 4T run; the Taff Vale reaches V8)")
     args = parser.parse_args(argv)
-    global TITLE, PAYOUT_TITLES
+    global TITLE, PAYOUT_TITLES, ROUTES
     TITLE = args.title
     if args.classic or args.builder or args.wales:
         # The players the seeds played before were played by (--builder: the builder
@@ -931,6 +1024,7 @@ def main(argv: list[str] | None = None) -> int:
     site_1825.WALES = args.wales
     if args.moves:
         MOVES[args.title] = args.moves
+    ROUTES = not args.no_routes
     if args.option:
         OPTIONS[args.title] = OPTIONS.get(args.title, frozenset()) | frozenset(args.option)
     groups: dict[str, list[Outcome]] = defaultdict(list)
@@ -948,7 +1042,11 @@ def main(argv: list[str] | None = None) -> int:
         for index in range(args.start, args.start + args.games):
             outcome = check(oracle, args.seed, index, scratch, args.cache, args.title)
             groups[outcome.group].append(outcome)
-            print(f"game {index}: {outcome.group} {outcome.detail[:300]}", flush=True)
+            routes = f" [routes checked {outcome.routes}" + (
+                f", given {outcome.routes_given}]" if outcome.routes_given else "]") \
+                if ROUTES else ""
+            print(f"game {index}: {outcome.group}{routes} {outcome.detail[:300]}",
+                  flush=True)
             if args.json:  # after every game, so that a run cut short keeps its figures
                 _write(args.json, groups)
     total = sum(len(v) for v in groups.values())
@@ -958,6 +1056,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(outcomes):4d}  {group}   games {[o.index for o in outcomes][:12]}")
     ended = sum(len(v) for k, v in groups.items() if to_its_end(k))
     print(f"compared to their end: {ended} of {total}")
+    if ROUTES:
+        every = [o for v in groups.values() for o in v]
+        refused = sum(len(v) for k, v in groups.items() if k.startswith("refused: run_routes"))
+        print(f"routes checked by the site: {sum(o.routes for o in every)}; given their "
+              f"revenue (listed, 1825 5.5.5): {sum(o.routes_given for o in every)}; "
+              f"games with a route refused: {refused}")
     if args.json:
         _write(args.json, groups)
     return 0

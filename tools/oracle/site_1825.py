@@ -319,6 +319,50 @@ def closed_companies(game: Game) -> set[str]:
     return {c.sym for c in game.state.corporations.values() if c.closed}
 
 
+#: A double-headed run the site's loader cannot check (docs/site-differences.md, 5.5.5).
+DOUBLE_HEADED = "5.5.5 a double-headed half without a base (the site cannot check it)"
+#: The site's refusals of a route of one chain it finds through no base.
+HALF_REFUSED = ("Route cannot begin/end in a town", "Route must contain token")
+
+
+def double_headed(action: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """The double-headed pairs (5.5.5) of a record's run: two routes of a 2-train, two
+    stops each, sharing one (our export's form of a `2+2`, which the run's
+    `moderator_actions` name)."""
+    if action.get("type") != "run_routes" or not any(
+            r.get("train") == "2+2" for m in action.get("moderator_actions", ())
+            for r in m.get("routes", ())):
+        return []
+    halves = [r for r in action.get("routes", ())
+              if str(r.get("train")).split("-")[0] == "2" and len(r.get("hexes", ())) == 2]
+    return [[a, b] for i, a in enumerate(halves) for b in halves[i + 1:]
+            if a["hexes"][1] == b["hexes"][0]]
+
+
+def double_heading_unchecked(game: Game, action: dict[str, Any], error: str) -> bool:
+    """Whether the site's refusal ERROR of the run ACTION (without revenue) is the listed
+    5.5.5 difference, shown in our position GAME at that run: the run holds a
+    double-headed pair one half of which has no base of the company in any of its
+    hexes. The site's loader finds a route of one chain only through a base of the
+    company (Route#connection_data), so that half has no stops for it, and it refuses
+    it, as a route of its own, for its town end or its lack of a base; the pair is one
+    route legal for a '3' train (5.5.5, 5.5.2), ours."""
+    if not any(text in error for text in HALF_REFUSED):
+        return False
+    sym = str(action.get("entity"))
+    corp = next((c for c in game.state.corporations.values()
+                 if (c.spec.site_sym or c.sym) == sym), None)
+    if corp is None:
+        return False
+    tokens = game.state.board.tokens
+
+    def based(half: dict[str, Any]) -> bool:
+        return any(corp.sym in corps for hex_id in half["hexes"]
+                   for corps in tokens.get(hex_id, {}).values())
+
+    return any(based(a) != based(b) for a, b in double_headed(action))
+
+
 #: The listed receivership differences (docs/site-differences.md, 4.4, 6.4), by name.
 RECEIVER_TRAIN = "6.4.4 the site's receiver's train step"
 RECEIVER_TOWNS = "6.4.4 the site's receiver buys for a route to towns only (1.8)"
@@ -441,6 +485,7 @@ def receivership_difference(record: dict[str, Any], at: int,
     return RECEIVER_TURN
 
 
-__all__ = ["builders_first", "closed_companies", "left_when_tried", "receivership_difference",
-           "site_difference", "site_refuses", "wales_first", "wales_hexes",
-           "wales_runs"]
+__all__ = ["builders_first", "classic_players", "closed_companies", "double_headed",
+           "double_heading_unchecked", "lays_then_runs", "left_when_tried", "payout_first",
+           "receivership_difference", "site_difference", "site_refuses", "wales_first",
+           "wales_hexes", "wales_runs"]
