@@ -438,16 +438,13 @@ def _normalise(text: str) -> str:
 #: (DEVELOPERS.md, "Routes"). A refused route is a refusal, a revenue of its own a
 #: position apart after the run.
 ROUTES = True
-#: Replays of a game with a listed unchecked run (1825 5.5.5) given its revenue, one at
-#: a time; then every double-headed run left is given its revenue at once.
-ROUTE_RETRIES = 6
 
 
 def without_revenue(record: dict[str, Any], given: set[int]) -> dict[str, Any]:
-    """RECORD with the revenue left out of every run but those at the actions GIVEN."""
+    """RECORD with the revenue left out of every run but those whose ids are GIVEN."""
     actions = []
-    for at, action in enumerate(record["actions"]):
-        if action.get("type") == "run_routes" and at not in given:
+    for action in record["actions"]:
+        if action.get("type") == "run_routes" and action.get("id") not in given:
             action = {k: v for k, v in action.items() if k != "revenue_str"} | {
                 "routes": [{k: v for k, v in r.items() if k != "revenue"}
                            for r in action.get("routes", ())]}
@@ -459,10 +456,10 @@ def _runs_in(record: dict[str, Any], upto: int | None, given: set[int]) -> tuple
     """The routes of the runs before action UPTO (all: None) the site checked, and those
     it was given with their revenue."""
     checked = left = 0
-    for at, action in enumerate(record["actions"][:upto]):
+    for action in record["actions"][:upto]:
         if action.get("type") == "run_routes":
             count = len(action.get("routes") or ())
-            if at in given:
+            if action.get("id") in given:
                 left += count
             else:
                 checked += count
@@ -470,41 +467,23 @@ def _runs_in(record: dict[str, Any], upto: int | None, given: set[int]) -> tuple
 
 
 def replay_routes(oracle: Oracle, record: dict[str, Any], path: Path,
-                  counts: dict[str, int]) -> dict[str, Any]:
+                  counts: dict[str, int], given: set[int]) -> dict[str, Any]:
     """The site's answer for RECORD (written at PATH), its runs without their revenue
-    where ROUTES; a run refused as a listed difference (1825 5.5.5, a double-headed
-    half without a base, `site_1825.double_heading_unchecked`, shown at that action)
-    is given its revenue, with the later runs of the same form, and the record replayed
-    again. COUNTS gets the routes checked and given."""
+    where ROUTES, but for the runs whose ids are GIVEN: the listed 1825 5.5.5 runs the
+    site's loader cannot resolve (a double-headed half without a base,
+    `site_1825.half_without_base`, judged in our position at each run by _our_states).
+    COUNTS gets the routes checked and given."""
     if not ROUTES:
         return oracle.replay(path, states=True)
-    given: set[int] = set()
     trial = path.with_name(path.stem + ".routes.tmp")
     try:
-        for attempt in range(ROUTE_RETRIES + 2):
-            trial.write_text(json.dumps(without_revenue(record, given)))
-            answer = oracle.replay(trial, states=True)
-            at = answer.get("error_action_index")
-            if at is None or TITLE != "1825" or at in given:
-                break
-            action = record["actions"][at]
-            at_game = our_game_at(record, at) if action.get("type") == "run_routes" \
-                else None
-            if at_game is None or not site_1825.double_heading_unchecked(
-                    at_game, action, str(answer.get("error"))):
-                break
-            runs = [j for j, a in enumerate(record["actions"])
-                    if j >= at and a.get("type") == "run_routes"]
-            given |= {j for j in runs if record["actions"][j].get("entity") ==
-                      action.get("entity") and record["actions"][j]["routes"] ==
-                      action["routes"]}
-            if attempt >= ROUTE_RETRIES:
-                given |= {j for j in runs if site_1825.double_headed(record["actions"][j])}
-        counts["checked"], counts["given"] = _runs_in(
-            record, answer.get("error_action_index"), given)
-        return answer
+        trial.write_text(json.dumps(without_revenue(record, given)))
+        answer = oracle.replay(trial, states=True)
     finally:
         trial.unlink(missing_ok=True)
+    counts["checked"], counts["given"] = _runs_in(record, answer.get("error_action_index"),
+                                                  given)
+    return answer
 
 
 def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | None,
@@ -542,9 +521,10 @@ def _check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | N
         record = export_record(game, game_id=index)
     path = scratch / record_name(title, seed, index)
     path.write_text(json.dumps(record))
-    answer = replay_routes(oracle, record, path, counts)
+    given: set[int] = set()  # runs the site is given with their revenue (listed)
+    ours = _our_states(record, final.state, given if ROUTES and TITLE == "1825" else None)
+    answer = replay_routes(oracle, record, path, counts, given)
     site_states = answer.get("states") or []
-    ours = _our_states(record, final.state)
     diffs: list[list[str]] = []
     war: list[set[str]] = []  # companies with the site's Civil War token only
     apart: list[set[str]] = []  # companies whose position differs
@@ -706,7 +686,7 @@ def _check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | N
                                f"action {at}: {answer['error']}", record, features=features)
         if TITLE == "1825" and at_game is not None and site_1825.double_heading_unchecked(
                 at_game, action, str(answer.get("error"))):
-            # (Where more such runs were left than replay_routes gives revenue to.)
+            # (Where our position's judgement by hexes misses one.)
             return Outcome(index, f"site difference: {site_1825.DOUBLE_HEADED}",
                            f"action {at}: {answer['error']}", record, features=features)
         if TITLE == "1825" and at is not None and at_game is not None and \
@@ -905,18 +885,22 @@ def our_game_at(record: dict[str, Any], at: int) -> Game | None:
         return None
 
 
-def _our_states(record: dict[str, Any], final: GameState | None = None
-                ) -> list[dict[str, Any] | str]:
+def _our_states(record: dict[str, Any], final: GameState | None = None,
+                unchecked: set[int] | None = None) -> list[dict[str, Any] | str]:
     """Our position after each record action, read back through our importer; the
     last one FINAL's, where given: the position of the game the record was exported
     from, after the moves the record leaves out as the site's own (an empty run it
-    settles at once, the answers to a sale)."""
+    settles at once, the answers to a sale). UNCHECKED (1825) gets the ids of the runs
+    the site's loader cannot check, judged in our position at each (5.5.5, listed)."""
     setup, names = setup_of(record)
     game = Game(setup)
     mapper = RecordMapper(game, names)
     ids = {seat: pid for pid, seat in names.items()}
     out: list[dict[str, Any] | str] = []
     for index, raw in enumerate(expanded(folded_actions(record["actions"]))):
+        if unchecked is not None and raw.get("type") == "run_routes" and \
+                site_1825.half_without_base(game, raw):
+            unchecked.add(raw.get("id"))
         try:
             replay_action(game, mapper, index, raw, throwaway=True)  # (no undo: faster)
             if TITLE == "1861":

@@ -341,14 +341,17 @@ def double_headed(action: dict[str, Any]) -> list[list[dict[str, Any]]]:
 
 def double_heading_unchecked(game: Game, action: dict[str, Any], error: str) -> bool:
     """Whether the site's refusal ERROR of the run ACTION (without revenue) is the listed
-    5.5.5 difference, shown in our position GAME at that run: the run holds a
-    double-headed pair one half of which has no base of the company in any of its
-    hexes. The site's loader finds a route of one chain only through a base of the
-    company (Route#connection_data), so that half has no stops for it, and it refuses
-    it, as a route of its own, for its town end or its lack of a base; the pair is one
-    route legal for a '3' train (5.5.5, 5.5.2), ours."""
-    if not any(text in error for text in HALF_REFUSED):
-        return False
+    5.5.5 difference, shown in our position GAME at that run (`half_without_base`)."""
+    return any(text in error for text in HALF_REFUSED) and half_without_base(game, action)
+
+
+def half_without_base(game: Game, action: dict[str, Any]) -> bool:
+    """Whether the record's run ACTION holds a double-headed pair one half of which has
+    no base of the company in its hexes, in our position GAME at that run. The site's
+    loader finds a route of one chain only through a base of the company
+    (Route#connection_data), so that half has no stops for it, and where the record
+    gives no revenue it refuses it as a route of its own, for its town end or its lack
+    of a base; the pair is one route legal for a '3' train (5.5.5, 5.5.2), ours."""
     sym = str(action.get("entity"))
     corp = next((c for c in game.state.corporations.values()
                  if (c.spec.site_sym or c.sym) == sym), None)
@@ -486,6 +489,6 @@ def receivership_difference(record: dict[str, Any], at: int,
 
 
 __all__ = ["builders_first", "classic_players", "closed_companies", "double_headed",
-           "double_heading_unchecked", "lays_then_runs", "left_when_tried", "payout_first",
-           "receivership_difference", "site_difference", "site_refuses", "wales_first",
-           "wales_hexes", "wales_runs"]
+           "double_heading_unchecked", "half_without_base", "lays_then_runs",
+           "left_when_tried", "payout_first", "receivership_difference", "site_difference",
+           "site_refuses", "wales_first", "wales_hexes", "wales_runs"]
