@@ -691,10 +691,11 @@ def _check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | N
                            f"action {at}: {answer['error']}", record, features=features)
         if TITLE == "1825" and at is not None and at_game is not None and \
                 "GameIsOver" in str(answer.get("error")) and \
-                at_game.state.end_triggered == "market":
+                site_1825.at_top_of_index(at_game):
             # 2: a share price at the top of the index ends the game "at the end of the
             # current OR"; the site ends it at once (listed): both engines' scores are
-            # compared at the site's end, as at its end of a dead game.
+            # compared at the site's end, as at its end of a dead game. (Also where the
+            # bank had broken before: seed 3501 game 84, the site's end at once.)
             return dead_game(index, record, answer, at, features, TOP_OF_INDEX)
         hook = SITE_HOOKS.get(TITLE)
         if hook is not None and at_game is not None:

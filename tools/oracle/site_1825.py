@@ -314,6 +314,15 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
     return None
 
 
+def at_top_of_index(game: Game) -> bool:
+    """Whether a share price in GAME stands at the top of the index (2: the game ends
+    after the current OR; the site ends it at once, even where the bank broke before
+    and the end was already due)."""
+    market = game.state.market
+    return any(market.cell(c.sym).zone == "end" for c in game.state.corporations.values()
+               if c.sym in market.positions)
+
+
 def closed_companies(game: Game) -> set[str]:
     """The companies bankrupt (closed) in our game GAME (6.3)."""
     return {c.sym for c in game.state.corporations.values() if c.closed}
@@ -488,7 +497,7 @@ def receivership_difference(record: dict[str, Any], at: int,
     return RECEIVER_TURN
 
 
-__all__ = ["builders_first", "classic_players", "closed_companies", "double_headed",
-           "double_heading_unchecked", "half_without_base", "lays_then_runs",
-           "left_when_tried", "payout_first", "receivership_difference", "site_difference",
-           "site_refuses", "wales_first", "wales_hexes", "wales_runs"]
+__all__ = ["at_top_of_index", "builders_first", "classic_players", "closed_companies",
+           "double_headed", "double_heading_unchecked", "half_without_base",
+           "lays_then_runs", "left_when_tried", "payout_first", "receivership_difference",
+           "site_difference", "site_refuses", "wales_first", "wales_hexes", "wales_runs"]
