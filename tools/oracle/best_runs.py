@@ -117,12 +117,14 @@ def recorded_routes(oracle: Oracle, path: Path, folder: Path) -> str:
     revenue of the site's own), or the same positions throughout. A 1825 double-headed
     half without a base is refused so (listed, 5.5.5): named, not counted."""
     record = json.loads(path.read_text())
-    runs = [a for a in record["actions"] if a.get("type") == "run_routes"]
-    count = sum(len(a.get("routes") or ()) for a in runs)
     bare = folder / "bare.json"
     bare.write_text(json.dumps(without_revenue(record, set())))
     answer = oracle.replay(bare, states=True)
     given = oracle.replay(path, states=True)
+    # (Only the runs before the record's own stop, where it has one, are replayed.)
+    upto = given.get("error_action_index")
+    runs = [a for a in record["actions"][:upto] if a.get("type") == "run_routes"]
+    count = sum(len(a.get("routes") or ()) for a in runs)
     head = f"{path.name}: {len(runs)} runs, {count} routes"
     # (The record's own stop, where it has one, is the same action in both.)
     if answer.get("error") is not None and \
