@@ -10,6 +10,8 @@ run their best routes, pay or withhold at random and otherwise take a random leg
 action, one that is not a pass four times in five (as tests/engine/test_random_games.py
 plays). Where the site has no form for a rule of ours (1850: a private sold between
 players, which the rulebook allows and the site does not offer), the players leave it.
+The site is given the runs without their revenue, so that it checks each route and
+pays it itself (`ROUTES`; `--no-routes` gives the revenue, which it takes as it stands).
 
     .venv/bin/python tools/oracle/differential.py --title 1850 --games 200 --seed 1
 
