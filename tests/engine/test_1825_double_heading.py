@@ -10,6 +10,11 @@ route ending at the town is none (5.5.2); double-headed, the two 2-trains earn
 
 from __future__ import annotations
 
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+
 import pytest
 from scenarios_1825 import company_turn, first_round, new_game, now
 
@@ -76,3 +81,35 @@ def test_5_5_5_a_double_header_goes_to_18xx_games_as_two_2_train_routes() -> Non
     run = [a for a in record["actions"] if a["type"] == "run_routes"][-1]
     assert [r["hexes"] for r in run["routes"]] == [["V14", "V16"], ["V16", "V20"]]
     assert len({r["train"] for r in run["routes"]}) == 2
+
+
+def _site_1825() -> ModuleType:
+    """tools/oracle/site_1825.py, the differential's 1825 module (not a package)."""
+    folder = str(Path(__file__).resolve().parents[2] / "tools" / "oracle")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    return importlib.import_module("site_1825")
+
+
+def test_5_5_5_a_double_headed_half_without_a_base_is_named_at_its_run() -> None:
+    """5.5.5: the two 2-trains "run on one Route which is legal for a single '3' Train",
+    here Swindon (the GWR's base) - Wantage (a town) - Reading: legal, as one route
+    begins and ends at large stations (5.5.2). The site, given no revenue, loads each
+    half as a route of its own and finds a route of one chain only through a base:
+    Wantage-Reading holds none, and it refuses it ("Route cannot begin/end in a
+    town"). The differential names that refusal the listed difference only where our
+    position at the run shows such a half."""
+    site_1825 = _site_1825()
+    g = gwr_with_two_2_trains()
+    before = g.clone()
+    g.apply("Bob", RunRoutes(auto=True))
+    run = [a for a in export_record(g)["actions"] if a["type"] == "run_routes"][-1]
+    refusal = "Engine::GameError: Route cannot begin/end in a town"
+    assert site_1825.half_without_base(before, run)
+    assert site_1825.double_heading_unchecked(before, run, refusal)
+    assert not site_1825.double_heading_unchecked(before, run, "Engine::GameError: other")
+    # A run of one 2-train is no pair; a pair whose halves both hold a base, none.
+    single = {**run, "routes": run["routes"][:1], "moderator_actions": []}
+    assert not site_1825.double_heading_unchecked(before, single, refusal)
+    before.state.board.tokens.setdefault("V20", {}).setdefault(0, []).append("GWR")
+    assert not site_1825.half_without_base(before, run)

@@ -1,6 +1,11 @@
 """Our best runs checked by 18xx.games itself, at every run of a record.
 
     .venv/bin/python tools/oracle/best_runs.py RECORD.json [--companies LBSC,GWR]
+    .venv/bin/python tools/oracle/best_runs.py --recorded RECORD.json ...
+
+With --recorded, the records' own runs instead: each record replayed without its runs'
+revenue, so that the site checks every route and pays it itself, against the record as
+it stands (as the differential replays its games, `differential.ROUTES`).
 
 At each recorded run (of the COMPANIES, or every company) our engine's best run at
 that position (`run auto`, engine/optimizer.py) is written in the site's form
@@ -28,7 +33,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from differential import our_game_at
+from differential import our_game_at, without_revenue
 from oracle import Oracle
 
 from engine.actions import LeaseTrain, RunRoutes
@@ -105,12 +110,61 @@ def check(oracle: Oracle, record: dict[str, Any], at: int, folder: Path) -> str:
             f"{'the same position as recorded' if same else 'another position than recorded'}")
 
 
+def recorded_routes(oracle: Oracle, path: Path, folder: Path) -> str:
+    """One line: the record at PATH replayed by the site with its runs' revenue left out
+    (so that it checks each route and pays it itself) against the record as it stands:
+    the first route refused, or the first action after which the positions differ (a
+    revenue of the site's own), or the same positions throughout. A 1825 double-headed
+    half without a base is refused so (listed, 5.5.5): named, not counted."""
+    record = json.loads(path.read_text())
+    bare = folder / "bare.json"
+    bare.write_text(json.dumps(without_revenue(record, set())))
+    answer = oracle.replay(bare, states=True)
+    given = oracle.replay(path, states=True)
+    # (Only the runs before the record's own stop, where it has one, are replayed.)
+    upto = given.get("error_action_index")
+    runs = [a for a in record["actions"][:upto] if a.get("type") == "run_routes"]
+    count = sum(len(a.get("routes") or ()) for a in runs)
+    head = f"{path.name}: {len(runs)} runs, {count} routes"
+    # (The record's own stop, where it has one, is the same action in both.)
+    if answer.get("error") is not None and \
+            answer.get("error_action_index") != given.get("error_action_index"):
+        at = answer["error_action_index"]
+        action = record["actions"][at] if at is not None else {}
+        pair = " (a double-headed pair: 5.5.5, listed)" \
+            if any(r.get("train") == "2+2" for m in action.get("moderator_actions", ())
+                   for r in m.get("routes", ())) else ""
+        return f"{head}: REFUSED at action {at}{pair}: {answer['error']}"
+    apart = next((i for i, (a, b) in enumerate(zip(answer["states"], given["states"],
+                                                   strict=False)) if a != b), None)
+    if apart is not None:
+        return f"{head}: PAID OTHERWISE from action {apart}"
+    return f"{head}: every route accepted and paid as recorded"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("record", type=Path)
+    parser.add_argument("record", type=Path, nargs="+")
     parser.add_argument("--companies", help="comma-separated; default: every company")
+    parser.add_argument("--recorded", action="store_true",
+                        help="check the records' own routes (each record replayed without "
+                             "its runs' revenue) instead of our best runs")
     args = parser.parse_args(argv)
+    if args.recorded:
+        lines = []
+        with Oracle() as oracle, tempfile.TemporaryDirectory() as scratch:
+            for path in args.record:
+                lines.append(recorded_routes(oracle, path, Path(scratch)))
+                print(lines[-1], flush=True)
+        refused = sum("REFUSED" in line and "listed" not in line for line in lines)
+        otherwise = sum("PAID OTHERWISE" in line for line in lines)
+        print(f"{len(lines)} records, {refused} with a route refused, {otherwise} paid "
+              "otherwise")
+        return 1 if refused or otherwise else 0
+    if len(args.record) != 1:
+        parser.error("our best runs are checked in one record at a time")
+    args.record = args.record[0]
     record = json.loads(args.record.read_text())
     wanted = set(args.companies.split(",")) if args.companies else None
     runs = [i for i, a in enumerate(record["actions"]) if a.get("type") == "run_routes"

@@ -10,6 +10,8 @@ run their best routes, pay or withhold at random and otherwise take a random leg
 action, one that is not a pass four times in five (as tests/engine/test_random_games.py
 plays). Where the site has no form for a rule of ours (1850: a private sold between
 players, which the rulebook allows and the site does not offer), the players leave it.
+The site is given the runs without their revenue, so that it checks each route and
+pays it itself (`ROUTES`; `--no-routes` gives the revenue, which it takes as it stands).
 
     .venv/bin/python tools/oracle/differential.py --title 1850 --games 200 --seed 1
 
@@ -234,7 +236,7 @@ def take(rng: random.Random, game: Game, seat: str,
     pays = [a for a in candidates if isinstance(a, Dividend)]
     rng.shuffle(pays)
     if game.state.title.name in PAYOUT_TITLES and len(pays) > 1 and \
-            rng.random() < site_1825.PAYOUT_FIRST:
+            rng.random() < site_1825.payout_first(game.state.title.name):
         # Paying out more often than not keeps companies alive (1825 6.3, 1850's black
         # area): games that reach the late phases and the bank's end, not only dead ones.
         pays.sort(key=lambda a: a.choice != "payout")
@@ -243,6 +245,7 @@ def take(rng: random.Random, game: Game, seat: str,
     rng.shuffle(busy)
     if game.state.title.name == "1825":
         busy = site_1825.wales_first(game, site_1825.builders_first(busy))
+        runs, busy = site_1825.lays_then_runs(game, runs, busy)
         runs = site_1825.wales_runs(game, runs, busy)
     rng.shuffle(idle)
     others = [a for a in candidates if isinstance(a, RunRoutes) and not a.auto]
@@ -421,6 +424,8 @@ class Outcome:
     record: dict[str, Any] | None = None
     site_result: dict[str, int] = field(default_factory=dict)
     features: list[str] = field(default_factory=list)
+    routes: int = 0  # routes the site checked and paid itself (ROUTES)
+    routes_given: int = 0  # routes given with their revenue (listed: 1825 5.5.5)
 
 
 def _normalise(text: str) -> str:
@@ -430,8 +435,69 @@ def _normalise(text: str) -> str:
     return text[:120]
 
 
+#: Runs go to the site without their revenue (--no-routes: with it), so that the site
+#: checks each route and computes its revenue: a recorded revenue it takes as it stands
+#: (DEVELOPERS.md, "Routes"). A refused route is a refusal, a revenue of its own a
+#: position apart after the run.
+ROUTES = True
+
+
+def without_revenue(record: dict[str, Any], given: set[int]) -> dict[str, Any]:
+    """RECORD with the revenue left out of every run but those whose ids are GIVEN."""
+    actions = []
+    for action in record["actions"]:
+        if action.get("type") == "run_routes" and action.get("id") not in given:
+            action = {k: v for k, v in action.items() if k != "revenue_str"} | {
+                "routes": [{k: v for k, v in r.items() if k != "revenue"}
+                           for r in action.get("routes", ())]}
+        actions.append(action)
+    return {**record, "actions": actions}
+
+
+def _runs_in(record: dict[str, Any], upto: int | None, given: set[int]) -> tuple[int, int]:
+    """The routes of the runs before action UPTO (all: None) the site checked, and those
+    it was given with their revenue."""
+    checked = left = 0
+    for action in record["actions"][:upto]:
+        if action.get("type") == "run_routes":
+            count = len(action.get("routes") or ())
+            if action.get("id") in given:
+                left += count
+            else:
+                checked += count
+    return checked, left
+
+
+def replay_routes(oracle: Oracle, record: dict[str, Any], path: Path,
+                  counts: dict[str, int], given: set[int]) -> dict[str, Any]:
+    """The site's answer for RECORD (written at PATH), its runs without their revenue
+    where ROUTES, but for the runs whose ids are GIVEN: the listed 1825 5.5.5 runs the
+    site's loader cannot resolve (a double-headed half without a base,
+    `site_1825.half_without_base`, judged in our position at each run by _our_states).
+    COUNTS gets the routes checked and given."""
+    if not ROUTES:
+        return oracle.replay(path, states=True)
+    trial = path.with_name(path.stem + ".routes.tmp")
+    try:
+        trial.write_text(json.dumps(without_revenue(record, given)))
+        answer = oracle.replay(trial, states=True)
+    finally:
+        trial.unlink(missing_ok=True)
+    counts["checked"], counts["given"] = _runs_in(record, answer.get("error_action_index"),
+                                                  given)
+    return answer
+
+
 def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | None,
           title: str = "18TN") -> Outcome:
+    counts: dict[str, int] = {}
+    outcome = _check(oracle, seed, index, scratch, cache, title, counts)
+    outcome.routes, outcome.routes_given = counts.get("checked", 0), counts.get("given", 0)
+    return outcome
+
+
+def _check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | None,
+           title: str, counts: dict[str, int]) -> Outcome:
     try:
         game = played(seed, index, cache, title)
         # (A game shorter than the cap of moves was cut where it got stuck.)
@@ -457,9 +523,10 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
         record = export_record(game, game_id=index)
     path = scratch / record_name(title, seed, index)
     path.write_text(json.dumps(record))
-    answer = oracle.replay(path, states=True)
+    given: set[int] = set()  # runs the site is given with their revenue (listed)
+    ours = _our_states(record, final.state, given if ROUTES and TITLE == "1825" else None)
+    answer = replay_routes(oracle, record, path, counts, given)
     site_states = answer.get("states") or []
-    ours = _our_states(record, final.state)
     diffs: list[list[str]] = []
     war: list[set[str]] = []  # companies with the site's Civil War token only
     apart: list[set[str]] = []  # companies whose position differs
@@ -619,6 +686,19 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
                 return Outcome(index, "site difference: 10.8 unpaid interest: the site's "
                                "RSR holds the company's cash",
                                f"action {at}: {answer['error']}", record, features=features)
+        if TITLE == "1825" and at_game is not None and site_1825.double_heading_unchecked(
+                at_game, action, str(answer.get("error"))):
+            # (Where our position's judgement by hexes misses one.)
+            return Outcome(index, f"site difference: {site_1825.DOUBLE_HEADED}",
+                           f"action {at}: {answer['error']}", record, features=features)
+        if TITLE == "1825" and at is not None and at_game is not None and \
+                "GameIsOver" in str(answer.get("error")) and \
+                site_1825.at_top_of_index(at_game):
+            # 2: a share price at the top of the index ends the game "at the end of the
+            # current OR"; the site ends it at once (listed): both engines' scores are
+            # compared at the site's end, as at its end of a dead game. (Also where the
+            # bank had broken before: seed 3501 game 84, the site's end at once.)
+            return dead_game(index, record, answer, at, features, TOP_OF_INDEX)
         hook = SITE_HOOKS.get(TITLE)
         if hook is not None and at_game is not None:
             answer["record_actions"] = record["actions"]
@@ -683,6 +763,13 @@ def check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | No
     return Outcome(index, "agree", "", record, result, features)
 
 
+def to_its_end(group: str) -> bool:
+    """Whether a group's games were compared to their end: agreeing to the final scores
+    or to the scores at the site's own end (a dead game, 1825's top of the index), not
+    cut at the cap of moves."""
+    return group.startswith("agree") and "cut before its end" not in group
+
+
 def uncounted(action: dict[str, Any], site_state: dict[str, Any]) -> bool:
     """Whether a record action does not count toward a difference's length: a message
     (the site does nothing at it), and in 1850 a president's sale in an operating round
@@ -695,9 +782,15 @@ def uncounted(action: dict[str, Any], site_state: dict[str, Any]) -> bool:
         str(site_state.get("round", "")).startswith("Operating Round"))
 
 
+#: The site's end at a share price at the top of the index (1825 2, listed).
+TOP_OF_INDEX = "the site's end at the top of the index (2)"
+
+
 def dead_game(index: int, record: dict[str, Any], answer: dict[str, Any], upto: int,
-              features: list[str]) -> Outcome:
-    """The site ended a dead game at its 100th turn after `upto` record actions: its
+              features: list[str], end: str = "the site's end of a dead game (turn 100)"
+              ) -> Outcome:
+    """The site ended a dead game at its 100th turn (or END: 1825 at the top of the
+    index, at once) after `upto` record actions: its
     scores then (net worth) against ours at the same moment. The site ends at the last
     pass of its stock round, after the round's end (a sold-out company's rise); where
     that pass also begins our next round, the privates' income ours pays at its start
@@ -712,7 +805,10 @@ def dead_game(index: int, record: dict[str, Any], answer: dict[str, Any], upto: 
         for seat, amount in next_round_income(replay.game).items():
             scores[seat] -= amount
     ours = {ids[seat]: value for seat, value in scores.items()}
-    group = "agree to the site's end of a dead game (turn 100)"
+    group = f"agree to {end}"
+    if ours != site and end == TOP_OF_INDEX:
+        return Outcome(index, f"differs: scores at {end}", f"upto {upto}; ours {ours} "
+                       f"site {site}", record, site, features)
     if ours != site:
         # The site settles a trainless company's empty run (and the fall of its price,
         # perhaps into 1850's black area) when its track or token step ends; ours at its
@@ -792,18 +888,22 @@ def our_game_at(record: dict[str, Any], at: int) -> Game | None:
         return None
 
 
-def _our_states(record: dict[str, Any], final: GameState | None = None
-                ) -> list[dict[str, Any] | str]:
+def _our_states(record: dict[str, Any], final: GameState | None = None,
+                unchecked: set[int] | None = None) -> list[dict[str, Any] | str]:
     """Our position after each record action, read back through our importer; the
     last one FINAL's, where given: the position of the game the record was exported
     from, after the moves the record leaves out as the site's own (an empty run it
-    settles at once, the answers to a sale)."""
+    settles at once, the answers to a sale). UNCHECKED (1825) gets the ids of the runs
+    the site's loader cannot check, judged in our position at each (5.5.5, listed)."""
     setup, names = setup_of(record)
     game = Game(setup)
     mapper = RecordMapper(game, names)
     ids = {seat: pid for pid, seat in names.items()}
     out: list[dict[str, Any] | str] = []
     for index, raw in enumerate(expanded(folded_actions(record["actions"]))):
+        if unchecked is not None and raw.get("type") == "run_routes" and \
+                site_1825.half_without_base(game, raw):
+            unchecked.add(raw.get("id"))
         try:
             replay_action(game, mapper, index, raw, throwaway=True)  # (no undo: faster)
             if TITLE == "1861":
@@ -849,7 +949,8 @@ def _features(game: Game) -> list[str]:
 def _write(path: Path, groups: dict[str, list[Outcome]]) -> None:
     path.write_text(json.dumps(
         {group: [{"index": o.index, "detail": o.detail, "features": o.features,
-                  "site_result": o.site_result} for o in outcomes]
+                  "site_result": o.site_result, "routes": o.routes,
+                  "routes_given": o.routes_given} for o in outcomes]
          for group, outcomes in groups.items()}, indent=1))
 
 
@@ -870,9 +971,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="1825, 1850 (and 1861 where given): how often a random "
                              "director pays out first")
     parser.add_argument("--moves", type=int, help="moves after which a game stops")
-    parser.add_argument("--trades", type=float, default=site_1825.TRAIN_TRADES,
+    parser.add_argument("--no-routes", action="store_true",
+                        help="runs go to the site with their revenue, which it takes as "
+                             "it stands (by default without: the site checks each route)")
+    parser.add_argument("--trades", type=float, default=None,
                         help="1825: how often a random director buys a train offered by "
-                             "another company")
+                             "another company (default 0.05; --classic: 1)")
+    parser.add_argument("--classic", action="store_true",
+                        help="1825: the random players before 28 November 2026 (seed 3501 "
+                             "games 0-39 and the seeds of docs/site-differences.md): runs "
+                             "before lays, payout first one time in two, any train trade")
     parser.add_argument("--option", action="append", default=[],
                         help="a game option added to the title's (1825: r1, the kit R1)")
     parser.add_argument("--builder", action="store_true",
@@ -885,18 +993,25 @@ def main(argv: list[str] | None = None) -> int:
                         help="1825 R1: the minors lay track towards Wales's stops, best "
                              "lay first (their U3 and 4T run; the Taff Vale reaches V8)")
     args = parser.parse_args(argv)
-    global TITLE, PAYOUT_TITLES
+    global TITLE, PAYOUT_TITLES, ROUTES
     TITLE = args.title
+    if args.classic or args.builder or args.wales:
+        # The players the seeds played before were played by (--builder: the builder
+        # of then, two trains at most and runs before lays).
+        site_1825.classic_players()
     if args.payout is not None:
         site_1825.PAYOUT_FIRST = args.payout
+        site_1825.PAYOUT_FIRST_OF.pop("1825", None)
         if args.title == "1861":  # (not by default: the seeds played before stay)
             PAYOUT_TITLES = (*PAYOUT_TITLES, "1861")
-    site_1825.TRAIN_TRADES = args.trades
-    site_1825.BUILDER = args.builder
+    if args.trades is not None:
+        site_1825.TRAIN_TRADES = args.trades
+    site_1825.BUILDER = site_1825.BUILDER or args.builder
     site_1825.RECEIVERSHIP = args.receivership
     site_1825.WALES = args.wales
     if args.moves:
         MOVES[args.title] = args.moves
+    ROUTES = not args.no_routes
     if args.option:
         OPTIONS[args.title] = OPTIONS.get(args.title, frozenset()) | frozenset(args.option)
     groups: dict[str, list[Outcome]] = defaultdict(list)
@@ -914,7 +1029,11 @@ def main(argv: list[str] | None = None) -> int:
         for index in range(args.start, args.start + args.games):
             outcome = check(oracle, args.seed, index, scratch, args.cache, args.title)
             groups[outcome.group].append(outcome)
-            print(f"game {index}: {outcome.group} {outcome.detail[:300]}", flush=True)
+            routes = f" [routes checked {outcome.routes}" + (
+                f", given {outcome.routes_given}]" if outcome.routes_given else "]") \
+                if ROUTES else ""
+            print(f"game {index}: {outcome.group}{routes} {outcome.detail[:300]}",
+                  flush=True)
             if args.json:  # after every game, so that a run cut short keeps its figures
                 _write(args.json, groups)
     total = sum(len(v) for v in groups.values())
@@ -922,6 +1041,14 @@ def main(argv: list[str] | None = None) -> int:
           f"{time.monotonic() - started:.0f} s")
     for group, outcomes in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         print(f"{len(outcomes):4d}  {group}   games {[o.index for o in outcomes][:12]}")
+    ended = sum(len(v) for k, v in groups.items() if to_its_end(k))
+    print(f"compared to their end: {ended} of {total}")
+    if ROUTES:
+        every = [o for v in groups.values() for o in v]
+        refused = sum(len(v) for k, v in groups.items() if k.startswith("refused: run_routes"))
+        print(f"routes checked by the site: {sum(o.routes for o in every)}; given their "
+              f"revenue (listed, 1825 5.5.5): {sum(o.routes_given for o in every)}; "
+              f"games with a route refused: {refused}")
     if args.json:
         _write(args.json, groups)
     return 0

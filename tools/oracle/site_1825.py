@@ -44,19 +44,44 @@ from engine.titles import t1825_receivership as rcv
 
 #: How often a random director pays out before trying to withhold (--payout): paying
 #: keeps companies alive (6.3), so that games reach the late phases and the bank's end.
+#: (1850's random players too; 1825's own figure below.)
 PAYOUT_FIRST = 0.5
+#: 1825's, by default: one time in three. Payouts move a price right by up to four
+#: spaces (6.3), and at one time in two nearly every game ended at the top of the index
+#: (2) before the bank broke (seed 3501 games 40-49: 8 in 10; 4 in 10 at 0.3).
+PAYOUT_FIRST_OF = {"1825": 0.3}
 #: How often a random director takes up a train from another company when he comes to
 #: it (--trades): at any multiple of £10 (5.6.5), trains pass back and forth at £10 and
 #: nobody runs; fewer trades let companies earn, so that the bank breaks (2). At 1 the
-#: random stream is the one of the games played before the setting.
-TRAIN_TRADES = 1.0
+#: random stream is the one of the games played before the setting (--classic).
+TRAIN_TRADES = 0.05
 #: The builder's policy (--builder): a director lays track before anything else and
 #: buys a train only while his company has fewer than two, and players buy no private
 #: back from the pool (sold at face less £30 and bought at face, 4.2, privates passed to
 #: and fro drained the players into the bank): companies that earn, and a bank that
 #: breaks (2).
-BUILDER = False
-BUILDER_TRAINS = 2
+BUILDER = True
+BUILDER_TRAINS = 3
+#: A company at its track step tries its lays before its run (which ends the step): the
+#: random player otherwise ran first, and companies with trains laid almost no track
+#: (seed 3501 game 0: 11 lays in 3000 moves), earned little and the bank never broke.
+LAYS_FIRST = True
+
+
+def classic_players() -> None:
+    """The random players of the games played before 28 November 2026 (seed 3501 games
+    0-39, the seeds in docs/site-differences.md; `--classic`, and with `--builder` or
+    `--wales` as those were played): runs before lays, payout first one time in two,
+    any train offered taken, and (with --builder) two trains at most."""
+    global TRAIN_TRADES, BUILDER, BUILDER_TRAINS, LAYS_FIRST
+    PAYOUT_FIRST_OF.pop("1825", None)
+    TRAIN_TRADES = 1.0
+    BUILDER, BUILDER_TRAINS, LAYS_FIRST = False, 2, False
+
+
+def payout_first(title: str) -> float:
+    """How often TITLE's random directors pay out first."""
+    return PAYOUT_FIRST_OF.get(title, PAYOUT_FIRST)
 #: Receivership (--receivership): the random player may sell a director's certificate
 #: into the pool with nobody else holding two shares (4.4, 6.4). Off by default, so that
 #: the seeds played before replay alike.
@@ -116,15 +141,26 @@ def _towards(game: Game, corp: Corporation) -> tuple[int, int]:
 
 def wales_runs(game: Game, runs: list[Action], busy: list[Action]) -> list[Action]:
     """With WALES, a minor at its track step with a lay to make lays before it runs
-    (the random player tries a run first, which ends its track step)."""
-    if not WALES or not any(isinstance(a, LayTile) for a in busy):
+    (the random player tries a run first, which ends its track step); with LAYS_FIRST
+    every company."""
+    if not (WALES or LAYS_FIRST) or not any(isinstance(a, LayTile) for a in busy):
         return runs
     turn = game.turn()
     corp = game.state.corporations.get(turn.entity) if turn is not None else None
-    if turn is None or corp is None or not t1825_minors.is_minor(corp) or \
-            turn.step != "track":
+    if turn is None or corp is None or turn.step != "track" or \
+            not (LAYS_FIRST or t1825_minors.is_minor(corp)):
         return runs
     return []
+
+
+def lays_then_runs(game: Game, runs: list[Action], busy: list[Action]
+                   ) -> tuple[list[Action], list[Action]]:
+    """With LAYS_FIRST, at a company's track step: its lays (in BUSY's order), then its
+    runs, then the rest of BUSY (a train bought before the run would skip it)."""
+    if not LAYS_FIRST or WALES or wales_runs(game, runs, busy) is runs:
+        return runs, busy
+    lays = [a for a in busy if isinstance(a, LayTile)]
+    return [*lays, *runs], [a for a in busy if not isinstance(a, LayTile)]
 
 
 def wales_first(game: Game, actions: list[Action]) -> list[Action]:
@@ -278,9 +314,65 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
     return None
 
 
+def at_top_of_index(game: Game) -> bool:
+    """Whether a share price in GAME stands at the top of the index (2: the game ends
+    after the current OR; the site ends it at once, even where the bank broke before
+    and the end was already due)."""
+    market = game.state.market
+    return any(market.cell(c.sym).zone == "end" for c in game.state.corporations.values()
+               if c.sym in market.positions)
+
+
 def closed_companies(game: Game) -> set[str]:
     """The companies bankrupt (closed) in our game GAME (6.3)."""
     return {c.sym for c in game.state.corporations.values() if c.closed}
+
+
+#: A double-headed run the site's loader cannot check (docs/site-differences.md, 5.5.5).
+DOUBLE_HEADED = "5.5.5 a double-headed half without a base (the site cannot check it)"
+#: The site's refusals of a route of one chain it finds through no base.
+HALF_REFUSED = ("Route cannot begin/end in a town", "Route must contain token")
+
+
+def double_headed(action: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """The double-headed pairs (5.5.5) of a record's run: two routes of a 2-train, two
+    stops each, sharing one (our export's form of a `2+2`, which the run's
+    `moderator_actions` name)."""
+    if action.get("type") != "run_routes" or not any(
+            r.get("train") == "2+2" for m in action.get("moderator_actions", ())
+            for r in m.get("routes", ())):
+        return []
+    halves = [r for r in action.get("routes", ())
+              if str(r.get("train")).split("-")[0] == "2" and len(r.get("hexes", ())) == 2]
+    return [[a, b] for i, a in enumerate(halves) for b in halves[i + 1:]
+            if a["hexes"][1] == b["hexes"][0]]
+
+
+def double_heading_unchecked(game: Game, action: dict[str, Any], error: str) -> bool:
+    """Whether the site's refusal ERROR of the run ACTION (without revenue) is the listed
+    5.5.5 difference, shown in our position GAME at that run (`half_without_base`)."""
+    return any(text in error for text in HALF_REFUSED) and half_without_base(game, action)
+
+
+def half_without_base(game: Game, action: dict[str, Any]) -> bool:
+    """Whether the record's run ACTION holds a double-headed pair one half of which has
+    no base of the company in its hexes, in our position GAME at that run. The site's
+    loader finds a route of one chain only through a base of the company
+    (Route#connection_data), so that half has no stops for it, and where the record
+    gives no revenue it refuses it as a route of its own, for its town end or its lack
+    of a base; the pair is one route legal for a '3' train (5.5.5, 5.5.2), ours."""
+    sym = str(action.get("entity"))
+    corp = next((c for c in game.state.corporations.values()
+                 if (c.spec.site_sym or c.sym) == sym), None)
+    if corp is None:
+        return False
+    tokens = game.state.board.tokens
+
+    def based(half: dict[str, Any]) -> bool:
+        return any(corp.sym in corps for hex_id in half["hexes"]
+                   for corps in tokens.get(hex_id, {}).values())
+
+    return any(based(a) != based(b) for a, b in double_headed(action))
 
 
 #: The listed receivership differences (docs/site-differences.md, 4.4, 6.4), by name.
@@ -405,6 +497,7 @@ def receivership_difference(record: dict[str, Any], at: int,
     return RECEIVER_TURN
 
 
-__all__ = ["builders_first", "closed_companies", "left_when_tried", "receivership_difference",
-           "site_difference", "site_refuses", "wales_first", "wales_hexes",
-           "wales_runs"]
+__all__ = ["at_top_of_index", "builders_first", "classic_players", "closed_companies",
+           "double_headed", "double_heading_unchecked", "half_without_base",
+           "lays_then_runs", "left_when_tried", "payout_first", "receivership_difference",
+           "site_difference", "site_refuses", "wales_first", "wales_hexes", "wales_runs"]
