@@ -50,7 +50,7 @@ from engine.actions import (
 )
 from engine.errors import GameError
 from engine.game import Game
-from engine.geometry import neighbour, opposite
+from engine.geometry import opposite
 from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.merger import MergerRound
 from engine.rounds.operating import STEP_OF, STEPS, OperatingRound
@@ -643,7 +643,7 @@ def _tile_lays(game: Game, corp: Corporation, hexes: set[str] | None = None,
         hexes = set(near)
         for hex_id in near:
             for edge in range(6):
-                hexes.add(neighbour(title.grid, hex_id, edge))
+                hexes.add(track.neighbour_of(title, hex_id, edge))
         reach = _reach(state, corp.sym) if prune else None
     colours = game.rules.phase(state).tiles
     supply = state.board.supply
@@ -793,7 +793,7 @@ def _trace_reach(state: GameState, graph: track.Track, corp: str) -> _Reach:
             nodes.setdefault(point.hex, set()).add(point)
         elif point.edge not in title.hexes[point.hex].borders:
             # A train at this side crosses into the neighbour, if track is there.
-            into = neighbour(title.grid, point.hex, point.edge)
+            into = track.neighbour_of(title, point.hex, point.edge)
             entries.setdefault(into, set()).add(opposite(point.edge))
     for node in starts:
         nodes.setdefault(node.hex, set()).add(node)
@@ -834,7 +834,8 @@ def _change(state: GameState, hex_id: str, tile: TileSpec, rotation: int) -> _Ch
     return found[1]
 
 
-def _lay_checks(game: Game, corp: Corporation, lay: LayTile, tile: TileSpec) -> bool:
+def _lay_checks(game: Game, corp: Corporation, lay: LayTile, tile: TileSpec,
+                colours: frozenset[str]) -> bool:
     """Whether `board.check_lay` accepts the lay, the connection aside. A lay that
     `_tile_lays` makes (a buildable hex, a tile of the phase's colours left in the
     supply, at a rotation `board.legal_rotations` gives, so no upgrade or exit problem)
@@ -842,7 +843,7 @@ def _lay_checks(game: Game, corp: Corporation, lay: LayTile, tile: TileSpec) -> 
     rules, state = game.rules, game.state
     left = state.board.supply.get(lay.tile, 0)
     spec = state.title.hexes.get(lay.hex)
-    if spec is not None and spec.buildable and tile.color in rules.phase(state).tiles \
+    if spec is not None and spec.buildable and tile.color in colours \
             and (left is None or left > 0) and any(
                 option.tile == lay.tile and any(r == lay.rotation for r, _ in option.rotations)
                 for option in _hex_options(game, lay.hex)):
@@ -857,7 +858,12 @@ def _lay_checks(game: Game, corp: Corporation, lay: LayTile, tile: TileSpec) -> 
 
 
 class _Lays:
-    """Judges the tile lays of the operating company (see above)."""
+    """Judges the tile lays of the operating company (see above).
+
+    The game does not change while its lays are judged (a lay is tried on a copy, and
+    `connected_after` lays its tile on a scratch copy), so what a lay's checks read of
+    the position alone (the tracing of the map, a hex's kind of lay, the phase's
+    colours, the terrain) is found once an instance and kept on it."""
 
     def __init__(self, game: Game, seat: str) -> None:
         self.game = game
@@ -867,6 +873,10 @@ class _Lays:
         # the count rules answer by kind and by whether the hex has had a lay this
         # turn (1861 10.4: the second tile goes in another hex).
         self.kinds: dict[tuple[str, bool], bool] = {}
+        self.hex_kinds: dict[str, tuple[str, bool]] = {}
+        self.refused_hexes: dict[tuple[str, str], bool] = {}
+        self.reach: dict[str, _Reach] = {}
+        self.colours: frozenset[str] | None = None
 
     def accepts(self, lay: LayTile) -> bool:
         if lay.company is not None:
@@ -877,19 +887,29 @@ class _Lays:
         assert isinstance(rnd, OperatingRound)
         if rnd.current is None:
             return False
-        kind = (rules.tile_lay_kind(state, lay.hex, board.lay_kind(rules, state, lay.hex,
-                                                                   lay.tile)),
-                lay.hex in rnd.current.lay_hexes)
+        kind = self.hex_kinds.get(lay.hex)
+        if kind is None or lay.tile not in state.title.tiles:
+            # `board.lay_kind` reads the hex alone (and refuses a tile not in the title).
+            kind = (rules.tile_lay_kind(state, lay.hex, board.lay_kind(rules, state, lay.hex,
+                                                                       lay.tile)),
+                    lay.hex in rnd.current.lay_hexes)
+            self.hex_kinds[lay.hex] = kind
         if self.kinds.get(kind) is False:
             return False  # the round refuses a lay of this kind, whichever it is
         corp = rnd.company()
-        if rules.why_not_lay_in_turn(state, corp, lay.hex, kind[0], rnd.current.lay_hexes):
+        refused = self.refused_hexes.get((lay.hex, kind[0]))
+        if refused is None:
+            refused = self.refused_hexes[(lay.hex, kind[0])] = bool(rules.why_not_lay_in_turn(
+                state, corp, lay.hex, kind[0], rnd.current.lay_hexes))
+        if refused:
             return False  # a refusal by hex (1825 5.2.1), before the kind's answer
         tile = state.title.tile(lay.tile)
         connected = self.connects(corp.sym, lay.hex, tile, lay.rotation)
         if connected is False:
             return False  # refused by check_lay, whatever else it finds
-        if not _lay_checks(game, corp, lay, tile):
+        if self.colours is None:
+            self.colours = frozenset(rules.phase(state).tiles)
+        if not _lay_checks(game, corp, lay, tile, self.colours):
             return False
         if connected is None:
             self.scratch = self.scratch or game.clone()
@@ -914,7 +934,9 @@ class _Lays:
         connects exactly when a train reaches a city of the hex now, or stands at an
         edge of the new tile or at a node of the hex where a new segment starts."""
         state = self.game.state
-        reach = _reach(state, corp)
+        reach = self.reach.get(corp)
+        if reach is None:
+            reach = self.reach[corp] = _reach(state, corp)
         if hex_id in reach.stations:
             return True  # the station's city is reached
         change = _change(state, hex_id, tile, rotation)

@@ -432,7 +432,7 @@ def _hex_track(state: GameState, hex_id: str) -> _HexTrack | None:
     return found
 
 
-def _neighbour(title: Any, hex_id: str, edge: int) -> str:
+def neighbour_of(title: Any, hex_id: str, edge: int) -> str:
     kept = _NEIGHBOURS.get(id(title))
     if kept is None or kept[0] is not title:
         kept = _NEIGHBOURS[id(title)] = (title, {})
@@ -484,12 +484,12 @@ def lay_reached(state: GameState, corporation: str, hex_id: str,
         came_from = b if arrives == a else a  # (`Segment.other`)
         if isinstance(came_from, Side):
             # The walk crossed into `came_from` from the side across its edge.
-            other_hex = _neighbour(title, hex_of, came_from.edge)
+            other_hex = neighbour_of(title, hex_of, came_from.edge)
             if other_hex in closed or other_hex not in hexes:
                 continue
             edge = (came_from.edge + 3) % 6
             if edge in hexes[other_hex].borders or \
-                    _neighbour(title, other_hex, edge) != hex_of:
+                    neighbour_of(title, other_hex, edge) != hex_of:
                 continue
             there = _hex_track(state, other_hex)
             before = Side(other_hex, edge)
