@@ -137,14 +137,16 @@ class MergerRound(Round):
             self._next()
             return
         if isinstance(action, Convert):
-            require(self.rules.merger_alias(self.state, action.minor) == minor,
-                    f"{minor} is asked now, not {action.minor}", tuple(self.legal()))
+            if self.rules.merger_alias(self.state, action.minor) != minor:
+                raise GameError(f"{minor} is asked now, not {action.minor}",
+                                tuple(self.legal()))
             formed = self.rules.convert(self.state, minor, action.into, self)
             self.asked.add(minor)
         elif isinstance(action, Merge):
             minors = [self.rules.merger_alias(self.state, m) for m in action.minors]
-            require(minor in minors, f"{minor} is asked now; a merger it proposes names it",
-                    tuple(self.legal()))
+            if minor not in minors:
+                raise GameError(f"{minor} is asked now; a merger it proposes names it",
+                                tuple(self.legal()))
             stations = tuple(self.rules.merger_alias(self.state, m) for m in action.stations)
             # 12.1: every other owner must agree: the merger is tried on a copy first,
             # so that they are asked only about one that may take place.
@@ -207,8 +209,9 @@ class MergerRound(Round):
             dealing.waiting.pop(0)
             dealing.bought.clear()
         elif isinstance(action, BuyShares):
-            require(self.rules.merger_alias(state, action.corporation) == corp.sym,
-                    f"only shares of {corp.sym} are dealt now", tuple(self.legal()))
+            if self.rules.merger_alias(state, action.corporation) != corp.sym:
+                raise GameError(f"only shares of {corp.sym} are dealt now",
+                                tuple(self.legal()))
             require(action.source in (None, TREASURY),
                     self.rules.cite("merger_from_treasury", corp=corp.sym))
             require(action.count == 1 or dealing.several,
