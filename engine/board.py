@@ -138,6 +138,44 @@ def connected_after(state: GameState, corp: Corporation, hex_id: str, tile: Tile
             state.board.tiles[hex_id] = saved
 
 
+def new_track_after(state: GameState, corp: Corporation, hex_id: str, tile: TileSpec,
+                    rotation: int, closed: frozenset[str] = frozenset()) -> bool:
+    """Whether a train of `corp` reaches track the new tile adds to the hex (a path not
+    on it before; its cities aside), not through `closed` hexes (1825 5.2.4.a: a
+    promotion adding track the company reaches). Walked back from the hex as
+    `connected_after` is; `new_track_after_traced` is the definition."""
+    old_points = _old_points(state, hex_id)
+    saved = state.board.tiles.get(hex_id)
+    state.board.tiles[hex_id] = PlacedTile(tile.name, rotation)
+    try:
+        return track.lay_reached(state, corp.sym, hex_id, old_points, closed, cities=False)
+    finally:
+        if saved is None:
+            del state.board.tiles[hex_id]
+        else:
+            state.board.tiles[hex_id] = saved
+
+
+def new_track_after_traced(state: GameState, corp: Corporation, hex_id: str,
+                           tile: TileSpec, rotation: int,
+                           closed: frozenset[str] = frozenset()) -> bool:
+    """`new_track_after` by its definition: the whole map with the new tile on it,
+    traced from `corp`'s stations (kept for the tests)."""
+    old_points = _old_points(state, hex_id)
+    saved = state.board.tiles.get(hex_id)
+    state.board.tiles[hex_id] = PlacedTile(tile.name, rotation)
+    try:
+        graph = track.build_track(state, closed)
+        _, segments = track.reachable(state, graph, corp.sym)
+    finally:
+        if saved is None:
+            del state.board.tiles[hex_id]
+        else:
+            state.board.tiles[hex_id] = saved
+    return any(graph.segments[s].hex == hex_id and frozenset(
+        (graph.segments[s].a, graph.segments[s].b)) not in old_points for s in segments)
+
+
 def _old_points(state: GameState, hex_id: str) -> set[frozenset[track.Point]]:
     """The paths on `hex_id` before the lay, each as the set of its two ends."""
     old_tile, old_rotation = track.tile_on(state, hex_id)
