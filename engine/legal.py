@@ -222,6 +222,14 @@ class _Judge:
                     return "BuyShares", f"{action.corporation} {action.source}"
                 return type(action).__name__, action.corporation
             return None
+        if isinstance(action, BuyPrivate) and isinstance(rnd, OperatingRound) and \
+                rnd.current is not None and rnd.offer is None and not rnd.discards and \
+                not rnd.protecting and action.company is None and \
+                self.game.rules.pending_decision(self.game.state) is None:
+            # Past `_refused` (the private, its owner, the price's range and the
+            # company's cash), the round checks the seller and moves the money: the
+            # price changes who holds how much, which nothing after it reads.
+            return "BuyPrivate", f"{action.private} {action.seller}"
         if isinstance(action, BuyTrain) and isinstance(rnd, OperatingRound) and \
                 rnd.current is not None and rnd.offer is None and not rnd.discards and \
                 action.source in self.game.state.corporations and \
