@@ -161,6 +161,7 @@ class _Judge:
         self.seat = seat
         self.lays: _Lays | None = None
         self.steps: dict[str, bool] = {}
+        self.entered: dict[str, _Judge | None] = {}  # by step: see `_entered_judge`
         self.tried: dict[Action, bool] = {}
         self.reasons: dict[tuple[str, str], str | None] = {}
         self.families: dict[tuple[str, str], bool] = {}
@@ -174,9 +175,14 @@ class _Judge:
         step = _step_of(game, action)
         if step is not None:
             if step not in self.steps:
-                self.steps[step] = _may_enter(game, step)
+                self.steps[step], probe = _may_enter(game, step)
+                self.entered[step] = None if probe is None else \
+                    _entered_judge(game, probe, self.seat)
             if not self.steps[step]:
                 return False
+            entered = self.entered[step]
+            if entered is not None and isinstance(action, BuyTrain):
+                return entered.accepts(action)
         if _refused(game, action) or self.refused_in_stock_round(action):
             return False
         proposal = self.proposal(action)
@@ -456,25 +462,57 @@ def _step_of(game: Game, action: Action) -> str | None:
     return step if step in rnd.steps else None
 
 
-def _may_enter(game: Game, step: str) -> bool:
+def _may_enter(game: Game, step: str) -> tuple[bool, Game | None]:
     """Whether the operating company may still enter `step` (on a copy, where neither
     `_enters_quietly` nor `_must_run` tells): where it may not, every action of that
-    step is refused, whatever it is (4.2(d), (e))."""
+    step is refused, whatever it is (4.2(d), (e)). With the copy, when one was made,
+    the step entered on it."""
     rnd = game.round
     assert isinstance(rnd, OperatingRound) and rnd.current is not None
     if _enters_quietly(rnd, step):
-        return True
+        return True, None
     index = rnd.steps.index(step)
     if index < rnd.current.step or _must_run(game, rnd, index):
-        return False
+        return False, None
     probe = game.clone()
     rnd = probe.round
     assert isinstance(rnd, OperatingRound)
     try:
         rnd._enter_step(rnd.company(), rnd.steps.index(step))
     except GameError:
-        return False
-    return True
+        return False, None
+    return True, probe
+
+
+def _entered_judge(game: Game, probe: Game, seat: str) -> _Judge | None:
+    """A judge of a train purchase on `probe`, the game with the train step entered
+    (None: judge it here, by a try).
+
+    `OperatingRound.process` takes a train purchase through checks that change
+    nothing (a pending decision, an offer, discards, a protection, whose turn, the
+    company named; a title's own order or vote, when the title has one), then enters
+    the step and buys. On the probe the same checks meet the state entering left and
+    entering again changes nothing, so trying the purchase on a copy of the probe is
+    trying it on a copy of the game, wherever those checks answer alike on both: the
+    title has no order, vote or resolution of its own, and entering changed none of
+    what they read (no decision, offer, discards or protection arose, the company is
+    still operating with the same president, the game goes on). On the probe the step
+    is entered quietly, so the shortcuts of a quiet step judge the purchases there."""
+    rules = game.rules
+    if type(rules).company_action is not Rules.company_action or \
+            type(rules).hold_for_vote is not Rules.hold_for_vote or \
+            type(rules).resolve_order is not Rules.resolve_order:
+        return None
+    rnd, entered = game.round, probe.round
+    assert isinstance(rnd, OperatingRound) and isinstance(entered, OperatingRound)
+    if rnd.current is None or entered.current is None or \
+            entered.current.corporation != rnd.current.corporation or \
+            entered.offer is not None or entered.discards or entered.protecting or \
+            probe.state.game_over or rules.pending_decision(probe.state) is not None or \
+            rules.pending_decision(game.state) is not None or \
+            entered.company().president != rnd.company().president:
+        return None
+    return _Judge(probe, seat)
 
 
 def _candidates(game: Game, prune: bool = True) -> Iterator[Action]:
