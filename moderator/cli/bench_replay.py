@@ -1,8 +1,11 @@
 """Measuring the engine's speed: `moderator bench replay` and `moderator bench legal`.
 
-The engine is event-sourced, so replay speed is the service's speed. For every record
-this prints our replay time next to the 18xx.games engine's own (the "oracle", when its
-driver and a copy of the site's lib/ are at hand), and the ratio; then the time of
+The engine is event-sourced, so replay speed is the service's speed. For every shared
+record and every kept differential record (tests/fixtures/*/site_results.json) this
+prints our replay time next to the 18xx.games engine's own (the "oracle", when its
+driver and a copy of the site's lib/ are at hand; ours alone when not), and the ratio,
+in CPU seconds (a machine shared with other work stretches the clock several times,
+and each side's replay meets another load) and by the clock; then the time of
 `legal_actions` over every position of one record, of one order applied to a game held
 in memory, and the replay curve (actions against time) of the longest record.
 
@@ -12,9 +15,11 @@ the replay alone is timed, several times, and the fastest run is kept. Ours is
 our own log of the same game (`Game(setup, moves)`, what the service does after a
 restart) is shown beside it.
 
-`bench legal` times `legal_actions` alone at every position of one record, by round and
-step: the first call at each position (what the service pays), and with `--runs` the
-fastest of several (the machine's load left out).
+`bench legal` times `legal_actions` alone: per title (its longest shared record), p50
+and p95 of the first call at the track steps and in the stock rounds, over the record
+and over its second half; or at every position of one RECORD, by round and step: the
+first call at each position (what the service pays), and with `--runs` the fastest of
+several (the machine's load left out).
 """
 
 from __future__ import annotations
