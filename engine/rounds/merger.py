@@ -17,7 +17,6 @@ comes to hold more shares than the Director takes the Director's certificate.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
@@ -25,7 +24,7 @@ from engine.actions import Accept, Action, BuyShares, Convert, Decline, Done, Me
 from engine.errors import GameError, require
 from engine.rounds.base import Round, Turn, not_here
 from engine.shares import buy_certificate, check_can_hold, money
-from engine.state import TREASURY, Corporation, GameState
+from engine.state import TREASURY, Corporation, GameState, copy_records
 
 if TYPE_CHECKING:
     from engine.rules import Rules
@@ -150,7 +149,7 @@ class MergerRound(Round):
             stations = tuple(self.rules.merger_alias(self.state, m) for m in action.stations)
             # 12.1: every other owner must agree: the merger is tried on a copy first,
             # so that they are asked only about one that may take place.
-            self.rules.merge(copy.deepcopy(self.state), tuple(minors), action.into, self,
+            self.rules.merge(copy_records(self.state), tuple(minors), action.into, self,
                              stations)
             owners = {self.state.corporation(m).president for m in minors}
             others = [s for s in self.state.seats_from(seat) if s in owners and s != seat]
@@ -187,7 +186,7 @@ class MergerRound(Round):
         if p.waiting:
             return
         self.proposal = None
-        before = copy.deepcopy(self.state)
+        before = copy_records(self.state)  # (the engine's copy: deepcopy cost ~50 ms)
         formed = self.rules.merge(self.state, p.minors, p.into, self, p.stations)
         self.asked.update(p.minors)
         self._start_dealing(formed, before)
