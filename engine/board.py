@@ -315,6 +315,29 @@ def place_home_token(state: GameState, corp: Corporation, city: int | None = Non
 def place_token(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
                 city: int | None) -> None:
     """4.2.2: a station in a connected city with a free slot, one per hex."""
+    chosen, cost = _token_place(rules, state, corp, hex_id, city)
+    corp.token_costs.pop(0)
+    state.board.tokens.setdefault(hex_id, {}).setdefault(chosen, []).append(corp.sym)
+    if cost:
+        state.transfer_cash(corp.sym, BANK, cost)
+    state.say(f"{corp.sym} places a station in {hex_id}"
+              + (f" for {money(state, cost)}" if cost else ""))
+
+
+def token_refused(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
+                  city: int | None) -> bool:
+    """Whether `place_token` refuses the station (its checks alone: it changes nothing
+    before them)."""
+    try:
+        _token_place(rules, state, corp, hex_id, city)
+    except GameError:
+        return True
+    return False
+
+
+def _token_place(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
+                 city: int | None) -> tuple[int, int]:
+    """`place_token`'s checks: the city chosen and the price, or GameError."""
     hex_spec(state, hex_id)
     require(bool(corp.token_costs), f"{corp.sym} has no station tokens left")
     cities = city_count(state, hex_id)
@@ -340,9 +363,4 @@ def place_token(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
     cost = rules.token_cost(state, corp, hex_id)
     require(corp.cash >= cost, f"{corp.sym} has {money(state, corp.cash)}; the station "
             f"costs {money(state, cost)}")
-    corp.token_costs.pop(0)
-    state.board.tokens.setdefault(hex_id, {}).setdefault(chosen, []).append(corp.sym)
-    if cost:
-        state.transfer_cash(corp.sym, BANK, cost)
-    state.say(f"{corp.sym} places a station in {hex_id}"
-              + (f" for {money(state, cost)}" if cost else ""))
+    return chosen, cost

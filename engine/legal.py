@@ -166,12 +166,17 @@ class _Judge:
         self.reasons: dict[tuple[str, str], str | None] = {}
         self.families: dict[tuple[str, str], bool] = {}
         self.pars: dict[str, bool] = {}
+        # A decision asked first (1825: a minor's home city, a vote) is what the round
+        # answers, whatever the step: no shortcut of the operating company's applies.
+        self.pending = game.rules.pending_decision(game.state) is not None
 
     def accepts(self, action: Action) -> bool:
         game = self.game
         if isinstance(action, LayTile) and isinstance(game.round, OperatingRound):
             self.lays = self.lays or _Lays(game, self.seat)
             return self.lays.accepts(action)
+        if self.pending:
+            return self.attempt(action)
         step = _step_of(game, action)
         if step is not None:
             if step not in self.steps:
@@ -190,6 +195,17 @@ class _Judge:
             proposal = self.auction_bid(action)
         if proposal is not None:
             return proposal
+        if isinstance(action, PlaceToken) and getattr(action, "company", None) is None \
+                and _token_decided(game, self.seat):
+            # Judged by the round's checks of a station, which it makes before
+            # anything changes; past them nothing refuses it (see `_token_decided`).
+            rnd = game.round
+            assert isinstance(rnd, OperatingRound) and rnd.current is not None
+            corp = rnd.company()
+            return not rnd.current.token_placed and \
+                game.rules.why_not_place_token(game.state, corp) is None and \
+                not board.token_refused(game.rules, game.state, corp, action.hex,
+                                        action.city)
         # `run auto` is the best run found, declared. Declared routes a train can run
         # pass `check_run`, and so does running none; past `check_run`, a run earning
         # something goes on to the dividend step and nothing more can refuse it. So
@@ -427,6 +443,29 @@ def _refused(game: Game, action: Action) -> bool:
             return board.free_slots(state, action.hex, action.city) - board.reserved_slots(
                 state, action.hex, action.city, corp.sym) <= 0
     return False
+
+
+def _token_decided(game: Game, seat: str) -> bool:
+    """Whether a station (not an edge token) is accepted exactly when the checks of
+    `OperatingRound._token` and `board.place_token` pass: in a regular turn of the
+    operating company (no decision, offer, discards or protection pending; whose turn
+    and the step `accepts` has checked), where the title has no order, vote or
+    resolution of its own, the token step is entered quietly, and after the station the
+    turn stays before the train step (so `_finish_if_nothing_left` ends nothing): then
+    the station only takes the company's money to the bank and marks the step done,
+    which neither the game's end (the bank only gains) nor the round's end reads."""
+    rnd, rules = game.round, game.rules
+    if not isinstance(rnd, OperatingRound) or rnd.current is None or rnd.offer is not None \
+            or rnd.discards or rnd.protecting or "token" not in rnd.steps or \
+            game.state.game_over or rules.pending_decision(game.state) is not None or \
+            rnd.company().president != seat:
+        return False
+    if type(rules).company_action is not Rules.company_action or \
+            type(rules).hold_for_vote is not Rules.hold_for_vote or \
+            type(rules).resolve_order is not Rules.resolve_order:
+        return False
+    return _enters_quietly(rnd, "token") and \
+        rnd.steps.index("token") + 1 < rnd.steps.index("train")
 
 
 def _enters_quietly(rnd: OperatingRound, step: str) -> bool:
