@@ -138,6 +138,44 @@ def connected_after(state: GameState, corp: Corporation, hex_id: str, tile: Tile
             state.board.tiles[hex_id] = saved
 
 
+def new_track_after(state: GameState, corp: Corporation, hex_id: str, tile: TileSpec,
+                    rotation: int, closed: frozenset[str] = frozenset()) -> bool:
+    """Whether a train of `corp` reaches track the new tile adds to the hex (a path not
+    on it before; its cities aside), not through `closed` hexes (1825 5.2.4.a: a
+    promotion adding track the company reaches). Walked back from the hex as
+    `connected_after` is; `new_track_after_traced` is the definition."""
+    old_points = _old_points(state, hex_id)
+    saved = state.board.tiles.get(hex_id)
+    state.board.tiles[hex_id] = PlacedTile(tile.name, rotation)
+    try:
+        return track.lay_reached(state, corp.sym, hex_id, old_points, closed, cities=False)
+    finally:
+        if saved is None:
+            del state.board.tiles[hex_id]
+        else:
+            state.board.tiles[hex_id] = saved
+
+
+def new_track_after_traced(state: GameState, corp: Corporation, hex_id: str,
+                           tile: TileSpec, rotation: int,
+                           closed: frozenset[str] = frozenset()) -> bool:
+    """`new_track_after` by its definition: the whole map with the new tile on it,
+    traced from `corp`'s stations (kept for the tests)."""
+    old_points = _old_points(state, hex_id)
+    saved = state.board.tiles.get(hex_id)
+    state.board.tiles[hex_id] = PlacedTile(tile.name, rotation)
+    try:
+        graph = track.build_track(state, closed)
+        _, segments = track.reachable(state, graph, corp.sym)
+    finally:
+        if saved is None:
+            del state.board.tiles[hex_id]
+        else:
+            state.board.tiles[hex_id] = saved
+    return any(graph.segments[s].hex == hex_id and frozenset(
+        (graph.segments[s].a, graph.segments[s].b)) not in old_points for s in segments)
+
+
 def _old_points(state: GameState, hex_id: str) -> set[frozenset[track.Point]]:
     """The paths on `hex_id` before the lay, each as the set of its two ends."""
     old_tile, old_rotation = track.tile_on(state, hex_id)
@@ -277,6 +315,29 @@ def place_home_token(state: GameState, corp: Corporation, city: int | None = Non
 def place_token(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
                 city: int | None) -> None:
     """4.2.2: a station in a connected city with a free slot, one per hex."""
+    chosen, cost = _token_place(rules, state, corp, hex_id, city)
+    corp.token_costs.pop(0)
+    state.board.tokens.setdefault(hex_id, {}).setdefault(chosen, []).append(corp.sym)
+    if cost:
+        state.transfer_cash(corp.sym, BANK, cost)
+    state.say(f"{corp.sym} places a station in {hex_id}"
+              + (f" for {money(state, cost)}" if cost else ""))
+
+
+def token_refused(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
+                  city: int | None) -> bool:
+    """Whether `place_token` refuses the station (its checks alone: it changes nothing
+    before them)."""
+    try:
+        _token_place(rules, state, corp, hex_id, city)
+    except GameError:
+        return True
+    return False
+
+
+def _token_place(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
+                 city: int | None) -> tuple[int, int]:
+    """`place_token`'s checks: the city chosen and the price, or GameError."""
     hex_spec(state, hex_id)
     require(bool(corp.token_costs), f"{corp.sym} has no station tokens left")
     cities = city_count(state, hex_id)
@@ -302,9 +363,4 @@ def place_token(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
     cost = rules.token_cost(state, corp, hex_id)
     require(corp.cash >= cost, f"{corp.sym} has {money(state, corp.cash)}; the station "
             f"costs {money(state, cost)}")
-    corp.token_costs.pop(0)
-    state.board.tokens.setdefault(hex_id, {}).setdefault(chosen, []).append(corp.sym)
-    if cost:
-        state.transfer_cash(corp.sym, BANK, cost)
-    state.say(f"{corp.sym} places a station in {hex_id}"
-              + (f" for {money(state, cost)}" if cost else ""))
+    return chosen, cost

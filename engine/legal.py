@@ -50,7 +50,7 @@ from engine.actions import (
 )
 from engine.errors import GameError
 from engine.game import Game
-from engine.geometry import neighbour, opposite
+from engine.geometry import opposite
 from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.merger import MergerRound
 from engine.rounds.operating import STEP_OF, STEPS, OperatingRound
@@ -167,22 +167,33 @@ class _Judge:
         self.seat = seat
         self.lays: _Lays | None = None
         self.steps: dict[str, bool] = {}
+        self.entered: dict[str, _Judge | None] = {}  # by step: see `_entered_judge`
         self.tried: dict[Action, bool] = {}
         self.reasons: dict[tuple[str, str], str | None] = {}
         self.families: dict[tuple[str, str], bool] = {}
         self.pars: dict[str, bool] = {}
+        # A decision asked first (1825: a minor's home city, a vote) is what the round
+        # answers, whatever the step: no shortcut of the operating company's applies.
+        self.pending = game.rules.pending_decision(game.state) is not None
 
     def accepts(self, action: Action) -> bool:
         game = self.game
         if isinstance(action, LayTile) and isinstance(game.round, OperatingRound):
             self.lays = self.lays or _Lays(game, self.seat)
             return self.lays.accepts(action)
+        if self.pending:
+            return self.attempt(action)
         step = _step_of(game, action)
         if step is not None:
             if step not in self.steps:
-                self.steps[step] = _may_enter(game, step)
+                self.steps[step], probe = _may_enter(game, step)
+                self.entered[step] = None if probe is None else \
+                    _entered_judge(game, probe, self.seat)
             if not self.steps[step]:
                 return False
+            entered = self.entered[step]
+            if entered is not None and isinstance(action, BuyTrain):
+                return entered.accepts(action)
         if _refused(game, action) or self.refused_in_stock_round(action):
             return False
         proposal = self.proposal(action)
@@ -190,6 +201,17 @@ class _Judge:
             proposal = self.auction_bid(action)
         if proposal is not None:
             return proposal
+        if isinstance(action, PlaceToken) and getattr(action, "company", None) is None \
+                and _token_decided(game, self.seat):
+            # Judged by the round's checks of a station, which it makes before
+            # anything changes; past them nothing refuses it (see `_token_decided`).
+            rnd = game.round
+            assert isinstance(rnd, OperatingRound) and rnd.current is not None
+            corp = rnd.company()
+            return not rnd.current.token_placed and \
+                game.rules.why_not_place_token(game.state, corp) is None and \
+                not board.token_refused(game.rules, game.state, corp, action.hex,
+                                        action.city)
         # `run auto` is the best run found, declared. Declared routes a train can run
         # pass `check_run`, and so does running none; past `check_run`, a run earning
         # something goes on to the dividend step and nothing more can refuse it. So
@@ -228,6 +250,14 @@ class _Judge:
                     return "BuyShares", f"{action.corporation} {action.source}"
                 return type(action).__name__, action.corporation
             return None
+        if isinstance(action, BuyPrivate) and isinstance(rnd, OperatingRound) and \
+                rnd.current is not None and rnd.offer is None and not rnd.discards and \
+                not rnd.protecting and action.company is None and \
+                self.game.rules.pending_decision(self.game.state) is None:
+            # Past `_refused` (the private, its owner, the price's range and the
+            # company's cash), the round checks the seller and moves the money: the
+            # price changes who holds how much, which nothing after it reads.
+            return "BuyPrivate", f"{action.private} {action.seller}"
         if isinstance(action, BuyTrain) and isinstance(rnd, OperatingRound) and \
                 rnd.current is not None and rnd.offer is None and not rnd.discards and \
                 action.source in self.game.state.corporations and \
@@ -421,6 +451,29 @@ def _refused(game: Game, action: Action) -> bool:
     return False
 
 
+def _token_decided(game: Game, seat: str) -> bool:
+    """Whether a station (not an edge token) is accepted exactly when the checks of
+    `OperatingRound._token` and `board.place_token` pass: in a regular turn of the
+    operating company (no decision, offer, discards or protection pending; whose turn
+    and the step `accepts` has checked), where the title has no order, vote or
+    resolution of its own, the token step is entered quietly, and after the station the
+    turn stays before the train step (so `_finish_if_nothing_left` ends nothing): then
+    the station only takes the company's money to the bank and marks the step done,
+    which neither the game's end (the bank only gains) nor the round's end reads."""
+    rnd, rules = game.round, game.rules
+    if not isinstance(rnd, OperatingRound) or rnd.current is None or rnd.offer is not None \
+            or rnd.discards or rnd.protecting or "token" not in rnd.steps or \
+            game.state.game_over or rules.pending_decision(game.state) is not None or \
+            rnd.company().president != seat:
+        return False
+    if type(rules).company_action is not Rules.company_action or \
+            type(rules).hold_for_vote is not Rules.hold_for_vote or \
+            type(rules).resolve_order is not Rules.resolve_order:
+        return False
+    return _enters_quietly(rnd, "token") and \
+        rnd.steps.index("token") + 1 < rnd.steps.index("train")
+
+
 def _enters_quietly(rnd: OperatingRound, step: str) -> bool:
     """Whether entering `step` now changes nothing: `OperatingRound._enter_step` acts
     only on passing the run and dividend steps (settling them) and on leaving the
@@ -454,25 +507,57 @@ def _step_of(game: Game, action: Action) -> str | None:
     return step if step in rnd.steps else None
 
 
-def _may_enter(game: Game, step: str) -> bool:
+def _may_enter(game: Game, step: str) -> tuple[bool, Game | None]:
     """Whether the operating company may still enter `step` (on a copy, where neither
     `_enters_quietly` nor `_must_run` tells): where it may not, every action of that
-    step is refused, whatever it is (4.2(d), (e))."""
+    step is refused, whatever it is (4.2(d), (e)). With the copy, when one was made,
+    the step entered on it."""
     rnd = game.round
     assert isinstance(rnd, OperatingRound) and rnd.current is not None
     if _enters_quietly(rnd, step):
-        return True
+        return True, None
     index = rnd.steps.index(step)
     if index < rnd.current.step or _must_run(game, rnd, index):
-        return False
+        return False, None
     probe = game.clone()
     rnd = probe.round
     assert isinstance(rnd, OperatingRound)
     try:
         rnd._enter_step(rnd.company(), rnd.steps.index(step))
     except GameError:
-        return False
-    return True
+        return False, None
+    return True, probe
+
+
+def _entered_judge(game: Game, probe: Game, seat: str) -> _Judge | None:
+    """A judge of a train purchase on `probe`, the game with the train step entered
+    (None: judge it here, by a try).
+
+    `OperatingRound.process` takes a train purchase through checks that change
+    nothing (a pending decision, an offer, discards, a protection, whose turn, the
+    company named; a title's own order or vote, when the title has one), then enters
+    the step and buys. On the probe the same checks meet the state entering left and
+    entering again changes nothing, so trying the purchase on a copy of the probe is
+    trying it on a copy of the game, wherever those checks answer alike on both: the
+    title has no order, vote or resolution of its own, and entering changed none of
+    what they read (no decision, offer, discards or protection arose, the company is
+    still operating with the same president, the game goes on). On the probe the step
+    is entered quietly, so the shortcuts of a quiet step judge the purchases there."""
+    rules = game.rules
+    if type(rules).company_action is not Rules.company_action or \
+            type(rules).hold_for_vote is not Rules.hold_for_vote or \
+            type(rules).resolve_order is not Rules.resolve_order:
+        return None
+    rnd, entered = game.round, probe.round
+    assert isinstance(rnd, OperatingRound) and isinstance(entered, OperatingRound)
+    if rnd.current is None or entered.current is None or \
+            entered.current.corporation != rnd.current.corporation or \
+            entered.offer is not None or entered.discards or entered.protecting or \
+            probe.state.game_over or rules.pending_decision(probe.state) is not None or \
+            rules.pending_decision(game.state) is not None or \
+            entered.company().president != rnd.company().president:
+        return None
+    return _Judge(probe, seat)
 
 
 def _candidates(game: Game, prune: bool = True) -> Iterator[Action]:
@@ -649,7 +734,7 @@ def _tile_lays(game: Game, corp: Corporation, hexes: set[str] | None = None,
         hexes = set(near)
         for hex_id in near:
             for edge in range(6):
-                hexes.add(neighbour(title.grid, hex_id, edge))
+                hexes.add(track.neighbour_of(title, hex_id, edge))
         reach = _reach(state, corp.sym) if prune else None
     colours = game.rules.phase(state).tiles
     supply = state.board.supply
@@ -799,7 +884,7 @@ def _trace_reach(state: GameState, graph: track.Track, corp: str) -> _Reach:
             nodes.setdefault(point.hex, set()).add(point)
         elif point.edge not in title.hexes[point.hex].borders:
             # A train at this side crosses into the neighbour, if track is there.
-            into = neighbour(title.grid, point.hex, point.edge)
+            into = track.neighbour_of(title, point.hex, point.edge)
             entries.setdefault(into, set()).add(opposite(point.edge))
     for node in starts:
         nodes.setdefault(node.hex, set()).add(node)
@@ -840,7 +925,8 @@ def _change(state: GameState, hex_id: str, tile: TileSpec, rotation: int) -> _Ch
     return found[1]
 
 
-def _lay_checks(game: Game, corp: Corporation, lay: LayTile, tile: TileSpec) -> bool:
+def _lay_checks(game: Game, corp: Corporation, lay: LayTile, tile: TileSpec,
+                colours: frozenset[str]) -> bool:
     """Whether `board.check_lay` accepts the lay, the connection aside. A lay that
     `_tile_lays` makes (a buildable hex, a tile of the phase's colours left in the
     supply, at a rotation `board.legal_rotations` gives, so no upgrade or exit problem)
@@ -848,7 +934,7 @@ def _lay_checks(game: Game, corp: Corporation, lay: LayTile, tile: TileSpec) -> 
     rules, state = game.rules, game.state
     left = state.board.supply.get(lay.tile, 0)
     spec = state.title.hexes.get(lay.hex)
-    if spec is not None and spec.buildable and tile.color in rules.phase(state).tiles \
+    if spec is not None and spec.buildable and tile.color in colours \
             and (left is None or left > 0) and any(
                 option.tile == lay.tile and any(r == lay.rotation for r, _ in option.rotations)
                 for option in _hex_options(game, lay.hex)):
@@ -863,7 +949,12 @@ def _lay_checks(game: Game, corp: Corporation, lay: LayTile, tile: TileSpec) -> 
 
 
 class _Lays:
-    """Judges the tile lays of the operating company (see above)."""
+    """Judges the tile lays of the operating company (see above).
+
+    The game does not change while its lays are judged (a lay is tried on a copy, and
+    `connected_after` lays its tile on a scratch copy), so what a lay's checks read of
+    the position alone (the tracing of the map, a hex's kind of lay, the phase's
+    colours, the terrain) is found once an instance and kept on it."""
 
     def __init__(self, game: Game, seat: str) -> None:
         self.game = game
@@ -873,6 +964,10 @@ class _Lays:
         # the count rules answer by kind and by whether the hex has had a lay this
         # turn (1861 10.4: the second tile goes in another hex).
         self.kinds: dict[tuple[str, bool], bool] = {}
+        self.hex_kinds: dict[str, tuple[str, bool]] = {}
+        self.refused_hexes: dict[tuple[str, str], bool] = {}
+        self.reach: dict[str, _Reach] = {}
+        self.colours: frozenset[str] | None = None
 
     def accepts(self, lay: LayTile) -> bool:
         if lay.company is not None:
@@ -883,19 +978,29 @@ class _Lays:
         assert isinstance(rnd, OperatingRound)
         if rnd.current is None:
             return False
-        kind = (rules.tile_lay_kind(state, lay.hex, board.lay_kind(rules, state, lay.hex,
-                                                                   lay.tile)),
-                lay.hex in rnd.current.lay_hexes)
+        kind = self.hex_kinds.get(lay.hex)
+        if kind is None or lay.tile not in state.title.tiles:
+            # `board.lay_kind` reads the hex alone (and refuses a tile not in the title).
+            kind = (rules.tile_lay_kind(state, lay.hex, board.lay_kind(rules, state, lay.hex,
+                                                                       lay.tile)),
+                    lay.hex in rnd.current.lay_hexes)
+            self.hex_kinds[lay.hex] = kind
         if self.kinds.get(kind) is False:
             return False  # the round refuses a lay of this kind, whichever it is
         corp = rnd.company()
-        if rules.why_not_lay_in_turn(state, corp, lay.hex, kind[0], rnd.current.lay_hexes):
+        refused = self.refused_hexes.get((lay.hex, kind[0]))
+        if refused is None:
+            refused = self.refused_hexes[(lay.hex, kind[0])] = bool(rules.why_not_lay_in_turn(
+                state, corp, lay.hex, kind[0], rnd.current.lay_hexes))
+        if refused:
             return False  # a refusal by hex (1825 5.2.1), before the kind's answer
         tile = state.title.tile(lay.tile)
         connected = self.connects(corp.sym, lay.hex, tile, lay.rotation)
         if connected is False:
             return False  # refused by check_lay, whatever else it finds
-        if not _lay_checks(game, corp, lay, tile):
+        if self.colours is None:
+            self.colours = frozenset(rules.phase(state).tiles)
+        if not _lay_checks(game, corp, lay, tile, self.colours):
             return False
         if connected is None:
             self.scratch = self.scratch or game.clone()
@@ -920,7 +1025,9 @@ class _Lays:
         connects exactly when a train reaches a city of the hex now, or stands at an
         edge of the new tile or at a node of the hex where a new segment starts."""
         state = self.game.state
-        reach = _reach(state, corp)
+        reach = self.reach.get(corp)
+        if reach is None:
+            reach = self.reach[corp] = _reach(state, corp)
         if hex_id in reach.stations:
             return True  # the station's city is reached
         change = _change(state, hex_id, tile, rotation)

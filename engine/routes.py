@@ -324,13 +324,24 @@ def has_route(rules: Rules, state: GameState, corp: Corporation) -> bool:
     return bool(found)
 
 
-def _any_walk(state: GameState, graph: Track, corp: str) -> bool:
+def _any_walk(state: GameState, graph: Track, corp: str, pruned: bool = True) -> bool:
     """Whether `all_walks(state, graph, corp, 2)` finds a walk: the same walks, looked
-    for from the company's stations first and no further than the first one."""
-    from engine.track import token_nodes
+    for from the company's stations first and no further than the first one.
+
+    `pruned`: from the stops a train of the company reaches (`track.reachable` on the
+    same graph) alone. A walk through a station is walked back from the station by
+    the tracing, which moves as a walk does (across an edge at a side; on through a
+    node but an off-board or a blocked city, which it reaches all the same; not back
+    the way it came), so every stop of it is reached: a walk from any other stop has
+    no station. Where no train runs, this spares the walks from every stop of the map
+    (tests/engine/test_speed_mechanisms.py compares it with the whole map)."""
+    from engine.track import reachable, token_nodes
 
     tokens = set(token_nodes(state, corp))
     starts = [n for n in graph.nodes() if n.is_stop]
+    if pruned:
+        reached, _ = reachable(state, graph, corp)
+        starts = [n for n in starts if n in reached]
     starts.sort(key=lambda n: n not in tokens)  # stable: the stations, then the rest
     return any(tokens.intersection(walk.stops)
                for node in starts for walk in walks_from(state, graph, corp, node, 2))

@@ -432,7 +432,7 @@ def _hex_track(state: GameState, hex_id: str) -> _HexTrack | None:
     return found
 
 
-def _neighbour(title: Any, hex_id: str, edge: int) -> str:
+def neighbour_of(title: Any, hex_id: str, edge: int) -> str:
     kept = _NEIGHBOURS.get(id(title))
     if kept is None or kept[0] is not title:
         kept = _NEIGHBOURS[id(title)] = (title, {})
@@ -444,11 +444,12 @@ def _neighbour(title: Any, hex_id: str, edge: int) -> str:
 
 def lay_reached(state: GameState, corporation: str, hex_id: str,
                 old_paths: set[frozenset[Point]],
-                closed: frozenset[str] = frozenset()) -> bool:
+                closed: frozenset[str] = frozenset(), cities: bool = True) -> bool:
     """What `reaches_hex` answers on the graph of the map as it stands (the new tile
     already on `hex_id`), found without that graph: walking backwards from every new
     segment of the hex and every segment into one of its cities until a station of
-    `corporation` is met.
+    `corporation` is met. Without `cities`, whether a train reaches new track of the
+    hex only (its cities aside): the walks back from the new segments alone.
 
     The walk of `_trace` moves from segment to segment: across a hex edge at a side,
     or through a node (not back along the segment it came by, not onwards from an
@@ -457,7 +458,7 @@ def lay_reached(state: GameState, corporation: str, hex_id: str,
     segments traversed (a segment and the point it arrives at) from which a station
     can be walked back to are exactly those `_trace` passes."""
     tokens = state.board.tokens
-    if any(corporation in corps for corps in tokens.get(hex_id, {}).values()):
+    if cities and any(corporation in corps for corps in tokens.get(hex_id, {}).values()):
         return True  # the station's city is reached
     if hex_id in closed:
         return False
@@ -471,7 +472,7 @@ def lay_reached(state: GameState, corporation: str, hex_id: str,
     for i, (a, b, _) in enumerate(laid.ends):
         if frozenset((a, b)) not in old_paths:
             stack += [(hex_id, i, a), (hex_id, i, b)]
-        for end in (a, b):
+        for end in (a, b) if cities else ():
             if isinstance(end, Node) and end.kind == "c":
                 stack.append((hex_id, i, end))
     seen = set(stack)
@@ -484,12 +485,12 @@ def lay_reached(state: GameState, corporation: str, hex_id: str,
         came_from = b if arrives == a else a  # (`Segment.other`)
         if isinstance(came_from, Side):
             # The walk crossed into `came_from` from the side across its edge.
-            other_hex = _neighbour(title, hex_of, came_from.edge)
+            other_hex = neighbour_of(title, hex_of, came_from.edge)
             if other_hex in closed or other_hex not in hexes:
                 continue
             edge = (came_from.edge + 3) % 6
             if edge in hexes[other_hex].borders or \
-                    _neighbour(title, other_hex, edge) != hex_of:
+                    neighbour_of(title, other_hex, edge) != hex_of:
                 continue
             there = _hex_track(state, other_hex)
             before = Side(other_hex, edge)

@@ -7,6 +7,7 @@ phase does beyond the data (privates closing, the Civil War) is the title's hook
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from engine.shares import money
@@ -111,9 +112,10 @@ def make_obsolete(state: GameState, phase_name: str) -> None:
         return
     state.trains_pool = [t for t in state.trains_pool if t.name not in doomed]
     for corp in state.corporations.values():
-        for train in corp.trains:
-            if train.name in doomed:
-                train.obsolete = True
+        if any(train.name in doomed for train in corp.trains):
+            # (a new card: trains are shared by copies of the game, never changed)
+            corp.trains = [dataclasses.replace(train, obsolete=True)
+                           if train.name in doomed else train for train in corp.trains]
     for name in sorted(doomed):
         state.say(f"{name}-trains become obsolete")
 

@@ -138,9 +138,9 @@ class AuctionStockRound(StockRound):
         assert turn is not None
         if self.home_pending is not None:
             require(seat == turn.seat, f"it is {turn.seat}'s turn ({turn.step}), not {seat}'s")
-            require(isinstance(action, PlaceToken),
-                    f"{seat} must first place {self.home_pending}'s home station "
-                    f"(`token HEX`)", tuple(self.legal()))
+            if not isinstance(action, PlaceToken):  # (`legal` only on a refusal)
+                raise GameError(f"{seat} must first place {self.home_pending}'s home "
+                                "station (`token HEX`)", tuple(self.legal()))
             assert isinstance(action, PlaceToken)
             self.rules.place_home(self.state, self.state.corporation(self.home_pending),
                                   action.hex, action.city)
@@ -183,9 +183,9 @@ class AuctionStockRound(StockRound):
             return
         if isinstance(action, Bid | StartAuction):
             target = action.target if action.target is not None else item
-            require(target == item,
-                    f"{item} is up for auction now; {target} cannot be bid on yet",
-                    tuple(self.legal()))
+            if target != item:
+                raise GameError(f"{item} is up for auction now; {target} cannot be bid on "
+                                "yet", tuple(self.legal()))
             self._open(seat, item, action.amount)
             return
         raise GameError(f"{item} is up for auction: bid on it or pass", tuple(self.legal()))

@@ -403,8 +403,9 @@ class OperatingRound(Round):
     def process(self, seat: str, action: Action) -> None:
         pending = self.rules.pending_decision(self.state)
         if pending is not None:
-            require(seat == pending.seat, f"{pending.seat} must first decide: "
-                    f"{pending.step}", tuple(self.legal()))
+            if seat != pending.seat:  # (the alternatives only on a refusal: they cost)
+                raise GameError(f"{pending.seat} must first decide: {pending.step}",
+                                tuple(self.legal()))
             acting = self.company() if self.current is not None else None
             self.rules.decide(self.state, seat, action, self)
             if acting is not None and not acting.floated and acting.spec.kind != "national":
@@ -453,17 +454,19 @@ class OperatingRound(Round):
         if isinstance(action, RedeemShares) and self.rules.redeems_at_turn_start:
             t = self.current
             assert t is not None
-            require(t.step == 0 and not t.lay_hexes, f"{corp.sym} redeems shares first "
-                    "in its turn, before it lays track", tuple(self.legal()))
+            if t.step != 0 or t.lay_hexes:
+                raise GameError(f"{corp.sym} redeems shares first in its turn, before it "
+                                "lays track", tuple(self.legal()))
             self.rules.redeem_in_turn(self.state, corp, action.count)
             return
         step = STEP_OF.get(type(action))
         if step is None or step not in self.steps:
             raise not_here(action, self.name, self.state.title.name, self.legal())
         self._enter_step(corp, self.steps.index(step))
-        require(self.current is not None and self.current.corporation == corp.sym,
-                self.rules.cite("nationalised_for_interest", corp=corp.sym, step=step),
-                tuple(self.legal()))
+        if self.current is None or self.current.corporation != corp.sym:
+            # (`legal` only on a refusal: it traces routes, and this runs every action)
+            raise GameError(self.rules.cite("nationalised_for_interest", corp=corp.sym,
+                                            step=step), tuple(self.legal()))
         if step not in STEPS:
             self.rules.step_action(self.state, corp, step, action, self)
             self._finish_if_nothing_left()
@@ -903,9 +906,9 @@ class OperatingRound(Round):
         corp = self.state.corporation(self.discards[0])
         director = self.rules.director_of(self.state, corp)
         require(seat == director, f"{director} must first discard a train of {corp.sym}")
-        require(isinstance(action, DiscardTrain),
-                f"{corp.sym} is over its train limit and must discard a train",
-                tuple(self.legal()))
+        if not isinstance(action, DiscardTrain):
+            raise GameError(f"{corp.sym} is over its train limit and must discard a train",
+                            tuple(self.legal()))
         assert isinstance(action, DiscardTrain)
         match = [t for t in corp.trains if t.name == action.train]
         require(bool(match), f"{corp.sym} owns no {action.train}-train")

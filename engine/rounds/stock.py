@@ -325,9 +325,10 @@ class StockRound(Round):
             self._protection_action(seat, action)
             return
         if s.par_pending is not None:
-            require(isinstance(action, Par) and action.corporation == s.par_pending.corporation,
-                    f"{seat} must first set the par value of {s.par_pending.corporation}",
-                    tuple(self.legal()))
+            if not isinstance(action, Par) or \
+                    action.corporation != s.par_pending.corporation:  # (`legal`: refused)
+                raise GameError(f"{seat} must first set the par value of "
+                                f"{s.par_pending.corporation}", tuple(self.legal()))
             assert isinstance(action, Par)
             self._par(seat, action, after_private=True)
             return

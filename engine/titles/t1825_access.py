@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine import routes, track
-from engine.state import PlacedTile
+from engine import board, routes, track
 from engine.title import TileSpec
 
 if TYPE_CHECKING:
@@ -22,24 +21,13 @@ if TYPE_CHECKING:
 
 def why_not_promote(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
                     tile: TileSpec, rotation: int) -> str | None:
-    old, old_rotation = track.tile_on(state, hex_id)
+    old, _ = track.tile_on(state, hex_id)
     if old is None or not old.paths:
         return None  # a lay on a hex without track: all of it is new (5.2.4.a)
-    old_paths = {frozenset(p) for p in track.rotated_paths(old, old_rotation, hex_id)}
+    # (walked back from the hex, not traced over a graph of the whole map built anew
+    # for each promotion tried: tests/engine/test_speed_lay_connection.py)
     closed = rules.hexes_closed_to_routes(state, corp)
-    saved = state.board.tiles.get(hex_id)
-    state.board.tiles[hex_id] = PlacedTile(tile.name, rotation)
-    try:
-        graph = track.build_track(state, closed)
-        _, segments = track.reachable(state, graph, corp.sym)
-        new_reached = any(graph.segments[s].hex == hex_id and frozenset(
-            (graph.segments[s].a, graph.segments[s].b)) not in old_paths for s in segments)
-    finally:
-        if saved is None:
-            del state.board.tiles[hex_id]
-        else:
-            state.board.tiles[hex_id] = saved
-    if new_reached:
+    if board.new_track_after(state, corp, hex_id, tile, rotation, closed):
         return None  # 5.2.4.a
     if raises_a_route(rules, state, corp, hex_id, tile):
         return None  # 5.2.4.b

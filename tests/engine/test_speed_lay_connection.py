@@ -3,7 +3,8 @@
 (`board.connected_after_traced`, the definition), at every lay of every recorded and
 kept game: the lay made and, at every fifth lay, every other rotation of its tile on
 its hex and its tile on each neighbouring hex (most of those do not connect), with and
-without the hexes the title closes to the company's routes.
+without the hexes the title closes to the company's routes. The same for new track
+alone (`board.new_track_after`, 1825 5.2.4.a, against `new_track_after_traced`).
 """
 
 from __future__ import annotations
@@ -72,10 +73,13 @@ def test_the_fixtures_hold_games_of_every_title() -> None:
     assert {"18TN", "1850", "1861", "1825"} <= titles
 
 
+NEW_TRACK: dict[str, int] = {}  # record -> how many lays tried add track reached
+
+
 def compare_lays(path: Path) -> tuple[int, int]:
     """Both answers at the lays of the game at `path` (asserted equal): how many were
     tried, and how many connect."""
-    tried = connected = 0
+    tried = connected = new_track = 0
     for lays, (game, lay) in enumerate(lay_positions(path)):
         rules, state = game.rules, game.state
         rnd = game.round
@@ -99,8 +103,17 @@ def compare_lays(path: Path) -> tuple[int, int]:
                                                     closed)
                 assert fast == full, (f"move {len(game.log)}: {corp.sym} lays {tile.name} "
                                       f"on {hex_id} rot {rotation}, closed {sorted(closed)}")
+                # New track alone (1825 5.2.4.a), walked back and traced in full.
+                new = board.new_track_after(state, corp, hex_id, tile, rotation, closed)
+                assert new == board.new_track_after_traced(
+                    state, corp, hex_id, tile, rotation, closed), (
+                    f"new track: move {len(game.log)}: {corp.sym} lays {tile.name} on "
+                    f"{hex_id} rot {rotation}, closed {sorted(closed)}")
+                assert not new or fast  # new track reached is the lay connected
                 tried += 1
                 connected += fast
+                new_track += new
+    NEW_TRACK[path.name] = new_track
     return tried, connected
 
 
@@ -115,3 +128,6 @@ def test_a_lay_walked_back_from_its_hex_connects_as_the_whole_map_traced(
 def test_both_answers_occur_in_a_recorded_game() -> None:
     tried, connected = compare_lays(SHARED / "18TN" / "7818.json")
     assert 0 < connected < tried
+    # A connected lay that adds no track reached occurs too (an upgrade whose new
+    # paths lead nowhere the company's trains reach, its city reached).
+    assert 0 < NEW_TRACK["7818.json"] < connected

@@ -437,3 +437,76 @@ def test_1861_proposals_and_bids_judged_on_sight_equal_trying_them() -> None:
             game.apply(move.seat, move.action)
     assert positions > 100 and met[False] > 100 and met[True] > 50, (positions, met)
     assert bids[False] > 10 and bids[True] > 10, bids
+
+
+@pytest.mark.parametrize("record", ["18TN/7818.json", "1850/115810.json",
+                                    "1861/167259.json", "1825/1825_game_end_bank.json"])
+def test_whether_a_train_could_run_is_looked_for_among_the_stops_reached(
+        record: str) -> None:
+    """`routes.has_route` looks for a walk through a station from the stops a train of
+    the company reaches alone: the same answer as from every stop of the map, for
+    every company with a station, at every map and placing of stations of the record."""
+    from engine import routes
+
+    game = import_record(json.loads((FIXTURES / record).read_text())).game
+    live = Game(game.setup)
+    seen: set[Any] = set()
+    answers: dict[bool, int] = {True: 0, False: 0}
+    with live.reading_log():
+        for move in game.log:
+            state = live.state
+            for corp in state.corporations.values():
+                if not track.token_nodes(state, corp.sym):
+                    continue
+                graph = routes.route_track(live.rules, state, corp)
+                key = (id(graph), corp.sym, track.tokens_key(state))
+                if key in seen:
+                    continue
+                seen.add(key)
+                pruned = routes._any_walk(state, graph, corp.sym)
+                assert pruned == routes._any_walk(state, graph, corp.sym, pruned=False), (
+                    f"{record} move {len(live.log)}: {corp.sym}")
+                answers[pruned] += 1
+            live.apply(move.seat, move.action)
+    assert answers[True] > 0
+    FOUND[record] = answers[False]
+
+
+FOUND: dict[str, int] = {}  # record -> how many companies with a station had no run
+
+
+def test_a_company_with_stations_and_no_run_is_among_those_compared() -> None:
+    test_whether_a_train_could_run_is_looked_for_among_the_stops_reached("1861/167259.json")
+    assert FOUND["1861/167259.json"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("record", ["18TN/7818.json", "1850/115810.json",
+                                    "1861/167259.json", "1825/1825_game_end_bank.json"])
+def test_purchases_and_stations_listed_equal_trying_each_at_every_position(
+        record: str) -> None:
+    """The purchases `legal_actions` judges by a family or on the copy with the train
+    step entered, and the stations it judges by the round's checks, are those trying
+    each on its own copy accepts, at every position of an operating round of the record
+    (the train step entered at once, after a run, or passing the run and dividend of a
+    company without trains)."""
+    from engine.actions import BuyPrivate, BuyTrain, PlaceToken
+    from engine.rounds.operating import OperatingRound
+
+    game = import_record(json.loads((FIXTURES / record).read_text())).game
+    live = Game(game.setup)
+    met = {True: 0, False: 0}
+    with live.reading_log():
+        for move in game.log:
+            turn = live.turn()
+            if turn is not None and isinstance(live.round, OperatingRound):
+                kinds = (BuyTrain, BuyPrivate, PlaceToken)
+                listed = [a for a in legal.legal_actions(live) if isinstance(a, kinds)]
+                tried = [a for a in legal._candidates(live) if isinstance(a, kinds)
+                         and live.clone().attempt(turn.seat, a)]
+                assert listed == tried, f"{record} move {len(live.log)}"
+                for a in legal._candidates(live):
+                    if isinstance(a, kinds):
+                        met[a in listed] += 1
+            live.apply(move.seat, move.action)
+    assert met[True] and met[False]
