@@ -176,8 +176,21 @@ def site_refuses_home(game: Game, action: PlaceToken | Par) -> bool:
         return rnd.home_pending is not None and site_connected(game, action.hex)
     if game.state.corporations[action.corporation].spec.kind != "major":
         return False
+    # Asked of every par price of every company at each move of a random player (most
+    # of a late game's time): answered once a position and company.
+    global _HOMES_ASKED
+    key = (len(game.log), len(game.state.log), action.corporation)
+    if _HOMES_ASKED is not None and _HOMES_ASKED[0] is game and _HOMES_ASKED[1] == key:
+        return _HOMES_ASKED[2]
     homes = game.rules.home_choices(game.state, action.corporation)
-    return bool(homes) and all(site_connected(game, h) for h in homes)
+    answer = bool(homes) and all(site_connected(game, h) for h in homes)
+    _HOMES_ASKED = (game, key, answer)
+    return answer
+
+
+#: The last answer of `site_refuses_home` for a par: the game, its position (moves and
+#: log lines) and the company, and the answer.
+_HOMES_ASKED: tuple[Game, tuple[int, int, str], bool] | None = None
 
 
 #: The interest on each loan (10.2, 10.8).
