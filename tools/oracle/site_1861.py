@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from engine import board, export_1861, legal, routes
+from engine import board, export_1861, legal, loans, routes
 from engine.actions import (
     Accept,
     Action,
@@ -16,6 +16,7 @@ from engine.actions import (
     Decline,
     Dividend,
     Done,
+    LayTile,
     Merge,
     Par,
     Pass,
@@ -81,6 +82,12 @@ def site_refuses(game: Game, action: Action) -> bool:
     if AVOID_UNPAID_INTEREST and isinstance(action, Dividend | Done | Pass | RunRoutes) and \
             unpaid_interest_with_money(game, action):
         return True
+    if AVOID_UNPAID_INTEREST and isinstance(action, LayTile | PlaceToken) and \
+            unpaid_interest_ahead(game, action):
+        return True
+    if AVOID_UNPAID_INTEREST and isinstance(action, Accept | BuyTrain) and \
+            seller_left_unpaid(game, action):
+        return True
     if isinstance(action, BuyTrain) and export_1861.national_operates(game):
         return True
     if isinstance(action, PlaceToken | Par) and site_refuses_home(game, action):
@@ -121,6 +128,97 @@ def unpaid_interest_with_money(game: Game, action: Action) -> bool:
     unpaid = (re.search(rf"{re.escape(sym)} owes \D*\d+ interest and has only \D*(\d+)", line)
               for line in said)
     return any(found is not None and int(found.group(1)) > 0 for found in unpaid)
+
+
+#: A company holding this much more than its interest is not looked ahead for (10.8):
+#: no lay or station of 1861 costs as much.
+AHEAD_MARGIN = 200
+
+
+def _unpaid(said: list[str], sym: str) -> int | None:
+    """The money left where our log says SYM could not pay its interest (10.8), or
+    None where it does not say so."""
+    for line in said:
+        found = re.search(rf"{re.escape(sym)} owes \D*\d+ interest and has only \D*(\d+)",
+                          line)
+        if found is not None:
+            return int(found.group(1))
+    return None
+
+
+def unpaid_interest_ahead(game: Game, action: Action) -> bool:
+    """10.8 ahead of a lay or a station that costs the company money: whether, its turn
+    played on with the best it has (no further lay or station, its best run, the
+    dividend that keeps most), it could not pay its interest with money left (seed 3501
+    game 37: O-K without a train lays a tile for R40 of its R41 and owes R10)."""
+    rnd = game.round
+    turn = game.turn()
+    if not isinstance(rnd, OperatingRound) or rnd.current is None or turn is None or \
+            rnd.offer is not None or not rnd.company().interest_due:
+        return False
+    corp = rnd.company()
+    _, interest = game.rules.loan_terms(game.state)
+    if corp.cash >= interest * corp.interest_due + AHEAD_MARGIN:
+        return False
+    try:
+        trial, said = game.fork(turn.seat, action)
+        for _ in range(8):
+            left = _unpaid(said, corp.sym)
+            if left is not None:
+                return left > 0
+            now = trial.round
+            turn = trial.turn()
+            if turn is None or not isinstance(now, OperatingRound) or now.current is None \
+                    or now.offer is not None or now.company().sym != corp.sym or \
+                    not now.company().interest_due:
+                return False
+            said = trial.apply(turn.seat, _best_next(trial, now))
+    except GameError:
+        return False
+    return False
+
+
+def _best_next(game: Game, rnd: OperatingRound) -> Action:
+    """The move that keeps most money in the company on its way to its interest: its
+    best run, then withholding where it may choose, and otherwise passing on."""
+    t = rnd.current
+    assert t is not None
+    if t.revenue is not None and not t.dividend_done:
+        pays = [a for a in legal._candidates(game) if isinstance(a, Dividend)]
+        return next((a for a in pays if a.choice == "withhold"), pays[0] if pays else Pass())
+    if rnd.steps[t.step] == "route" and rnd.company().trains and t.revenue is None:
+        return RunRoutes(auto=True)
+    return Pass()
+
+
+def seller_left_unpaid(game: Game, action: Accept | BuyTrain) -> bool:
+    """10.8 at a company's next turn: a train sold to another company (an offer
+    accepted, or bought between two companies of one director) that leaves the seller
+    without a train, with loans whose interest it could not pay even with the loans it
+    may still take, though with money (seed 3501 game 37: O-K, K-R and M-V sold their
+    2-trains for R1 and were nationalised for their interest a turn later)."""
+    rnd = game.round
+    if not isinstance(rnd, OperatingRound):
+        return False
+    state = game.state
+    if isinstance(action, Accept):
+        if rnd.offer is None:
+            return False
+        seller, price, train_id = rnd.offer.seller, rnd.offer.price, rnd.offer.train
+        corp = state.corporations.get(seller)
+        if corp is None or [t.id for t in corp.trains] != [train_id]:
+            return False
+    else:
+        corp = state.corporations.get(action.source or "")
+        if corp is None or rnd.offer is not None or action.price is None or \
+                {t.name for t in corp.trains} != {action.train} or len(corp.trains) != 1:
+            return False
+        price = action.price
+    if not corp.loans:
+        return False
+    value, interest = game.rules.loan_terms(state)
+    power = corp.cash + price + loans.room(game.rules, state, corp) * (value - interest)
+    return 0 < power < interest * corp.loans
 
 
 def reversed_at_once(game: Game, action: Merge) -> bool:
@@ -330,6 +428,9 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # company nationalised after its run (10.8), or that it marked as run before
         # the RSR began to operate, as spent for the round (and skips a run of none).
         return "10.6 the RSR's train that ran for its former owner (the site: spent)"
+    if "GameIsOver" in error and bank_broken_by_interest(
+            game, site_states, int(answer.get("rsr_extra") or 0)):
+        return "10.8 unpaid interest: the site's bank breaks short of what its RSR holds"
     record = answer.get("record_actions") or []
     at = int(answer.get("error_action_index") or 0)
     if "Blocking step Convert or Merge" in error and any(
@@ -346,6 +447,22 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # reverses the merger and goes on.
         return "12.4 a merger where nobody holds two shares"
     return None
+
+
+def bank_broken_by_interest(game: Game, site_states: list[dict[str, Any]],
+                            extra: int) -> bool:
+    """10.8 (listed) shown where the site's game is over and ours goes on: the site's
+    bank has broken (13: "if the Bank runs out of money in an Operating Round, complete
+    that Operating Round"), ours has not, and the two banks differ by exactly what the
+    site's RSR holds of unpaid interest (`extra`), which ours paid to the Bank: ours
+    less that money would have broken too (seed 3501 game 37: the site's bank at -R5,
+    ours at R10, R15 of interest unpaid)."""
+    if not site_states or not extra or game.state.game_over or \
+            game.state.end_triggered is not None:
+        return False
+    site_bank = int(site_states[-1].get("bank", 0))
+    ours = game.state.bank_cash
+    return site_bank < 0 <= ours and ours - extra == site_bank
 
 
 def may_token(game: Game) -> bool:
