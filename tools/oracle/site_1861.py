@@ -30,6 +30,7 @@ from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.merger import MergerRound
 from engine.rounds.operating import OperatingRound
 from engine.title import load_title
+from engine.titles.t1861 import RSR
 from engine.track import Node, Side, next_steps
 
 #: 14.2: the site plays 1861 with unlimited 2+2 and 5+5E trains (engine.records.setup_of).
@@ -467,8 +468,9 @@ def bank_broken_by_interest(game: Game, site_states: list[dict[str, Any]],
 
 def may_token(game: Game) -> bool:
     """10.5 shown in ours: the company acting, its steps before the token step passed,
-    may place a station in a city (the site's stale graph has none and skips its token
-    step), and a company was nationalised in this or the last operating round."""
+    may place a station in a hex where a company nationalised in this or the last
+    operating round had one the RSR did not take (the site's stale graph has no city
+    for it and skips its token step)."""
     trial = game.clone()
     for _ in range(3):
         turn = trial.turn()
@@ -479,13 +481,37 @@ def may_token(game: Game) -> bool:
         except GameError:
             return False
     turn = trial.turn()
-    if turn is None or turn.step != "token" or not any(
-            isinstance(a, PlaceToken) for a in legal._candidates(trial)):
+    if turn is None or turn.step != "token":
         return False
+    places = {a.hex for a in legal.legal_token_places(trial) if isinstance(a, PlaceToken)}
+    return bool(places & freed_by_nationalisation(game))
+
+
+def freed_by_nationalisation(game: Game) -> set[str]:
+    """The hexes where a company nationalised in this or the last operating round had
+    a station that the RSR did not take (11: its stations are removed but those the
+    RSR takes), and the RSR's home where it took one (its kept space there is free),
+    as our log tells them."""
     log = game.state.log
     rounds = [i for i, line in enumerate(log) if line.startswith("Operating Round")]
     since = rounds[-2] if len(rounds) > 1 else 0
-    return any(line.endswith(" is nationalised") for line in log[since:])
+    gone = {line.removesuffix(" is nationalised") for line in log[since:]
+            if line.endswith(" is nationalised")}
+    freed: set[str] = set()
+    rsr_home = game.state.corporations[RSR].spec.home if RSR in game.state.corporations \
+        else None
+    for line in log:
+        found = re.match(r"(\S+) places (?:its home station|a station) in (\S+)", line)
+        if found is not None and found.group(1) in gone:
+            freed.add(found.group(2))
+        taken = re.match(rf"{RSR} takes (\S+)'s station in (\S+)", line)
+        if taken is not None and taken.group(1) in gone:
+            freed.discard(taken.group(2))
+            if taken.group(2) == rsr_home:
+                # 7.4: the RSR's space kept in St. Petersburg is free once it holds a
+                # station there (seed 3501 game 21: SP-W's, and NW may take E1's other)
+                freed.add(taken.group(2))
+    return freed
 
 
 def trainless(site_states: list[dict[str, Any]], action: dict[str, Any]) -> bool:
