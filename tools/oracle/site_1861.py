@@ -131,8 +131,7 @@ def unpaid_interest_with_money(game: Game, action: Action) -> bool:
     return any(found is not None and int(found.group(1)) > 0 for found in unpaid)
 
 
-#: A company holding this much more than its interest is not looked ahead for (10.8):
-#: no lay or station of 1861 costs as much.
+#: What any other move is taken to cost at most (10.8, looking ahead).
 AHEAD_MARGIN = 200
 
 
@@ -159,8 +158,8 @@ def unpaid_interest_ahead(game: Game, action: Action) -> bool:
         return False
     corp = rnd.company()
     _, interest = game.rules.loan_terms(game.state)
-    if corp.cash >= interest * corp.interest_due + AHEAD_MARGIN:
-        return False
+    if corp.cash - _most_it_costs(game, rnd, action) >= interest * corp.interest_due:
+        return False  # (its treasury pays the interest whatever else happens)
     try:
         trial, said = game.fork(turn.seat, action)
         for _ in range(8):
@@ -177,6 +176,24 @@ def unpaid_interest_ahead(game: Game, action: Action) -> bool:
     except GameError:
         return False
     return False
+
+
+def _most_it_costs(game: Game, rnd: OperatingRound, action: Action) -> int:
+    """What a lay or a station may cost the company at most, as the operating round
+    prices them (its extra lay's fee, Kiev's upgrade, terrain; the next station)."""
+    state, rules, corp = game.state, game.rules, rnd.company()
+    if isinstance(action, LayTile):
+        t = rnd.current
+        assert t is not None
+        tile = state.title.tiles.get(action.tile)
+        if action.hex not in state.title.hexes:
+            return 0
+        return rules.lay_fee(state, corp, len(t.lay_hexes)) + \
+            (rules.upgrade_cost(state, action.hex, tile) if tile else 0) + \
+            board.terrain_cost(rules, state, action.hex)
+    if isinstance(action, PlaceToken):
+        return rules.token_cost(state, corp, action.hex)
+    return AHEAD_MARGIN
 
 
 def _best_next(game: Game, rnd: OperatingRound) -> Action:
