@@ -441,7 +441,9 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # (by our count) is the RSR's there ("train is not from depot").
         return "7.4 the RSR's further 8-trains (the next 8-train is another there)"
     if action.get("type") == "run_routes" and action.get("entity") == "RSR" and (
-            "Cannot run train that operated" in error or "Blocking step" in error):
+            "Cannot run train that operated" in error or "Blocking step" in error) and \
+            ran_earlier_in_round(answer.get("record_actions") or [],
+                                 int(answer.get("error_action_index") or 0), site_states):
         # 10.6: the RSR runs the trains it holds; the site counts one that ran for the
         # company nationalised after its run (10.8), or that it marked as run before
         # the RSR began to operate, as spent for the round (and skips a run of none).
@@ -465,6 +467,25 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # reverses the merger and goes on.
         return "12.4 a merger where nobody holds two shares"
     return None
+
+
+def ran_earlier_in_round(record: list[dict[str, Any]], at: int,
+                         site_states: list[dict[str, Any]]) -> bool:
+    """10.6 shown: a train of the RSR's run at record action AT ran for another company
+    earlier in the same operating round (the site's round unchanged since)."""
+    trains = {str(r.get("train")) for r in record[at].get("routes") or []} \
+        if at < len(record) else set()
+    if not trains or not site_states:
+        return False
+    now = site_states[-1].get("round")
+    for j in range(min(at, len(site_states)) - 1, -1, -1):
+        if site_states[j].get("round") != now:
+            return False
+        earlier = record[j]
+        if earlier.get("type") == "run_routes" and earlier.get("entity") != "RSR" and \
+                trains & {str(r.get("train")) for r in earlier.get("routes") or []}:
+            return True
+    return False
 
 
 def bank_broken_by_interest(game: Game, site_states: list[dict[str, Any]],
