@@ -428,17 +428,24 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # 10.5 again, for a company without a train: the site skips its token step and
         # its run (no train), and waits at its train step for our pass at the token.
         return "10.5 a city freed by a nationalisation (the site's stale graph)"
+    hex_id = str(action.get("city") or action.get("hex") or "").split("-")[0]
     if action.get("type") == "place_token" and "is not available" in error and \
-            str(site_states[-1]["round"] if site_states else "").startswith("Stock Round"):
+            str(site_states[-1]["round"] if site_states else "").startswith("Stock Round") \
+            and hex_id in game.state.title.hexes and site_connected(game, hex_id):
         # 9.3: a home city whose track loops back to itself (the random players
-        # leave such cities; an earlier game's record may hold one).
+        # leave such cities; an earlier game's record may hold one): shown, its track
+        # reaches a stop as the site reads it (ours: it reaches none but itself).
         return "9.3 a home city whose track loops back to itself (the site: connected)"
     rsr = next((c for c in (site_states[-1]["corporations"] if site_states else [])
                 if c["id"] == "RSR"), None)
+    ours_rsr = game.state.corporations.get(RSR)
+    ours_eights = sum(t.name == "8" for t in ours_rsr.trains) if ours_rsr else 0
     if action.get("type") == "buy_train" and str(action.get("train", "")).startswith("8-") \
-            and rsr is not None and [str(t).replace("'", "") for t in rsr["trains"]].count("8") > 1:
-        # 7.4 (listed): the site's RSR bought further 8-trains, so the 8-train ours names
-        # (by our count) is the RSR's there ("train is not from depot").
+            and rsr is not None and [str(t).replace("'", "") for t in rsr["trains"]].count(
+                "8") > max(1, ours_eights):
+        # 7.4 (listed): the site's RSR bought further 8-trains (more than ours holds), so
+        # the 8-train ours names (by our count) is the RSR's there ("train is not from
+        # depot").
         return "7.4 the RSR's further 8-trains (the next 8-train is another there)"
     if action.get("type") == "run_routes" and action.get("entity") == "RSR" and (
             "Cannot run train that operated" in error or "Blocking step" in error) and \
@@ -462,9 +469,11 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # (Ours' log said "nobody holds two shares" before 28 November 2026, "no player
         # holds two shares" since.)
         return "12.4 a merger ours reversed at once (no owner may buy a second share)"
-    if "Failed merge" in error:
+    if "Failed merge" in error and any(
+            "holds two shares" in str(a.get("message", ""))
+            for a in record[max(0, at - 3):at + 4]):
         # 12.4: nobody came to hold two shares; the site stops ("please undo"), ours
-        # reverses the merger and goes on.
+        # reverses the merger and goes on (shown: our reversal's words beside it).
         return "12.4 a merger where nobody holds two shares"
     return None
 
