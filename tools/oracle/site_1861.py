@@ -91,6 +91,9 @@ def site_refuses(game: Game, action: Action) -> bool:
         return True
     if isinstance(action, BuyTrain) and export_1861.national_operates(game):
         return True
+    if AVOID_FURTHER_EIGHTS and isinstance(action, BuyTrain) and action.train == "8" and \
+            action.source in (None, "bank") and rsr_holds_an_eight(game):
+        return True
     if isinstance(action, PlaceToken | Par) and site_refuses_home(game, action):
         return True
     if isinstance(action, Merge) and isinstance(game.round, MergerRound) and (
@@ -110,6 +113,18 @@ def site_refuses(game: Game, action: Action) -> bool:
 #: interest with money in its treasury (10.8, listed): on by default since 28 November
 #: 2026 (seed 3501 from game 24 on; the games played before keep their cached moves).
 AVOID_UNPAID_INTEREST = True
+
+
+#: The random directors leave an 8-train from the Bank once the RSR holds one (7.4,
+#: listed: the site's RSR may have bought the next ones, which our export names by our
+#: count), where another move is open (a 2+2 or 5+5E, 14.2): since 28 November 2026,
+#: seed 3501 from game 46 on (game 42 stopped there).
+AVOID_FURTHER_EIGHTS = True
+
+
+def rsr_holds_an_eight(game: Game) -> bool:
+    rsr = game.state.corporations.get(RSR)
+    return rsr is not None and any(t.name == "8" for t in rsr.trains)
 
 
 def unpaid_interest_with_money(game: Game, action: Action) -> bool:
