@@ -551,29 +551,30 @@ def may_token(game: Game) -> bool:
 
 def freed_by_nationalisation(game: Game) -> set[str]:
     """The hexes where a company nationalised in this or the last operating round had
-    a station that the RSR did not take (11: its stations are removed but those the
-    RSR takes), and the RSR's home where it took one (its kept space there is free),
-    as our log tells them."""
+    a station that the RSR did not take, as our log tells them (11: its stations are
+    removed but those the RSR takes, one a hex; seed 3501 game 67: Moscow's stations
+    of N, M-NN and M-K, the RSR taking N's), and the RSR's home where it took one (its
+    space kept there is then free)."""
     log = game.state.log
     rounds = [i for i, line in enumerate(log) if line.startswith("Operating Round")]
     since = rounds[-2] if len(rounds) > 1 else 0
     gone = {line.removesuffix(" is nationalised") for line in log[since:]
             if line.endswith(" is nationalised")}
-    freed: set[str] = set()
+    freed: Counter[str] = Counter()  # stations by hex (one taken frees no other)
     rsr_home = game.state.corporations[RSR].spec.home if RSR in game.state.corporations \
         else None
     for line in log:
         found = re.match(r"(\S+) places (?:its home station|a station) in (\S+)", line)
         if found is not None and found.group(1) in gone:
-            freed.add(found.group(2))
+            freed[found.group(2)] += 1
         taken = re.match(rf"{RSR} takes (\S+)'s station in (\S+)", line)
         if taken is not None and taken.group(1) in gone:
-            freed.discard(taken.group(2))
+            freed[taken.group(2)] -= 1
             if taken.group(2) == rsr_home:
                 # 7.4: the RSR's space kept in St. Petersburg is free once it holds a
                 # station there (seed 3501 game 21: SP-W's, and NW may take E1's other)
-                freed.add(taken.group(2))
-    return freed
+                freed[taken.group(2)] += 1
+    return {hex_id for hex_id, count in freed.items() if count > 0}
 
 
 def trainless(site_states: list[dict[str, Any]], action: dict[str, Any]) -> bool:
