@@ -464,8 +464,9 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         return "7.4 the RSR's further 8-trains (the next 8-train is another there)"
     if action.get("type") == "run_routes" and action.get("entity") == "RSR" and (
             "Cannot run train that operated" in error or "Blocking step" in error) and \
-            ran_earlier_in_round(answer.get("record_actions") or [],
-                                 int(answer.get("error_action_index") or 0), site_states):
+            (ran_earlier_in_round(answer.get("record_actions") or [],
+                                  int(answer.get("error_action_index") or 0), site_states)
+             or nationalised_in_its_turn(game)):
         # 10.6: the RSR runs the trains it holds; the site counts one that ran for the
         # company nationalised after its run (10.8), or that it marked as run before
         # the RSR began to operate, as spent for the round (and skips a run of none).
@@ -509,6 +510,26 @@ def ran_earlier_in_round(record: list[dict[str, Any]], at: int,
         if earlier.get("type") == "run_routes" and earlier.get("entity") != "RSR" and \
                 trains & {str(r.get("train")) for r in earlier.get("routes") or []}:
             return True
+    return False
+
+
+def nationalised_in_its_turn(game: Game) -> bool:
+    """10.6 shown in ours: in this operating round a company was nationalised in its
+    own turn (10.8, 10.10) with trains, which the RSR took (the site marks them as
+    run: seed 3501 game 109, MVR's 5-train, `operated` once the RSR holds it)."""
+    log = game.state.log
+    begins = max((i for i, line in enumerate(log) if line.startswith("Operating Round")),
+                 default=0)
+    acting = None
+    for line in log[begins:]:
+        found = re.match(r"(\S+) operates", line)
+        if found is not None:
+            acting = found.group(1)
+        if acting is not None and line == f"{acting} is nationalised" and any(
+                ln == f"{acting} does not run" or (ln.startswith(f"{acting} runs for")
+                                                   and not ln.endswith("no trains run"))
+                for ln in log[begins:]):
+            return True  # (its run step reached with trains)
     return False
 
 
