@@ -262,17 +262,33 @@ def take(rng: random.Random, game: Game, seat: str,
     # a listed difference (1850: a redemption from another player, 5.10.3, where a
     # player over the certificate limit may otherwise only make sales the site reads
     # otherwise, seed 3501 game 63).
-    order += sorted((a for a in allowed if a not in candidates),
+    kept = set(candidates)  # (a list's `in` made this quadratic: 1861's many pars)
+    order += sorted((a for a in allowed if a not in kept),
                     key=lambda a: last_resort(game, seat, a))
+    judge = legal._Judge(game, seat)
     for action in order:
         if game.state.title.name == "1825" and site_1825.left_when_tried(game, action, rng):
             continue
+        if refused_on_sight(judge, action):
+            continue  # (as trying it would: the same move is taken, without the copy)
         try:
             game.apply(seat, action)  # a refusal leaves the game as it was
             return
         except GameError:
             continue
     raise RuntimeError(f"no legal action for {seat} in {game.round_name}: {game.legal()}")
+
+
+def refused_on_sight(judge: legal._Judge, action: Action) -> bool:
+    """Whether our engine refuses ACTION without its being tried: the shortcuts of
+    `engine.legal` (`_refused`, the stock round's and the auctions' own checks), which
+    tests/engine/test_legal_equivalence.py holds equal to trying the action on a copy.
+    A refused try costs a copy of the position (most of a random 1861 game's time: a
+    par of every company at every price before phase 4, 9.3)."""
+    game = judge.game
+    if legal._refused(game, action) or judge.refused_in_stock_round(action):
+        return True
+    return judge.proposal(action) is False or judge.auction_bid(action) is False
 
 
 def last_resort(game: Game, seat: str, action: Action) -> int:
@@ -702,6 +718,7 @@ def _check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | N
         hook = SITE_HOOKS.get(TITLE)
         if hook is not None and at_game is not None:
             answer["record_actions"] = record["actions"]
+            answer["rsr_extra"] = rsr_extra  # (1861 10.8: the site's RSR's extra money)
             known = hook.site_difference(at_game, answer, action, site_states)
             if known is not None:
                 return Outcome(index, f"site difference: {known}",

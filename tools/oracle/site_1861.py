@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from engine import board, export_1861, legal, routes
+from engine import board, export_1861, legal, loans, routes
 from engine.actions import (
     Accept,
     Action,
@@ -16,6 +16,7 @@ from engine.actions import (
     Decline,
     Dividend,
     Done,
+    LayTile,
     Merge,
     Par,
     Pass,
@@ -29,6 +30,7 @@ from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.merger import MergerRound
 from engine.rounds.operating import OperatingRound
 from engine.title import load_title
+from engine.titles.t1861 import RSR
 from engine.track import Node, Side, next_steps
 
 #: 14.2: the site plays 1861 with unlimited 2+2 and 5+5E trains (engine.records.setup_of).
@@ -81,7 +83,16 @@ def site_refuses(game: Game, action: Action) -> bool:
     if AVOID_UNPAID_INTEREST and isinstance(action, Dividend | Done | Pass | RunRoutes) and \
             unpaid_interest_with_money(game, action):
         return True
+    if AVOID_UNPAID_INTEREST and isinstance(action, LayTile | PlaceToken) and \
+            unpaid_interest_ahead(game, action):
+        return True
+    if AVOID_UNPAID_INTEREST and isinstance(action, Accept | BuyTrain) and \
+            seller_left_unpaid(game, action):
+        return True
     if isinstance(action, BuyTrain) and export_1861.national_operates(game):
+        return True
+    if AVOID_FURTHER_EIGHTS and isinstance(action, BuyTrain) and action.train == "8" and \
+            action.source in (None, "bank") and rsr_holds_an_eight(game):
         return True
     if isinstance(action, PlaceToken | Par) and site_refuses_home(game, action):
         return True
@@ -104,6 +115,18 @@ def site_refuses(game: Game, action: Action) -> bool:
 AVOID_UNPAID_INTEREST = True
 
 
+#: The random directors leave an 8-train from the Bank once the RSR holds one (7.4,
+#: listed: the site's RSR may have bought the next ones, which our export names by our
+#: count), where another move is open (a 2+2 or 5+5E, 14.2): since 28 November 2026,
+#: seed 3501 from game 46 on (game 42 stopped there).
+AVOID_FURTHER_EIGHTS = True
+
+
+def rsr_holds_an_eight(game: Game) -> bool:
+    rsr = game.state.corporations.get(RSR)
+    return rsr is not None and any(t.name == "8" for t in rsr.trains)
+
+
 def unpaid_interest_with_money(game: Game, action: Action) -> bool:
     """10.8 at a company's run, dividend or end of turn: whether after ACTION it cannot
     pay its interest even with further loans while it still holds money (ours pays that
@@ -121,6 +144,114 @@ def unpaid_interest_with_money(game: Game, action: Action) -> bool:
     unpaid = (re.search(rf"{re.escape(sym)} owes \D*\d+ interest and has only \D*(\d+)", line)
               for line in said)
     return any(found is not None and int(found.group(1)) > 0 for found in unpaid)
+
+
+#: What any other move is taken to cost at most (10.8, looking ahead).
+AHEAD_MARGIN = 200
+
+
+def _unpaid(said: list[str], sym: str) -> int | None:
+    """The money left where our log says SYM could not pay its interest (10.8), or
+    None where it does not say so."""
+    for line in said:
+        found = re.search(rf"{re.escape(sym)} owes \D*\d+ interest and has only \D*(\d+)",
+                          line)
+        if found is not None:
+            return int(found.group(1))
+    return None
+
+
+def unpaid_interest_ahead(game: Game, action: Action) -> bool:
+    """10.8 ahead of a lay or a station that costs the company money: whether, its turn
+    played on with the best it has (no further lay or station, its best run, the
+    dividend that keeps most), it could not pay its interest with money left (seed 3501
+    game 37: O-K without a train lays a tile for R40 of its R41 and owes R10)."""
+    rnd = game.round
+    turn = game.turn()
+    if not isinstance(rnd, OperatingRound) or rnd.current is None or turn is None or \
+            rnd.offer is not None or not rnd.company().interest_due:
+        return False
+    corp = rnd.company()
+    _, interest = game.rules.loan_terms(game.state)
+    if corp.cash - _most_it_costs(game, rnd, action) >= interest * corp.interest_due:
+        return False  # (its treasury pays the interest whatever else happens)
+    try:
+        trial, said = game.fork(turn.seat, action)
+        for _ in range(8):
+            left = _unpaid(said, corp.sym)
+            if left is not None:
+                return left > 0
+            now = trial.round
+            turn = trial.turn()
+            if turn is None or not isinstance(now, OperatingRound) or now.current is None \
+                    or now.offer is not None or now.company().sym != corp.sym or \
+                    not now.company().interest_due:
+                return False
+            said = trial.apply(turn.seat, _best_next(trial, now))
+    except GameError:
+        return False
+    return False
+
+
+def _most_it_costs(game: Game, rnd: OperatingRound, action: Action) -> int:
+    """What a lay or a station may cost the company at most, as the operating round
+    prices them (its extra lay's fee, Kiev's upgrade, terrain; the next station)."""
+    state, rules, corp = game.state, game.rules, rnd.company()
+    if isinstance(action, LayTile):
+        t = rnd.current
+        assert t is not None
+        tile = state.title.tiles.get(action.tile)
+        if action.hex not in state.title.hexes:
+            return 0
+        return rules.lay_fee(state, corp, len(t.lay_hexes)) + \
+            (rules.upgrade_cost(state, action.hex, tile) if tile else 0) + \
+            board.terrain_cost(rules, state, action.hex)
+    if isinstance(action, PlaceToken):
+        return rules.token_cost(state, corp, action.hex)
+    return AHEAD_MARGIN
+
+
+def _best_next(game: Game, rnd: OperatingRound) -> Action:
+    """The move that keeps most money in the company on its way to its interest: its
+    best run, then withholding where it may choose, and otherwise passing on."""
+    t = rnd.current
+    assert t is not None
+    if t.revenue is not None and not t.dividend_done:
+        pays = [a for a in legal._candidates(game) if isinstance(a, Dividend)]
+        return next((a for a in pays if a.choice == "withhold"), pays[0] if pays else Pass())
+    if rnd.steps[t.step] == "route" and rnd.company().trains and t.revenue is None:
+        return RunRoutes(auto=True)
+    return Pass()
+
+
+def seller_left_unpaid(game: Game, action: Accept | BuyTrain) -> bool:
+    """10.8 at a company's next turn: a train sold to another company (an offer
+    accepted, or bought between two companies of one director) that leaves the seller
+    without a train, with loans whose interest it could not pay even with the loans it
+    may still take, though with money (seed 3501 game 37: O-K, K-R and M-V sold their
+    2-trains for R1 and were nationalised for their interest a turn later)."""
+    rnd = game.round
+    if not isinstance(rnd, OperatingRound):
+        return False
+    state = game.state
+    if isinstance(action, Accept):
+        if rnd.offer is None:
+            return False
+        seller, price, train_id = rnd.offer.seller, rnd.offer.price, rnd.offer.train
+        corp = state.corporations.get(seller)
+        if corp is None or [t.id for t in corp.trains] != [train_id]:
+            return False
+    else:
+        corp = state.corporations.get(action.source or "")
+        if corp is None or rnd.offer is not None or action.price is None or \
+                {t.name for t in corp.trains} != {action.train} or len(corp.trains) != 1:
+            return False
+        price = action.price
+    if not corp.loans:
+        return False
+    value, interest = game.rules.loan_terms(state)
+    power = corp.cash + price + loans.room(game.rules, state, corp) * (value - interest)
+    return 0 < power < interest * corp.loans
 
 
 def reversed_at_once(game: Game, action: Merge) -> bool:
@@ -176,8 +307,21 @@ def site_refuses_home(game: Game, action: PlaceToken | Par) -> bool:
         return rnd.home_pending is not None and site_connected(game, action.hex)
     if game.state.corporations[action.corporation].spec.kind != "major":
         return False
+    # Asked of every par price of every company at each move of a random player (most
+    # of a late game's time): answered once a position and company.
+    global _HOMES_ASKED
+    key = (len(game.log), len(game.state.log), action.corporation)
+    if _HOMES_ASKED is not None and _HOMES_ASKED[0] is game and _HOMES_ASKED[1] == key:
+        return _HOMES_ASKED[2]
     homes = game.rules.home_choices(game.state, action.corporation)
-    return bool(homes) and all(site_connected(game, h) for h in homes)
+    answer = bool(homes) and all(site_connected(game, h) for h in homes)
+    _HOMES_ASKED = (game, key, answer)
+    return answer
+
+
+#: The last answer of `site_refuses_home` for a par: the game, its position (moves and
+#: log lines) and the company, and the answer.
+_HOMES_ASKED: tuple[Game, tuple[int, int, str], bool] | None = None
 
 
 #: The interest on each loan (10.2, 10.8).
@@ -299,24 +443,37 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # 10.5 again, for a company without a train: the site skips its token step and
         # its run (no train), and waits at its train step for our pass at the token.
         return "10.5 a city freed by a nationalisation (the site's stale graph)"
+    hex_id = str(action.get("city") or action.get("hex") or "").split("-")[0]
     if action.get("type") == "place_token" and "is not available" in error and \
-            str(site_states[-1]["round"] if site_states else "").startswith("Stock Round"):
+            str(site_states[-1]["round"] if site_states else "").startswith("Stock Round") \
+            and hex_id in game.state.title.hexes and site_connected(game, hex_id):
         # 9.3: a home city whose track loops back to itself (the random players
-        # leave such cities; an earlier game's record may hold one).
+        # leave such cities; an earlier game's record may hold one): shown, its track
+        # reaches a stop as the site reads it (ours: it reaches none but itself).
         return "9.3 a home city whose track loops back to itself (the site: connected)"
     rsr = next((c for c in (site_states[-1]["corporations"] if site_states else [])
                 if c["id"] == "RSR"), None)
+    ours_rsr = game.state.corporations.get(RSR)
+    ours_eights = sum(t.name == "8" for t in ours_rsr.trains) if ours_rsr else 0
     if action.get("type") == "buy_train" and str(action.get("train", "")).startswith("8-") \
-            and rsr is not None and [str(t).replace("'", "") for t in rsr["trains"]].count("8") > 1:
-        # 7.4 (listed): the site's RSR bought further 8-trains, so the 8-train ours names
-        # (by our count) is the RSR's there ("train is not from depot").
+            and rsr is not None and [str(t).replace("'", "") for t in rsr["trains"]].count(
+                "8") > max(1, ours_eights):
+        # 7.4 (listed): the site's RSR bought further 8-trains (more than ours holds), so
+        # the 8-train ours names (by our count) is the RSR's there ("train is not from
+        # depot").
         return "7.4 the RSR's further 8-trains (the next 8-train is another there)"
     if action.get("type") == "run_routes" and action.get("entity") == "RSR" and (
-            "Cannot run train that operated" in error or "Blocking step" in error):
+            "Cannot run train that operated" in error or "Blocking step" in error) and \
+            (ran_earlier_in_round(answer.get("record_actions") or [],
+                                  int(answer.get("error_action_index") or 0), site_states)
+             or nationalised_in_its_turn(game)):
         # 10.6: the RSR runs the trains it holds; the site counts one that ran for the
         # company nationalised after its run (10.8), or that it marked as run before
         # the RSR began to operate, as spent for the round (and skips a run of none).
         return "10.6 the RSR's train that ran for its former owner (the site: spent)"
+    if "GameIsOver" in error and bank_broken_by_interest(
+            game, site_states, int(answer.get("rsr_extra") or 0)):
+        return "10.8 unpaid interest: the site's bank breaks short of what its RSR holds"
     record = answer.get("record_actions") or []
     at = int(answer.get("error_action_index") or 0)
     if "Blocking step Convert or Merge" in error and any(
@@ -328,17 +485,75 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # (Ours' log said "nobody holds two shares" before 28 November 2026, "no player
         # holds two shares" since.)
         return "12.4 a merger ours reversed at once (no owner may buy a second share)"
-    if "Failed merge" in error:
+    if "Failed merge" in error and any(
+            "holds two shares" in str(a.get("message", ""))
+            for a in record[max(0, at - 3):at + 4]):
         # 12.4: nobody came to hold two shares; the site stops ("please undo"), ours
-        # reverses the merger and goes on.
+        # reverses the merger and goes on (shown: our reversal's words beside it).
         return "12.4 a merger where nobody holds two shares"
     return None
 
 
+def ran_earlier_in_round(record: list[dict[str, Any]], at: int,
+                         site_states: list[dict[str, Any]]) -> bool:
+    """10.6 shown: a train of the RSR's run at record action AT ran for another company
+    earlier in the same operating round (the site's round unchanged since)."""
+    trains = {str(r.get("train")) for r in record[at].get("routes") or []} \
+        if at < len(record) else set()
+    if not trains or not site_states:
+        return False
+    now = site_states[-1].get("round")
+    for j in range(min(at, len(site_states)) - 1, -1, -1):
+        if site_states[j].get("round") != now:
+            return False
+        earlier = record[j]
+        if earlier.get("type") == "run_routes" and earlier.get("entity") != "RSR" and \
+                trains & {str(r.get("train")) for r in earlier.get("routes") or []}:
+            return True
+    return False
+
+
+def nationalised_in_its_turn(game: Game) -> bool:
+    """10.6 shown in ours: in this operating round a company was nationalised in its
+    own turn (10.8, 10.10) with trains, which the RSR took (the site marks them as
+    run: seed 3501 game 109, MVR's 5-train, `operated` once the RSR holds it)."""
+    log = game.state.log
+    begins = max((i for i, line in enumerate(log) if line.startswith("Operating Round")),
+                 default=0)
+    acting = None
+    for line in log[begins:]:
+        found = re.match(r"(\S+) operates", line)
+        if found is not None:
+            acting = found.group(1)
+        if acting is not None and line == f"{acting} is nationalised" and any(
+                ln == f"{acting} does not run" or (ln.startswith(f"{acting} runs for")
+                                                   and not ln.endswith("no trains run"))
+                for ln in log[begins:]):
+            return True  # (its run step reached with trains)
+    return False
+
+
+def bank_broken_by_interest(game: Game, site_states: list[dict[str, Any]],
+                            extra: int) -> bool:
+    """10.8 (listed) shown where the site's game is over and ours goes on: the site's
+    bank has broken (13: "if the Bank runs out of money in an Operating Round, complete
+    that Operating Round"), ours has not, and the two banks differ by exactly what the
+    site's RSR holds of unpaid interest (`extra`), which ours paid to the Bank: ours
+    less that money would have broken too (seed 3501 game 37: the site's bank at -R5,
+    ours at R10, R15 of interest unpaid)."""
+    if not site_states or not extra or game.state.game_over or \
+            game.state.end_triggered is not None:
+        return False
+    site_bank = int(site_states[-1].get("bank", 0))
+    ours = game.state.bank_cash
+    return site_bank < 0 <= ours and ours - extra == site_bank
+
+
 def may_token(game: Game) -> bool:
     """10.5 shown in ours: the company acting, its steps before the token step passed,
-    may place a station in a city (the site's stale graph has none and skips its token
-    step), and a company was nationalised in this or the last operating round."""
+    may place a station in a hex where a company nationalised in this or the last
+    operating round had one the RSR did not take (the site's stale graph has no city
+    for it and skips its token step)."""
     trial = game.clone()
     for _ in range(3):
         turn = trial.turn()
@@ -349,13 +564,38 @@ def may_token(game: Game) -> bool:
         except GameError:
             return False
     turn = trial.turn()
-    if turn is None or turn.step != "token" or not any(
-            isinstance(a, PlaceToken) for a in legal._candidates(trial)):
+    if turn is None or turn.step != "token":
         return False
+    places = {a.hex for a in legal.legal_token_places(trial) if isinstance(a, PlaceToken)}
+    return bool(places & freed_by_nationalisation(game))
+
+
+def freed_by_nationalisation(game: Game) -> set[str]:
+    """The hexes where a company nationalised in this or the last operating round had
+    a station that the RSR did not take, as our log tells them (11: its stations are
+    removed but those the RSR takes, one a hex; seed 3501 game 67: Moscow's stations
+    of N, M-NN and M-K, the RSR taking N's), and the RSR's home where it took one (its
+    space kept there is then free)."""
     log = game.state.log
     rounds = [i for i, line in enumerate(log) if line.startswith("Operating Round")]
     since = rounds[-2] if len(rounds) > 1 else 0
-    return any(line.endswith(" is nationalised") for line in log[since:])
+    gone = {line.removesuffix(" is nationalised") for line in log[since:]
+            if line.endswith(" is nationalised")}
+    freed: Counter[str] = Counter()  # stations by hex (one taken frees no other)
+    rsr_home = game.state.corporations[RSR].spec.home if RSR in game.state.corporations \
+        else None
+    for line in log:
+        found = re.match(r"(\S+) places (?:its home station|a station) in (\S+)", line)
+        if found is not None and found.group(1) in gone:
+            freed[found.group(2)] += 1
+        taken = re.match(rf"{RSR} takes (\S+)'s station in (\S+)", line)
+        if taken is not None and taken.group(1) in gone:
+            freed[taken.group(2)] -= 1
+            if taken.group(2) == rsr_home:
+                # 7.4: the RSR's space kept in St. Petersburg is free once it holds a
+                # station there (seed 3501 game 21: SP-W's, and NW may take E1's other)
+                freed[taken.group(2)] += 1
+    return {hex_id for hex_id, count in freed.items() if count > 0}
 
 
 def trainless(site_states: list[dict[str, Any]], action: dict[str, Any]) -> bool:
