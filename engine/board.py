@@ -72,8 +72,11 @@ def edge_blocked_from(other: HexSpec, edge: int) -> bool:
 
 
 def check_lay(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
-              tile_name: str, rotation: int, *, need_connection: bool = True) -> int:
-    """Everything a tile lay must satisfy; returns the terrain cost to pay."""
+              tile_name: str, rotation: int, *, need_connection: bool = True,
+              budget: int | None = None) -> int:
+    """Everything a tile lay must satisfy; returns the terrain cost to pay. BUDGET is
+    what the company may spend on it (its cash unless given: a listing counts the
+    loans a lay would take, 1861 10.2)."""
     title = state.title
     spec = hex_spec(state, hex_id)
     require(tile_name in title.tiles, f"there is no tile {tile_name} in {title.name}")
@@ -102,7 +105,8 @@ def check_lay(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
     if why_not:
         raise GameError(why_not)
     cost = terrain_cost(rules, state, hex_id) + rules.upgrade_cost(state, hex_id, tile)
-    require(corp.cash >= cost, f"{corp.sym} has {money(state, corp.cash)}; building in "
+    require((corp.cash if budget is None else budget) >= cost,
+            f"{corp.sym} has {money(state, corp.cash)}; building in "
             f"{hex_id} costs {money(state, cost)}")
     if need_connection:
         require(connected_after(state, corp, hex_id, tile, rotation,

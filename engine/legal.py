@@ -932,6 +932,13 @@ def _lay_checks(game: Game, corp: Corporation, lay: LayTile, tile: TileSpec,
     supply, at a rotation `board.legal_rotations` gives, so no upgrade or exit problem)
     has only the title's own restrictions and the terrain cost left to meet."""
     rules, state = game.rules, game.state
+    # What the round charges before the lay (`OperatingRound._lay`): the fee of a
+    # further lay, with the loans the title lets a company take for track (1861 10.2:
+    # a lay the company pays with a loan is legal, and listed).
+    rnd = game.round
+    lays_made = len(rnd.current.lay_hexes) if isinstance(rnd, OperatingRound) and \
+        rnd.current is not None else 0
+    budget = rules.track_budget(state, corp) - rules.lay_fee(state, corp, lays_made)
     left = state.board.supply.get(lay.tile, 0)
     spec = state.title.hexes.get(lay.hex)
     if spec is not None and spec.buildable and tile.color in colours \
@@ -939,10 +946,11 @@ def _lay_checks(game: Game, corp: Corporation, lay: LayTile, tile: TileSpec,
                 option.tile == lay.tile and any(r == lay.rotation for r, _ in option.rotations)
                 for option in _hex_options(game, lay.hex)):
         return rules.why_not_lay(state, corp, lay.hex, tile, lay.rotation) is None and \
-            corp.cash >= board.terrain_cost(rules, state, lay.hex)
+            budget >= board.terrain_cost(rules, state, lay.hex) + \
+            rules.upgrade_cost(state, lay.hex, tile)
     try:  # without the connection, check_lay only reads the game
         board.check_lay(rules, state, corp, lay.hex, lay.tile, lay.rotation,
-                        need_connection=False)
+                        need_connection=False, budget=budget)
     except GameError:
         return False
     return True

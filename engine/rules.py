@@ -695,6 +695,10 @@ class Rules:
         """What `corp` may spend on a train from the bank (1861: with loans)."""
         return corp.cash
 
+    def track_budget(self, state: GameState, corp: Corporation) -> int:
+        """What `corp` may spend on a tile lay (1861 10.2: with the loans `afford` takes)."""
+        return corp.cash
+
     president_contributes = True  # 18TN 4.2.5.2; 1861 10.10: loans instead
 
     def pending_decision(self, state: GameState) -> Turn | None:

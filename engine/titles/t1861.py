@@ -881,6 +881,12 @@ class Rules1861(Rules):
 
         return corp.cash if corp.trains else loans.buying_power(self, state, corp)
 
+    def track_budget(self, state: GameState, corp: Corporation) -> int:
+        """10.2: loans for track, as many as it may still take (`afford`)."""
+        from engine import loans
+
+        return loans.buying_power(self, state, corp)
+
     def nationalised_shares(self, state: GameState, corp: Corporation, seat: str) -> int:
         """11: a minor counts as two shares."""
         if corp.spec.kind == "minor":
