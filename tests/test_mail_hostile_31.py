@@ -12,6 +12,7 @@ import asyncio
 import ipaddress
 import shlex
 import socket
+import sys
 import time
 from collections.abc import AsyncIterator
 from email.message import EmailMessage
@@ -155,6 +156,18 @@ def test_the_budget_is_raised_again_when_its_first_delivery_was_swallowed() -> N
     with pytest.raises(limits.OverBudget), limits.budget(0.2):
         _CostlyFinalizer()  # the budget runs out (and its raise is lost) in here
         _spin(2.0)          # ordinary code: the raise that lands
+
+
+def test_the_budget_waits_until_a_finalizer_has_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Raised inside a __del__ (or a gc or weakref callback, or the hook that reports
+    # their errors, where a CI run saw it break pytest's hook), the exception would be
+    # swallowed there: the budget waits until the thread has left such code.
+    swallowed: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", swallowed.append)
+    with pytest.raises(limits.OverBudget), limits.budget(0.2):
+        _CostlyFinalizer()  # the budget runs out in here
+        _spin(2.0)          # and is raised here
+    assert swallowed == []
 
 
 def test_a_block_within_its_budget_is_not_interrupted_afterwards() -> None:

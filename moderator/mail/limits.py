@@ -20,10 +20,12 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import re
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from types import FrameType
 
 __all__ = [
     "LIMITS",
@@ -121,6 +123,27 @@ def _raise_in(thread_id: int, exception: type[BaseException] | None) -> None:
                    ctypes.py_object(exception) if exception else ctypes.py_object())
 
 
+#: Modules whose code runs finalizers and the hooks that report their errors: CPython
+#: swallows an exception raised in a __del__, a weakref or gc callback (reports it as
+#: unraisable), and one raised in the unraisable hook itself breaks the hook.
+_FINALIZING_MODULES = ("weakref", "_weakrefset", "traceback", "linecache", "tokenize",
+                       "warnings", "gc")
+_FINALIZING_PACKAGES = ("_pytest.", "pytest.", "pluggy.", "hypothesis.")
+
+
+def _interruptible(frame: FrameType | None, entry: FrameType) -> bool:
+    """Whether the thread standing in FRAME may be interrupted for the block entered at
+    ENTRY: no frame between them runs a finalizer or an error hook (an exception there
+    is swallowed, or breaks the hook). Not found: yes (raise, as before)."""
+    while frame is not None and frame is not entry:
+        module = str(frame.f_globals.get("__name__", ""))
+        if frame.f_code.co_name == "__del__" or module in _FINALIZING_MODULES or \
+                module.startswith(_FINALIZING_PACKAGES):
+            return False
+        frame = frame.f_back
+    return True
+
+
 @contextlib.contextmanager
 def budget(seconds: float | None) -> Iterator[None]:
     """Run the block with at most SECONDS of this thread's CPU time (None or 0: no
@@ -130,6 +153,7 @@ def budget(seconds: float | None) -> Iterator[None]:
         yield
         return
     target = threading.get_ident()
+    entry = sys._getframe(2)  # the frame of the `with` (above contextlib's __enter__)
     clock = time.pthread_getcpuclockid(target)
     limit = time.clock_gettime(clock) + seconds
     lock = threading.Lock()
@@ -144,10 +168,14 @@ def budget(seconds: float | None) -> Iterator[None]:
             if left > 0:  # it waited meanwhile: look again when it could be spent
                 arm(left)
                 return
+            if not _interruptible(sys._current_frames().get(target), entry):
+                arm(_AGAIN)  # in a finalizer or an error hook: when it has left it
+                return
             state["fired"] = True
             _raise_in(target, OverBudget)
-            # Delivered inside a gc callback, a __del__ or a weakref callback, CPython
-            # reports it as unraisable and carries on: raise it again until it lands.
+            # Delivered inside a gc callback, a __del__ or a weakref callback all the
+            # same (it entered one since it was looked at), CPython reports it as
+            # unraisable and carries on: raise it again until it lands.
             arm(_AGAIN)
 
     def arm(after: float) -> None:
