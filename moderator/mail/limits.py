@@ -135,12 +135,17 @@ def _interruptible(frame: FrameType | None, entry: FrameType) -> bool:
     """Whether the thread standing in FRAME may be interrupted for the block entered at
     ENTRY: no frame between them runs a finalizer or an error hook (an exception there
     is swallowed, or breaks the hook). Not found: yes (raise, as before)."""
+    above: list[FrameType] = []
     while frame is not None and frame is not entry:
+        above.append(frame)
+        frame = frame.f_back
+    if frame is None:
+        return True  # the block's frame is not on the stack: nothing to tell by
+    for frame in above:
         module = str(frame.f_globals.get("__name__", ""))
         if frame.f_code.co_name == "__del__" or module in _FINALIZING_MODULES or \
                 module.startswith(_FINALIZING_PACKAGES):
             return False
-        frame = frame.f_back
     return True
 
 
