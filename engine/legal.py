@@ -451,6 +451,14 @@ def _refused(game: Game, action: Action) -> bool:
     return False
 
 
+def _orders_its_own_way(rules: Rules) -> bool:
+    """Whether the title adds an order, a vote or a resolution of its own to an operating
+    company's action (1825's), which the round's plain checks do not show."""
+    return type(rules).company_action is not Rules.company_action or \
+        type(rules).hold_for_vote is not Rules.hold_for_vote or \
+        type(rules).resolve_order is not Rules.resolve_order
+
+
 def _token_decided(game: Game, seat: str) -> bool:
     """Whether a station (not an edge token) is accepted exactly when the checks of
     `OperatingRound._token` and `board.place_token` pass: in a regular turn of the
@@ -466,9 +474,7 @@ def _token_decided(game: Game, seat: str) -> bool:
             game.state.game_over or rules.pending_decision(game.state) is not None or \
             rnd.company().president != seat:
         return False
-    if type(rules).company_action is not Rules.company_action or \
-            type(rules).hold_for_vote is not Rules.hold_for_vote or \
-            type(rules).resolve_order is not Rules.resolve_order:
+    if _orders_its_own_way(rules):
         return False
     return _enters_quietly(rnd, "token") and \
         rnd.steps.index("token") + 1 < rnd.steps.index("train")
@@ -544,9 +550,7 @@ def _entered_judge(game: Game, probe: Game, seat: str) -> _Judge | None:
     still operating with the same president, the game goes on). On the probe the step
     is entered quietly, so the shortcuts of a quiet step judge the purchases there."""
     rules = game.rules
-    if type(rules).company_action is not Rules.company_action or \
-            type(rules).hold_for_vote is not Rules.hold_for_vote or \
-            type(rules).resolve_order is not Rules.resolve_order:
+    if _orders_its_own_way(rules):
         return None
     rnd, entered = game.round, probe.round
     assert isinstance(rnd, OperatingRound) and isinstance(entered, OperatingRound)
@@ -926,19 +930,13 @@ def _change(state: GameState, hex_id: str, tile: TileSpec, rotation: int) -> _Ch
 
 
 def _lay_checks(game: Game, corp: Corporation, lay: LayTile, tile: TileSpec,
-                colours: frozenset[str]) -> bool:
+                colours: frozenset[str], budget: int) -> bool:
     """Whether `board.check_lay` accepts the lay, the connection aside. A lay that
     `_tile_lays` makes (a buildable hex, a tile of the phase's colours left in the
     supply, at a rotation `board.legal_rotations` gives, so no upgrade or exit problem)
-    has only the title's own restrictions and the terrain cost left to meet."""
+    has only the title's own restrictions and the terrain cost left to meet, out of
+    BUDGET (`_lay_budget`)."""
     rules, state = game.rules, game.state
-    # What the round charges before the lay (`OperatingRound._lay`): the fee of a
-    # further lay, with the loans the title lets a company take for track (1861 10.2:
-    # a lay the company pays with a loan is legal, and listed).
-    rnd = game.round
-    lays_made = len(rnd.current.lay_hexes) if isinstance(rnd, OperatingRound) and \
-        rnd.current is not None else 0
-    budget = rules.track_budget(state, corp) - rules.lay_fee(state, corp, lays_made)
     left = state.board.supply.get(lay.tile, 0)
     spec = state.title.hexes.get(lay.hex)
     if spec is not None and spec.buildable and tile.color in colours \
@@ -954,6 +952,14 @@ def _lay_checks(game: Game, corp: Corporation, lay: LayTile, tile: TileSpec,
     except GameError:
         return False
     return True
+
+
+def _lay_budget(game: Game, corp: Corporation, lays_made: int) -> int:
+    """What the company may spend on a lay's terrain and upgrade: what the round lets it
+    pay before the lay (`OperatingRound._lay`: with the loans the title lends for track,
+    1861 10.2, so a lay paid with a loan is legal and listed) less a further lay's fee."""
+    rules, state = game.rules, game.state
+    return rules.track_budget(state, corp) - rules.lay_fee(state, corp, lays_made)
 
 
 class _Lays:
@@ -976,6 +982,7 @@ class _Lays:
         self.refused_hexes: dict[tuple[str, str], bool] = {}
         self.reach: dict[str, _Reach] = {}
         self.colours: frozenset[str] | None = None
+        self.budget: int | None = None  # `_lay_budget`, once a position
 
     def accepts(self, lay: LayTile) -> bool:
         if lay.company is not None:
@@ -1008,7 +1015,9 @@ class _Lays:
             return False  # refused by check_lay, whatever else it finds
         if self.colours is None:
             self.colours = frozenset(rules.phase(state).tiles)
-        if not _lay_checks(game, corp, lay, tile, self.colours):
+        if self.budget is None:
+            self.budget = _lay_budget(game, corp, len(rnd.current.lay_hexes))
+        if not _lay_checks(game, corp, lay, tile, self.colours, self.budget):
             return False
         if connected is None:
             self.scratch = self.scratch or game.clone()
