@@ -317,14 +317,16 @@ def _wall(value: Timing | str | None) -> float | str | None:
     return value.wall if isinstance(value, Timing) else value
 
 
-def _ratio(theirs: Timing | str | None, ours: Timing | None, cpu: bool) -> float | None:
+def speed_ratio(theirs: Timing | str | None, ours: Timing | None, cpu: bool) -> float | None:
+    """Their time over ours (CPU or clock); None when either side has no timing."""
     if not isinstance(theirs, Timing) or ours is None:
         return None
     mine = ours.cpu if cpu else ours.wall
     return (theirs.cpu if cpu else theirs.wall) / mine if mine > 0 else None
 
 
-def _name(path: Path) -> str:
+def record_label(path: Path) -> str:
+    """A record's short name: under the shared fixtures, or kept/ for a kept one."""
     if path.is_relative_to(FIXTURES):
         return os.path.relpath(path, FIXTURES)
     if path.is_relative_to(KEPT):
@@ -386,9 +388,9 @@ def replay_command(files: tuple[Path, ...], runs: int, driver: Path, site_lib: P
             record = json.loads(path.read_text())
             ours = our_replay(record, runs)
             theirs = their_seconds(oracle, path, runs)
-            name = _name(path)
-            cpu_ratio = _ratio(theirs, ours.timing, cpu=True)
-            wall_ratio = _ratio(theirs, ours.timing, cpu=False)
+            name = record_label(path)
+            cpu_ratio = speed_ratio(theirs, ours.timing, cpu=True)
+            wall_ratio = speed_ratio(theirs, ours.timing, cpu=False)
             if cpu_ratio is not None:
                 ratios.append((cpu_ratio, name))
             log_cpu = ours.log_timing.cpu if ours.log_timing else None

@@ -4,7 +4,7 @@ against a clock).
 The positions: the hardest runs of the recorded game 7818 (an 8-train on the final
 map, where the exhaustive search takes longest), two of them also through the
 exhaustive search for comparison, and synthetic positions on a map tiled far more
-densely than any real game (`moderator.cli.bench.dense_position`) with two and three
+densely than any real game (`moderator.cli.bench_routes.dense_position`) with two and three
 long trains. The suite runs each once (`--benchmark-disable` in pyproject.toml);
 `pytest tests/bench --benchmark-enable` measures and prints the table.
 """
@@ -28,7 +28,7 @@ from engine.records import import_record
 from engine.rounds.operating import OperatingRound
 from engine.rules import Rules
 from engine.state import Corporation, GameState
-from moderator.cli.bench import dense_position
+from moderator.cli.bench_routes import dense_position
 
 RECORD = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "18TN" / "7818.json"
 # The runs of 7818 where the exhaustive search works longest (L&N and SR with an
