@@ -427,7 +427,7 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
         mails = burst(game_id, whole, at, count, applied_every)
         raws = [burst_message(mail, game_id, addresses, config.address,
                               config.secret).as_bytes() for mail in mails]
-        flushes = _count_flushes(store)
+        flushes = store.durable_commits
         # The default timer: thread_time is a system call per event, which swamps the profile.
         profiler = cProfile.Profile() if profile is not None else None
         applied_cpu: list[float] = []
@@ -460,7 +460,6 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
             profiler.disable()
             profiler.dump_stats(str(profile))
         seconds = time.time() - start
-        store.db.conn.set_trace_callback(None)
         applied = len(store.moves(game_id)) - at
         sizes = tuple(int(row[0]) for row in store.execute("SELECT length(raw) FROM outbox"))
         pictures = processor.games.pictures
@@ -469,24 +468,7 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
     return ProcessingBench(tuple(applied_cpu), tuple(refused_cpu), seconds, applied,
                            len(sizes), first_cpu, sizes, pictures.plates,
                            pictures.repainted, load_cpu, processor.games.replayed,
-                           flushes[0], kept, loaded)
-
-
-def _count_flushes(store: Store) -> list[int]:
-    """A counter of STORE's commits that wait for the disk (made while synchronous is
-    FULL), kept up to date from SQLite's statement trace."""
-    counter = [0]
-    full = [True]
-
-    def traced(statement: str) -> None:
-        said = statement.replace(" ", "").upper()
-        if said.startswith("PRAGMASYNCHRONOUS="):
-            full[0] = said.endswith("=FULL")
-        elif said == "COMMIT" and full[0]:
-            counter[0] += 1
-
-    store.db.conn.set_trace_callback(traced)
-    return counter
+                           store.durable_commits - flushes, kept, loaded)
 
 
 async def _answers(store: Store, sent: dict[str, float], timeout: float
