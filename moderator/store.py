@@ -943,6 +943,18 @@ class Store:
              "created": now, "cause": cause, "actor": actor}
             for i, m in enumerate(moves))
 
+    def add_said(self, game_id: str, number: int, line: str) -> bool:
+        """Add LINE to what move NUMBER of GAME_ID said (a note found after the move was
+        answered: a better run, `moderator.desk.later`); False when the move or what it
+        said is not stored."""
+        row = self.db.execute("SELECT said FROM moves WHERE game_id = ? AND number = ?",
+                              [game_id, number]).fetchone()
+        if row is None or row[0] is None:
+            return False
+        self.db.execute("UPDATE moves SET said = ? WHERE game_id = ? AND number = ?",
+                        [json.dumps([*json.loads(row[0]), line]), game_id, number])
+        return True
+
     def submissions(self, game_id: str, start: int = 0) -> list[Submitted]:
         """The log from move START on as runs of moves made by one cause (mail)."""
         rows = self.db.execute(

@@ -20,6 +20,7 @@ from engine.rounds.stock import StockRound
 from moderator.desk.auth import stop_address, stop_token, tag_address
 from moderator.desk.deadlines import format_deadline, policy_text
 from moderator.desk.games import PictureCache
+from moderator.desk.later import late_entries
 from moderator.desk.settings import ProcessorSettings
 from moderator.desk.webhooks import hook, set_hook, summary_lines
 from moderator.mail.compose import (
@@ -173,7 +174,8 @@ class Answers:
         if history is None and game is not None:
             member_rows = [m for m in self.store.members(game_id) if m.address == sender]
             since = min((m.reported_move for m in member_rows), default=game.next_move)
-            history = self.history(game_id, game, since)
+            history = (late_entries(self.store, game_id, sender, since)
+                       + self.history(game_id, game, since))
         self.mail(sender, template, "reply", game_id=game_id, key=key, game=game,
                   subject_text=subject_text,
                   you=self.seat_of(game_id, sender, game) if game else None,
@@ -247,7 +249,9 @@ class Answers:
         key = self.key_for(game_id, member.address)
         self.mail(member.address, "report", "report", game_id=game_id, key=key,
                   game=game, you=self.seat_of(game_id, member.address, game),
-                  history=self.history(game_id, game, member.reported_move),
+                  history=late_entries(self.store, game_id, member.address,
+                                       member.reported_move)
+                  + self.history(game_id, game, member.reported_move),
                   results=None, sections=(), lobby=None, intro=intro)
         self.store.set_reported(game_id, member.address, game.next_move, game.round_name)
 

@@ -51,13 +51,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.game import Game
+from engine.game import DeclaredRun, Game
 from engine.title import available_titles, load_title
 from grammar.names import names_for_title
 from grammar.parser import warm_parser
 from grammar.tournament import confirm_token_in
 from moderator.desk import batching, bounces, ordering, timekeeper
 from moderator.desk.games import GameCache
+from moderator.desk.later import tell_later
 from moderator.desk.lobby import general, general_commands, lobby, stop_mail
 from moderator.desk.orders import parse_body
 from moderator.desk.play import play
@@ -146,6 +147,11 @@ class Processor:
         # mail: the first `flush_reports` releases it), and since when (wall time).
         self.unsynced = True
         self.group_since: float | None = None
+        # Declared runs of committed mails whose better run is still to be searched
+        # (`moderator.desk.later`): after the mail's answer has gone, and the CPU
+        # seconds those searches took (counted in `cpu` as well).
+        self.declared: list[tuple[str, DeclaredRun]] = []
+        self.later_cpu = 0.0
 
     # -- the two steps -------------------------------------------------------------------
     def receive(self, raw: bytes, size: int | None = None,
@@ -240,9 +246,42 @@ class Processor:
                             log.exception("the batch's reports of %s failed", game_id)
                 self._keep_positions()
                 released = self.release()
+                self.better_runs()  # the batch's answers have gone
             finally:
                 self.cpu += time.thread_time() - started
             return max(queued, released)
+
+    def better_runs(self) -> int:
+        """Search the better run than each declared run of the mails committed, now
+        that their answers have gone, and tell what is found (`moderator.desk.later`);
+        how many were told. A failure is logged: the runs stand either way."""
+        with self.lock:
+            started = time.thread_time()
+            told = 0
+            try:
+                while self.declared:
+                    game_id, run = self.declared.pop(0)
+                    try:
+                        told += self._better_run(game_id, run)
+                    except Exception:
+                        log.exception("the better run of %s move %d failed", game_id,
+                                      run.move)
+            finally:
+                self.later_cpu += time.thread_time() - started
+            return told
+
+    def _better_run(self, game_id: str, run: DeclaredRun) -> bool:
+        game = self.games.game(game_id)
+        if run.move not in game.effective:  # taken back meanwhile
+            return False
+        note = run.better_run(game.rules)
+        if note is None:
+            return False
+        # Nothing queued: a commit without a flush (the next one carries it).
+        with self.store.lazily(), self.store.transaction():
+            tell_later(self.store, game_id, run.move, note)
+        log.info("%s move %d: %s", game_id, run.move, note)
+        return True
 
     def _keep_positions(self) -> None:
         """The positions of the games moved on, kept for a quick load after a start
@@ -364,11 +403,14 @@ class Processor:
             return self._failed(key, row.attempts, failures + 1,
                                 f"{type(exc).__name__}: {exc}")
         work.remember_committed()
+        self.declared += work.declared
         log.info("%s from %s: %s (%d mail%s queued)", key, work.incoming.sender, summary,
                  queued, "" if queued == 1 else "s")
         if batch and self.group_since is not None and \
                 self.wall() - self.group_since >= GROUP_SECONDS:
             self.release()  # the group's first replies wait no longer
+        if not batch:
+            self.better_runs()  # its answer is committed and due: off its path
         return Outcome(key, status, summary, work.game_id, queued)
 
     def process_pending(self) -> list[Outcome]:
