@@ -30,6 +30,7 @@ from moderator.mail.compose import (
     Picture,
     compose,
     message_id_for,
+    qp_size,
 )
 from moderator.mail.parse import Incoming
 from moderator.mail.webhook import Post
@@ -389,10 +390,14 @@ class Answers:
             # leaves (issue 33: 1861's long texts beside a part of 48 KB).
             budget = len(maps[0].png) - (over * 3 + 3) // 4 - 1
             smaller, note = self.map_choice(game_id, game, to, whole_map, budget=budget)
-            if sum(len(i.png) for i in smaller) < len(maps[0].png):
-                images = smaller + images[len(maps):]
-                context["map_note"] = note
-                text, html = rendered()
+            if sum(len(i.png) for i in smaller) >= len(maps[0].png):
+                # Nothing smaller shows it (a stock round's part beside the market's
+                # picture): left out rather than a report over the limit (issue 33).
+                smaller, note = (), ("The map is left out of this report: with it the "
+                                     "mail would pass 60 KB; mail `map` for it.")
+            images = smaller + images[len(maps):]
+            context["map_note"] = note
+            text, html = rendered()
         # Every mail of a game refers to one (never sent) root id, so mail programs
         # keep the game in one thread; an answer is threaded under the mail it answers.
         root = f"<{game_id}.thread@{settings.domain}>" if game_id else None
@@ -764,8 +769,8 @@ def bounce_reason(status: str | None, diagnostic: str | None) -> str:
 
 def _wire_size(text: str, html: str, images: tuple[Picture, ...]) -> int:
     """About what a report of TEXT, HTML and IMAGES weighs on the wire: its texts
-    quoted-printable (a little over their UTF-8), its pictures in base64 lines (4
-    bytes for 3, and a line end every 76), and its headers."""
-    texts = len(text.encode()) + len(html.encode())
+    quoted-printable (counted exactly: an HTML report's `=` signs made it a fifth
+    over its UTF-8, and a 1861 report passed the limit unnoticed), its pictures in
+    base64 lines (4 bytes for 3, and a line end every 76), and its headers."""
     pictures = sum(-(-len(i.png) // 57) * 78 + 300 for i in images)
-    return texts + texts // 20 + pictures + 1_500
+    return qp_size(text) + qp_size(html) + pictures + 1_500
