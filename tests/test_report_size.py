@@ -233,3 +233,30 @@ def test_a_report_whose_map_cannot_give_way_leaves_it_out_rather_than_pass_60_kb
         left_out += sum("The map is left out of this report" in " ".join(text_of(m).split())
                         for m in h.new_mail())
     assert left_out >= 1
+
+
+def test_a_mail_to_an_ended_game_is_not_given_the_whole_board_again(
+        tmp_path: Path) -> None:
+    """The final report carries the whole board (its overview and regions: 1861's weigh
+    over 200 KB); a mail to the game after its end is answered without the board, which
+    its sender's last report showed already (a `map` still sends it)."""
+    h = Harness(tmp_path)
+    game = import_record(json.loads(NORTH.read_text())).game
+    last = len(game.log) - 1
+    game_id, seats = seat(h, game, last)
+    play(h, game_id, seats, game, last)
+    assert h.store.load(game_id).state.game_over
+    finals = h.new_mail()
+    assert finals and all(picture(m, "region1") is not None for m in finals)
+    player = seats[game.log[last].seat]
+    key = f"p{list(seats).index(game.log[last].seat) + 1}"
+    to = tag_address("moderator@example.org", game_id, key,
+                     make_token("test-secret-0123456789abcdef", game_id, key))
+    h.send(player, "done\n", to=to, subject=f"[{game_id}]")
+    (answer,) = h.new_mail()
+    assert "the game is over" in text_of(answer)
+    assert picture(answer, "region1") is None and picture(answer, "map") is None
+    assert len(answer.as_bytes()) < 60_000
+    h.send(player, "map\n", to=to, subject=f"[{game_id}]")
+    (board,) = h.new_mail()
+    assert picture(board, "region1") is not None

@@ -495,10 +495,14 @@ class Answers:
         since = min((m.reported_move for m in rows), default=game.next_move)
         turn = game.turn()
         first = self.store.reported_round(game_id, to) is None  # never had a report
-        if whole or first or turn is None or game_id in self.final:
+        if whole or first or game_id in self.final:
             return self.whole_board(game_id, game, to)
         if since >= game.next_move:  # TO's last report showed this very position
+            # (an ended game's too: its final report had the whole board, and a mail
+            # to it after the end is not given the board again: 245 KB in 1861)
             return (), "The map is as in your last report; mail `map` for it again."
+        if turn is None:
+            return self.whole_board(game_id, game, to)
         changed = self.pictures.changed(game_id, game, since)
         laying = (turn.step == "track" and turn.seat == self.seat_of(game_id, to, game)
                   and isinstance(game.round, OperatingRound))
