@@ -4,17 +4,31 @@ next report of everyone who saw the run without it, once (moderator.desk.later).
 
 from __future__ import annotations
 
+import asyncio
 import email
 import email.policy
 import json
+import time
 from pathlib import Path
+
+import pytest
+from mailservers import (
+    MAIL_PATIENCE,
+    daemon_settings,
+    running_daemon,
+    send_mail,
+    text_of,
+    wait_for_mail,
+)
 
 from engine.actions import RunRoutes
 from engine.game import Game
 from engine.records import import_record
 from moderator.cli.bench_mail import burst, burst_message, seated_game
 from moderator.config import ModeratorConfig
+from moderator.desk.auth import make_token
 from moderator.desk.processor import Processor, ProcessorSettings
+from moderator.mail.local import LocalMail
 from moderator.store import Store
 
 RECORD = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "18TN" / "7818.json"
@@ -84,10 +98,14 @@ def test_the_answer_goes_first_and_everyone_is_told_the_better_run_once(
     assert "runs for $60" in reply and NOTE not in reply
     assert not any(line.startswith(NOTE) for line in store.logged_moves(game_id, RUN)[0].said
                    or ())
-    processor.flush_reports()  # the batch's reports, its flush, then the search
+    processor.flush_reports()  # the batch's reports and its flush: no search in them
     batch = _texts(store, first)
     assert set(batch) == members and not any(NOTE in t for texts in batch.values()
                                              for t in texts)
+    assert not any(line.startswith(NOTE) for line in store.logged_moves(game_id, RUN)[0].said
+                   or ())
+    assert processor.better_runs() == 1  # as the service, once the outbox has them
+    assert processor.declared == []
     said = store.logged_moves(game_id, RUN)[0].said or ()
     assert [line for line in said if line.startswith(NOTE)] == [
         line for line in Game(whole.setup, whole.log[:RUN]).apply(
@@ -97,6 +115,7 @@ def test_the_answer_goes_first_and_everyone_is_told_the_better_run_once(
     second = _last_id(store)
     send(RUN + 1)
     processor.flush_reports()
+    assert processor.better_runs() == 0
     after = _texts(store, second)
     assert set(after) == members
     for texts in after.values():
@@ -105,5 +124,31 @@ def test_the_answer_goes_first_and_everyone_is_told_the_better_run_once(
     third = _last_id(store)
     send(RUN + 2)
     processor.flush_reports()
+    processor.better_runs()
     assert not any(NOTE in t for texts in _texts(store, third).values() for t in texts)
+    store.close()
+
+
+@pytest.mark.asyncio
+async def test_the_daemon_searches_once_the_answer_is_on_its_way(
+        mail_servers: LocalMail) -> None:
+    """The service over real local servers: the declarer's answer comes without the
+    note, and the daemon then searches and puts it under the run's move."""
+    config = await daemon_settings(mail_servers)
+    store = Store(config.moderator.database)
+    game_id, addresses, whole = seated_game(store, RECORD, RUN, players="p{n}@example.org")
+    (mail,) = burst(game_id, whole, RUN, 1, 1)
+    declarer = addresses[mail.seat]
+    await mail_servers.ensure_mailbox(declarer)
+    token = make_token(config.moderator.secret, game_id, mail.seat)
+    async with running_daemon(config):
+        await send_mail(mail_servers, declarer, config.moderator.address,
+                        f"[{game_id}] orders", f"password {token}\n{mail.body}\n")
+        reply = await wait_for_mail(mail_servers, declarer)
+        assert "runs for $60" in text_of(reply) and NOTE not in text_of(reply)
+        deadline = time.monotonic() + MAIL_PATIENCE
+        while not any(line.startswith(NOTE) for line in
+                      store.logged_moves(game_id, RUN)[0].said or ()):
+            assert time.monotonic() < deadline, "the better run was never searched"
+            await asyncio.sleep(0.1)
     store.close()

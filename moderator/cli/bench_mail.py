@@ -427,6 +427,7 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
                 kept_elsewhere=True)
             processor.process(key, batch=True)
             processor.flush_reports()
+            processor.better_runs()
         mails = burst(game_id, whole, at, count, applied_every)
         raws = [burst_message(mail, game_id, addresses, config.address,
                               config.secret).as_bytes() for mail in mails]
@@ -450,13 +451,12 @@ def run_processing(workdir: Path, record: Path, at: int, count: int,
                 spent_in.append(time.thread_time() - cpu)
                 if index == 0:
                     load_cpu = processor.games.load_cpu
-            cpu, searched = time.thread_time(), processor.later_cpu
+            cpu = time.thread_time()
             processor.flush_reports()
-            # The batch's reports are the applied mails' doing: shared among them. The
-            # better-run searches after the flush are on no answer's path: apart.
+            # The batch's reports are the applied mails' doing: shared among them.
             movers = [i for i in chunk if mails[i].applied] or list(chunk)
-            flushed = (time.thread_time() - cpu - (processor.later_cpu - searched)
-                       ) / len(movers)
+            flushed = (time.thread_time() - cpu) / len(movers)
+            processor.better_runs()  # as the daemon, once the answers are on their way
             for index, spent in zip(chunk, spent_in, strict=True):
                 spent += flushed if index in movers else 0.0
                 first_cpu = first_cpu if applied_cpu or refused_cpu else spent

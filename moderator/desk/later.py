@@ -5,8 +5,9 @@ A declared run stands as declared (18TN 4.2.3.1); the players are told the best 
 when it earns more, so that any shareholder may insist on it. That search can take
 a tenth of a second and more (1861's 8-trains across the map), so the mail service
 applies the declared run at once and answers without it (`Game.declared_runs`); the
-processor searches once the answer has gone (after the mail's commit, or after the
-batch's flush), and the note it finds is
+processor searches once the answer is on its way (`Processor.better_runs`, which the
+service calls after a batch's flush has woken the outbox, and in its retry loop), and
+the note it finds is
 
 * added to what the run's move said in the store: every report that shows the move
   from then on (the batch's reports to the other members when they are still to

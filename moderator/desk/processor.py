@@ -150,8 +150,8 @@ class Processor:
         self.unsynced = True
         self.group_since: float | None = None
         # Declared runs of committed mails whose better run is still to be searched
-        # (`moderator.desk.later`): after the mail's answer has gone, and the CPU
-        # seconds those searches took (counted in `cpu` as well).
+        # (`moderator.desk.later`, `better_runs`), and the CPU seconds those searches
+        # took.
         self.declared: list[tuple[str, DeclaredRun]] = []
         self.later_cpu = 0.0
 
@@ -248,15 +248,15 @@ class Processor:
                             log.exception("the batch's reports of %s failed", game_id)
                 self._keep_positions()
                 released = self.release()
-                self.better_runs()  # the batch's answers have gone
             finally:
                 self.cpu += time.thread_time() - started
             return max(queued, released)
 
     def better_runs(self) -> int:
-        """Search the better run than each declared run of the mails committed, now
-        that their answers have gone, and tell what is found (`moderator.desk.later`);
-        how many were told. A failure is logged: the runs stand either way."""
+        """Search the better run than each declared run of the mails committed and
+        tell what is found (`moderator.desk.later`); how many were told. Called once
+        their answers are on their way (the service: after it has woken the outbox for
+        them, a batch's after `flush_reports`). A failure is logged: the runs stand."""
         with self.lock:
             started = time.thread_time()
             told = 0
@@ -418,8 +418,6 @@ class Processor:
         if batch and self.group_since is not None and \
                 self.wall() - self.group_since >= GROUP_SECONDS:
             self.release()  # the group's first replies wait no longer
-        if not batch:
-            self.better_runs()  # its answer is committed and due: off its path
         return Outcome(key, status, summary, work.game_id, queued)
 
     def process_pending(self) -> list[Outcome]:
