@@ -32,6 +32,11 @@ CHECKPOINT_MOVES = 24
 #: search whose steps are slow (`run auto` keeps the optimizer's 5 s).
 BETTER_RUN_STEPS: int | None = 20_000
 BETTER_RUN_BUDGET = 1.0
+#: The same search done after the answer has gone (`Game.declared_runs`, the mail
+#: service's way): no mail waits for it, so it may go on to a proof (167259's declared
+#: runs need up to 71,000 steps, 0.3 s) while a pathological position stays bounded.
+LATER_RUN_STEPS = 100_000
+LATER_RUN_BUDGET = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +89,28 @@ class Checkpoint(NamedTuple):
     effective: list[int]
 
 
+class DeclaredRun(NamedTuple):
+    """A declared run whose search for a better one was left for later
+    (`Game.declared_runs`): its move's number and a copy of the position before it."""
+
+    move: int
+    state: GameState
+    round: Round
+    action: RunRoutes
+
+    def better_run(self, rules: Rules) -> str | None:
+        """What the players are told of a better run than this one, if there is one."""
+        return better_run(rules, self.state, self.round, self.action, later=True)
+
+
 class Game:
     """A game in progress: apply moves, ask whose turn it is and what is legal."""
+
+    #: None: a declared run is answered with the better run, searched at once (and
+    #: bounded: the answer waits for it). A list: the search is left to the caller,
+    #: which finds each declared run here (`DeclaredRun.better_run`) and tells its
+    #: answer later (the mail service: after the mail's answer has gone, issue 33).
+    declared_runs: list[DeclaredRun] | None = None
 
     def __init__(self, setup: Setup, moves: Iterable[Move] = ()) -> None:
         _check_setup(setup)
@@ -174,6 +199,8 @@ class Game:
         other.setup, other.rules, other.checkpoint = self.setup, self.rules, None
         other.state, other.round = self.state, self.round
         other.log, other.effective = list(self.log), list(self.effective)
+        if self.declared_runs is not None:  # the run just declared is the copy's
+            other.declared_runs, self.declared_runs = self.declared_runs, []
         self.state, self.round, _, self.effective = saved
         del self.log[saved.moves:]
         return other, said
@@ -187,7 +214,9 @@ class Game:
         action = self._resolve(action)
         if self.checkpoint is not None:
             return self._apply_reading(Move(seat, action)), None
-        better = self._better_run(action)
+        later = self.declared_runs is not None and _declared(action, self.round)
+        better = None if self.declared_runs is not None else better_run(
+            self.rules, self.state, self.round, action)
         saved = self._copy_position()
         try:
             said = self._append(Move(seat, action))
@@ -196,6 +225,11 @@ class Game:
             self.state, self.round, _, self.effective = saved
             del self.log[saved.moves:]
             raise
+        if later and self.declared_runs is not None:
+            assert isinstance(action, RunRoutes)
+            # A copy of its own: SAVED becomes this game's position again in `fork`.
+            state, rnd = copy_records((saved.state, saved.round), {id(self.rules): self.rules})
+            self.declared_runs.append(DeclaredRun(saved.moves, state, rnd, action))
         return ([*said, better] if better else said), saved
 
     @contextlib.contextmanager
@@ -220,35 +254,6 @@ class Game:
         except BaseException:
             self._restore(moves)
             raise
-
-    def _better_run(self, action: Action) -> str | None:
-        """A declared run below the maximum stands (the president chooses), but the
-        players are told the maximum and the routes reaching it, so that any shareholder
-        may insist on it (18TN 4.2.3.1)."""
-        from engine.optimizer import optimize
-        from engine.rounds.operating import OperatingRound
-        from engine.routes import check_run
-
-        rnd = self.round
-        if not isinstance(action, RunRoutes) or action.auto or not isinstance(
-                rnd, OperatingRound) or rnd.current is None:
-            return None
-        corp = rnd.company()
-        try:
-            declared = check_run(self.rules, self.state, corp, action)
-        except GameError:
-            return None  # the refusal itself is the answer
-        # Only a run earning more than the declared one is news: the search sets it
-        # as the bar from the start. It runs while the mail waits, so it is bounded
-        # (`BETTER_RUN_STEPS`); a run found but not proven the best is told as such.
-        best = optimize(self.rules, self.state, corp, budget=BETTER_RUN_BUDGET,
-                        steps=BETTER_RUN_STEPS, beat=declared.revenue)
-        if best.total <= declared.revenue:
-            return None
-        routes = "; ".join(f"{r.train}: {' '.join(r.hexes)}" for r in best.routes())
-        proof = "" if best.proven else " (the best found; not proven the maximum)"
-        return (f"the best run for {corp.sym} earns {self.state.title.currency}{best.total}"
-                f"{proof}: run {routes} - any shareholder may insist on it")
 
     def _copy_position(self) -> Checkpoint:
         """A copy of everything that changes (the rules and title data are shared)."""
@@ -342,3 +347,45 @@ def _check_setup(setup: Setup) -> None:
         require(bool(seat.strip()), "a seat name cannot be empty")
     require(setup.priority is None or setup.priority in seats,
             f"{setup.priority} has no seat in this game")
+
+
+def _declared(action: Action, rnd: Round) -> bool:
+    """Whether ACTION declares a run of its own (not `run auto`) for the company
+    operating in RND: one a better run may be told for."""
+    from engine.rounds.operating import OperatingRound
+
+    return (isinstance(action, RunRoutes) and not action.auto
+            and isinstance(rnd, OperatingRound) and rnd.current is not None)
+
+
+def better_run(rules: Rules, state: GameState, rnd: Round, action: Action, *,
+               later: bool = False) -> str | None:
+    """A declared run below the maximum stands (the president chooses), but the
+    players are told the maximum and the routes reaching it, so that any shareholder
+    may insist on it (18TN 4.2.3.1). STATE and RND: the position before the run.
+    LATER: the search is done after the answer has gone (`LATER_RUN_STEPS`), not on
+    its path (`BETTER_RUN_STEPS`)."""
+    from engine.optimizer import optimize
+    from engine.rounds.operating import OperatingRound
+    from engine.routes import check_run
+
+    if not _declared(action, rnd):
+        return None
+    assert isinstance(action, RunRoutes) and isinstance(rnd, OperatingRound)
+    corp = rnd.company()
+    try:
+        declared = check_run(rules, state, corp, action)
+    except GameError:
+        return None  # the refusal itself is the answer
+    # Only a run earning more than the declared one is news: the search sets it
+    # as the bar from the start. Bounded in steps, so that what players are told is
+    # the same on any machine; a run found but not proven the best is told as such.
+    steps, budget = ((LATER_RUN_STEPS, LATER_RUN_BUDGET) if later
+                     else (BETTER_RUN_STEPS, BETTER_RUN_BUDGET))
+    best = optimize(rules, state, corp, budget=budget, steps=steps, beat=declared.revenue)
+    if best.total <= declared.revenue:
+        return None
+    routes = "; ".join(f"{r.train}: {' '.join(r.hexes)}" for r in best.routes())
+    proof = "" if best.proven else " (the best found; not proven the maximum)"
+    return (f"the best run for {corp.sym} earns {state.title.currency}{best.total}"
+            f"{proof}: run {routes} - any shareholder may insist on it")

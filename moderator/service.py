@@ -489,6 +489,7 @@ async def _serve(config: Config, stop_event: asyncio.Event, clock: Callable[[], 
         # Reports a batch owed when the daemon last died (`moderator.desk.batching`).
         if await asyncio.to_thread(processor.flush_reports):
             wake_outbox.set()
+        await _better_runs(processor)
         retry_task = asyncio.create_task(_retry_loop(
             processor, wake_outbox, stop_event, min(5.0, config.moderator.retry_min)))
         # The inbox records mail; the order loop processes it in the order written.
@@ -552,6 +553,8 @@ async def _retry_loop(processor: Processor, wake_outbox: asyncio.Event, stop: as
             if not processor.batch_open and await asyncio.to_thread(
                     processor.flush_reports) > 0:
                 wake_outbox.set()
+            if not processor.batch_open:
+                await _better_runs(processor)
         except Exception:
             log.exception("retrying failed mail failed; trying again in %.1fs", interval)
         await _wait_event(stop, interval)
@@ -769,6 +772,7 @@ async def _order_loop(processor: Processor, wake_outbox: asyncio.Event,
             if keys:
                 if await asyncio.to_thread(processor.flush_reports):
                     wake_outbox.set()
+                await _better_runs(processor)  # the batch's answers are on their way
                 continue
         except Exception:
             # A bug or a database problem: the mail stays recorded and unfinished;
@@ -779,6 +783,13 @@ async def _order_loop(processor: Processor, wake_outbox: asyncio.Event,
             continue
         wait = 60.0 if due is None else min(60.0, max(0.0, due - processor.wall()) + 0.01)
         await _first_event(stop, arrived, timeout=wait)
+
+
+async def _better_runs(processor: Processor) -> None:
+    """The searches for better runs than the declared ones of the mails committed,
+    once the outbox has their answers (`Processor.better_runs`)."""
+    if processor.declared:
+        await asyncio.to_thread(processor.better_runs)
 
 
 async def _process_recorded(processor: Processor, wake_outbox: asyncio.Event,

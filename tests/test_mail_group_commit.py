@@ -70,9 +70,11 @@ def test_a_batchs_mails_wait_for_one_flush_and_their_replies_with_it(tmp_path: P
     processor.flush_reports()  # nothing held from an earlier run
     keys = [processor.receive(_help(n), kept_elsewhere=True)[0] for n in range(3)]
     statements.clear()
+    durable = store.durable_commits
     for key in keys:
         assert processor.process(key, batch=True).queued == 1
     assert _flushing_commits(statements) == 0  # three commits, none waits for the disk
+    assert store.durable_commits == durable  # the store's own count (the bench's) agrees
     other = Store(tmp_path / "m.sqlite")  # committed all the same: another connection
     assert other.execute("SELECT COUNT(*) FROM messages WHERE status = 'done'") == [(3,)]
     # ... but nothing may leave before the flush: the replies are held.
@@ -82,6 +84,7 @@ def test_a_batchs_mails_wait_for_one_flush_and_their_replies_with_it(tmp_path: P
     statements.clear()
     assert processor.flush_reports() == 3  # the sender has three mails to send
     assert _flushing_commits(statements) == 1  # one flush for the group
+    assert store.durable_commits == durable + 1
     assert len(other.due_mail(time.time())) == 3
     assert processor.flush_reports() == 0  # nothing open: nothing written
     other.close()
@@ -94,8 +97,10 @@ def test_a_mail_processed_alone_still_commits_to_the_disk_and_goes_at_once(
     processor.flush_reports()
     key, _ = processor.receive(_help(1))
     statements.clear()
+    durable = store.durable_commits
     assert processor.process(key).queued == 1
     assert _flushing_commits(statements) == 1
+    assert store.durable_commits == durable + 1
     assert len(store.due_mail(time.time())) == 1
     store.close()
 

@@ -50,7 +50,7 @@ async def _serve(directory: Path, moderator: str, deliver_answers: bool) -> None
                 sent: dict[str, float] = {}
                 start = time.time()
                 for message_id, sender, recipient, raw in mails:
-                    await smtp.sendmail(sender, [recipient], raw.encode("latin-1"))
+                    await _send(smtp, sender, recipient, raw.encode("latin-1"))
                     sent[message_id] = time.time()
                 sending = time.time() - start
                 with contextlib.suppress(Exception):  # the burst is sent: a slow
@@ -58,6 +58,27 @@ async def _serve(directory: Path, moderator: str, deliver_answers: bool) -> None
                 _say({"sent": sent, "sending": sending})
             elif "stats" in command:
                 _say({"appended": servers.appended, "cpu": time.process_time()})
+
+
+#: Tries of one mail answered "try again later" (4xx): the local server gives pymap
+#: three tries before it says so, which a machine loaded by others can exhaust.
+SEND_TRIES = 5
+
+
+async def _send(smtp: object, sender: str, recipient: str, raw: bytes) -> None:
+    """RAW sent, tried again after a transient refusal as a mail program does (RFC
+    5321 4.2.5; the moderator knows a mail stored twice by its Message-ID)."""
+    import aiosmtplib
+
+    assert isinstance(smtp, aiosmtplib.SMTP)
+    for attempt in range(1, SEND_TRIES + 1):
+        try:
+            await smtp.sendmail(sender, [recipient], raw)
+            return
+        except aiosmtplib.SMTPResponseException as exc:
+            if not 400 <= exc.code < 500 or attempt == SEND_TRIES:
+                raise
+            await asyncio.sleep(attempt)
 
 
 def _say(answer: dict[str, object]) -> None:

@@ -20,6 +20,7 @@ from engine.rounds.stock import StockRound
 from moderator.desk.auth import stop_address, stop_token, tag_address
 from moderator.desk.deadlines import format_deadline, policy_text
 from moderator.desk.games import PictureCache
+from moderator.desk.later import late_entries
 from moderator.desk.settings import ProcessorSettings
 from moderator.desk.webhooks import hook, set_hook, summary_lines
 from moderator.mail.compose import (
@@ -29,6 +30,7 @@ from moderator.mail.compose import (
     Picture,
     compose,
     message_id_for,
+    qp_size,
 )
 from moderator.mail.parse import Incoming
 from moderator.mail.webhook import Post
@@ -173,7 +175,8 @@ class Answers:
         if history is None and game is not None:
             member_rows = [m for m in self.store.members(game_id) if m.address == sender]
             since = min((m.reported_move for m in member_rows), default=game.next_move)
-            history = self.history(game_id, game, since)
+            history = (late_entries(self.store, game_id, sender, since)
+                       + self.history(game_id, game, since))
         self.mail(sender, template, "reply", game_id=game_id, key=key, game=game,
                   subject_text=subject_text,
                   you=self.seat_of(game_id, sender, game) if game else None,
@@ -247,7 +250,9 @@ class Answers:
         key = self.key_for(game_id, member.address)
         self.mail(member.address, "report", "report", game_id=game_id, key=key,
                   game=game, you=self.seat_of(game_id, member.address, game),
-                  history=self.history(game_id, game, member.reported_move),
+                  history=late_entries(self.store, game_id, member.address,
+                                       member.reported_move)
+                  + self.history(game_id, game, member.reported_move),
                   results=None, sections=(), lobby=None, intro=intro)
         self.store.set_reported(game_id, member.address, game.next_move, game.round_name)
 
@@ -385,10 +390,14 @@ class Answers:
             # leaves (issue 33: 1861's long texts beside a part of 48 KB).
             budget = len(maps[0].png) - (over * 3 + 3) // 4 - 1
             smaller, note = self.map_choice(game_id, game, to, whole_map, budget=budget)
-            if sum(len(i.png) for i in smaller) < len(maps[0].png):
-                images = smaller + images[len(maps):]
-                context["map_note"] = note
-                text, html = rendered()
+            if sum(len(i.png) for i in smaller) >= len(maps[0].png):
+                # Nothing smaller shows it (a stock round's part beside the market's
+                # picture): left out rather than a report over the limit (issue 33).
+                smaller, note = (), ("The map is left out of this report: with it the "
+                                     "mail would pass 60 KB; mail `map` for it.")
+            images = smaller + images[len(maps):]
+            context["map_note"] = note
+            text, html = rendered()
         # Every mail of a game refers to one (never sent) root id, so mail programs
         # keep the game in one thread; an answer is threaded under the mail it answers.
         root = f"<{game_id}.thread@{settings.domain}>" if game_id else None
@@ -486,10 +495,14 @@ class Answers:
         since = min((m.reported_move for m in rows), default=game.next_move)
         turn = game.turn()
         first = self.store.reported_round(game_id, to) is None  # never had a report
-        if whole or first or turn is None or game_id in self.final:
+        if whole or first or game_id in self.final:
             return self.whole_board(game_id, game, to)
         if since >= game.next_move:  # TO's last report showed this very position
+            # (an ended game's too: its final report had the whole board, and a mail
+            # to it after the end is not given the board again: 245 KB in 1861)
             return (), "The map is as in your last report; mail `map` for it again."
+        if turn is None:
+            return self.whole_board(game_id, game, to)
         changed = self.pictures.changed(game_id, game, since)
         laying = (turn.step == "track" and turn.seat == self.seat_of(game_id, to, game)
                   and isinstance(game.round, OperatingRound))
@@ -760,8 +773,8 @@ def bounce_reason(status: str | None, diagnostic: str | None) -> str:
 
 def _wire_size(text: str, html: str, images: tuple[Picture, ...]) -> int:
     """About what a report of TEXT, HTML and IMAGES weighs on the wire: its texts
-    quoted-printable (a little over their UTF-8), its pictures in base64 lines (4
-    bytes for 3, and a line end every 76), and its headers."""
-    texts = len(text.encode()) + len(html.encode())
+    quoted-printable (counted exactly: an HTML report's `=` signs made it a fifth
+    over its UTF-8, and a 1861 report passed the limit unnoticed), its pictures in
+    base64 lines (4 bytes for 3, and a line end every 76), and its headers."""
     pictures = sum(-(-len(i.png) // 57) * 78 + 300 for i in images)
-    return texts + texts // 20 + pictures + 1_500
+    return qp_size(text) + qp_size(html) + pictures + 1_500

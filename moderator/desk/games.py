@@ -87,8 +87,7 @@ class GameCache:
 
         The count of stored moves is enough to tell: the log is append-only (an `undo` is
         a move; `Store.append` refuses a log that moved on and nothing deletes moves)."""
-        count = self.store.execute("SELECT COUNT(*) FROM moves WHERE game_id = ?",
-                                   [game_id])[0][0]
+        count = self.store.move_count(game_id)
         cached = self._games.get(game_id)
         if cached is not None and cached.next_move == count:
             self._games.move_to_end(game_id)

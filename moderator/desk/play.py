@@ -75,10 +75,19 @@ def play(work: Work, game_id: str, auth: Auth) -> str:
         # view (made once per position) lists what the game expects already.
         return work.answers.position(game_id, now).view.legal if now is stored else now.legal()
 
-    report = run_submission(game, seat or sender, work.incoming.text, commands.on_command,
-                            submission, on_fork=forked, expected=expected)
+    # A declared run is applied at once; its better run is searched after the answer
+    # has gone (`moderator.desk.later`): the engine leaves the search to us.
+    stored.declared_runs = []
+    try:
+        report = run_submission(game, seat or sender, work.incoming.text,
+                                commands.on_command, submission, on_fork=forked,
+                                expected=expected)
+    finally:
+        declared = (game.declared_runs or []) if game is not stored else []
+        stored.declared_runs = game.declared_runs = None
     applied = report.ok and bool(report.moves)
     if applied:
+        work.declared += [(game_id, run) for run in declared]
         store.append(game_id, start, list(report.moves), list(report.said),
                      cause=work.incoming.key, actor=sender, now=work.now)
         _seen(work, game_id, start)

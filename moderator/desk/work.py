@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from engine.game import Game
+from engine.game import DeclaredRun, Game
 from grammar.submission import stop_reason
 from moderator.desk.answers import Answers
 from moderator.desk.games import GameCache
@@ -46,6 +46,9 @@ class Work:
         # In a batch of the inbox, a plain move's reports to the other members wait for
         # the batch's end (`moderator.desk.batching`): one report each for the batch.
         self.defer_reports = False
+        # Declared runs whose better run is searched once the answer has gone
+        # (`moderator.desk.later`), with their games.
+        self.declared: list[tuple[str, DeclaredRun]] = []
         self.answers = Answers(store, settings, incoming, now, games.pictures)
 
     def body_lines(self) -> Iterator[str]:

@@ -243,9 +243,20 @@ def _qp_part(subtype: str, text: str, texts: dict[bytes, bytes]) -> MIMENonMulti
     part["Content-Transfer-Encoding"] = "quoted-printable"
     marker = f"=_text-{_MARKER_SALT}-{len(texts)}".encode()
     part.set_payload(marker.decode())
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").encode("utf-8")
-    texts[marker] = binascii.b2a_qp(lines, istext=True).replace(b"\n", b"\r\n")
+    texts[marker] = _qp(text)
     return part
+
+
+def _qp(text: str) -> bytes:
+    """TEXT in UTF-8, quoted-printable, its lines ending in CRLF (as the wire has it)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").encode("utf-8")
+    return binascii.b2a_qp(lines, istext=True).replace(b"\n", b"\r\n")
+
+
+def qp_size(text: str) -> int:
+    """The bytes TEXT takes in a mail's quoted-printable part (`compose`): HTML's
+    every `=` takes three, so a fixed share over its UTF-8 would not do (issue 33)."""
+    return len(_qp(text))
 
 
 def _attachment(attachment: Attachment) -> MIMENonMultipart:

@@ -178,6 +178,14 @@ BLANK_FILL, BLANK_OUTLINE = "#ffffff", "#e4e4e4"
 
 def neighbourhood(title: Title, hexes: Collection[str], rings: int = 1) -> set[str]:
     """HEXES (those of the board) and their neighbours, RINGS deep."""
+    # Kept: every report's choice of a part asks it again for the same hexes, and each
+    # answer measures every hex of the board against every one shown (issue 33).
+    return set(_neighbourhood(title, frozenset(hexes), rings))
+
+
+@title_keyed
+@functools.lru_cache(maxsize=512)
+def _neighbourhood(title: Title, hexes: frozenset[str], rings: int) -> frozenset[str]:
     geometry = map_geometry(title)
     centres = {h: geometry.centre(h) for h in title.hexes}
     near = geometry.half_width * 2 * 1.05  # neighbouring centres are 2 half-widths apart
@@ -186,7 +194,7 @@ def neighbourhood(title: Title, hexes: Collection[str], rings: int = 1) -> set[s
         shown = [centres[h] for h in found]
         found = {h for h, (x, y) in centres.items()
                  if any((x - sx) ** 2 + (y - sy) ** 2 <= near ** 2 for sx, sy in shown)}
-    return found
+    return frozenset(found)
 
 
 def _hexes_in(title: Title, box: tuple[int, int, int, int]) -> int:

@@ -1317,6 +1317,14 @@ def hex_box(geometry: MapGeometry, hex_id: str, reach: float = REACH
     return (x - w, y - h, x + w, y + h)
 
 
+@title_keyed
+@functools.lru_cache(maxsize=16)
+def _hex_boxes(title: Title, geometry: MapGeometry) -> dict[str, tuple[float, float, float, float]]:
+    """`hex_box` of every hex of TITLE's board, in the board's order (found once: each
+    repaint looks for the hexes that reach into its part)."""
+    return {h: hex_box(geometry, h) for h in title.hexes}
+
+
 def _meets(a: tuple[float, float, float, float], b: tuple[float, float, float, float]
            ) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
@@ -1443,9 +1451,13 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
 
 def _rows(image: Image.Image) -> bytes:
     """The rows of a palette picture as PNG data: each after its filter byte (0)."""
-    width = image.size[0]
-    raw = image.tobytes()
-    return b"".join(b"\x00" + raw[i:i + width] for i in range(0, len(raw), width))
+    # The picture pasted one column in on a blank one: its bytes are the rows, each
+    # after a 0 (a join of a slice per row took a millisecond a plate).
+    # (Of one mode, pasting copies the palette's indices as they are.)
+    width, height = image.size
+    framed = Image.new(image.mode, (width + 1, height), 0)
+    framed.paste(image, (1, 0))
+    return framed.tobytes()
 
 
 def map_plate(title: Title, board: BoardLike = EMPTY_BOARD, *, phase: str | None = None,
@@ -1535,7 +1547,7 @@ def _repainted(base: MapPlate, title: Title, board: BoardView, phase: str | None
     if right <= left or bottom <= top:
         return base.rgb, None
     area = (left, top, right, bottom)
-    among = [h for h in title.hexes if _meets(hex_box(big, h), area)]
+    among = [h for h, box in _hex_boxes(title, big).items() if _meets(box, area)]
     # Drawn on a canvas of the whole map's size, so every shape falls on the pixels it
     # falls on in a whole drawing; only the part is kept.
     with _blank_canvas(full) as canvas:

@@ -4,6 +4,8 @@ what it measured (the figures themselves are never asserted: a clock is not a te
 from __future__ import annotations
 
 import re
+import socket
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -138,3 +140,42 @@ def test_bench_mail_processing_only_prints_the_mails_sizes_and_the_boards_drawn(
     drawn, repainted = int(boards.group(1)), int(boards.group(2))
     # The first board is drawn whole, the later ones from the board before.
     assert drawn >= 2 and 1 <= repainted < drawn
+
+
+@pytest.mark.asyncio
+async def test_the_bench_sender_tries_a_mail_again_after_try_again_later() -> None:
+    """A local delivery the loaded machine's pymap could not take in time is answered
+    451 (try again later): the bench's sender tries again, as a mail program does,
+    instead of stopping the bench (CI: "the bench's mail servers stopped")."""
+    import aiosmtplib
+    from aiosmtpd.controller import Controller
+
+    from moderator.cli.bench_servers import _send
+
+    class Flaky:
+        def __init__(self) -> None:
+            self.tries = 0
+            self.kept: list[bytes] = []
+
+        async def handle_DATA(self, server: object, session: object, envelope: Any) -> str:
+            self.tries += 1
+            if self.tries < 3:
+                return "451 4.3.0 Local delivery failed, try again later"
+            self.kept.append(envelope.content)
+            return "250 OK"
+
+    handler = Flaky()
+    with socket.socket() as probe:  # a free port (the controller checks its own port)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        smtp = aiosmtplib.SMTP(hostname="127.0.0.1", port=port, timeout=30)
+        await smtp.connect()
+        await _send(smtp, "a@example.org", "b@example.org",
+                    b"Subject: x\r\nMessage-ID: <x@example.org>\r\n\r\nhello\r\n")
+        await smtp.quit()
+    finally:
+        controller.stop()
+    assert handler.tries == 3 and len(handler.kept) == 1

@@ -58,9 +58,10 @@ def test_1861_what_players_are_told_of_a_better_run_is_true(
     18xx.games game 167259 the run stands, and a better run, when told, is one the
     engine accepts, earning the figure told, more than the declared run and no more
     than the best (found here without a budget); told as proven only when it is the
-    best. The search runs on the mail's path within `BETTER_RUN_STEPS`: a position
-    it cannot finish within them is told the best it found, marked not proven;
-    without the bound each is told proven."""
+    best. The engine's own search (the CLI's; the mail service searches after the
+    answer, `LATER_RUN_STEPS`) stops at `BETTER_RUN_STEPS`: a position it cannot
+    finish within them is told the best it found, marked not proven; without the
+    bound each is told proven."""
     record = import_record(json.loads(RECORD_1861.read_text()))
     game = Game(record.game.setup)
     names = names_for_title(game.rules.title, game.setup.seats)
@@ -99,3 +100,23 @@ def test_1861_what_players_are_told_of_a_better_run_is_true(
             game.apply(move.seat, move.action)
     assert better == 9  # the declared runs below the best in this record
     assert told == better  # each found within the steps (the same on any machine)
+
+
+def test_1861_searched_after_the_answer_every_better_run_is_told_proven() -> None:
+    """The mail service applies a declared run at once and searches later, with room
+    for a proof (`LATER_RUN_STEPS`): in 167259 the nine better runs are all told as
+    proven (within `BETTER_RUN_STEPS` four were not), and nothing else is told."""
+    record = import_record(json.loads(RECORD_1861.read_text()))
+    game = Game(record.game.setup)
+    game.declared_runs = []
+    notes: list[str] = []
+    for move in record.game.log:
+        said = game.apply(move.seat, move.action)
+        assert not any(line.startswith("the best run for ") for line in said)
+        for run in game.declared_runs:
+            note = run.better_run(game.rules)
+            if note is not None:
+                notes.append(note)
+        game.declared_runs.clear()
+    assert len(notes) == 9
+    assert not any("not proven" in note for note in notes)
