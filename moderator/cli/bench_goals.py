@@ -13,9 +13,11 @@ goals are those the project set itself (issue 33, "Speed, round two"):
   1861's stock rounds;
 - the best run (`run auto`): p95 under 1 s at every recorded run of every title;
 - one mail's processing in 1861 at move 641 of the recorded game, with the game in
-  memory as a running daemon has it: under 100 ms;
+  memory as a running daemon has it: under 100 ms until its answer is queued (the search
+  for a better run than the one declared comes after, shown beside it);
 - processing per mail on one core, a burst of 200 mails (one in four a move): at least
-  150 a second in 18TN (at move 300), 60 in 1861 (at move 600);
+  150 a second in 18TN (at move 300), 60 in 1861 (at move 600), the searches for better
+  runs made after the answers counted in;
 - no mail over 60 KB in those bursts.
 
 All figures are CPU time of the measuring thread, so a loaded machine stretches them
@@ -156,19 +158,27 @@ def mail_goals() -> Iterator[GoalFigure]:
     with tempfile.TemporaryDirectory(prefix="bench-goals-") as tmp:
         one = run_processing(Path(tmp) / "one", FIXTURES / "1861" / "167259.json",
                              ONE_MAIL_AT, 1, loaded=True)
+    # The answer's processing; a better run than the one declared is searched after
+    # the answer has gone (`moderator.desk.later`), shown beside it.
     yield GoalFigure(f"one 1861 mail at move {ONE_MAIL_AT}, the game in memory",
-                     f"< {_ms(ONE_MAIL)}", _ms(one.first_cpu), one.first_cpu < ONE_MAIL)
+                     f"< {_ms(ONE_MAIL)}",
+                     f"{_ms(one.first_cpu)} (then {_ms(one.later_cpu)} searching for a "
+                     "better run, after the answer)", one.first_cpu < ONE_MAIL)
     records = {"18TN": FIXTURES / "18TN" / "7818.json",
                "1861": FIXTURES / "1861" / "167259.json"}
     for title, record in records.items():
         with tempfile.TemporaryDirectory(prefix="bench-goals-") as tmp:
             burst = run_processing(Path(tmp), record, BURST_AT[title], BURST_MAILS)
         cpu = burst.applied_cpu + burst.refused_cpu
-        rate = len(cpu) / max(sum(cpu), 1e-9)
+        # The searches for better runs made after the answers count: they are the
+        # service's work for those mails, though no answer waits for them.
+        rate = len(cpu) / max(sum(cpu) + burst.later_cpu, 1e-9)
         goal = MAILS_PER_SECOND[title]
         yield GoalFigure(f"mails per second on one core, {title} at move {BURST_AT[title]}",
                          f">= {goal:g}",
-                         f"{rate:.0f} ({len(cpu)} mails, {burst.applied} applied)",
+                         f"{rate:.0f} ({len(cpu)} mails, {burst.applied} applied; "
+                         f"{len(cpu) / max(sum(cpu), 1e-9):.0f} without the "
+                         f"{1000 * burst.later_cpu:.0f} ms of better-run searches)",
                          rate >= goal)
         sizes += burst.sizes
     over = sum(size > MAIL_SIZE for size in sizes)
