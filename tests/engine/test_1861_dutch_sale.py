@@ -108,6 +108,18 @@ def test_9_4_the_refused_raise_is_named_where_the_site_has_sold_it() -> None:
                                            _site_after_the_sale("Ann", 300), PLAYERS)
 
 
+def test_9_4_the_raise_is_named_past_a_bidder_who_cannot_raise() -> None:
+    """Seed 3501 game 167: the player after the first bidder had no money (9.2: dropped,
+    unrecorded); the refused raise is the next one's."""
+    site = site_1861()
+    g = ann_bids_the_lowered_minimum()
+    g.state.players["Bob"].cash = 10
+    assert now(g) == "Bob" and g.legal() == ["pass"]
+    raise_ = {"type": "bid", "entity": 3, "company": "TSR", "price": 20}
+    assert site.raise_after_dutch_sale(g, raise_, _site_after_the_sale("Ann", 300), PLAYERS)
+    assert now(g) == "Bob"  # (judged on a copy)
+
+
 def test_9_4_no_name_for_a_refused_raise_on_a_private_at_its_printed_minimum() -> None:
     site = site_1861()
     g = new_game()

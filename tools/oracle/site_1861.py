@@ -524,21 +524,29 @@ def raise_after_dutch_sale(game: Game, action: dict[str, Any],
     `players`: the record's players (site ids and names, our seats)."""
     sym = export_1861.sold_at_once(game)
     rnd = game.round
-    turn = game.turn()
-    if sym is None or action.get("company") != sym or turn is None or \
+    if sym is None or action.get("company") != sym or \
             not isinstance(rnd, AuctionStockRound) or rnd.lot is None or not site_states:
         return False
     lot, state = rnd.lot, game.state
     price = int(action.get("price") or 0)
     if price <= lot.high_bid or state.privates[sym].owner is not None:
         return False
-    site_id = {str(p.get("name")): str(p.get("id")) for p in players}.get(lot.high_bidder)
+    site_ids = {str(p.get("name")): str(p.get("id")) for p in players}
+    bidder = next((seat for seat, i in site_ids.items() if i == str(action.get("entity"))),
+                  None)
     holders = [p for p in site_states[-1]["players"] if sym in (p.get("companies") or ())]
-    if not (len(holders) == 1 and str(holders[0]["id"]) == site_id and
-            holders[0]["cash"] == state.player(lot.high_bidder).cash - lot.high_bid):
+    if bidder is None or not (
+            len(holders) == 1 and str(holders[0]["id"]) == site_ids.get(lot.high_bidder)
+            and holders[0]["cash"] == state.player(lot.high_bidder).cash - lot.high_bid):
         return False
-    try:  # (last: `fork` moves this game's objects on to the copy)
-        game.fork(turn.seat, Bid(price))  # a raise ours accepts
+    trial = game.clone()
+    try:
+        # 9.2: the bidders before him who cannot raise drop out (unrecorded), then his
+        # raise, which ours accepts.
+        while (now := trial.turn()) is not None and now.seat != bidder and \
+                trial.legal() == ["pass"]:
+            trial.apply(now.seat, Pass())
+        trial.apply(bidder, Bid(price))
     except GameError:
         return False
     return True
