@@ -121,8 +121,9 @@ AVOID_UNPAID_INTEREST = True
 
 #: The random players do not raise a bid on a private whose minimum a full round of
 #: passes lowered (9.4, listed: the site has sold it to the first bidder at once and
-#: refuses the raise): since 28 November 2026, seed 3501 from game 200 on (game 167
-#: stopped there; the games played before keep their cached moves).
+#: refuses the raise): since 28 November 2026, seed 3501 from game 200 on and the 29
+#: games of 0-161 played again then (game 167 stopped there; the games played before
+#: keep their cached moves).
 AVOID_DUTCH_RAISE = True
 
 
