@@ -5,7 +5,9 @@ general export writes:
 
 - a minor is put up for auction (9.2) by a `bid` naming the `corporation` by the
   site's symbol ("MNN" for the rulebook's M-NN); a bidder who cannot raise is dropped
-  from the auction without a record;
+  from the auction without a record; so is every bidder on a private whose minimum a
+  full round of passes lowered (9.4): the site sells it to the first bidder at once
+  (its "Dutch" mode, docs/site-differences.md), and refuses a raise;
 - the merger round (12): each minor asked passes, or `convert`s and names the public
   (`merge`), or names each partner (`merge`), passes, names the public (`merge`) and,
   where the minors hold more than two stations or two in one hex, removes stations
@@ -98,6 +100,21 @@ def site_sym(game: Game, sym: str) -> str:
     return sym
 
 
+def sold_at_once(game: Game) -> str | None:
+    """9.4 as the site plays it (listed): the private up for auction, a bid standing on
+    it, after a full round of passes lowered its minimum. The rulebook resumes the
+    auction "in the same manner as Minor Companies" (raises allowed); the site has sold
+    it to the first bidder at his bid. The private's symbol, or None."""
+    rnd = game.round
+    if not isinstance(rnd, AuctionStockRound) or rnd.lot is None:
+        return None
+    private = game.state.privates.get(rnd.lot.target)
+    if private is None or private.price is None:
+        return None
+    printed = private.spec.min_bid or private.spec.value
+    return private.sym if private.price < printed else None
+
+
 def before(renderer: Any, index: int, move: Move) -> Form:
     """The site's form of `move` read off the position before it: a dict; a list of
     site actions, the last carrying the move; True/False: a pass in a stock round the
@@ -112,8 +129,9 @@ def before(renderer: Any, index: int, move: Move) -> Form:
             return {"type": "bid", "corporation": target, "price": action.amount}
         return {"type": "bid", "company": target, "price": action.amount}
     if isinstance(rnd, AuctionStockRound) and isinstance(action, Pass) and rnd.lot is not None:
-        # 9.2: the site drops a bidder who cannot raise without asking him.
-        return game.legal() == ["pass"]
+        # 9.2: the site drops a bidder who cannot raise without asking him; 9.4: it has
+        # sold a private whose minimum fell to its first bidder.
+        return game.legal() == ["pass"] or sold_at_once(game) is not None
     if isinstance(action, Keep | Nationalise):
         corp = action.corporation
         entity = {"entity": corp, "entity_type": "corporation"}

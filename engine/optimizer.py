@@ -2,7 +2,8 @@
 
 `optimize` finds the routes `run auto` must take: the most revenue under every route
 rule of 4.2.3 as `engine.routes` reads them (no section of track used twice, no stop
-visited twice, off-boards and blocked cities only at the ends, at most the train's
+visited twice (nor an off-board area of several hexes, `routes.area_of`), off-boards
+and blocked cities only at the ends, at most the train's
 number of stops, a station of the company on every route, no track shared between
 the company's trains), valued by the title's hooks `Rules.route_revenue` (per route)
 and `Rules.run_revenue` (the whole run: 18TN's Civil War takes the poorest train's
@@ -87,6 +88,7 @@ from engine.routes import (
     Run,
     TrainRun,
     Walk,
+    area_of,
     free_towns,
     stop_value,
     towns_skipped,
@@ -144,6 +146,9 @@ class Network:
     # What each stop counts against a train's distance: 1, or 0 for a town where towns
     # may be skipped (1861 10.6; the title values the route, `Rules.route_revenue`).
     weights: tuple[int, ...] = ()
+    # The stops a visit to each stop makes visited, as a bit set: itself, and every hex
+    # of its red off-board area (1861 10.1: an area of several hexes is reached once).
+    areas: tuple[int, ...] = ()
 
 
 def _mask(segments: Sequence[int]) -> int:
@@ -244,8 +249,15 @@ def compress(state: GameState, track: Track, corp: str, value: Callable[[Node], 
     token_ids = sorted((index[n] for n in tokens), key=lambda v: (-values[v], v))
     free_towns = towns_skipped(state)
     weights = tuple(0 if free_towns and n.kind == "t" else 1 for n in stops)
+    in_area: dict[str, int] = {}
+    for v, node in enumerate(stops):
+        area = area_of(state, node)
+        if area is not None:
+            in_area[area] = in_area.get(area, 0) | (1 << v)
+    areas = tuple(in_area[a] if (a := area_of(state, n)) is not None else 1 << v
+                  for v, n in enumerate(stops))
     return Network(tuple(stops), values, tuple(passable), tuple(token_ids), tuple(links),
-                   tuple(tuple(a) for a in adjacency), weights)
+                   tuple(tuple(a) for a in adjacency), weights, areas)
 
 
 # --- routes as chains of links ----------------------------------------------------------
@@ -367,6 +379,8 @@ def grow_routes(net: Network, stops: int, taken: int,
     full may still run on to towns."""
     values, adjacency, passable = net.values, net.adjacency, net.passable
     weights = net.weights or (1,) * len(net.stops)
+    # A stop visited marks its whole off-board area visited (`Network.areas`).
+    areas = net.areas or tuple(1 << v for v in range(len(net.stops)))
     rank = [len(net.stops)] * len(net.stops)
     for r, v in enumerate(net.tokens):
         rank[v] = r
@@ -397,7 +411,7 @@ def grow_routes(net: Network, stops: int, taken: int,
                     if free and dist + weights[v] > stops:
                         continue
                     top.append(lid)
-                    grow_top(v, value + values[v], count + 1, visited | (1 << v),
+                    grow_top(v, value + values[v], count + 1, visited | areas[v],
                              wmask | mask, passable[v] and not term_v, dist + weights[v])
                     top.pop()
             if count > 1:
@@ -421,14 +435,14 @@ def grow_routes(net: Network, stops: int, taken: int,
                     if at == start and (lid <= first or term_at):
                         continue  # each route once; nothing runs on through a terminal
                     bottom.append(lid)
-                    grow_bottom(v, value + values[v], count + 1, visited | (1 << v),
+                    grow_bottom(v, value + values[v], count + 1, visited | areas[v],
                                 wmask | mask, passable[v] and not term_v,
                                 dist + weights[v])
                     bottom.pop()
             if at != start:
                 found(Chain(start, tuple(top), tuple(bottom)), value, wmask)
 
-        grow_top(start, values[start], 1, 1 << start, 0, True, weights[start])
+        grow_top(start, values[start], 1, areas[start], 0, True, weights[start])
 
     for start in net.tokens:
         from_station(start)

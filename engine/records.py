@@ -275,6 +275,14 @@ def _drop_bidders(game: Game, apply: _Apply) -> None:
         apply(game, turn.seat, Pass())
 
 
+def _sold_at_once(game: Game, raw: dict[str, Any]) -> bool:
+    """1861 9.4 as the site plays it (`export_1861.sold_at_once`): the private at auction
+    after its minimum fell is sold to its first bidder at once, and the record goes on
+    with something else than a raise on it (a raise, which the site refuses, is ours)."""
+    sym = export_1861.sold_at_once(game)
+    return sym is not None and not (raw.get("type") == "bid" and raw.get("company") == sym)
+
+
 def _end_national_turn(game: Game, raw: dict[str, Any], apply: _Apply) -> None:
     """1861: the site records only the national's run; its turn (the trains it buys by
     itself) ends when another entity acts."""
@@ -479,8 +487,10 @@ def _bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
             # again): his later turns in it are passes it never records.
             apply(game, turn.seat, Pass())
             continue
-        if getattr(game.round, "lot", None) is not None and game.legal() == ["pass"]:
-            # 1861 9.2: the site drops a bidder who cannot raise from the auction.
+        if getattr(game.round, "lot", None) is not None and (
+                game.legal() == ["pass"] or _sold_at_once(game, raw)):
+            # 1861 9.2: the site drops a bidder who cannot raise from the auction; 9.4:
+            # it has sold a private whose minimum fell to its first bidder.
             apply(game, turn.seat, Pass())
             continue
         rnd = game.round

@@ -1,9 +1,10 @@
 """Routes and revenue (18TN 4.2.3, 4.2.3.1).
 
 A route is a walk along track from stop to stop. It may not reuse a segment or cross
-a hex edge twice (`Track.crossing`), visit a stop twice, run through an off-board area
-or a blocked city, and must touch one of the company's stations; a train counts at
-most its number of stops. Trains of one company may not share a segment or an edge.
+a hex edge twice (`Track.crossing`), visit a stop twice, reach a red off-board area of
+several hexes twice (`area_of`: 1861 10.1), run through an off-board area or a blocked
+city, and must touch one of the company's stations; a train counts at most its number
+of stops. Trains of one company may not share a segment or an edge.
 Declared routes name the hexes they pass in order (every hex, or only the stops); the
 engine finds the track that fits.
 """
@@ -11,6 +12,7 @@ engine finds the track that fits.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -87,6 +89,38 @@ def stop_value(rules: Rules, state: GameState, node: Node) -> int:
     return state.title.revenue_in_phase(rev, phase)
 
 
+def area_of(state: GameState, node: Node) -> str | None:
+    """The red off-board area of several hexes a stop belongs to (the title's
+    `HexSpec.offboard_group`), or None: such an area is one stop, which a route reaches
+    at most once (1861 10.1: "It may not reach or pass through any ... red off-board
+    area more than once")."""
+    if node.kind != "o":
+        return None
+    spec = state.title.hexes.get(node.hex)
+    return spec.offboard_group if spec is not None else None
+
+
+def _area_reached(state: GameState, nxt: Node, stops: Sequence[Node]) -> bool:
+    """Whether `nxt` lies in an off-board area the route has reached already."""
+    area = area_of(state, nxt)
+    return area is not None and any(area_of(state, s) == area for s in stops)
+
+
+def twice_in_an_area(state: GameState, hexes: Sequence[str]) -> str | None:
+    """The off-board area of which a declared route names two hexes, or None (every
+    hex of such an area is an off-board stop: a route naming two reaches it twice)."""
+    seen: dict[str, str] = {}
+    for hex_id in hexes:
+        spec = state.title.hexes.get(hex_id)
+        area = spec.offboard_group if spec is not None and spec.offboard is not None \
+            else None
+        if area is None:
+            continue
+        if seen.setdefault(area, hex_id) != hex_id:
+            return area
+    return None
+
+
 def walks_from(state: GameState, graph: Track, corp: str, start: Node, max_stops: int,
                declared: tuple[str, ...] | None = None, free_towns: bool = False
                ) -> list[Walk]:
@@ -127,7 +161,7 @@ def walks_from(state: GameState, graph: Track, corp: str, start: Node, max_stops
                     extend(nxt, seg_id, stops, [*used, seg_id], new_hexes)
                 continue
             if nxt.is_stop:
-                if nxt in stops:
+                if nxt in stops or _area_reached(state, nxt, stops):
                     continue
                 new_stops = [*stops, nxt]
                 if not fits(new_stops, new_hexes):
@@ -236,7 +270,7 @@ def _walks_along(state: GameState, graph: Track, corp: str, start: Node, max_sto
                 if beyond is None or step >= last or declared[step + 1] != beyond.hex:
                     continue
             elif nxt.is_stop:
-                if nxt in stops:
+                if nxt in stops or _area_reached(state, nxt, stops):
                     continue
                 counted = len(stops) + 1 if not towns_free else \
                     sum(1 for n in stops if n.kind != "t") + (nxt.kind != "t")
@@ -378,6 +412,8 @@ def check_run(rules: Rules, state: GameState, corp: Corporation, action: RunRout
                 f"its trains: {', '.join(t.name for t in corp.trains) or 'none'}")
         assert train is not None
         used_trains.append(train)
+        area = twice_in_an_area(state, route.hexes)
+        require(area is None, rules.cite("area_once", train=route.train, area=area))
         dist, towns_free = train_distance(state, train), free_towns(state, train)
         walks = walks_matching(state, graph, corp.sym, route.hexes, dist, towns_free)
         require(bool(walks), _why_no_route(state, graph, corp, route, dist, towns_free))

@@ -70,6 +70,9 @@ CITATIONS: Mapping[str, Cite] = {
     "station_space_kept": Cite("no free station space in {hex}: the space left is reserved "
                                "for a Company not yet started", "10.5"),
     "station_connects": Cite("{hex} is not part of a route of {corp}", "10.5"),
+    "area_once": Cite("the {train}-train's route reaches the red off-board area {area} "
+                      "twice: a route \"may not reach or pass through any small or large "
+                      "city or red off-board area more than once\"", "10.1"),
     "separate_tracks": Cite("these routes share track: the routes of a Company's trains may "
                             "not share any track segments", "10.6"),
     "forced_train": Cite("{corp} has no train: \"If the Company has no train, it must buy "
@@ -1017,6 +1020,9 @@ class Rules1861(Rules):
         hexes = [s.hex for s in walk.stops]
         if len(set(hexes)) < len(hexes):
             return "a route may not include two separate cities of one hex (10.1)"
+        area = _area_twice(state, walk)
+        if area is not None:
+            return self.cite("area_once", train=train.name, area=area)
         return None
 
     route_revenue_by_stops = True  # (10.1, 10.6, 7.1: the stops and their hexes)
@@ -1027,8 +1033,8 @@ class Rules1861(Rules):
         city counts R10 more for its owner; n+n trains double the route. A walk that is
         no route (10.1) is never part of a best run."""
         hexes = {n.hex for n in walk.stops}
-        if len(hexes) < len(walk.stops):  # (why_not_walk, on the set made here)
-            return ILLEGAL_ROUTE
+        if len(hexes) < len(walk.stops) or _area_twice(state, walk) is not None:
+            return ILLEGAL_ROUTE  # (why_not_walk, on the set made here)
         counted = [v for n, v in zip(walk.stops, values, strict=True) if n.kind != "t"]
         towns = sorted((v for n, v in zip(walk.stops, values, strict=True) if n.kind == "t"),
                        reverse=True)
@@ -1184,5 +1190,19 @@ def _specific(state: GameState, key: str, default: Any = None) -> Any:
     return cast("Mapping[str, Any]", state.title.title_specific).get(key, default)
 
 
-__all__ = ["Rules1861"]
+def _area_twice(state: GameState, walk: Walk) -> str | None:
+    """10.1: the red off-board area (Poland, the Caucasus, ...: one area of several
+    hexes) a walk's stops reach more than once, or None."""
+    from engine.routes import area_of
 
+    seen: set[str] = set()
+    for stop in walk.stops:
+        area = area_of(state, stop)
+        if area is not None:
+            if area in seen:
+                return area
+            seen.add(area)
+    return None
+
+
+__all__ = ["Rules1861"]

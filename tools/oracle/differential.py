@@ -718,6 +718,7 @@ def _check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | N
         hook = SITE_HOOKS.get(TITLE)
         if hook is not None and at_game is not None:
             answer["record_actions"] = record["actions"]
+            answer["record_players"] = record.get("players") or []  # (1861 9.4)
             answer["rsr_extra"] = rsr_extra  # (1861 10.8: the site's RSR's extra money)
             known = hook.site_difference(at_game, answer, action, site_states)
             if known is not None:

@@ -12,6 +12,7 @@ from engine import board, export_1861, legal, loans, routes
 from engine.actions import (
     Accept,
     Action,
+    Bid,
     BuyTrain,
     Decline,
     Dividend,
@@ -91,6 +92,9 @@ def site_refuses(game: Game, action: Action) -> bool:
         return True
     if isinstance(action, BuyTrain) and export_1861.national_operates(game):
         return True
+    if AVOID_DUTCH_RAISE and isinstance(action, Bid) and \
+            export_1861.sold_at_once(game) is not None:
+        return True
     if AVOID_FURTHER_EIGHTS and isinstance(action, BuyTrain) and action.train == "8" and \
             action.source in (None, "bank") and rsr_holds_an_eight(game):
         return True
@@ -113,6 +117,14 @@ def site_refuses(game: Game, action: Action) -> bool:
 #: interest with money in its treasury (10.8, listed): on by default since 28 November
 #: 2026 (seed 3501 from game 24 on; the games played before keep their cached moves).
 AVOID_UNPAID_INTEREST = True
+
+
+#: The random players do not raise a bid on a private whose minimum a full round of
+#: passes lowered (9.4, listed: the site has sold it to the first bidder at once and
+#: refuses the raise): since 28 November 2026, seed 3501 from game 200 on and the 29
+#: games of 0-161 played again then (game 167 stopped there; the games played before
+#: keep their cached moves).
+AVOID_DUTCH_RAISE = True
 
 
 #: The random directors leave an 8-train from the Bank once the RSR holds one (7.4,
@@ -401,14 +413,16 @@ def rsr_bought_with_interest(mine: dict[str, Any] | None, theirs: dict[str, Any]
 def settle(game: Game) -> None:
     """The moves the site makes at once that our importer makes only when the next
     action comes: 9.2, a bidder who cannot raise drops out of the auction (so that the
-    positions are compared after the auction, as the site has it); a player with
-    nothing to do in a stock round passes (the site then goes on to the operating
-    round and pays the privates' revenue at once)."""
+    positions are compared after the auction, as the site has it); 9.4, the bidders on
+    a private whose minimum fell pass (the site has sold it to the first bidder,
+    listed); a player with nothing to do in a stock round passes (the site then goes
+    on to the operating round and pays the privates' revenue at once)."""
     pass_idle_players(game)
     for _ in range(len(game.setup.seats)):
         rnd = game.round
         turn = game.turn()
-        if turn is None or getattr(rnd, "lot", None) is None or game.legal() != ["pass"]:
+        if turn is None or getattr(rnd, "lot", None) is None or not (
+                game.legal() == ["pass"] or export_1861.sold_at_once(game) is not None):
             return
         game.apply(turn.seat, Pass())
 
@@ -428,6 +442,9 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
     """A refusal of the site that is one of 1861's listed differences
     (docs/site-differences.md), or None."""
     error = str(answer.get("error"))
+    if action.get("type") == "bid" and "Minimum bid is" in error and raise_after_dutch_sale(
+            game, action, site_states, answer.get("record_players") or []):
+        return DUTCH_SALE
     if action.get("type") == "merge" and "no player can become president" in error:
         # 12.3 with 12.4: the site checks that an owner can pay for a second share at
         # its price of at least R100; ours prices the merger at the minors' sum.
@@ -492,6 +509,48 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # reverses the merger and goes on (shown: our reversal's words beside it).
         return "12.4 a merger where nobody holds two shares"
     return None
+
+
+DUTCH_SALE = "9.4 a raise on a private whose minimum fell (the site: sold at once)"
+
+
+def raise_after_dutch_sale(game: Game, action: dict[str, Any],
+                           site_states: list[dict[str, Any]],
+                           players: list[dict[str, Any]]) -> bool:
+    """9.4 (listed) shown at a refused bid: in ours a private whose minimum a full round
+    of passes lowered is up for auction, its first bid standing at or above that
+    minimum, and the refused bid is a raise on it ours accepts ("They are auctioned in
+    the same manner as Minor Companies"); on the site that first bidder already holds
+    the private, having paid his bid (its "Dutch" mode: sold to the first bidder).
+    `players`: the record's players (site ids and names, our seats)."""
+    sym = export_1861.sold_at_once(game)
+    rnd = game.round
+    if sym is None or action.get("company") != sym or \
+            not isinstance(rnd, AuctionStockRound) or rnd.lot is None or not site_states:
+        return False
+    lot, state = rnd.lot, game.state
+    price = int(action.get("price") or 0)
+    if price <= lot.high_bid or state.privates[sym].owner is not None:
+        return False
+    site_ids = {str(p.get("name")): str(p.get("id")) for p in players}
+    bidder = next((seat for seat, i in site_ids.items() if i == str(action.get("entity"))),
+                  None)
+    holders = [p for p in site_states[-1]["players"] if sym in (p.get("companies") or ())]
+    if bidder is None or not (
+            len(holders) == 1 and str(holders[0]["id"]) == site_ids.get(lot.high_bidder)
+            and holders[0]["cash"] == state.player(lot.high_bidder).cash - lot.high_bid):
+        return False
+    trial = game.clone()
+    try:
+        # 9.2: the bidders before him who cannot raise drop out (unrecorded), then his
+        # raise, which ours accepts.
+        while (now := trial.turn()) is not None and now.seat != bidder and \
+                trial.legal() == ["pass"]:
+            trial.apply(now.seat, Pass())
+        trial.apply(bidder, Bid(price))
+    except GameError:
+        return False
+    return True
 
 
 def ran_earlier_in_round(record: list[dict[str, Any]], at: int,
