@@ -489,7 +489,7 @@ class _Renderer:
             # after the purchase: where it ends the round, the next round's private
             # income must not count as the company's cash.
             probe = game.clone()
-            probe.round.process(move.seat, probe._resolve(move.action))
+            probe.round.process(move.seat, probe.resolve(move.action))
             stays_open = _site_train_step_open(
                 probe, probe.state.corporation(was_turn.corporation),
                 from_depot=(isinstance(move.action, BuyTrain)
@@ -1129,7 +1129,7 @@ def _site_waits_at(game: Game, step: str, removed: frozenset[str] = frozenset())
     if forms.one_build_step and step in ("track", "token"):
         # One site step lays tiles and places a base, in any order: its stop is our
         # token step's, open while a lay is left or a base may be placed.
-        return step == "token" and (rnd._lays_left(corp) or (
+        return step == "token" and (rnd.lays_left(corp) or (
             not turn.token_placed and _may_place_token(game)))
     if step == "track":
         # (A lay with a fee, 1861's second, only while the company can pay it, with the
@@ -1138,7 +1138,7 @@ def _site_waits_at(game: Game, step: str, removed: frozenset[str] = frozenset())
         value, interest = game.rules.loan_terms(state)
         power = corp.cash + max(0, game.rules.max_loans(state, corp) - corp.loans) * (
             value - interest)
-        return (rnd._lays_left(corp) and power >= fee) or _tile_lay_at_hand(game)
+        return (rnd.lays_left(corp) and power >= fee) or _tile_lay_at_hand(game)
     if step == "token":
         # (Or a title's own token, 1850's edge token: the site's step offers it too.)
         return not turn.token_placed and (_may_place_token(game) or bool(
@@ -1159,8 +1159,8 @@ def _site_waits_at(game: Game, step: str, removed: frozenset[str] = frozenset())
             return False
         if forms.bankrupt_trains_removed:
             return _site_train_step_open(game, removed=removed)  # 6.3: its pool
-        return rnd._can_buy_train(corp) or _site_train_step_open(game, removed=removed)
-    return rnd._step_available(corp, step)
+        return rnd.can_buy_train(corp) or _site_train_step_open(game, removed=removed)
+    return rnd.step_available(corp, step)
 
 
 def _closing_sale(state: GameState, action: Action) -> int | None:

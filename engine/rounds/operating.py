@@ -225,7 +225,7 @@ class OperatingRound(Round):
         out: list[str] = []
         step = t.step
         train = self.steps.index("train")
-        if step <= 0 and self._lays_left(corp):
+        if step <= 0 and self.lays_left(corp):
             out.append("lay TILE at HEX rot N")
         if step <= 0:
             out += [f"use {p.sym} lay TILE at HEX rot N (its free tile lay)"
@@ -253,7 +253,7 @@ class OperatingRound(Round):
         closes = not t.dividend_done and not t.revenue and \
             self.rules.closes_on_withholding(state, corp)
         if step <= train and self._may_pass_to(corp, train) and not closes:
-            if self._can_buy_train(corp):
+            if self.can_buy_train(corp):
                 out += self._train_options(corp, forced)
             if forced:
                 out += self._forced_sale_options(corp)
@@ -261,7 +261,7 @@ class OperatingRound(Round):
             for extra in self.steps[train + 1:]:
                 index = self.steps.index(extra)
                 if (extra not in STEPS and self._may_pass_to(corp, index)
-                        and self._step_available(corp, extra)):
+                        and self.step_available(corp, extra)):
                     out += self.rules.step_options(state, corp, extra, self)
         out += self.rules.turn_extras(state, corp, self)
         out += self._private_options(corp)
@@ -392,7 +392,7 @@ class OperatingRound(Round):
                 "to pay for the train)"
                 for sym, pct in self._sellable_percents(seat, corp).items()]
 
-    def _lays_left(self, corp: Corporation) -> bool:
+    def lays_left(self, corp: Corporation) -> bool:
         t = self.current
         assert t is not None
         return any(self.rules.why_not_lay_count(self.state, corp, kind, "", t.yellow_lays,
@@ -495,12 +495,12 @@ class OperatingRound(Round):
         if t is None or self.discards or t.step < self.steps.index("train"):
             return
         corp = self.company()
-        if t.step == self.steps.index("train") and self._can_buy_train(corp):
+        if t.step == self.steps.index("train") and self.can_buy_train(corp):
             return
-        if any(self._step_available(corp, self.steps[i])
+        if any(self.step_available(corp, self.steps[i])
                for i in range(max(t.step, self.steps.index("train")) + 1, len(self.steps))):
             return
-        if t.step > self.steps.index("train") and self._step_available(
+        if t.step > self.steps.index("train") and self.step_available(
                 corp, self.steps[t.step]):
             return
         self._finish_company()
@@ -521,7 +521,7 @@ class OperatingRound(Round):
                                f"({money(state, price - credit)})")
         return out
 
-    def _can_buy_train(self, corp: Corporation) -> bool:
+    def can_buy_train(self, corp: Corporation) -> bool:
         state = self.state
         if self._trade_in_options(corp):
             return True
@@ -950,7 +950,7 @@ class OperatingRound(Round):
             self._enter_step(corp, t.step + 1)
             return
         later = [i for i in range(t.step + 1, len(self.steps))
-                 if self._step_available(corp, self.steps[i])]
+                 if self.step_available(corp, self.steps[i])]
         if later:
             if t.step == train:
                 self._leave_train_step(corp)
@@ -960,7 +960,7 @@ class OperatingRound(Round):
             return
         self._done(corp)
 
-    def _step_available(self, corp: Corporation, step: str) -> bool:
+    def step_available(self, corp: Corporation, step: str) -> bool:
         """Whether an end-of-turn step has anything to offer (else it is passed)."""
         if step == "privates":
             return self._may_buy_a_private(corp) and \

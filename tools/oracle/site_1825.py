@@ -254,7 +254,7 @@ def left_when_tried(game: Game, action: Action, rng: random.Random | None = None
             turn = game.turn()
             return buys and turn is not None and any(
                 isinstance(a, BuyTrain) and a.source == "bank"
-                and game.clone().attempt(turn.seat, a) for a in legal._candidates(game))
+                and game.clone().attempt(turn.seat, a) for a in legal.candidates(game))
     if BUILDER:
         if isinstance(action, BuyTrain):
             corp = game.state.corporations.get(game.turn().entity) if game.turn() else None

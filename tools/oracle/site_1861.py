@@ -217,7 +217,7 @@ def _best_next(game: Game, rnd: OperatingRound) -> Action:
     t = rnd.current
     assert t is not None
     if t.revenue is not None and not t.dividend_done:
-        pays = [a for a in legal._candidates(game) if isinstance(a, Dividend)]
+        pays = [a for a in legal.candidates(game) if isinstance(a, Dividend)]
         return next((a for a in pays if a.choice == "withhold"), pays[0] if pays else Pass())
     if rnd.steps[t.step] == "route" and rnd.company().trains and t.revenue is None:
         return RunRoutes(auto=True)
