@@ -102,8 +102,7 @@ ENGINE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("titles", ("engine.titles",)),
     ("game", ("engine.game", "engine.legal", "engine.views", "engine.defaults")),
     # The 18xx.games records in and out, above everything they read and write.
-    ("records", ("engine.records", "engine.export", "engine.export_1825",
-                 "engine.export_1861", "engine.site_forms")),
+    ("records", ("engine.records",)),
 )
 LAYER_NAMES = tuple(name for name, _ in ENGINE_LAYERS)
 
@@ -278,4 +277,41 @@ def test_the_rules_stand_on_data_and_state() -> None:
     wrong = [imported for name, imported in _engine_imports()
              if name == "engine.rules" and (name, imported) not in KNOWN_UPWARD
              and _engine_layer(imported) not in below and imported != "engine.rounds.base"]
+    assert wrong == []
+
+
+#: The interop's modules a tool or the service may name besides the package itself: the
+#: site's forms of a title, asked by the differential tools about the site's engine.
+RECORDS_PUBLIC_MODULES = ("engine.records.forms_1825", "engine.records.forms_1861")
+
+
+def _records_public_names() -> set[str]:
+    tree = ast.parse(_modules()["engine.records"].read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.List) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            return {ast.literal_eval(e) for e in node.value.elts}
+    raise AssertionError("engine/records/__init__.py has no __all__")
+
+
+def test_the_interop_stands_apart() -> None:
+    """The 18xx.games records in and out: no other engine module imports them, and the
+    service and the tools take only the package's public names (and the per-title forms
+    modules), so the package may be rearranged inside without touching them."""
+    modules = _modules()
+    public = _records_public_names()
+    assert public
+    inward = [f"{name} imports {imported}" for name, imported in _engine_imports()
+              if imported.startswith("engine.records")
+              and not (name == "engine.records" or name.startswith("engine.records."))]
+    assert inward == []
+    users = [*((name, path) for name, path in modules.items() if not name.startswith("engine")),
+             *((_module_name(path), path) for path in (ROOT / "tools").rglob("*.py"))]
+    wrong = []
+    for name, path in sorted(users):
+        for imported, names in _imports(path, name, modules):
+            if imported == "engine.records":
+                wrong += [f"{name} takes engine.records.{n}" for n in names if n not in public]
+            elif imported.startswith("engine.records.") and imported not in RECORDS_PUBLIC_MODULES:
+                wrong.append(f"{name} imports {imported}")
     assert wrong == []

@@ -688,7 +688,7 @@ class ShareDealingRound(StockRound):
         super().__init__(state, rules)
         self.bought_now: set[str] = set()  # 4.3: bought this turn, not sold in it
         # The company whose share was the turn's last action, if a purchase (18xx.games
-        # then refuses its sale; after any other action it takes one: export.py).
+        # then refuses its sale; after any other action it takes one: the export).
         self.last_bought: str | None = None
 
     @property

@@ -1,5 +1,5 @@
 """The differential check (18TN, 1850): random legal games played in our engine,
-exported as 18xx.games records (`engine.export`, unrepaired) and replayed in the site's
+exported as 18xx.games records (`engine.records`, unrepaired) and replayed in the site's
 engine.
 
 For each game the position after every record action is compared (players' cash and
@@ -56,12 +56,12 @@ from engine.actions import (
 )
 from engine.defaults import conservative_action
 from engine.errors import GameError
-from engine.export import export_record
 from engine.game import Game, Setup
 from engine.geometry import neighbour
 from engine.records import (
     RecordMapper,
     expanded,
+    export_record,
     folded_actions,
     import_record,
     replay_action,

@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from engine import board, export_1861, legal, loans, routes
+from engine import board, legal, loans, routes
 from engine.actions import (
     Accept,
     Action,
@@ -25,7 +25,7 @@ from engine.actions import (
 )
 from engine.errors import GameError
 from engine.game import Game
-from engine.records import pass_idle_players
+from engine.records import forms_1861, pass_idle_players
 from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.merger import MergerRound
 from engine.rounds.operating import OperatingRound
@@ -89,7 +89,7 @@ def site_refuses(game: Game, action: Action) -> bool:
     if AVOID_UNPAID_INTEREST and isinstance(action, Accept | BuyTrain) and \
             seller_left_unpaid(game, action):
         return True
-    if isinstance(action, BuyTrain) and export_1861.national_operates(game):
+    if isinstance(action, BuyTrain) and forms_1861.national_operates(game):
         return True
     if AVOID_FURTHER_EIGHTS and isinstance(action, BuyTrain) and action.train == "8" and \
             action.source in (None, "bank") and rsr_holds_an_eight(game):

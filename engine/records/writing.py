@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine import board, export_1825, export_1861, routes, track, trains
+from engine import board, routes, track, trains
 from engine.actions import (
     Accept,
     Action,
@@ -58,7 +58,9 @@ from engine.actions import (
     to_json,
 )
 from engine.game import Game, Move, Setup
-from engine.records import (
+from engine.records import forms_1825, forms_1861
+from engine.records.forms import NO_FORM
+from engine.records.reading import (
     OUR_ACTIONS,
     OUR_EXACT,
     OUR_SETUP,
@@ -74,7 +76,6 @@ from engine.records import (
 )
 from engine.rounds.operating import CompanyTurn, OperatingRound
 from engine.rounds.stock import StockRound
-from engine.site_forms import NO_FORM
 from engine.state import IPO, POOL, TREASURY, Corporation, GameState, PlacedTile, Train
 from engine.title import Title
 
@@ -452,7 +453,7 @@ class _Renderer:
         # site pays after its stop before loans: its cash there is ours plus this.)
         self.preloan_paid = 0
         self.turn_begun = False  # 1861: whether the company turn's first step is passed
-        # 1825 R1: where the site asks for a minor's home city (engine/export_1825.py).
+        # 1825 R1: where the site asks for a minor's home city (engine/forms_1825.py).
         self.homes = self.forms.home_questions()
         # 1825 6.3: the trains of bankrupt companies, which the site removes from the
         # game (our Open Market holds them for resale: docs/site-differences.md).
@@ -513,7 +514,7 @@ class _Renderer:
                                     newest=isinstance(move.action, Protect),
                                     amount=_closing_sale(game.state, move.action))
         if merging is not None:
-            export_1861.deal_merger_shares(self.shares.held, game, *merging)
+            forms_1861.deal_merger_shares(self.shares.held, game, *merging)
         now = game.round
         if at_trains and was_turn is not None and not isinstance(move.action, Pass | Done) \
                 and (now is not was or (isinstance(now, OperatingRound)
@@ -532,22 +533,22 @@ class _Renderer:
             # The site's private purchase before loans is judged on the cash after the
             # dividend, before the interest and repayments ours made with it (10.8, 10.9).
             corp = game.state.corporations[was_turn.corporation]
-            site_cash = export_1861.cash_before_loans(corp.sym, said, corp.cash)
+            site_cash = forms_1861.cash_before_loans(corp.sym, said, corp.cash)
             self.preloan_paid = site_cash - corp.cash
-            self.preloan = (was_turn, export_1861.may_buy_private(game, corp, site_cash))
+            self.preloan = (was_turn, forms_1861.may_buy_private(game, corp, site_cash))
         if self.forms.stops_before_loans and isinstance(move.action, BuyPrivate) and \
                 was_turn is not None and not ended and \
                 self._preloan_stop(was_turn) is not None:
             # A private bought at the site's stop before loans: the stop stays while the
             # company may buy another.
             corp = game.state.corporations[was_turn.corporation]
-            self.preloan = (was_turn, export_1861.may_buy_private(
+            self.preloan = (was_turn, forms_1861.may_buy_private(
                 game, corp, corp.cash + self.preloan_paid))
         if self.forms.stops_before_loans and was_turn is not None and ended and \
                 not isinstance(move.action, Pass | Done):
             # The site's private purchases still to come (ours ended the turn).
             assert isinstance(was, OperatingRound)
-            stops = export_1861.stops_after_turn(game, was_turn.corporation)
+            stops = forms_1861.stops_after_turn(game, was_turn.corporation)
             if self.site_step <= was.steps.index("dividend"):
                 stops += bool(self._preloan_stop(was_turn))
             self.turn_ended += [
@@ -651,11 +652,11 @@ class _Renderer:
                 if self.homes.chosen(game, move) is False:
                     # 1825 R1: the director's choice of a home the site does not ask
                     # for yet (no track there): a message; the site's own choice is
-                    # written when it asks (export_1825.SiteHomes).
+                    # written when it asks (forms_1825.SiteHomes).
                     self._flush()
                     self.pieces.append(_Piece(None, index))
                     return _CARRIED
-                receiving = export_1825.receiver_form(game, move, self.moves[index + 1:],
+                receiving = forms_1825.receiver_form(game, move, self.moves[index + 1:],
                                                       self.trains)
                 if receiving is not None:
                     # 1825 6.4: the receiver's lease and what the site does by itself.
@@ -681,11 +682,11 @@ class _Renderer:
                     self.pieces.append(_Piece(None, index, unrecorded=True))
                     return _CARRIED
             if self.forms.offers_redemption_first and rnd.current is not None and \
-                    not self.turn_begun and not export_1861.decides(move):
+                    not self.turn_begun and not forms_1861.decides(move):
                 # 10.3: the site first offers the company its shares in the pool (after
                 # the Director's decision on nationalisation, 11).
                 self.turn_begun = True
-                if not isinstance(action, RedeemShares) and export_1861.redeem_stop(game):
+                if not isinstance(action, RedeemShares) and forms_1861.redeem_stop(game):
                     self.pieces.append(_Piece({"entity": rnd.current.corporation,
                                                "entity_type": "corporation",
                                                "type": "pass"}, None))
@@ -1028,7 +1029,7 @@ def run_form(game: Game, action: RunRoutes, ids: Mapping[str, str] | None = None
         train = next(t for t in unused if t.name == train_run.train)
         unused.remove(train)
         walk = train_run.walk
-        ident = export_1825.site_train_id(train.id)  # 1825: a leased train
+        ident = forms_1825.site_train_id(train.id)  # 1825: a leased train
         nodes = node_places(walk, site_forms(state.title.name).passed_nodes(state, walk))
         out.append({"train": ids.get(ident, ident),
                     "connections": connections(walk, nodes),
@@ -1092,17 +1093,17 @@ def _site_stops_at(game: Game, step: str, preloan: bool | None = None,
     stop before loans, where judged already; `removed`: the trains the site took out
     of the game, `removed_at_close`)."""
     if site_forms(game.state.title.name).steps_of_1867:
-        if export_1861.national_operates(game):
+        if forms_1861.national_operates(game):
             return int(step == "route" and _site_waits_at(game, step, removed))  # 7.4
         if step == "token":
-            return int(export_1861.token_stop(game))
+            return int(forms_1861.token_stop(game))
         if step == "train":
             # (The interest and repayments come first, 10.8, 10.9: only a company that
             # could pay for a bank train with its loans must buy one.)
-            waits = export_1861.must_buy_train(game) or _site_train_step_open(
+            waits = forms_1861.must_buy_train(game) or _site_train_step_open(
                 game, removed=removed)
-            return int(waits) + export_1861.extra_stops(game, step, preloan)
-        return int(_site_waits_at(game, step, removed)) + export_1861.extra_stops(
+            return int(waits) + forms_1861.extra_stops(game, step, preloan)
+        return int(_site_waits_at(game, step, removed)) + forms_1861.extra_stops(
             game, step, preloan)
     return int(_site_waits_at(game, step, removed))
 
@@ -1200,7 +1201,7 @@ def _site_train_step_open(game: Game, corp: Corporation | None = None,
         from_depot = True
     others = corp.cash >= 1 and any(
         other.sym != corp.sym and any(not t.obsolete
-                                      and export_1825.site_buyable(game, corp, other, t)
+                                      and forms_1825.site_buyable(game, corp, other, t)
                                       for t in other.trains)
         for other in state.corporations.values())
     # 6.3: the site removes a bankrupt company's trains; ours are in the Open Market for

@@ -6,7 +6,7 @@ cities ("H3-0-0") by the site's ids. `import_record` folds undo/redo, replays
 `auto_actions`, and maps each action onto ours, using the position reached so far
 to resolve what the site's ids mean (where a share lies, who presides a company).
 
-Records written by our own export (`engine.export`) may carry two extensions the site
+Records written by our own export (`engine.records.writing`) may carry two extensions the site
 ignores: `moderator_actions` on an action (our own actions it stands for, where the
 site's form reads back as a different action of ours or the site has no form) and
 `moderator_setup` on the record (our seating and Priority Deal, where the site's
@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import export_1825, export_1861, routes
+from engine import routes
 from engine.actions import (
     Accept,
     Action,
@@ -55,10 +55,11 @@ from engine.actions import (
 )
 from engine.errors import GameError
 from engine.game import Game, Setup
+from engine.records import forms_1825, forms_1861
+from engine.records.forms import SiteForms
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import STOCK_ACTIONS, StockRound
 from engine.shares import certificate_count
-from engine.site_forms import SiteForms
 from engine.state import IPO, POOL, TREASURY
 from engine.title import Title
 
@@ -68,7 +69,7 @@ OUR_SETUP = "moderator_setup"
 # Marks an action the site made by itself (one of another action's auto_actions).
 AUTO = "moderator_auto"
 # Marks a record action carrying one of our moves exactly, with nothing of the site's
-# around it (an export in our own form only, see `engine.export`).
+# around it (an export in our own form only, see `engine.records.writing`).
 OUR_EXACT = "moderator_exact"
 
 
@@ -128,8 +129,8 @@ def expanded(actions: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
 
 
 #: How the site writes each title's records where it departs from the 1830 family's
-#: forms (engine/site_forms.py); titles not named write those.
-SITE_FORMS: dict[str, SiteForms] = {"1861": export_1861.FORMS, "1825": export_1825.FORMS}
+#: forms (engine/records/forms.py); titles not named write those.
+SITE_FORMS: dict[str, SiteForms] = {"1861": forms_1861.FORMS, "1825": forms_1825.FORMS}
 _PLAIN_FORMS = SiteForms()
 
 
@@ -548,7 +549,7 @@ def site_idle_1825(game: Game, rnd: StockRound, seat: str) -> bool:
     if not rnd.s.turn.bought and any(
             c.certificates[0].owner == IPO and not c.closed
             and c.sym not in state.player(seat).sold_this_round
-            and state.player(seat).cash >= export_1825.site_par_cost(state, c)
+            and state.player(seat).cash >= forms_1825.site_par_cost(state, c)
             for c in state.corporations.values()) and \
             certificate_count(game.rules, state, seat) < game.rules.certificate_limit(state):
         return False  # the site offers to par a company not yet on sale (4.1), refused
