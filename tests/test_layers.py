@@ -109,19 +109,6 @@ LAYER_NAMES = tuple(name for name, _ in ENGINE_LAYERS)
 #: Package `__init__`s that hold only a docstring, in no layer.
 ENGINE_UNLAYERED = ("engine", "engine.rounds")
 
-#: The ratchet (issue 34): upward imports and cycle edges that exist today, each removed
-#: by the change that breaks it. Any other fails, and so does an entry that is gone, so
-#: these lists only shrink. `Rules`' defaults that act through the mechanics and rounds:
-KNOWN_UPWARD = {
-    ("engine.rules", "engine.board"), ("engine.rules", "engine.rounds.operating"),
-    ("engine.rules", "engine.rounds.stock"), ("engine.rules", "engine.routes"),
-    ("engine.rules", "engine.shares"), ("engine.rules", "engine.trains"),
-}
-#: `run auto` asked of the declared routes' check; `Round` naming `Rules`.
-KNOWN_CYCLE_EDGES = {("engine.routes", "engine.optimizer"),
-                     ("engine.rounds.base", "engine.rules")}
-
-
 def _engine_layer(module: str) -> str | None:
     """The layer of an engine module (its longest matching entry), or None."""
     best: tuple[int, str] | None = None
@@ -143,8 +130,7 @@ def _engine_imports() -> dict[tuple[str, str], None]:
 
 
 def test_no_import_cycles() -> None:
-    graph = {name: {m for m in imports if m.startswith(CHECKED)
-                    and (name, m) not in KNOWN_CYCLE_EDGES | KNOWN_UPWARD}
+    graph = {name: {m for m in imports if m.startswith(CHECKED)}
              for name, imports in _graph().items() if name.startswith(CHECKED)}
     state: dict[str, int] = {}
     cycles: list[list[str]] = []
@@ -253,21 +239,9 @@ def test_the_engine_imports_downward(layer: str) -> None:
             continue
         other = _engine_layer(imported)
         assert other is not None, imported
-        if (LAYER_NAMES.index(other) > LAYER_NAMES.index(layer)
-                and (name, imported) not in KNOWN_UPWARD):
+        if LAYER_NAMES.index(other) > LAYER_NAMES.index(layer):
             wrong.append(f"{name} imports {imported} ({other} > {layer})")
     assert wrong == []
-
-
-def test_the_ratchet_lists_only_imports_that_still_exist() -> None:
-    # Once a change removes a listed import, its entry goes too: the lists only shrink.
-    edges = _engine_imports()
-    gone = sorted((KNOWN_UPWARD | KNOWN_CYCLE_EDGES) - set(edges))
-    assert gone == []
-    not_upward = sorted(
-        (a, b) for a, b in KNOWN_UPWARD
-        if LAYER_NAMES.index(_engine_layer(b) or "") <= LAYER_NAMES.index(_engine_layer(a) or ""))
-    assert not_upward == []
 
 
 def test_the_rules_stand_on_data_and_state() -> None:
@@ -275,7 +249,7 @@ def test_the_rules_stand_on_data_and_state() -> None:
     # sits below every mechanic and round that asks it.
     below = {"data", "state"}
     wrong = [imported for name, imported in _engine_imports()
-             if name == "engine.rules" and (name, imported) not in KNOWN_UPWARD
+             if name == "engine.rules"
              and _engine_layer(imported) not in below and imported != "engine.rounds.base"]
     assert wrong == []
 

@@ -9,7 +9,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine import routes
+from engine import optimizer, routes
 from engine.actions import Done, Pass, RunRoutes
 from engine.game import Game, Move
 from engine.records import forms_1825
@@ -28,7 +28,7 @@ def run_form(game: Game, action: RunRoutes, ids: Mapping[str, str] | None = None
     corp, state = rnd.company(), game.state
     if ids is None:
         ids = site_train_ids(state.title)
-    run = routes.check_run(game.rules, state, corp, action)
+    run = optimizer.run_for(game.rules, state, corp, action)
     unused = list(corp.trains)
     out = []
     for train_run in run.runs:

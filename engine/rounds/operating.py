@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from engine import board, loans, routes, trains
+from engine import board, loans, optimizer, routes, trains
 from engine.actions import (
     Accept,
     Action,
@@ -96,7 +96,8 @@ class CompanyTurn:
 
 class OperatingRound(Round):
     def __init__(self, state: GameState, rules: Rules, number: int) -> None:
-        super().__init__(state, rules)
+        super().__init__(state)
+        self.rules = rules
         self.number = number
         state.operating_round_number = number
         self.done: set[str] = set()
@@ -650,7 +651,7 @@ class OperatingRound(Round):
         why = self.rules.why_not_run(self.state, corp)
         if why:
             raise GameError(why, tuple(self.legal()))
-        run = routes.check_run(self.rules, self.state, corp, action)
+        run = optimizer.run_for(self.rules, self.state, corp, action)
         t.run = run
         t.revenue = run.revenue
         t.step = self.steps.index("dividend")

@@ -17,6 +17,7 @@ from scenarios_1825 import r1_record_prefix
 from engine.actions import BuyTrain, Par, Route, RunRoutes, SellTrain
 from engine.errors import GameError
 from engine.game import Game, Setup
+from engine.optimizer import run_for
 from engine.records import expanded, export_record, folded_actions, forms_1825, import_record
 from engine.routes import check_run
 from engine.state import PlacedTile, Train
@@ -304,7 +305,7 @@ def test_5_5_2_r1_a_route_through_the_halt_names_it_as_the_site_does() -> None:
     game, _ = _replay(record, at)
     state = game.state
     lbsc = state.corporations["LBSC"]
-    run = check_run(game.rules, state, lbsc, RunRoutes(auto=True))
+    run = run_for(game.rules, state, lbsc, RunRoutes(auto=True))
     (walk,) = [r.walk for r in run.runs]
     assert run.revenue == 160
     assert walk.stops[0].kind == walk.stops[-1].kind == "c"  # large stations at both ends
