@@ -51,7 +51,7 @@ from engine.actions import (
 )
 from engine.errors import GameError
 from engine.game import Game
-from engine.legal import _candidates, legal_actions
+from engine.legal import candidates, legal_actions
 from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.merger import MergerRound
 from engine.rounds.operating import STEP_OF, OperatingRound
@@ -141,7 +141,7 @@ def _conservative_candidates(game: Game) -> Iterator[Action]:
     yield from first
     duties = _duties(game)
     ranked = [(rank, index, action)
-              for index, action in enumerate(_candidates(game))
+              for index, action in enumerate(candidates(game))
               if action not in first and (rank := _rank(game, duties, action)) is not None]
     for _, _, action in sorted(ranked, key=lambda entry: (entry[0], entry[1])):
         yield action
@@ -307,7 +307,7 @@ def _sole_candidates(game: Game) -> Iterator[Action]:
             for other in state.corporations.values():
                 if other.percent_held_by(president):
                     yield SellShares(other.sym, 1)  # 4.2.5.2(d)
-    yield from _candidates(game)
+    yield from candidates(game)
     turn = game.turn()
     if not isinstance(rnd, StockRound) or turn is None:
         return

@@ -124,7 +124,7 @@ class Game:
         self.checkpoint: Checkpoint | None = None  # set while a log is read
         self._reset()
         for move in moves:
-            self._append(move)
+            self.append_move(move)
 
     # --- building the state -------------------------------------------------------------
     def _reset(self) -> None:
@@ -134,7 +134,7 @@ class Game:
         self.round: Round = self.rules.first_round(self.state)
         self.effective: list[int] = []  # indices into self.log now in effect
 
-    def _append(self, move: Move) -> list[str]:
+    def append_move(self, move: Move) -> list[str]:
         """Apply a move that is known to be valid, or raise (replay of a stored log)."""
         index = len(self.log)
         if isinstance(move.action, Undo):
@@ -211,7 +211,7 @@ class Game:
         if isinstance(action, Undo):
             require(0 <= action.to_move <= len(self.log),
                     f"there is no move {action.to_move}; the next move is {len(self.log)}")
-        action = self._resolve(action)
+        action = self.resolve(action)
         if self.checkpoint is not None:
             return self._apply_reading(Move(seat, action)), None
         later = self.declared_runs is not None and _declared(action, self.round)
@@ -219,7 +219,7 @@ class Game:
             self.rules, self.state, self.round, action)
         saved = self._copy_position()
         try:
-            said = self._append(Move(seat, action))
+            said = self.append_move(Move(seat, action))
         except BaseException:
             # Refused, or an engine fault: either way no trace may stay behind.
             self.state, self.round, _, self.effective = saved
@@ -250,7 +250,7 @@ class Game:
         if moves - self.checkpoint.moves >= CHECKPOINT_MOVES:
             self.checkpoint = self._copy_position()
         try:
-            return self._append(move)
+            return self.append_move(move)
         except BaseException:
             self._restore(moves)
             raise
@@ -272,13 +272,13 @@ class Game:
         del self.log[saved.moves:]
         self.effective = list(saved.effective)
         for move in since:
-            self._append(move)
+            self.append_move(move)
 
     def attempt(self, seat: str, action: Action) -> bool:
         """Apply an action to a throwaway copy (see `clone`): True if accepted. The copy
         is left half-changed after a refusal, so it must not be used again then."""
         try:
-            self._append(Move(seat, self._resolve(action)))
+            self.append_move(Move(seat, self.resolve(action)))
         except GameError:
             return False
         return True
@@ -294,7 +294,7 @@ class Game:
         other.checkpoint = None
         return other
 
-    def _resolve(self, action: Action) -> Action:
+    def resolve(self, action: Action) -> Action:
         """Store what was decided, not how it was asked for: `run auto` is logged as the
         routes found, so a replay never depends on the optimizer."""
         if isinstance(action, RunRoutes) and action.auto:

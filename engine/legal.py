@@ -8,7 +8,7 @@ tests that play games out.
 
 Trying each candidate on its own copy is the definition, not the method: a copy costs
 as much as a small action and most candidates are refused, so the rounds' own checks
-that refuse on sight are asked first (`_Judge`), tile lays are judged as `_Lays` says,
+that refuse on sight are asked first (`Judge`), tile lays are judged as `_Lays` says,
 and only what is left is tried on a copy. The tests compare the list with trying every
 candidate on a copy, at every position of record 7818 and of random and driven games
 (tests/engine/test_legal_equivalence.py); `moderator bench legal` times it.
@@ -63,13 +63,13 @@ from engine.title import HexSpec, TileSpec
 
 def legal_actions(game: Game) -> list[Action]:
     """The actions the acting player may take now (each one tried on a copy, but for
-    the shortcuts `_Judge` gives reasons for; tile lays as `_Lays` says; none of a step
+    the shortcuts `Judge` gives reasons for; tile lays as `_Lays` says; none of a step
     the company may no longer enter)."""
     turn = game.turn()
     if turn is None:
         return []
-    judge = _Judge(game, turn.seat)
-    return [action for action in _candidates(game) if judge.accepts(action)]
+    judge = Judge(game, turn.seat)
+    return [action for action in candidates(game) if judge.accepts(action)]
 
 
 def legal_tile_lays(game: Game) -> list[LayTile]:
@@ -84,8 +84,8 @@ def _judged_tile_lays(game: Game) -> Iterator[LayTile]:
     turn = game.turn()
     if turn is None:
         return
-    judge = _Judge(game, turn.seat)  # answers each as a try on a copy: in any order
-    yield from (action for action in _candidates(game)
+    judge = Judge(game, turn.seat)  # answers each as a try on a copy: in any order
+    yield from (action for action in candidates(game)
                 if isinstance(action, LayTile) and judge.accepts(action))
 
 
@@ -105,7 +105,7 @@ def _judged_token_places(game: Game) -> Iterator[PlaceToken | PlaceEdgeToken]:
             or rnd.offer is not None or rnd.discards or rnd.protecting \
             or game.rules.pending_decision(game.state) is not None:
         return
-    judge = _Judge(game, turn.seat)
+    judge = Judge(game, turn.seat)
     yield from (action for action in _token_candidates(game, rnd)
                 if judge.accepts(action))
 
@@ -152,13 +152,13 @@ def _token_candidates(game: Game, rnd: OperatingRound
             yield PlaceToken(node.hex, node.index)
 
 
-class _Judge:
+class Judge:
     """Decides each candidate as trying it on a copy of the game would.
 
     A copy costs as much as a small action, and a position has dozens of candidates,
     most of them refused. So a candidate is tried on a copy only when no shortcut
     decides it; each shortcut answers only where the round's own checks make the
-    answer certain (see `_refused` and `accepts`). The tests compare the result with
+    answer certain (see `refused_on_sight` and `accepts`). The tests compare the result with
     trying every candidate on a copy, at every position of recorded and random games.
     """
 
@@ -167,7 +167,7 @@ class _Judge:
         self.seat = seat
         self.lays: _Lays | None = None
         self.steps: dict[str, bool] = {}
-        self.entered: dict[str, _Judge | None] = {}  # by step: see `_entered_judge`
+        self.entered: dict[str, Judge | None] = {}  # by step: see `_entered_judge`
         self.tried: dict[Action, bool] = {}
         self.reasons: dict[tuple[str, str], str | None] = {}
         self.families: dict[tuple[str, str], bool] = {}
@@ -194,7 +194,7 @@ class _Judge:
             entered = self.entered[step]
             if entered is not None and isinstance(action, BuyTrain):
                 return entered.accepts(action)
-        if _refused(game, action) or self.refused_in_stock_round(action):
+        if refused_on_sight(game, action) or self.refused_in_stock_round(action):
             return False
         proposal = self.proposal(action)
         if proposal is None:
@@ -234,7 +234,7 @@ class _Judge:
         return self.attempt(action)
 
     def family(self, action: Action) -> tuple[str, str] | None:
-        """The family of a candidate that `_refused` and `refused_in_stock_round`
+        """The family of a candidate that `refused_on_sight` and `refused_in_stock_round`
         checked in full (None: none)."""
         rnd = self.game.round
         if isinstance(rnd, StockRound):
@@ -254,7 +254,7 @@ class _Judge:
                 rnd.current is not None and rnd.offer is None and not rnd.discards and \
                 not rnd.protecting and action.company is None and \
                 self.game.rules.pending_decision(self.game.state) is None:
-            # Past `_refused` (the private, its owner, the price's range and the
+            # Past `refused_on_sight` (the private, its owner, the price's range and the
             # company's cash), the round checks the seller and moves the money: the
             # price changes who holds how much, which nothing after it reads.
             return "BuyPrivate", f"{action.private} {action.seller}"
@@ -397,7 +397,7 @@ def _regular_stock_turn(rnd: StockRound) -> bool:
             rnd.lot is None and rnd.opening() is None))
 
 
-def _refused(game: Game, action: Action) -> bool:
+def refused_on_sight(game: Game, action: Action) -> bool:
     """A refusal that the operating round's checks make certain without trying the
     action: each test is a check the round makes, on what the action finds unchanged
     when it gets there (False: try it)."""
@@ -535,7 +535,7 @@ def _may_enter(game: Game, step: str) -> tuple[bool, Game | None]:
     return True, probe
 
 
-def _entered_judge(game: Game, probe: Game, seat: str) -> _Judge | None:
+def _entered_judge(game: Game, probe: Game, seat: str) -> Judge | None:
     """A judge of a train purchase on `probe`, the game with the train step entered
     (None: judge it here, by a try).
 
@@ -561,10 +561,10 @@ def _entered_judge(game: Game, probe: Game, seat: str) -> _Judge | None:
             rules.pending_decision(game.state) is not None or \
             entered.company().president != rnd.company().president:
         return None
-    return _Judge(probe, seat)
+    return Judge(probe, seat)
 
 
-def _candidates(game: Game, prune: bool = True) -> Iterator[Action]:
+def candidates(game: Game, prune: bool = True) -> Iterator[Action]:
     """The actions to try; `prune` leaves out tile lays no train could reach (the tests
     compare with the full list)."""
     rnd = game.round
@@ -670,14 +670,14 @@ def _operating_candidates(game: Game, rnd: OperatingRound, prune: bool = True
     yield Done()
     yield Pass()
     if t.step <= STEPS.index("track"):
-        yield from _tile_lays(game, corp, prune=prune)
+        yield from tile_lays(game, corp, prune=prune)
         for private in state.privates.values():
             if private.owner == corp.sym and not private.closed:
                 hexes = game.rules.private_lay_hexes(state, private)
                 if hexes is None:
-                    lays = _tile_lays(game, corp, prune=prune)
+                    lays = tile_lays(game, corp, prune=prune)
                 else:
-                    lays = _tile_lays(game, corp, hexes=set(hexes), any_hex=True)
+                    lays = tile_lays(game, corp, hexes=set(hexes), any_hex=True)
                 for lay in lays:
                     yield UsePrivate(private.sym, lay)
         if type(game.rules).pay_mesabi is not Rules.pay_mesabi:  # 1850 6.5.1
@@ -725,7 +725,7 @@ def _operating_candidates(game: Game, rnd: OperatingRound, prune: bool = True
     yield from game.rules.turn_candidates(state, corp)  # 1825 5.6.5
 
 
-def _tile_lays(game: Game, corp: Corporation, hexes: set[str] | None = None,
+def tile_lays(game: Game, corp: Corporation, hexes: set[str] | None = None,
                any_hex: bool = False, prune: bool = True) -> Iterator[LayTile]:
     """Tile lays near the company's track (a lay must connect to a station)."""
     state = game.state
@@ -774,7 +774,7 @@ def _tile_rotations(old: TileSpec | HexSpec, old_rotation: int, tile: TileSpec,
     reads: what is replaced (a laid tile, or what the printed hex stands for), at which
     rotation, the new tile, and the label the hex asks of the tile's colour. Hexes
     holding the same tile share the answer."""
-    replaced, _ = tiles._resolve(old, spec)
+    replaced, _ = tiles.replaced(old, spec)
     key = (replaced, old_rotation, tile, spec.label_for(tile.color))
     found = _TILE_ROTATIONS.get(key)
     if found is None:
@@ -932,7 +932,7 @@ def _change(state: GameState, hex_id: str, tile: TileSpec, rotation: int) -> _Ch
 def _lay_checks(game: Game, corp: Corporation, lay: LayTile, tile: TileSpec,
                 colours: frozenset[str], budget: int) -> bool:
     """Whether `board.check_lay` accepts the lay, the connection aside. A lay that
-    `_tile_lays` makes (a buildable hex, a tile of the phase's colours left in the
+    `tile_lays` makes (a buildable hex, a tile of the phase's colours left in the
     supply, at a rotation `board.legal_rotations` gives, so no upgrade or exit problem)
     has only the title's own restrictions and the terrain cost left to meet, out of
     BUDGET (`_lay_budget`)."""

@@ -89,6 +89,7 @@ from engine.routes import (
     TrainRun,
     Walk,
     area_of,
+    check_run,
     free_towns,
     stop_value,
     towns_skipped,
@@ -994,6 +995,14 @@ def optimize(rules: Rules, state: GameState, corp: Corporation, *,
             best = dataclasses.replace(best, proven=False)
     assert best is not None
     return best
+
+
+def run_for(rules: Rules, state: GameState, corp: Corporation, action: RunRoutes) -> Run:
+    """The run an order asks for: the best one for `run auto`, else the declared routes
+    as `routes.check_run` finds them on the track."""
+    if action.auto:
+        return optimize(rules, state, corp).run
+    return check_run(rules, state, corp, action)
 
 
 def _optimize_trains(rules: Rules, state: GameState, corp: Corporation,

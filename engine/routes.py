@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.actions import Route, RunRoutes
 from engine.errors import GameError, require
 from engine.state import Corporation, GameState, Train
-from engine.title import Shared, Title, TrainSpec
+from engine.title import Title, TrainSpec
 from engine.track import (
     Node,
     Point,
@@ -31,42 +30,12 @@ from engine.track import (
     tile_on,
     tokens_key,
 )
+from engine.walks import Run as Run
+from engine.walks import TrainRun as TrainRun
+from engine.walks import Walk as Walk
 
 if TYPE_CHECKING:
     from engine.rules import Rules
-
-
-@dataclass(frozen=True, slots=True)
-class Walk(Shared):
-    """One train's route on the track: its stops in order and the segments used."""
-
-    stops: tuple[Node, ...]
-    segments: frozenset[int]  # the pieces of track: segments and edges crossed
-    hexes: tuple[str, ...]  # every hex passed, in order
-
-
-@dataclass(frozen=True, slots=True)
-class TrainRun(Shared):
-    train: str
-    walk: Walk
-    revenue: int
-
-
-@dataclass(frozen=True, slots=True)
-class Run(Shared):
-    """What a company's trains earned this turn."""
-
-    runs: tuple[TrainRun, ...]
-    revenue: int
-
-    def describe(self) -> str:
-        if not self.runs:
-            return "no trains run"
-        return "; ".join(f"{r.train}: {' '.join(str(s.hex) for s in r.walk.stops)} "
-                         f"({r.revenue})" for r in self.runs)
-
-    def as_routes(self) -> tuple[Route, ...]:
-        return tuple(Route(r.train, r.walk.hexes) for r in self.runs)
 
 
 def route_track(rules: Rules, state: GameState, corp: Corporation | None = None) -> Track:
@@ -392,12 +361,9 @@ def matches(walk: Walk, hexes: tuple[str, ...]) -> bool:
 
 
 def check_run(rules: Rules, state: GameState, corp: Corporation, action: RunRoutes) -> Run:
-    """Validate declared routes (or find the best ones for `run auto`)."""
+    """Validate declared routes (`run auto` is the optimizer's: `optimizer.run_for`)."""
+    assert not action.auto, "run auto: engine.optimizer.run_for"
     graph = route_track(rules, state, corp)
-    if action.auto:
-        from engine.optimizer import optimize
-
-        return optimize(rules, state, corp, graph=graph).run
     declared = [route.train for route in action.routes]
     sets = rules.train_sets(state, corp)
     # The way of running that serves the most of the declared routes, in order (the

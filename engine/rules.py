@@ -8,13 +8,14 @@ changes; see `docs/architecture.md` for which hook carries which title mechanic.
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, ClassVar
 
 from engine import market
 from engine.citations import Cite, cite
 from engine.errors import GameError, require
-from engine.shares import money, move_token
+from engine.prices import move_token
 from engine.state import (
     BANK,
     IPO,
@@ -27,13 +28,14 @@ from engine.state import (
     Player,
     Private,
     Train,
+    money,
 )
 from engine.title import PhaseSpec, TileSpec, Title
 
 if TYPE_CHECKING:
     from engine.actions import Action, LayTile, UsePrivate
     from engine.rounds.base import Round, Turn
-    from engine.routes import TrainRun, Walk
+    from engine.walks import TrainRun, Walk
 
 
 def private_tile_lay(state: GameState, corp: Corporation, action: UsePrivate
@@ -54,8 +56,11 @@ def private_tile_lay(state: GameState, corp: Corporation, action: UsePrivate
     return private, lay
 
 
-class Rules:
-    """Defaults of the 1830 family; each title overrides what its rulebook changes."""
+class Rules(ABC):
+    """Defaults of the 1830 family; each title overrides what its rulebook changes.
+
+    The hooks marked abstract have their defaults in `engine.family.FamilyRules`: they
+    act through the mechanics and rounds, which sit above `Rules` and ask its hooks."""
 
     # --- stock -------------------------------------------------------------------------
     ipo_buys_at_par = True  # IPO certificates cost par, pool certificates market value
@@ -147,10 +152,9 @@ class Rules:
         """2: the Priority Deal goes to a random player (seeded, so replays agree)."""
         return rng.choice(state.seats)
 
+    @abstractmethod
     def first_round(self, state: GameState) -> Round:
-        from engine.rounds.stock import StockRound
-
-        return StockRound(state, self)
+        """The game's first round (the 1830 family: a stock round)."""
 
     # --- stock round -------------------------------------------------------------------
     def certificate_limit(self, state: GameState) -> int:
@@ -424,33 +428,17 @@ class Rules:
             state.say(f"{private.sym} pays {money(state, private.spec.revenue)} "
                       f"to {private.owner}")
 
+    @abstractmethod
     def next_round(self, state: GameState, finished: Round) -> Round | None:
         """The round after `finished`: a set of operating rounds follows each stock round."""
-        from engine.rounds.operating import OperatingRound
-        from engine.rounds.stock import StockRound
 
-        if isinstance(finished, StockRound):
-            state.operating_rounds_in_set = self.operating_rounds_after_stock_round(state)
-            return OperatingRound(state, self, 1)
-        assert isinstance(finished, OperatingRound)
-        if self.game_ends_after_operating_round(state, finished):
-            self.end_game(state, state.end_triggered or "end")
-            return None
-        if finished.number < state.operating_rounds_in_set:
-            return OperatingRound(state, self, finished.number + 1)
-        return self.new_stock_round(state)
-
+    @abstractmethod
     def new_stock_round(self, state: GameState) -> Round:
         """A title's own stock round where it has one (1825's share dealing round)."""
-        from engine.rounds.stock import StockRound
 
-        return StockRound(state, self)
-
+    @abstractmethod
     def start_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:
         """4.2(a): on its first turn a company places its home station, free."""
-        from engine.board import place_home_token
-
-        place_home_token(state, corp)
 
     def idle_turn(self, state: GameState, corp: Corporation) -> str | None:
         """Why `corp` does nothing in its turn now (no track, base, run or train: its
@@ -585,13 +573,11 @@ class Rules:
         """Before `corp` pays `amount` for `purpose` ("track", "train"): a title may
         raise the money first (1861 10.2 takes loans)."""
 
+    @abstractmethod
     def check_sale(self, state: GameState, seat: str, corp: Corporation, percent: int
                    ) -> None:
         """Raise when the sale is refused (18TN 3.2(a); 1825 4.4 lets the director's
         certificate go to the pool)."""
-        from engine.shares import check_sale
-
-        check_sale(self, state, seat, corp, percent)
 
     def director_of(self, state: GameState, corp: Corporation) -> str:
         """Who decides for `corp` outside its turn (a discard): its president; 1825 6.4:
@@ -665,13 +651,11 @@ class Rules:
         buys only the bank's next new train)."""
         return None
 
+    @abstractmethod
     def cheapest_train(self, state: GameState) -> tuple[Train, int, str] | None:
         """The cheapest train a company may buy from the bank (4.2.5.2(a)): of those the
         Initial Offering offers now (`offered_trains`: its next one; 1861 10.10 in phase
         8 also a 2+2; 1850 16.2 a diesel) or one of the Open Market."""
-        from engine import trains
-
-        return trains.cheapest_available(state, self.offered_trains(state))
 
     def must_buy_train(self, state: GameState, corp: Corporation) -> bool | None:
         """Whether `corp` must buy a train before its turn ends; None: the 1830 rule (a
@@ -734,17 +718,10 @@ class Rules:
         return 0
 
 
+    @abstractmethod
     def pay_dividend(self, state: GameState, corp: Corporation, revenue: int, choice: str,
                      round: Round) -> None:
         """4.2.4: pay out (price right) or withhold (price left)."""
-        from engine.rounds.operating import pay_out, withhold
-
-        if choice == "payout" and revenue > 0:
-            pay_out(state, corp, revenue)
-            self.move_price(state, corp, "right")
-        else:
-            withhold(state, corp, revenue)
-            self.move_price(state, corp, "left")
 
     def dividend_choices(self, state: GameState, corp: Corporation, revenue: int
                          ) -> list[str]:
@@ -797,14 +774,9 @@ class Rules:
         of its routes. A title that overrides `run_revenue` says so itself."""
         return type(self).run_revenue is Rules.run_revenue
 
+    @abstractmethod
     def may_buy_another_bank_train(self, state: GameState, bought_this_turn: int) -> bool:
         """4.2.5(f): one train from the bank per turn until the limit is lifted."""
-        lift = self.one_bank_train_per_turn_until
-        if lift is None or bought_this_turn == 0:
-            return True
-        from engine.trains import bought_from_offering
-
-        return bought_from_offering(state, lift) > 0
 
     def why_not_buy_private(self, state: GameState, corp: Corporation, private: Private,
                             price: int, round: Round) -> str | None:

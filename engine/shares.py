@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine import market
 from engine.errors import GameError, require
+from engine.prices import move_token as move_token
+from engine.prices import place_token as place_token
 from engine.state import (
     BANK,
     CLOSED,
@@ -23,15 +24,13 @@ from engine.state import (
     GameState,
     PendingSale,
 )
+from engine.state import money as money
 
 if TYPE_CHECKING:
     from engine.rules import Rules
 
-
-def money(state: GameState, amount: int) -> str:
-    """An amount in the title's currency, as the rulebook prints it: `$90`."""
-    return f"{state.title.currency}{amount}"
-
+# `money` (engine.state), `move_token` and `place_token` (engine.prices) live below the
+# rules now; their importers still find them here too.
 
 SOURCE_NAMES = {IPO: "the Initial Offering", POOL: "the Open Market", TREASURY: "its treasury"}
 
@@ -226,26 +225,6 @@ def sell_shares(rules: Rules, state: GameState, seat: str, corp: Corporation,
         rules.move_price_after_sale(state, corp, percent // 10)
     resolve_presidency(state, corp, seller=seat)
     return proceeds
-
-
-def move_token(state: GameState, corp: Corporation, direction: str, times: int = 1) -> None:
-    """Move a share price token up/down/left/right `times` spaces, reporting the result."""
-    moves = {"up": market.up, "down": market.down, "left": market.left, "right": market.right}
-    pos = state.market.positions[corp.sym]
-    for _ in range(times):
-        pos = moves[direction](state.market.spec, pos)
-    place_token(state, corp, pos)
-
-
-def place_token(state: GameState, corp: Corporation, pos: market.Position) -> bool:
-    """Put the share price token on `pos`, reporting the move; whether it moved."""
-    before = state.market.price(corp.sym)
-    if not state.market.move(corp.sym, pos):
-        return False
-    after = state.market.price(corp.sym)
-    state.say(f"{corp.sym} share price moves from {money(state, before)} "
-              f"to {money(state, after)}")
-    return True
 
 
 def remove_from_game(state: GameState, corp: Corporation) -> None:

@@ -270,6 +270,11 @@ _Copier = Callable[[Any, dict[int, Any]], Any]
 _COPIERS: dict[type, _Copier] = {}
 
 
+def money(state: GameState, amount: int) -> str:
+    """An amount in the title's currency, as the rulebook prints it: `$90`."""
+    return f"{state.title.currency}{amount}"
+
+
 def copy_records(obj: _T, memo: dict[int, Any] | None = None) -> _T:
     """A deep copy of `obj` that shares what never changes (see above)."""
     if memo is None:

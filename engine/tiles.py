@@ -241,7 +241,7 @@ def distinct_rotations(tile: TileSpec) -> list[int]:
 # --------------------------------------------------------------------------- upgrades
 
 
-def _resolve(
+def replaced(
     old: TileSpec | HexSpec, on_hex: HexSpec | None
 ) -> tuple[TileSpec, HexSpec | None]:
     if isinstance(old, HexSpec):
@@ -288,7 +288,7 @@ def upgrade_problems(
     colour applies (18TN's Nashville wants "N" in green, "P" in brown). With
     ``rotation`` None the track check passes if any rotation keeps the old track.
     """
-    old_tile, hex_spec = _resolve(old, on_hex)
+    old_tile, hex_spec = replaced(old, on_hex)
     old_tile = promoted(old_tile, new)
     problems: list[str] = []
     if not color_step_ok(old_tile.color, new.color):
@@ -353,7 +353,7 @@ def legal_rotations(
     """
     if upgrade_problems(old, old_rotation, new, None, on_hex=on_hex, merge_towns=merge_towns):
         return []
-    old_tile = promoted(_resolve(old, on_hex)[0], new)
+    old_tile = promoted(replaced(old, on_hex)[0], new)
     return [
         r
         for r in distinct_rotations(new)

@@ -35,9 +35,8 @@ from mailservers import (
 )
 
 from engine.actions import Bid, BuyPrivate, StartAuction
-from engine.export import export_record
 from engine.game import Game
-from engine.records import import_record
+from engine.records import export_record, import_record
 from moderator.config import Config
 from moderator.desk.auth import MASTER_KEY
 from moderator.desk.turns import MODERATOR

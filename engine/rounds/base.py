@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from engine.actions import Action
 from engine.errors import GameError
 from engine.state import GameState
-
-if TYPE_CHECKING:
-    from engine.rules import Rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,11 +28,11 @@ def not_here(action: Action, round_name: str, title: str, legal: list[str]) -> G
 
 
 class Round(ABC):
-    """A round is a sequence of turns; it ends when `over` says so."""
+    """A round is a sequence of turns; it ends when `over` says so. (Each kind of round
+    keeps the rules it asks: `Round` itself stays below `Rules`.)"""
 
-    def __init__(self, state: GameState, rules: Rules) -> None:
+    def __init__(self, state: GameState) -> None:
         self.state = state
-        self.rules = rules
 
     @property
     @abstractmethod

@@ -56,7 +56,8 @@ class Dealing:
 
 class MergerRound(Round):
     def __init__(self, state: GameState, rules: Rules, number: int) -> None:
-        super().__init__(state, rules)
+        super().__init__(state)
+        self.rules = rules
         self.number = number
         self.asked: set[str] = set()
         self.current: str | None = None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from engine import board, loans, routes, trains
+from engine import board, loans, optimizer, routes, trains
 from engine.actions import (
     Accept,
     Action,
@@ -96,7 +96,8 @@ class CompanyTurn:
 
 class OperatingRound(Round):
     def __init__(self, state: GameState, rules: Rules, number: int) -> None:
-        super().__init__(state, rules)
+        super().__init__(state)
+        self.rules = rules
         self.number = number
         state.operating_round_number = number
         self.done: set[str] = set()
@@ -225,7 +226,7 @@ class OperatingRound(Round):
         out: list[str] = []
         step = t.step
         train = self.steps.index("train")
-        if step <= 0 and self._lays_left(corp):
+        if step <= 0 and self.lays_left(corp):
             out.append("lay TILE at HEX rot N")
         if step <= 0:
             out += [f"use {p.sym} lay TILE at HEX rot N (its free tile lay)"
@@ -253,7 +254,7 @@ class OperatingRound(Round):
         closes = not t.dividend_done and not t.revenue and \
             self.rules.closes_on_withholding(state, corp)
         if step <= train and self._may_pass_to(corp, train) and not closes:
-            if self._can_buy_train(corp):
+            if self.can_buy_train(corp):
                 out += self._train_options(corp, forced)
             if forced:
                 out += self._forced_sale_options(corp)
@@ -261,7 +262,7 @@ class OperatingRound(Round):
             for extra in self.steps[train + 1:]:
                 index = self.steps.index(extra)
                 if (extra not in STEPS and self._may_pass_to(corp, index)
-                        and self._step_available(corp, extra)):
+                        and self.step_available(corp, extra)):
                     out += self.rules.step_options(state, corp, extra, self)
         out += self.rules.turn_extras(state, corp, self)
         out += self._private_options(corp)
@@ -392,7 +393,7 @@ class OperatingRound(Round):
                 "to pay for the train)"
                 for sym, pct in self._sellable_percents(seat, corp).items()]
 
-    def _lays_left(self, corp: Corporation) -> bool:
+    def lays_left(self, corp: Corporation) -> bool:
         t = self.current
         assert t is not None
         return any(self.rules.why_not_lay_count(self.state, corp, kind, "", t.yellow_lays,
@@ -495,12 +496,12 @@ class OperatingRound(Round):
         if t is None or self.discards or t.step < self.steps.index("train"):
             return
         corp = self.company()
-        if t.step == self.steps.index("train") and self._can_buy_train(corp):
+        if t.step == self.steps.index("train") and self.can_buy_train(corp):
             return
-        if any(self._step_available(corp, self.steps[i])
+        if any(self.step_available(corp, self.steps[i])
                for i in range(max(t.step, self.steps.index("train")) + 1, len(self.steps))):
             return
-        if t.step > self.steps.index("train") and self._step_available(
+        if t.step > self.steps.index("train") and self.step_available(
                 corp, self.steps[t.step]):
             return
         self._finish_company()
@@ -521,7 +522,7 @@ class OperatingRound(Round):
                                f"({money(state, price - credit)})")
         return out
 
-    def _can_buy_train(self, corp: Corporation) -> bool:
+    def can_buy_train(self, corp: Corporation) -> bool:
         state = self.state
         if self._trade_in_options(corp):
             return True
@@ -650,7 +651,7 @@ class OperatingRound(Round):
         why = self.rules.why_not_run(self.state, corp)
         if why:
             raise GameError(why, tuple(self.legal()))
-        run = routes.check_run(self.rules, self.state, corp, action)
+        run = optimizer.run_for(self.rules, self.state, corp, action)
         t.run = run
         t.revenue = run.revenue
         t.step = self.steps.index("dividend")
@@ -950,7 +951,7 @@ class OperatingRound(Round):
             self._enter_step(corp, t.step + 1)
             return
         later = [i for i in range(t.step + 1, len(self.steps))
-                 if self._step_available(corp, self.steps[i])]
+                 if self.step_available(corp, self.steps[i])]
         if later:
             if t.step == train:
                 self._leave_train_step(corp)
@@ -960,7 +961,7 @@ class OperatingRound(Round):
             return
         self._done(corp)
 
-    def _step_available(self, corp: Corporation, step: str) -> bool:
+    def step_available(self, corp: Corporation, step: str) -> bool:
         """Whether an end-of-turn step has anything to offer (else it is passed)."""
         if step == "privates":
             return self._may_buy_a_private(corp) and \

@@ -141,7 +141,8 @@ class StockRoundState:
 
 class StockRound(Round):
     def __init__(self, state: GameState, rules: Rules) -> None:
-        super().__init__(state, rules)
+        super().__init__(state)
+        self.rules = rules
         state.stock_round_number += 1
         self.number = state.stock_round_number
         self.s = StockRoundState(current=state.priority)

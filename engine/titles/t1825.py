@@ -38,6 +38,7 @@ from engine.actions import (
 )
 from engine.citations import Cite
 from engine.errors import GameError, require
+from engine.family import FamilyRules
 from engine.geometry import neighbour
 from engine.rounds.stock import StockRound, StockTurn
 from engine.rules import Rules
@@ -115,7 +116,7 @@ CITATIONS: Mapping[str, Cite] = {
 }
 
 
-class Rules1825(Rules):
+class Rules1825(FamilyRules):
     citations = CITATIONS
     sell_in_first_stock_round = False  # 4: no selling in the first SDR
     holding_limit_percent = 100  # no limit per company (the site: max_ownership 100)
@@ -688,7 +689,7 @@ class ShareDealingRound(StockRound):
         super().__init__(state, rules)
         self.bought_now: set[str] = set()  # 4.3: bought this turn, not sold in it
         # The company whose share was the turn's last action, if a purchase (18xx.games
-        # then refuses its sale; after any other action it takes one: export.py).
+        # then refuses its sale; after any other action it takes one: the export).
         self.last_bought: str | None = None
 
     @property

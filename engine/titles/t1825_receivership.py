@@ -214,14 +214,14 @@ def drop_lease(corp: Corporation) -> None:
 
 def best_income(rules: Rules, state: GameState, corp: Corporation,
                 extra: Train | None = None) -> int:
-    from engine.routes import check_run
+    from engine.optimizer import run_for
 
     if extra is not None:
         corp.trains.append(extra)
     try:
         if not corp.trains:
             return 0
-        return check_run(rules, state, corp, RunRoutes(auto=True)).revenue
+        return run_for(rules, state, corp, RunRoutes(auto=True)).revenue
     finally:
         if extra is not None:
             corp.trains.remove(extra)

@@ -17,7 +17,8 @@ from engine import board, market
 from engine.actions import Action, SellShares, UsePrivate
 from engine.citations import PLAIN, Cite
 from engine.errors import GameError
-from engine.rules import Rules, private_tile_lay
+from engine.family import FamilyRules
+from engine.rules import private_tile_lay
 from engine.shares import money, place_token, remove_from_game
 from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Private, Train
 from engine.title import MarketSpec, PhaseSpec, TileSpec, Title, TrainSpec
@@ -128,7 +129,7 @@ CITATIONS: Mapping[str, Cite] = {
 }
 
 
-class Rules1850(Rules):
+class Rules1850(FamilyRules):
     citations = CITATIONS
     sell_in_first_stock_round = False  # 5.7: no sales in the initial stock round
 

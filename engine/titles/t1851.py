@@ -15,7 +15,7 @@ from engine import board
 from engine.actions import Action, IssueShares, RedeemShares
 from engine.citations import PLAIN, Cite
 from engine.errors import GameError, require
-from engine.rules import Rules
+from engine.family import FamilyRules
 from engine.shares import money, move_token
 from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Private, Train
 from engine.title import PhaseSpec, PrivateSpec, TileSpec
@@ -66,7 +66,7 @@ CITATIONS: Mapping[str, Cite] = {
 }
 
 
-class Rules1851(Rules):
+class Rules1851(FamilyRules):
     ipo_buys_at_par = False  # BUYING STOCK: the price is always the current share price
     sell_after_buy = False  # STOCK ROUNDS: sell any number, then buy one
     forced_sales_at_start_prices = True  # PURCHASE TRAINS

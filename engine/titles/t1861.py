@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from engine.citations import PLAIN, Cite
 from engine.errors import GameError
-from engine.rules import Rules
+from engine.family import FamilyRules
 from engine.shares import money, move_token
 from engine.state import BANK, CLOSED, TREASURY, Corporation, GameState, Private
 from engine.title import MarketCell, PhaseSpec, TileSpec, Title
@@ -103,7 +103,7 @@ CITATIONS: Mapping[str, Cite] = {
 }
 
 
-class Rules1861(Rules):
+class Rules1861(FamilyRules):
     citations = CITATIONS
     half_dividends = True  # 10.7
     sell_in_first_stock_round = True  # 9.1 limits sales by operation, not by round

@@ -12,7 +12,8 @@ from engine import board, routes
 from engine.actions import UsePrivate
 from engine.citations import PLAIN, Cite
 from engine.errors import GameError, require
-from engine.rules import Rules, private_tile_lay
+from engine.family import FamilyRules
+from engine.rules import private_tile_lay
 from engine.shares import money, move_token
 from engine.state import BANK, Corporation, GameState, Private, Train
 from engine.title import PhaseSpec
@@ -68,7 +69,7 @@ CITATIONS: Mapping[str, Cite] = {
 }
 
 
-class Rules18TN(Rules):
+class Rules18TN(FamilyRules):
     one_bank_train_per_turn_until = "4"  # 4.2.5(f)
     citations = CITATIONS
 

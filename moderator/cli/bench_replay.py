@@ -164,7 +164,7 @@ def replay_curve(record: dict[str, Any], points: int = 10) -> list[CurvePoint]:
     started = time.perf_counter()
     last = 0.0
     for number, move in enumerate(moves, start=1):
-        game._append(move)  # what Game(setup, moves) does, move by move
+        game.append_move(move)  # what Game(setup, moves) does, move by move
         if number in marks:
             now = time.perf_counter() - started
             out.append(CurvePoint(number, now, now - last, 0.0))
@@ -174,7 +174,7 @@ def replay_curve(record: dict[str, Any], points: int = 10) -> list[CurvePoint]:
         alone = Game(replayed.setup, moves[:first])
         began = time.perf_counter()
         for move in moves[first:point.moves]:
-            alone._append(move)
+            alone.append_move(move)
         out[i] = dataclasses.replace(point, segment_alone=time.perf_counter() - began)
     return out
 
@@ -189,7 +189,7 @@ def positions(record: dict[str, Any]) -> Iterator[tuple[Any, Any]]:
     game = Game(replayed.setup)
     for move in replayed.log:
         yield game, move
-        game._append(move)
+        game.append_move(move)
 
 
 def legal_times(record: dict[str, Any]) -> list[float]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from engine.export import export_record
 from engine.game import Game
+from engine.records import export_record
 from moderator.desk.batching import owe
 from moderator.desk.tournament.results import table_ended
 from moderator.desk.turns import restart_clock, settle

@@ -20,8 +20,8 @@ from scenarios_1825 import company_turn, first_round, new_game, now
 
 from engine.actions import Action, BuyTrain, Done, LayTile, Pass, RunRoutes
 from engine.errors import GameError
-from engine.export import export_record
 from engine.game import Game
+from engine.records import export_record
 from engine.rounds.stock import StockRound
 from engine.routes import train_distance
 from engine.state import Train

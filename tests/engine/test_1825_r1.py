@@ -14,12 +14,11 @@ from typing import Any
 import pytest
 from scenarios_1825 import r1_record_prefix
 
-from engine import export_1825
 from engine.actions import BuyTrain, Par, Route, RunRoutes, SellTrain
 from engine.errors import GameError
-from engine.export import export_record
 from engine.game import Game, Setup
-from engine.records import expanded, folded_actions, import_record
+from engine.optimizer import run_for
+from engine.records import expanded, export_record, folded_actions, forms_1825, import_record
 from engine.routes import check_run
 from engine.state import PlacedTile, Train
 from engine.title import load_title
@@ -252,7 +251,7 @@ def test_r1_the_site_offers_a_minor_s_start_from_twice_the_lowest_par() -> None:
     £85 in SDR 1 was passed by the site and not by our export."""
     game = Game(Setup("1825", ("A", "B", "C"), 1, frozenset({"r1", "site_figures"})))
     state = game.state
-    costs = {sym: export_1825.site_par_cost(state, state.corporations[sym])
+    costs = {sym: forms_1825.site_par_cost(state, state.corporations[sym])
              for sym in ("Cam", "TV", "LNWR", "LBSC")}
     assert costs == {"Cam": 134, "TV": 134, "LNWR": 200, "LBSC": 134}
 
@@ -306,7 +305,7 @@ def test_5_5_2_r1_a_route_through_the_halt_names_it_as_the_site_does() -> None:
     game, _ = _replay(record, at)
     state = game.state
     lbsc = state.corporations["LBSC"]
-    run = check_run(game.rules, state, lbsc, RunRoutes(auto=True))
+    run = run_for(game.rules, state, lbsc, RunRoutes(auto=True))
     (walk,) = [r.walk for r in run.runs]
     assert run.revenue == 160
     assert walk.stops[0].kind == walk.stops[-1].kind == "c"  # large stations at both ends

@@ -18,6 +18,7 @@ from scenarios_1825 import r1_record_prefix
 from engine.actions import Route, RunRoutes
 from engine.errors import GameError
 from engine.game import Game
+from engine.optimizer import run_for
 from engine.routes import best_run, check_run
 from engine.state import Corporation, Train
 from engine.title import load_title
@@ -53,7 +54,7 @@ def test_r1_u3_counts_three_cities_and_scores_every_town() -> None:
     saved = _with(ger, "U3")
     try:
         declared = check_run(game.rules, state, ger, RunRoutes((Route("U3", GER_U3),)))
-        best = check_run(game.rules, state, ger, RunRoutes(auto=True))
+        best = run_for(game.rules, state, ger, RunRoutes(auto=True))
         exhaustive = best_run(game.rules, state, ger)
     finally:
         ger.trains[:] = saved
@@ -72,7 +73,7 @@ def test_r1_the_same_route_is_too_long_for_a_3_train() -> None:
     try:
         with pytest.raises(GameError, match="at most 3 stops"):
             check_run(game.rules, state, ger, RunRoutes((Route("3", GER_U3),)))
-        three = check_run(game.rules, state, ger, RunRoutes(auto=True)).revenue
+        three = run_for(game.rules, state, ger, RunRoutes(auto=True)).revenue
     finally:
         ger.trains[:] = saved
     assert three == 120

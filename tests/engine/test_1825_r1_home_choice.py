@@ -24,7 +24,6 @@ from scenarios_1825 import r1_record_prefix
 from engine.actions import LayTile, PlaceToken
 from engine.defaults import conservative_action
 from engine.errors import GameError
-from engine.export_1825 import SiteHomes
 from engine.game import Game, Move
 from engine.records import (
     RecordMapper,
@@ -34,6 +33,7 @@ from engine.records import (
     replay_action,
     setup_of,
 )
+from engine.records.forms_1825 import SiteHomes
 from engine.rounds.operating import OperatingRound
 from grammar.names import names_for_title
 from grammar.parser import parse_line
@@ -117,7 +117,7 @@ def test_r1_a_record_that_does_not_ask_takes_the_default() -> None:
 def test_r1_export_writes_the_choice_as_the_site_s_only_where_it_asks() -> None:
     """With V8's track the choice is the site's `place_token`; without it, the site
     does not ask yet: the choice travels in a message, and the site's own question is
-    answered once it asks (export_1825.SiteHomes)."""
+    answered once it asks (forms_1825.SiteHomes)."""
     game = _asked()
     move = Move("Player 1", PlaceToken("V8", 1))
     assert SiteHomes().chosen(game, move) is True

@@ -1,5 +1,5 @@
-"""1825 Unit 1, 6.4: a receiver's turn in the site's record forms (engine/export.py,
-engine/export_1825.py; docs/site-differences.md, 4.4, 6.4).
+"""1825 Unit 1, 6.4: a receiver's turn in the site's record forms (engine/records/writing.py,
+engine/records/forms_1825.py; docs/site-differences.md, 4.4, 6.4).
 
 The site's receiver stops at its run step wherever its graph has a route, trains or
 none, and a trainless one runs nothing there (`run_routes` with no routes: its run step
@@ -25,9 +25,8 @@ from scenarios_1825 import r1_record_prefix
 from test_1825_receivership import GWR_ROUTE, gwr_in_receivership, gwr_leases_runs_and_buys
 
 from engine.actions import BuyTrain, Done, LayTile, LeaseTrain, Pass, RunRoutes
-from engine.export import export_record
 from engine.game import Game
-from engine.records import import_record
+from engine.records import export_record, import_record
 
 # Tile 4 on V16 (Reading) joins the GWR's base at Swindon (V14) to Reading's town only:
 # a route in the site's graph (its base and a stop), none of ours (1.8: a route begins

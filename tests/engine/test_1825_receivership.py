@@ -282,8 +282,7 @@ def test_6_4_the_receiver_discards_for_the_company_outside_its_turn() -> None:
 
 
 def test_6_4_3_a_game_with_a_lease_goes_out_as_a_record_and_comes_back_alike() -> None:
-    from engine.export import export_record
-    from engine.records import import_record
+    from engine.records import export_record, import_record
 
     g = gwr_leases_runs_and_buys()
     # (A later move: the purchase the site's receiver makes by itself is unrecorded,
@@ -300,7 +299,7 @@ def test_6_4_3_the_lease_after_the_lays_goes_out_after_the_track_step_s_pass() -
     differential, seed 41 game 2). After the run the site's receiver has nothing to
     choose (6.4.4's purchase it makes by itself): our pass of the train step, like our
     `done`, has no site form."""
-    from engine.export import export_record
+    from engine.records import export_record
 
     g = gwr_in_receivership()
     g.apply("Cy", GWR_ROUTE)

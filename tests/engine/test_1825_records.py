@@ -12,10 +12,9 @@ import pytest
 from random_play import choose
 
 from engine.actions import SellPrivate
-from engine.export import export_record
 from engine.game import Game, Setup
 from engine.legal import legal_actions
-from engine.records import import_record, our_options, site_options
+from engine.records import export_record, import_record, our_options, site_options
 from engine.rounds.stock import StockRound
 
 
@@ -59,14 +58,14 @@ def test_6_3_base_in_a_bankrupt_company_s_home_takes_its_free_slot() -> None:
     """6.3: a bankrupt company's bases are removed; the site drops its home reservation,
     so a base built there later takes the station's only slot, 0 (seed 17 game 5 of the
     differential: the LSWR in Swindon, the GWR's home, after the GWR's bankruptcy)."""
-    from engine.export import _TokenSlots
+    from engine.records.ledgers import TokenSlots
     from engine.title import load_title
 
-    slots = _TokenSlots(load_title("1825"))
+    slots = TokenSlots(load_title("1825"))
     slots.update({("V14", "LSWR"): 0}, frozenset({"GWR"}))
     assert slots.slots[("V14", "LSWR")] == 0
     # While the GWR stands, its home slot stays its own.
-    standing = _TokenSlots(load_title("1825"))
+    standing = TokenSlots(load_title("1825"))
     standing.update({("V14", "LSWR"): 0})
     assert standing.slots[("V14", "LSWR")] == 1
 
@@ -84,7 +83,7 @@ def test_6_3_the_site_removes_only_a_bankrupt_company_s_trains() -> None:
     a third train, may still buy its own discarded 4-train (£430) though the bank's next
     is a 5-train (£550): the site stops at its train step, and our `done` there is the
     site's pass (the export once took every train out of the site's Open Market)."""
-    from engine.export import _Renderer
+    from engine.records.rendering import Renderer
 
     game = Game.from_json(json.loads(AFTER_BANKRUPTCIES.read_text()))
     state = game.state
@@ -95,7 +94,7 @@ def test_6_3_the_site_removes_only_a_bankrupt_company_s_trains() -> None:
     # What the export tracks from the history: the trains of the companies it closed,
     # not the one the GER discarded.
     moves = [game.log[i] for i in game.effective]
-    renderer = _Renderer(game.setup, {seat: n for n, seat in enumerate(game.setup.seats, 1)})
+    renderer = Renderer(game.setup, {seat: n for n, seat in enumerate(game.setup.seats, 1)})
     renderer.render(moves)
     pool = {t.id: t.name for t in state.trains_pool}
     kept = [name for train, name in pool.items() if train not in renderer.removed]

@@ -99,8 +99,7 @@ def test_5_6_5_the_accepted_offer_is_exported_as_the_buyer_s_purchase() -> None:
     """The log keeps `accept` as the purchase at the offered price; the site's record has
     the GWR's buy_train for £100 (18xx.games replays it to the same trains and cash:
     tools/oracle), the offer itself a chat message."""
-    from engine.export import export_record
-    from engine.records import import_record
+    from engine.records import export_record, import_record
 
     g = lnwr_offers_its_2_train()
     g.apply("Bob", order(g, "accept"))
@@ -134,8 +133,7 @@ def test_5_6_5_an_offer_taken_at_the_end_of_the_turn_is_exported_before_another_
     the LNWR's buy_train (the site otherwise stays at the LNWR's train step and refuses
     the GWR's actions: "Blocking step Buy Trains cannot process action pass")."""
     from engine.actions import Decline, Dividend, Pass, RunRoutes
-    from engine.export import export_record
-    from engine.records import import_record
+    from engine.records import export_record, import_record
 
     g = new_game()
     first_round(g)

@@ -13,7 +13,7 @@ import pytest
 from scenarios_1850 import RECORD, new_game
 from site_results import FIXTURES
 
-from engine import routes
+from engine import optimizer, routes
 from engine.actions import (
     Action,
     BuyPrivate,
@@ -345,7 +345,7 @@ def test_8_1_only_a_company_with_the_mesabi_rights_runs_to_the_mesabi_range() ->
     corp.markers.discard("Mesabi rights")
     with pytest.raises(GameError):
         routes.check_run(g.rules, g.state, corp, action)
-    best = routes.check_run(g.rules, g.state, corp, RunRoutes(auto=True))
+    best = optimizer.run_for(g.rules, g.state, corp, RunRoutes(auto=True))
     assert all("A10" not in r.walk.hexes for r in best.runs)
 
 

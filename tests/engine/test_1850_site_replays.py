@@ -20,8 +20,7 @@ import pytest
 from site_results import FIXTURES, replayed, site_results
 
 from engine.actions import RedeemShares, ReissueShares
-from engine.export import export_record
-from engine.records import RecordError, import_record
+from engine.records import RecordError, export_record, import_record
 
 pytestmark = pytest.mark.slow  # twenty whole games of up to 1800 record actions
 

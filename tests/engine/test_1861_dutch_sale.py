@@ -22,10 +22,9 @@ from typing import Any
 from scenarios_1861 import new_game, now, win_lot
 from test_export_records import assert_reads_back
 
-from engine import export_1861
 from engine.actions import Bid, Pass, StartAuction
-from engine.export import export_record
 from engine.game import Game
+from engine.records import export_record, forms_1861
 
 SITE_IDS = {"Ann": "1", "Bob": "2", "Cy": "3", "Dee": "4"}
 PLAYERS = [{"id": int(i), "name": name} for name, i in SITE_IDS.items()]
@@ -53,7 +52,7 @@ def ann_bids_the_lowered_minimum() -> Game:
 
 def test_9_4_ours_resumes_the_auction_after_the_minimum_falls() -> None:
     g = ann_bids_the_lowered_minimum()
-    assert export_1861.sold_at_once(g) == "TSR"
+    assert forms_1861.sold_at_once(g) == "TSR"
     g.apply("Bob", Bid(20))  # a raise, "in the same manner as Minor Companies"
     win_lot(g)
     assert g.state.privates["TSR"].owner == "Bob"
@@ -63,7 +62,7 @@ def test_9_4_ours_resumes_the_auction_after_the_minimum_falls() -> None:
 def test_9_4_no_sale_at_once_without_a_fall_of_the_minimum() -> None:
     g = new_game()
     g.apply("Ann", Bid(20, "TSR"))
-    assert export_1861.sold_at_once(g) is None
+    assert forms_1861.sold_at_once(g) is None
 
 
 def test_9_4_the_sale_to_the_first_bidder_exports_and_reads_back_as_the_sites() -> None:

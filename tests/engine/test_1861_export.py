@@ -1,4 +1,4 @@
-"""1861 exported in 18xx.games' own forms (engine.export, engine.export_1861): the
+"""1861 exported in 18xx.games' own forms (engine.records.writing, engine.records.forms_1861): the
 recorded game 167259 imported and exported again names the site's own actions, and the
 18xx.games engine replays that export to the recorded scores (checked with
 tools/oracle: 2731/2460/2336/3354, every action accepted)."""
@@ -13,8 +13,15 @@ from typing import Any
 from scenarios_1861 import record
 from test_export_records import assert_reads_back
 
-from engine.export import export_record
-from engine.records import AUTO, OUR_ACTIONS, Replay, expanded, folded_actions, import_record
+from engine.records import (
+    AUTO,
+    OUR_ACTIONS,
+    Replay,
+    expanded,
+    export_record,
+    folded_actions,
+    import_record,
+)
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "1861"
 
@@ -128,7 +135,7 @@ def test_10_8_the_site_stop_before_loans_is_judged_on_the_cash_before_unpaid_int
     """10.8: a company that cannot pay its interest is nationalised and its cash goes
     to the RSR; the site's private purchase before loans (7.1) is offered on the cash
     it had then (found by the differential: seed 1, game 4, a minor with R6)."""
-    from engine.export_1861 import cash_before_loans
+    from engine.records.forms_1861 import cash_before_loans
 
     said = ["M-NN runs for R0: no trains run",
             "M-NN share price moves from R40 to R35",

@@ -18,7 +18,7 @@ from engine import routes
 from engine.actions import Route, RunRoutes
 from engine.errors import GameError
 from engine.game import Game
-from engine.optimizer import optimize
+from engine.optimizer import optimize, run_for
 from engine.state import PlacedTile, Train
 
 
@@ -59,4 +59,4 @@ def test_10_1_the_best_run_never_takes_two_cities_of_one_hex() -> None:
     found = optimize(g.rules, state, n, budget=None)
     exhaustive = routes.best_run(g.rules, state, n)
     assert found.proven and found.total == exhaustive.revenue == 60
-    assert routes.check_run(g.rules, state, n, RunRoutes((), auto=True)).revenue == 60
+    assert run_for(g.rules, state, n, RunRoutes((), auto=True)).revenue == 60

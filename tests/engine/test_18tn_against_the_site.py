@@ -76,8 +76,7 @@ def test_3_2_a_4_a_president_selling_half_his_certificate_exports_the_percent_so
     may sell only one share (10%) and keep 10%". The record names the certificate with
     the part sold, as the site does (`percent`: 10), not the certificate's 20%."""
     from engine.actions import SellShares
-    from engine.export import export_record
-    from engine.records import import_record
+    from engine.records import export_record, import_record
 
     g = _ann_bob_cy_di()
     sr = g.state.corporations["SR"]
@@ -105,8 +104,7 @@ def test_export_an_operating_round_ended_by_a_pass_the_site_makes_itself() -> No
     import json
     from pathlib import Path
 
-    from engine.export import export_record
-    from engine.records import import_record
+    from engine.records import export_record, import_record
 
     log = Path(__file__).resolve().parents[1] / "fixtures" / "18TN" / \
         "our-log-or-ends-with-a-pass.json"
@@ -132,8 +130,7 @@ def _our_game(name: str) -> Game:
 
 def _exported(g: Game) -> list[dict[str, object]]:
     """The record's actions, after checking that the record reads back to our game."""
-    from engine.export import export_record
-    from engine.records import import_record
+    from engine.records import export_record, import_record
 
     record = export_record(g)
     back = import_record(record).game
@@ -203,7 +200,7 @@ def test_4_2_5_2_a_bankruptcy_comes_at_the_train_step_after_the_dividend_step() 
 
     from engine.actions import Accept, BuyShares, Done, Par, SellPrivate
     from engine.actions import Pass as P
-    from engine.export import export_record
+    from engine.records import export_record
 
     g = tn.new_game()
     tn.play(g, ("Ann", BuyPrivate("TCC")), ("Bob", P()), ("Cy", BuyPrivate("ETWCR")),
@@ -285,8 +282,7 @@ def test_3_6_a_stock_round_the_site_ended_ends_at_the_companys_first_pass() -> N
     import ends the round at the GMO's first pass, one that stands for nothing of ours
     (a step our engine skips), not only at the next action of ours: so the positions
     after each action are the site's."""
-    from engine.export import export_record
-    from engine.records import RecordMapper, replay_action, setup_of
+    from engine.records import RecordMapper, export_record, replay_action, setup_of
 
     record = export_record(_our_game("a-president-sells-for-a-train"))
     setup, names = setup_of(record)

@@ -111,7 +111,10 @@ def title_modules(title: str) -> list[Path]:
 
 
 def core_modules() -> list[Path]:
-    return sorted([*(ROOT / "engine").glob("*.py"), *(ROOT / "engine" / "rounds").glob("*.py")])
+    """Every engine module but the titles', at any depth (a package split keeps its
+    modules here)."""
+    titles = ROOT / "engine" / "titles"
+    return sorted(p for p in (ROOT / "engine").rglob("*.py") if titles not in p.parents)
 
 
 # --- the mapping --------------------------------------------------------------------------

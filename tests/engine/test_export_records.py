@@ -1,4 +1,4 @@
-"""Exporting games as 18xx.games records (engine.export): the site's forms, and our own
+"""Exporting games as 18xx.games records (engine.records.writing): the site's forms, and our own
 import reading every export back to the same game."""
 
 from __future__ import annotations
@@ -24,15 +24,18 @@ from engine.actions import (
     Pass,
     Undo,
 )
-from engine.export import connections, export_record, idle_alike, site_train_ids
 from engine.game import Game, Move, Setup
 from engine.legal import legal_actions
 from engine.records import (
     OUR_ACTIONS,
     OUR_SETUP,
     Replay,
+    connections,
+    export_record,
+    idle_alike,
     import_record,
     site_idle,
+    site_train_ids,
     walk_hexes,
 )
 from engine.routes import Walk
@@ -393,23 +396,26 @@ def test_a_pass_while_privates_are_for_sale_is_recorded_even_with_nothing_else()
 
 
 def test_the_export_and_the_importer_ask_the_site_forms_never_a_title_name() -> None:
-    """Where 18xx.games writes a title's records its own way, engine/site_forms.py says
-    so and the title's export module answers: engine/export.py and engine/records.py
-    compare nothing with a title's name (a new title on the site's 1867 code switches
-    flags on, it adds no branch there)."""
+    """Where 18xx.games writes a title's records its own way, engine/records/forms.py says
+    so and the title's forms module answers: the rest of engine/records/ compares
+    nothing with a title's name (a new title on the site's 1867 code switches flags on,
+    it adds no branch there)."""
     import ast
 
     from engine.records import site_forms
-    from engine.site_forms import SiteForms
+    from engine.records.forms import SiteForms
 
     names = {"18TN", "1851", "1850", "1861", "1825"}
-    root = Path(__file__).resolve().parents[2] / "engine"
-    for module in ("export.py", "records.py"):
-        tree = ast.parse((root / module).read_text())
+    package = Path(__file__).resolve().parents[2] / "engine" / "records"
+    modules = sorted(p for p in package.glob("*.py")
+                     if p.name not in ("forms_1825.py", "forms_1861.py"))
+    assert {p.name for p in modules} >= {"__init__.py", "reading.py", "writing.py"}
+    for path in modules:
+        tree = ast.parse(path.read_text())
         compared = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Compare)
                     for side in (node.left, *node.comparators)
                     if isinstance(side, ast.Constant) and side.value in names]
-        assert compared == [], (module, compared)
+        assert compared == [], (path.name, compared)
     assert type(site_forms("18TN")) is SiteForms and type(site_forms("1850")) is SiteForms
     assert site_forms("1861").steps_of_1867 and not site_forms("1861").receivers
     assert site_forms("1825").receivers and not site_forms("1825").steps_of_1867

@@ -49,7 +49,7 @@ def try_every_candidate(game: Game) -> list[Action]:
     turn = game.turn()
     if turn is None:
         return []
-    return [a for a in legal._candidates(game, prune=False)
+    return [a for a in legal.candidates(game, prune=False)
             if game.clone().attempt(turn.seat, a)]
 
 
@@ -78,7 +78,7 @@ class Comparison:
         assert legal.legal_actions(game) == plain, where
         self.positions += 1
         accepted = set(plain)
-        for action in legal._candidates(game, prune=False):
+        for action in legal.candidates(game, prune=False):
             kind = shortcut_kind(game, action)
             if kind is not None:
                 self.met[(kind, action in accepted)] += 1

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from engine import board, routes, track
+from engine import board, optimizer, routes, track
 from engine.actions import LayTile, RunRoutes
 from engine.errors import GameError
 from engine.game import Game
@@ -92,7 +92,7 @@ def test_declared_routes_find_the_walks_of_the_plain_search(name: str) -> None:
         corp = rnd.company()
         state = game.state
         graph = routes.route_track(game.rules, state, corp)
-        run = routes.check_run(game.rules, state, corp, RunRoutes(auto=True))
+        run = optimizer.run_for(game.rules, state, corp, RunRoutes(auto=True))
         for train_run in run.runs:
             dist = state.title.train(train_run.train).distance.stops
             walk = train_run.walk

@@ -96,7 +96,7 @@ def refused_candidates(game: Game, limit: int) -> list[Action]:
     turn = game.turn()
     assert turn is not None
     out = []
-    for action in legal._candidates(game):
+    for action in legal.candidates(game):
         if not game.clone().attempt(turn.seat, action):
             out.append(action)
             if len(out) >= limit:
@@ -272,7 +272,7 @@ def try_every_candidate(game: Game) -> list[Action]:
     turn = game.turn()
     if turn is None:
         return []
-    return [a for a in legal._candidates(game, prune=False)
+    return [a for a in legal.candidates(game, prune=False)
             if game.clone().attempt(turn.seat, a)]
 
 
@@ -400,7 +400,7 @@ def test_1861_home_choices_kept_on_the_graph_equal_the_rule_asked_afresh() -> No
 
 
 def test_1861_proposals_and_bids_judged_on_sight_equal_trying_them() -> None:
-    """`legal._Judge.proposal` and `auction_bid` judge a minor's auction proposal
+    """`legal.Judge.proposal` and `auction_bid` judge a minor's auction proposal
     and a bid in an auction (9.2 to 9.4) without trying them on a copy: at every
     position of the 1861 record's stock rounds, their answer for each equals trying
     it on a copy, the list of legal actions equals trying every candidate, and both
@@ -419,8 +419,8 @@ def test_1861_proposals_and_bids_judged_on_sight_equal_trying_them() -> None:
             turn = game.turn()
             if turn is not None and isinstance(game.round, AuctionStockRound):
                 positions += 1
-                judge = legal._Judge(game, turn.seat)
-                for action in legal._candidates(game, prune=False):
+                judge = legal.Judge(game, turn.seat)
+                for action in legal.candidates(game, prune=False):
                     if isinstance(action, StartAuction):
                         accepted = judge.proposal(action)
                         assert accepted is not None, action
@@ -502,10 +502,10 @@ def test_purchases_and_stations_listed_equal_trying_each_at_every_position(
             if turn is not None and isinstance(live.round, OperatingRound):
                 kinds = (BuyTrain, BuyPrivate, PlaceToken)
                 listed = [a for a in legal.legal_actions(live) if isinstance(a, kinds)]
-                tried = [a for a in legal._candidates(live) if isinstance(a, kinds)
+                tried = [a for a in legal.candidates(live) if isinstance(a, kinds)
                          and live.clone().attempt(turn.seat, a)]
                 assert listed == tried, f"{record} move {len(live.log)}"
-                for a in legal._candidates(live):
+                for a in legal.candidates(live):
                     if isinstance(a, kinds):
                         met[a in listed] += 1
             live.apply(move.seat, move.action)

@@ -9,7 +9,7 @@ it stands (as the differential replays its games, `differential.ROUTES`).
 
 At each recorded run (of the COMPANIES, or every company) our engine's best run at
 that position (`run auto`, engine/optimizer.py) is written in the site's form
-(`engine.export.run_form`) and replayed by the site's engine in place of the recorded
+(`engine.records.run_form`) and replayed by the site's engine in place of the recorded
 run, followed by the record's next action (its dividend). The routes go without their
 revenue: the site checks a route ("Route must contain token", its distance, its ends)
 and computes its revenue only where the record gives none; a recorded revenue it takes
@@ -37,7 +37,7 @@ from differential import our_game_at, without_revenue
 from oracle import Oracle
 
 from engine.actions import LeaseTrain, RunRoutes
-from engine.export import run_form
+from engine.records import run_form
 from engine.rounds.operating import OperatingRound
 
 

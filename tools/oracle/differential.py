@@ -1,5 +1,5 @@
 """The differential check (18TN, 1850): random legal games played in our engine,
-exported as 18xx.games records (`engine.export`, unrepaired) and replayed in the site's
+exported as 18xx.games records (`engine.records`, unrepaired) and replayed in the site's
 engine.
 
 For each game the position after every record action is compared (players' cash and
@@ -56,12 +56,12 @@ from engine.actions import (
 )
 from engine.defaults import conservative_action
 from engine.errors import GameError
-from engine.export import export_record
 from engine.game import Game, Setup
 from engine.geometry import neighbour
 from engine.records import (
     RecordMapper,
     expanded,
+    export_record,
     folded_actions,
     import_record,
     replay_action,
@@ -145,7 +145,7 @@ def play(seed: int, index: int, title: str = "18TN") -> Game:
     rng = random.Random(game_seed)
     game = new_game(seed, index, title)
     left_out = NO_SITE_FORM.get(title, ())
-    real_tile_lays = legal._tile_lays
+    real_tile_lays = legal.tile_lays
 
     def sampled_tile_lays(game: Game, corp: Corporation, hexes: set[str] | None = None,
                           any_hex: bool = False, prune: bool = True) -> Iterator[LayTile]:
@@ -165,7 +165,7 @@ def play(seed: int, index: int, title: str = "18TN") -> Game:
                 set(rng.sample(sorted(around), min(HEXES_TRIED, len(around))))
         return real_tile_lays(game, corp, hexes, any_hex, prune)
 
-    legal._tile_lays = sampled_tile_lays
+    legal.tile_lays = sampled_tile_lays
     last_real = 0  # moves up to the last one that was not a pass
     try:
         for _ in range(MOVES.get(title, MAX_MOVES)):
@@ -178,7 +178,7 @@ def play(seed: int, index: int, title: str = "18TN") -> Game:
             elif len(game.log) - last_real > STUCK:
                 break
     finally:
-        legal._tile_lays = real_tile_lays
+        legal.tile_lays = real_tile_lays
     return cut_stuck(game)
 
 
@@ -228,7 +228,7 @@ def take(rng: random.Random, game: Game, seat: str,
     """Apply a random legal action: the best routes run, a random dividend, and otherwise
     a random candidate, one that is not a pass four times in five. The candidates are
     tried in that order of preference (random within each) until the game accepts one."""
-    allowed = [a for a in legal._candidates(game) if not isinstance(a, left_out)]
+    allowed = [a for a in legal.candidates(game) if not isinstance(a, left_out)]
     # (Where the site refuses every choice left, as a forced sale above the certificate
     # limit that must hand a presidency on, the game goes on to the difference.)
     candidates = [a for a in allowed if not site_refuses(game, a)] or allowed
@@ -265,7 +265,7 @@ def take(rng: random.Random, game: Game, seat: str,
     kept = set(candidates)  # (a list's `in` made this quadratic: 1861's many pars)
     order += sorted((a for a in allowed if a not in kept),
                     key=lambda a: last_resort(game, seat, a))
-    judge = legal._Judge(game, seat)
+    judge = legal.Judge(game, seat)
     for action in order:
         if game.state.title.name == "1825" and site_1825.left_when_tried(game, action, rng):
             continue
@@ -279,14 +279,14 @@ def take(rng: random.Random, game: Game, seat: str,
     raise RuntimeError(f"no legal action for {seat} in {game.round_name}: {game.legal()}")
 
 
-def refused_on_sight(judge: legal._Judge, action: Action) -> bool:
+def refused_on_sight(judge: legal.Judge, action: Action) -> bool:
     """Whether our engine refuses ACTION without its being tried: the shortcuts of
-    `engine.legal` (`_refused`, the stock round's and the auctions' own checks), which
+    `engine.legal` (`refused_on_sight`, the stock round's and the auctions' own checks), which
     tests/engine/test_legal_equivalence.py holds equal to trying the action on a copy.
     A refused try costs a copy of the position (most of a random 1861 game's time: a
     par of every company at every price before phase 4, 9.3)."""
     game = judge.game
-    if legal._refused(game, action) or judge.refused_in_stock_round(action):
+    if legal.refused_on_sight(game, action) or judge.refused_in_stock_round(action):
         return True
     return judge.proposal(action) is False or judge.auction_bid(action) is False
 

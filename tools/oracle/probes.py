@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from oracle import DEFAULT_SITE_LIB, Oracle
 
 from engine.actions import Action, BuyPrivate, BuyShares, Par, Pass, SellShares
-from engine.export import export_record
 from engine.game import Game, Setup
+from engine.records import export_record
 
 
 def sr2_sale() -> Game:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine import export_1825, legal, track
+from engine import legal, track
 from engine.actions import (
     Action,
     BuyPrivate,
@@ -36,6 +36,7 @@ from engine.actions import (
 from engine.errors import GameError
 from engine.game import Game
 from engine.geometry import neighbour
+from engine.records import forms_1825
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
 from engine.state import POOL, Corporation
@@ -247,14 +248,14 @@ def left_when_tried(game: Game, action: Action, rng: random.Random | None = None
             # After its run the site's receiver buys the bank's next train by itself
             # where one fits, and nothing else (listed, 6.4.4): the random receiver
             # plays so, a choice the rulebook leaves him (6.4: he acts as director).
-            buys = export_1825.site_buys(game, corp)
+            buys = forms_1825.site_buys(game, corp)
             if isinstance(action, BuyTrain):
                 return not buys or action.source != "bank"
             # (Where our step offers no purchase yet, its pass comes first.)
             turn = game.turn()
             return buys and turn is not None and any(
                 isinstance(a, BuyTrain) and a.source == "bank"
-                and game.clone().attempt(turn.seat, a) for a in legal._candidates(game))
+                and game.clone().attempt(turn.seat, a) for a in legal.candidates(game))
     if BUILDER:
         if isinstance(action, BuyTrain):
             corp = game.state.corporations.get(game.turn().entity) if game.turn() else None

@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from engine import board, export_1861, legal, loans, routes
+from engine import board, legal, loans, routes
 from engine.actions import (
     Accept,
     Action,
@@ -26,7 +26,7 @@ from engine.actions import (
 )
 from engine.errors import GameError
 from engine.game import Game
-from engine.records import pass_idle_players
+from engine.records import forms_1861, pass_idle_players
 from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.merger import MergerRound
 from engine.rounds.operating import OperatingRound
@@ -90,10 +90,10 @@ def site_refuses(game: Game, action: Action) -> bool:
     if AVOID_UNPAID_INTEREST and isinstance(action, Accept | BuyTrain) and \
             seller_left_unpaid(game, action):
         return True
-    if isinstance(action, BuyTrain) and export_1861.national_operates(game):
+    if isinstance(action, BuyTrain) and forms_1861.national_operates(game):
         return True
     if AVOID_DUTCH_RAISE and isinstance(action, Bid) and \
-            export_1861.sold_at_once(game) is not None:
+            forms_1861.sold_at_once(game) is not None:
         return True
     if AVOID_FURTHER_EIGHTS and isinstance(action, BuyTrain) and action.train == "8" and \
             action.source in (None, "bank") and rsr_holds_an_eight(game):
@@ -229,7 +229,7 @@ def _best_next(game: Game, rnd: OperatingRound) -> Action:
     t = rnd.current
     assert t is not None
     if t.revenue is not None and not t.dividend_done:
-        pays = [a for a in legal._candidates(game) if isinstance(a, Dividend)]
+        pays = [a for a in legal.candidates(game) if isinstance(a, Dividend)]
         return next((a for a in pays if a.choice == "withhold"), pays[0] if pays else Pass())
     if rnd.steps[t.step] == "route" and rnd.company().trains and t.revenue is None:
         return RunRoutes(auto=True)
@@ -422,7 +422,7 @@ def settle(game: Game) -> None:
         rnd = game.round
         turn = game.turn()
         if turn is None or getattr(rnd, "lot", None) is None or not (
-                game.legal() == ["pass"] or export_1861.sold_at_once(game) is not None):
+                game.legal() == ["pass"] or forms_1861.sold_at_once(game) is not None):
             return
         game.apply(turn.seat, Pass())
 
@@ -523,7 +523,7 @@ def raise_after_dutch_sale(game: Game, action: dict[str, Any],
     the same manner as Minor Companies"); on the site that first bidder already holds
     the private, having paid his bid (its "Dutch" mode: sold to the first bidder).
     `players`: the record's players (site ids and names, our seats)."""
-    sym = export_1861.sold_at_once(game)
+    sym = forms_1861.sold_at_once(game)
     rnd = game.round
     if sym is None or action.get("company") != sym or \
             not isinstance(rnd, AuctionStockRound) or rnd.lot is None or not site_states:

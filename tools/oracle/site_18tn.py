@@ -59,7 +59,7 @@ def site_refuses(game: Game, action: Action) -> bool:
     if not isinstance(rnd, OperatingRound) or rnd.current is None:
         return False
     if isinstance(action, BuyPrivate) and rnd.current.step == rnd.steps.index("track"):
-        return not rnd._lays_left(rnd.company())
+        return not rnd.lays_left(rnd.company())
     if isinstance(action, BuyTrain) and action.source == "bank" and \
             game.state.phase_index < game.state.title.phase_index("3½"):
         # (The phase of the Civil War begins with a train of the bank, the site's 3'.)

@@ -1,4 +1,4 @@
-"""1861 moves in 18xx.games' own forms, for `engine.export` (issue #17).
+"""1861 moves in 18xx.games' own forms, for `engine.records.writing` (issue #17).
 
 The site plays 1861 as a variant of its 1867 code. What differs from the forms the
 general export writes:
@@ -36,10 +36,10 @@ from engine.actions import (
     Pass,
     StartAuction,
 )
+from engine.records.forms import NO_FORM, SiteForms
 from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.merger import MergerRound
 from engine.rounds.operating import OperatingRound
-from engine.site_forms import NO_FORM, SiteForms
 
 if TYPE_CHECKING:
     from engine.game import Game, Move
@@ -69,7 +69,7 @@ def _rules(game: Game) -> _Rules1861:
     return cast("_Rules1861", game.rules)
 
 
-# (NO_FORM, engine/site_forms.py: a move of ours the site has no form for, such as a
+# (NO_FORM, engine/records/forms.py: a move of ours the site has no form for, such as a
 # merger another owner refuses, 12.1.)
 Form = dict[str, Any] | list[dict[str, Any]] | bool | object | None
 
@@ -429,7 +429,7 @@ def in_site_symbols(game: Game, action: dict[str, Any]) -> dict[str, Any]:
 
 
 class Forms1861(SiteForms):
-    """1861 on the site's 1867 code (engine/site_forms.py)."""
+    """1861 on the site's 1867 code (engine/records/forms.py)."""
 
     implied_options = frozenset({"unlimited_trains"})  # 14.2, always on at the site
     stops_before_loans = True

@@ -1,4 +1,4 @@
-"""1825 in the site's forms (engine/export.py): a minor's home base, a receiver's lease, and
+"""1825 in the site's forms (engine.records.writing): a minor's home base, a receiver's lease, and
 what the site offers (a minor's start, another company's train).
 
 R1's Taff Vale has its home in V8, a hex of two cities. Ours places its base in the
@@ -28,8 +28,8 @@ from typing import Any
 from engine import routes, trains
 from engine.actions import Action, BuyTrain, Done, LayTile, LeaseTrain, Pass, PlaceToken
 from engine.game import Game, Move
+from engine.records.forms import SiteForms
 from engine.rounds.operating import OperatingRound
-from engine.site_forms import SiteForms
 from engine.state import Corporation, GameState, Train
 from engine.titles import rules_for
 
@@ -222,7 +222,7 @@ __all__ = ["LEASED_SUFFIX", "UNRECORDED", "SiteHomes", "receiver_form", "site_bu
 
 
 class Forms1825(SiteForms):
-    """1825 (engine/site_forms.py): receivers, one build step, share dealing rounds."""
+    """1825 (engine/records/forms.py): receivers, one build step, share dealing rounds."""
 
     option_names = MappingProxyType({"site_figures": ("unit_1",)})
     one_build_step = True

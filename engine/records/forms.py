@@ -1,9 +1,9 @@
 """How 18xx.games writes a title's records where it departs from the 1830 family's
-forms (its "dialect"), for `engine.export` and `engine.records`.
+forms (its "dialect"), for `engine.records.writing` and `reading`.
 
 The base class describes the forms of 18TN and 1850. A title whose site code writes
 other forms (1861 on the site's 1867 code, 1825 with its receivers) has a subclass in
-its export module (engine/export_1861.py, engine/export_1825.py) that switches on the
+its export module (engine/records/forms_1861.py, forms_1825.py) that switches on the
 flags below and answers the questions; `engine.records.site_forms` finds it by the
 title's name. The export and the importer ask these questions, never a title's name.
 """
@@ -28,7 +28,7 @@ SlotOf = Callable[[str, str], int]
 
 class HomeQuestions(Protocol):
     """Where the site asks a minor's director for its home city (1825 R1; the export's
-    state for it, engine/export_1825.py `SiteHomes`)."""
+    state for it, engine/records/forms_1825.py `SiteHomes`)."""
 
     def at_turn(self, game: Game, city_id: CityId, slot: SlotOf) -> list[dict[str, Any]]:
         """The site's choices of home city due before the move about to be written."""
