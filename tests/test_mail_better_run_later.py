@@ -24,7 +24,7 @@ from mailservers import (
 from engine.actions import RunRoutes
 from engine.game import Game
 from engine.records import import_record
-from moderator.cli.bench_mail import burst, burst_message, seated_game
+from moderator.cli.bench_mail import BurstMail, burst, burst_message, seated_game
 from moderator.config import ModeratorConfig
 from moderator.desk.auth import make_token
 from moderator.desk.processor import Processor, ProcessorSettings
@@ -151,4 +151,41 @@ async def test_the_daemon_searches_once_the_answer_is_on_its_way(
                       store.logged_moves(game_id, RUN)[0].said or ()):
             assert time.monotonic() < deadline, "the better run was never searched"
             await asyncio.sleep(0.1)
+    store.close()
+
+
+def test_a_run_taken_back_before_the_search_is_never_told(tmp_path: Path) -> None:
+    """The declarer's `undo` comes before the search: the run is no longer in effect, so
+    nothing is searched for it, nothing is said under its move and nobody is owed a note
+    (`Processor._better_run`: the move must still be in effect)."""
+    config = ModeratorConfig(address="moderator@bench.test", secret="s",
+                             database=tmp_path / "m.sqlite")
+    store = Store(config.database)
+    game_id, addresses, whole = seated_game(store, RECORD, RUN)
+    processor = Processor(store, ProcessorSettings.from_config(config))
+    seat = whole.log[RUN].seat
+
+    def send(mail: BurstMail) -> None:
+        key, _ = processor.receive(burst_message(mail, game_id, addresses, config.address,
+                                                 config.secret).as_bytes(),
+                                   kept_elsewhere=True)
+        assert processor.process(key, batch=True).status == "processed"
+
+    (run,) = burst(game_id, whole, RUN, 1, 1)
+    send(run)
+    assert len(processor.declared) == 1
+    first = _last_id(store)
+    send(BurstMail(f"<undo.{time.time_ns()}@bench.test>", seat, "undo", True))
+    (answer,) = _texts(store, first)[addresses[seat]]
+    assert "taken back" in answer or "takes back" in answer, answer
+    processor.flush_reports()
+    assert processor.better_runs() == 0 and processor.declared == []
+    assert not any(line.startswith(NOTE) for line in store.logged_moves(game_id, RUN)[0].said
+                   or ())
+    # The next move (the run declared again) is answered, and no report tells a note.
+    second = _last_id(store)
+    (again,) = burst(game_id, whole, RUN, 1, 1)
+    send(again)
+    processor.flush_reports()
+    assert not any(NOTE in t for texts in _texts(store, second).values() for t in texts)
     store.close()
