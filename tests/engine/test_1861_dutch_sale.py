@@ -82,6 +82,24 @@ def test_9_4_the_sale_to_the_first_bidder_exports_and_reads_back_as_the_sites() 
     assert_reads_back(g, record)
 
 
+def test_9_4_a_raise_in_the_record_is_not_taken_for_the_sites_sale() -> None:
+    """Our own record may hold the raise the site refuses (ours accepts it): the
+    importer makes the site's passes only when the record goes on with something else,
+    never before a raise on that private, so Bob's raise is read as his and he wins."""
+    g = ann_bids_the_lowered_minimum()
+    g.apply("Bob", Bid(20))
+    win_lot(g)
+    assert g.state.privates["TSR"].owner == "Bob"
+    g.apply(now(g), Bid(30, "BSS"))
+    record = export_record(g)
+    raises = [(a["entity"], a["company"], a["price"]) for a in record["actions"]
+              if a["type"] == "bid" and a.get("company") == "TSR"]
+    assert raises == [(1, "TSR", 15), (2, "TSR", 20)]
+    back = assert_reads_back(g, record)
+    assert back.game.state.privates["TSR"].owner == "Bob"
+    assert back.game.state.players["Bob"].cash == 315 - 20
+
+
 def _site_after_the_sale(holder: str | None, cash: int) -> list[dict[str, Any]]:
     """The site's last position before the refused raise: HOLDER owns the TSR."""
     return [{"round": "Stock Round 1", "players": [
