@@ -75,6 +75,14 @@ def _area_reached(state: GameState, nxt: Node, stops: Sequence[Node]) -> bool:
     return area is not None and any(area_of(state, s) == area for s in stops)
 
 
+def area_name(state: GameState, area: str) -> str:
+    """An off-board area as the map prints it on its hexes ("Central Asia"), for a
+    refusal: the data's `offboard_group` is an identifier ("CentralAsia")."""
+    names = {spec.name for spec in state.title.hexes.values()
+             if spec.offboard_group == area and spec.name}
+    return names.pop() if len(names) == 1 else area
+
+
 def twice_in_an_area(state: GameState, hexes: Sequence[str]) -> str | None:
     """The off-board area of which a declared route names two hexes, or None (every
     hex of such an area is an off-board stop: a route naming two reaches it twice)."""
@@ -379,7 +387,9 @@ def check_run(rules: Rules, state: GameState, corp: Corporation, action: RunRout
         assert train is not None
         used_trains.append(train)
         area = twice_in_an_area(state, route.hexes)
-        require(area is None, rules.cite("area_once", train=route.train, area=area))
+        if area is not None:
+            raise GameError(rules.cite("area_once", train=route.train,
+                                       area=area_name(state, area)))
         dist, towns_free = train_distance(state, train), free_towns(state, train)
         walks = walks_matching(state, graph, corp.sym, route.hexes, dist, towns_free)
         require(bool(walks), _why_no_route(state, graph, corp, route, dist, towns_free))

@@ -1022,7 +1022,9 @@ class Rules1861(FamilyRules):
             return "a route may not include two separate cities of one hex (10.1)"
         area = _area_twice(state, walk)
         if area is not None:
-            return self.cite("area_once", train=train.name, area=area)
+            from engine.routes import area_name
+
+            return self.cite("area_once", train=train.name, area=area_name(state, area))
         return None
 
     route_revenue_by_stops = True  # (10.1, 10.6, 7.1: the stops and their hexes)

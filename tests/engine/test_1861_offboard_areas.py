@@ -113,3 +113,18 @@ def test_10_1_the_title_refuses_a_walk_through_two_hexes_of_an_area() -> None:
     assert g.rules.why_not_walk(state, v, train, once) is None
     assert g.rules.route_revenue(state, v, train, twice, [10, 20, 10]) < 0
     assert g.rules.route_revenue(state, v, train, once, [10, 20]) == 30
+
+
+def test_10_1_a_refusal_names_the_area_as_the_map_prints_it() -> None:
+    """Central Asia (Q11, Q13) is `CentralAsia` in the data: the refusal of a declared
+    route and the title's judgement of a walk name it as the map prints it."""
+    g = rostov_between_two_caucasus_hexes()
+    state, v = g.state, g.state.corporations["V"]
+    assert routes.area_name(state, "CentralAsia") == "Central Asia"
+    assert routes.area_name(state, "Caucasus") == "Caucasus"
+    with pytest.raises(GameError, match=r"red off-board area Central Asia twice"):
+        routes.check_run(g.rules, state, v, RunRoutes((Route("3", ("Q11", "P12", "Q13")),)))
+    walk = routes.Walk((Node("Q11", "o", 0), Node("P12", "c", 0), Node("Q13", "o", 0)),
+                       frozenset(), ("Q11", "P12", "Q13"))
+    why = g.rules.why_not_walk(state, v, v.trains[0], walk)
+    assert why is not None and "area Central Asia twice" in why
