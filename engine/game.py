@@ -89,7 +89,8 @@ class Checkpoint(NamedTuple):
     effective: list[int]
 
 
-class DeclaredRun(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class DeclaredRun:
     """A declared run whose search for a better one was left for later
     (`Game.declared_runs`): its move's number and a copy of the position before it."""
 

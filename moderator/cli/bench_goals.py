@@ -37,14 +37,13 @@ from pathlib import Path
 import click
 
 from moderator.cli.bench_replay import (
-    DEFAULT_DRIVER,
-    DEFAULT_SITE_LIB,
     FIXTURES,
     kept_records,
     legal_timings,
     our_replay,
     percentile,
     record_label,
+    site_options,
     speed_ratio,
     start_oracle,
     their_seconds,
@@ -195,15 +194,7 @@ def _load() -> str:
 
 
 @click.command("goals")
-@click.option("--runs", type=int, default=3, show_default=True,
-              help="Timed replays per record on each side; the fastest counts.")
-@click.option("--driver", type=click.Path(path_type=Path), envvar="ORACLE_DRIVER",
-              default=DEFAULT_DRIVER, show_default=True,
-              help="The 18xx.games driver (tools/oracle/driver.rb).")
-@click.option("--site-lib", type=click.Path(path_type=Path), envvar="SITE_LIB",
-              default=DEFAULT_SITE_LIB, show_default=True,
-              help="A copy of the site's lib/ folder; without it the replay goal is not "
-                   "measured.")
+@site_options
 @click.option("--no-replay", is_flag=True, help="Leave out the replay against the site.")
 def goals_command(runs: int, driver: Path, site_lib: Path, no_replay: bool) -> None:
     """Every speed goal measured once, in one sitting: the figure, the goal, met or not.

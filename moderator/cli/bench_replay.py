@@ -346,18 +346,29 @@ def start_oracle(driver: Path, site_lib: Path) -> tuple[Oracle | None, str]:
         return None, str(exc)
 
 
+def site_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The options of a bench that replays records on both engines: `--runs`,
+    `--driver` and `--site-lib` (`bench replay`, `bench goals`)."""
+    for option in reversed((
+        click.option("--runs", type=int, default=3, show_default=True,
+                      help="Timed replays per record; the fastest counts (on both sides)."),
+        click.option("--driver", type=click.Path(path_type=Path), envvar="ORACLE_DRIVER",
+                     default=DEFAULT_DRIVER, show_default=True,
+                     help="The 18xx.games driver (tools/oracle/driver.rb); env "
+                     "ORACLE_DRIVER."),
+        click.option("--site-lib", type=click.Path(path_type=Path), envvar="SITE_LIB",
+                     default=DEFAULT_SITE_LIB, show_default=True,
+                     help="A copy of the site's lib/ folder; env SITE_LIB (or "
+                     "ORACLE_SITE_LIB). Without it (or without ruby or the driver) ours "
+                     "are timed alone."))):
+        command = option(command)
+    return command
+
+
 @click.command("replay")
 @click.argument("files", nargs=-1,
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--runs", type=int, default=3, show_default=True,
-              help="Timed replays per record; the fastest counts (on both sides).")
-@click.option("--driver", type=click.Path(path_type=Path), envvar="ORACLE_DRIVER",
-              default=DEFAULT_DRIVER, show_default=True,
-              help="The 18xx.games driver (tools/oracle/driver.rb); env ORACLE_DRIVER.")
-@click.option("--site-lib", type=click.Path(path_type=Path), envvar="SITE_LIB",
-              default=DEFAULT_SITE_LIB, show_default=True,
-              help="A copy of the site's lib/ folder; env SITE_LIB (or ORACLE_SITE_LIB). "
-              "Without it (or without ruby or the driver) ours are timed alone.")
+@site_options
 @click.option("--kept/--no-kept", default=True, show_default=True,
               help="Also the kept differential records of tests/fixtures.")
 @click.option("--legal-record", type=click.Path(exists=True, dir_okay=False, path_type=Path),
