@@ -79,10 +79,10 @@ from typing import TYPE_CHECKING
 
 from engine.actions import Route, RunRoutes
 from engine.optimizer.clock import Clock, OutOfTime
-from engine.optimizer.growing import Chain, best_values, grow_routes
+from engine.optimizer.growing import Chain, grow_routes
 from engine.optimizer.network import Link, Network, compress
 from engine.optimizer.search import WARM_START, Group, Pick, Search, routes_sum
-from engine.optimizer.tables import UNBOUNDED, Kind, RouteTable, route_table, unknown
+from engine.optimizer.tables import UNBOUNDED, Kind
 from engine.routes import (
     Run,
     TrainRun,
@@ -98,12 +98,12 @@ from engine.track import Track
 if TYPE_CHECKING:
     from engine.rules import Rules
 
+# The names a caller takes from the package (those of the one module it was), and the
+# steps' classes the search is built of; each step's other names live in its module.
 __all__ = [
     "DEFAULT_BUDGET", "DEFAULT_MAX_ROUTES", "UNBOUNDED", "WARM_START",
     "Chain", "Clock", "Group", "Kind", "Link", "Network", "Optimum", "OutOfTime", "Pick",
-    "RouteTable", "Search",
-    "best_values", "compress", "grow_routes", "optimize", "route_table", "routes_sum",
-    "run_for", "unknown",
+    "Search", "compress", "grow_routes", "optimize", "routes_sum", "run_for",
 ]
 
 DEFAULT_BUDGET = 5.0  # seconds: a player waits for `run auto` while this runs
