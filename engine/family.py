@@ -10,8 +10,9 @@ here, one layer above the rounds. Every title's rules derive from `FamilyRules`.
 from __future__ import annotations
 
 from engine import board, shares, trains
+from engine.dividends import pay_out, withhold
 from engine.rounds.base import Round
-from engine.rounds.operating import OperatingRound, pay_out, withhold
+from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import StockRound
 from engine.rules import Rules
 from engine.state import Corporation, GameState, Train

@@ -11,24 +11,24 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from engine.citations import PLAIN, Cite
 from engine.errors import GameError
 from engine.family import FamilyRules
 from engine.shares import money, move_token
-from engine.state import BANK, CLOSED, TREASURY, Corporation, GameState, Private
+from engine.state import BANK, TREASURY, Corporation, GameState, Private
 from engine.title import MarketCell, PhaseSpec, TileSpec, Title
+from engine.titles import t1861_auctions, t1861_mergers, t1861_rsr
+from engine.titles.t1861_rsr import MOSCOW, RSR, ST_PETERSBURG, TRAINLESS
 
 if TYPE_CHECKING:
     from engine.actions import Action
     from engine.rounds.base import Round, Turn
     from engine.routes import Walk
     from engine.state import Train
-    from engine.track import Track
 
-TRAINLESS = "trainless: may be nationalised"  # 11: the Director decides
 FINAL_SET = "the first 8-train: this is the last set of operating rounds"  # 13
 NEXT_SET = "the first 8-train: the next set of operating rounds is the last"
 #: The optimizer's value of a walk that is no route (10.1): never part of a best run.
@@ -47,15 +47,9 @@ OPTIONS = {
     PROPOSER_ORDER: "14.5: after an auction the player left of the proposer goes next",
 }
 PHASE_8_TRAINS = ("5+5E", "2+2")  # 10.10: in phase 8 besides the cheapest new train
-NIKOLAEV = "N"  # 9.4: the first minor auctioned
-MINOR_MINIMUM = 100  # 9.2
-MINOR_PAR_CEILING = 135  # 9.2: the marker goes on R50 to R135
 EXTRA_LAY_FEE = 20  # 10.4
-MOSCOW = "H8"
 KIEV = "D14"
 KIEV_BROWN_COST = 40  # 10.4 (the map prints it on Kiev)
-ST_PETERSBURG = "E1"
-RSR = "RSR"
 EKATERINBURG = "Q3"  # 10.6: counts double with Moscow on the route
 EKATERINBURG_VALUE = 40
 PRIVATE_BONUS = 10  # 7.1: per train running to the private's city
@@ -144,7 +138,7 @@ class Rules1861(FamilyRules):
         rsr = state.corporations[RSR]
         rsr.markers |= {RESERVE + ST_PETERSBURG, RESERVE + MOSCOW}  # 7.4
         if RSR_IN_ST_PETERSBURG in self.options:
-            self._rsr_home(state, rsr)  # 14.3
+            t1861_rsr.rsr_home(self, state, rsr)  # 14.3
 
     def seat_after_auction(self, state: GameState, winner: str, proposer: str) -> str:
         """9.2: the player after the winner; 14.5: after the proposer."""
@@ -219,306 +213,65 @@ class Rules1861(FamilyRules):
         super().end_game(state, reason)
 
     def merger_round_follows(self, state: GameState) -> bool:
-        """12: after each operating round of phases 3 to 7."""
-        return 3 <= int(self.phase(state).name) <= 7
+        return t1861_mergers.merger_round_follows(self, state)
 
     # --- merger rounds (12) ------------------------------------------------------------
     def merger_candidates(self, state: GameState) -> list[str]:
-        """12.1: each minor, in operating order."""
-        minors = [c.sym for c in state.corporations.values()
-                  if c.spec.kind == "minor" and c.floated and not c.closed]
-        return sorted(minors, key=state.market.order_key)
+        return t1861_mergers.merger_candidates(self, state)
 
     def merger_alias(self, state: GameState, name: str) -> str:
-        return self.auction_target(state, name)
+        return t1861_mergers.merger_alias(self, state, name)
 
     def merger_options(self, state: GameState, sym: str) -> list[str]:
-        free = ", ".join(self.unstarted_publics(state))
-        out = []
-        if self.why_not_convert(state, sym) is None:
-            out.append(f"convert {sym} into PUBLIC ({free})")
-        partners = self.merge_partners(state, sym)
-        if partners:
-            out.append(f"merge {sym} with any of {', '.join(partners)} into PUBLIC ({free})")
-        return out
+        return t1861_mergers.merger_options(self, state, sym)
 
     def merger_candidate_actions(self, state: GameState, sym: str) -> list[Action]:
-        from engine.actions import Convert, Merge
-
-        publics = self.unstarted_publics(state)[:1]
-        out: list[Action] = [Convert(sym, into) for into in publics]
-        out += [Merge((sym, other), into) for other in self.merge_partners(state, sym)
-                for into in publics]
-        return out
+        return t1861_mergers.merger_candidate_actions(self, state, sym)
 
     def unstarted_publics(self, state: GameState) -> list[str]:
-        return [c.sym for c in state.corporations.values()
-                if c.spec.kind == "major" and c.president is None and not c.floated]
+        return t1861_mergers.unstarted_publics(self, state)
 
     def why_not_convert(self, state: GameState, sym: str) -> str | None:
-        """12.2: the minor's price lies in the conversion zone (R100 to R165)."""
-        if not state.market.cell(sym).convert:
-            return (f"{sym}'s price {money(state, state.market.price(sym))} is outside the "
-                    "conversion zone (R100 to R165; 12.2)")
-        return None
+        return t1861_mergers.why_not_convert(self, state, sym)
 
     def merge_partners(self, state: GameState, sym: str) -> list[str]:
-        """12.3: minors connected to `sym` by track a train could run."""
-        from engine import routes, track
-
-        corp = state.corporations[sym]
-        graph = routes.route_track(self, state, corp)
-        nodes, _ = track.reachable(state, graph, sym)
-        out = []
-        for other in self.merger_candidates(state):
-            if other == sym:
-                continue
-            if any(track.Node(hex_id, "c", city) in nodes
-                   for hex_id, cities in state.board.tokens.items()
-                   for city, corps in cities.items() if other in corps):
-                out.append(other)
-        return out
-
-    def _public(self, state: GameState, into: str | None) -> Corporation:
-        from engine.errors import require
-
-        free = self.unstarted_publics(state)
-        if into is None and len(free) == 1:
-            into = free[0]  # `convert M-K`: the one public company left to form
-        require(into is not None, f"name the public company: `into PUBLIC`, one of "
-                f"{', '.join(free)}")
-        assert into is not None
-        sym = self.auction_target(state, into)
-        require(sym in free, f"{into} is not a public company waiting to be formed; "
-                f"these are: {', '.join(free)}")
-        return state.corporations[sym]
+        return t1861_mergers.merge_partners(self, state, sym)
 
     def convert(self, state: GameState, minor: str, into: str | None, round: Round) -> str:
-        """12.2, 12.4: the public takes the minor's price (on the red or purple space of
-        that value, under any markers there), its station, its assets and loans; the
-        owner receives the Director's certificate; the other shares lie in the
-        treasury."""
-        why = self.why_not_convert(state, minor)
-        if why:
-            raise GameError(why)
-        public = self._public(state, into)
-        old = state.corporations[minor]
-        owner = old.president or ""
-        price = state.market.price(minor)
-        self._form(state, public, price)
-        public.certificates[0].owner = owner
-        public.president = owner
-        self._take_over(state, old, public)
-        state.say(f"{minor} converts into {public.sym} at {money(state, price)}; "
-                  f"{owner} receives its Director's certificate")
-        return public.sym
+        return t1861_mergers.convert(self, state, minor, into, round)
 
     def merge(self, state: GameState, minors: tuple[str, ...], into: str, round: Round,
               stations: tuple[str, ...] = ()) -> str:
-        """12.3: two to ten connected minors (at most six of one player); the price is
-        the highest plus the lowest (at most R200); each minor becomes one share for
-        its owner; the most shares direct it (ties: the minor that operated first); it
-        takes two of their stations, in different hexes, those of `stations` when
-        there is a choice."""
-        from engine.errors import require
-        from engine.rounds.merger import claim_presidency
-
-        order = [m for m in self.merger_candidates(state) if m in minors]
-        require(len(order) == len(set(minors)) and 2 <= len(order) <= 10,
-                "two to ten minors that may still merge this round (12.3)")
-        owners = [state.corporations[m].president or "" for m in order]
-        require(all(owners.count(o) <= 6 for o in owners),
-                "no more than six minors of one player (12.3)")
-        reach = set(self.merge_partners(state, order[0])) | {order[0]}
-        require(all(m in reach for m in order),
-                f"the minors must be connected by track to {order[0]} (12.3)")
-        taken = self.merger_stations(state, order, stations)
-        public = self._public(state, into)
-        prices = [state.market.price(m) for m in order]
-        price = min(200, max(prices) + min(prices))
-        self._form(state, public, price)
-        first_owner = owners[0]
-        for owner in owners:
-            cert = next(c for c in public.certificates
-                        if c.owner == TREASURY and not c.president)
-            cert.owner = owner
-        public.president = first_owner
-        claim_presidency(state, public)
-        kept: set[str] = set()
-        for sym in order:
-            self._take_over(state, state.corporations[sym], public, kept,
-                            limit=2 if sym in taken else 0)
-        state.say(f"{', '.join(order)} merge into {public.sym} at "
-                  f"{money(state, state.market.price(public.sym))}; "
-                  f"{public.president} directs it")
-        return public.sym
+        return t1861_mergers.merge(self, state, minors, into, round, stations)
 
     def merger_stations(self, state: GameState, order: list[str],
                         named: tuple[str, ...]) -> list[str]:
-        """12.3: the minors whose stations the new company takes: two in different
-        hexes (one, when all lie in one hex). Where more than two hexes hold them the
-        order names two (`stations of N M-K`); otherwise it may name them or not."""
-        from engine.errors import require
-
-        hexes = {m: [h for h, cities in state.board.tokens.items()
-                     for corps in cities.values() if m in corps] for m in order}
-        spread = {h for found in hexes.values() for h in found}
-        want = min(2, len(spread))
-
-        def describe(m: str) -> str:
-            return f"{m} ({', '.join(hexes[m]) or 'no station'})"
-
-        choices = "; ".join(describe(m) for m in order if hexes[m])
-        if not named:
-            require(len(spread) <= 2, f"the new company takes two of the merging minors' "
-                    f"stations (12.3); name them: `stations of MINOR MINOR`, of {choices}")
-            out: list[str] = []
-            seen: set[str] = set()
-            for m in order:  # all of them; one per hex, the earliest operating minor's
-                if hexes[m] and not seen & set(hexes[m]):
-                    out.append(m)
-                    seen |= set(hexes[m])
-            return out
-        chosen = list(dict.fromkeys(named))
-        require(all(m in order for m in chosen),
-                f"the stations kept are merging minors' (12.3): of {choices}")
-        chosen_hexes = [h for m in chosen for h in hexes[m]]
-        require(len(chosen) == want and len(set(chosen_hexes)) == len(chosen_hexes) == want,
-                f"the new company takes {want} station(s) in different hexes (12.3); "
-                f"of {choices}")
-        return chosen
-
-    def _form(self, state: GameState, public: Corporation, price: int) -> None:
-        """The public's marker on the red or purple space of `price` (rounded down to a
-        space there is); all its certificates in its treasury."""
-        cells = [c for c in state.market.spec.par_cells("major") if c.price <= price]
-        cell = max(cells, key=lambda c: c.price)
-        for cert in public.certificates:
-            cert.owner = TREASURY
-        public.par_price = cell.price
-        public.floated = True
-        public.operated = False
-        public.closed = False
-        public.token_costs = list(public.spec.token_costs)
-        state.market.place(public.sym, (cell.row, cell.col))
-
-    def _take_over(self, state: GameState, minor: Corporation, public: Corporation,
-                   kept: set[str] | None = None, limit: int | None = None) -> None:
-        """12.4: cash, trains, privates and loans pass to the public; its stations are
-        replaced (free), at most `limit` and one per hex."""
-        state.transfer_cash(minor.sym, public.sym, minor.cash)
-        public.trains += minor.trains
-        minor.trains = []
-        public.loans += minor.loans
-        minor.loans = 0
-        for private in state.privates.values():
-            if private.owner == minor.sym:
-                private.owner = public.sym
-        kept = kept if kept is not None else set()
-        for hex_id, cities in state.board.tokens.items():
-            for corps in cities.values():
-                if minor.sym not in corps:
-                    continue
-                i = corps.index(minor.sym)
-                if hex_id in kept or (limit is not None and len(kept) >= limit) or \
-                        not public.token_costs:
-                    corps.pop(i)
-                    continue
-                corps[i] = public.sym
-                public.token_costs.pop(0)
-                kept.add(hex_id)
-        for cert in minor.certificates:
-            cert.owner = CLOSED
-        minor.president = None
-        minor.closed = True
-        minor.floated = False
-        state.market.remove(minor.sym)
+        return t1861_mergers.merger_stations(self, state, order, named)
 
     # --- auctions (9.2, 9.4) -----------------------------------------------------------
     def opening_lots(self, state: GameState, round: Round) -> list[str]:
-        """9.4: the first stock round auctions the privates in the order of Table 1."""
-        if state.stock_round_number != 1:
-            return []
-        return [p.sym for p in state.privates.values() if p.owner is None and not p.closed]
+        return t1861_auctions.opening_lots(self, state, round)
 
     def lower_opening_minimum(self, state: GameState, item: str) -> bool:
-        """9.4: after a full round of passes the minimum falls by R5; at R0 the player
-        who began the passes receives the private for nothing."""
-        private = state.privates[item]
-        private.price = max(0, (private.price or 0) - 5)
-        state.say(f"nobody bids on {item}; its minimum falls to {money(state, private.price)}")
-        return private.price == 0
+        return t1861_auctions.lower_opening_minimum(self, state, item)
 
     def auction_items(self, state: GameState) -> list[str]:
-        return [c.sym for c in state.corporations.values()
-                if c.spec.kind == "minor" and c.president is None and not c.closed]
+        return t1861_auctions.auction_items(self, state)
 
     def auction_target(self, state: GameState, name: str) -> str:
-        if name in state.privates or name in state.corporations:
-            return name
-        try:
-            return state.title.corporation(name).sym
-        except (KeyError, LookupError):
-            raise GameError(f"there is no company {name}") from None
+        return t1861_auctions.auction_target(self, state, name)
 
     def auction_minimum(self, state: GameState, target: str) -> int:
-        if target in state.privates:
-            return state.privates[target].price or 0
-        return MINOR_MINIMUM
+        return t1861_auctions.auction_minimum(self, state, target)
 
     def why_not_propose(self, state: GameState, seat: str, target: str) -> str | None:
-        """9.2: an unsold minor, available in this phase, before phase 5; the Nikolaev
-        first (9.4); not by a player at the certificate limit (9.3)."""
-        from engine.shares import certificate_count
-
-        corp = state.corporations.get(target)
-        if corp is None or corp.spec.kind != "minor":
-            return f"{target} is not a minor company; only minors are put up for auction"
-        if corp.president is not None or corp.closed:
-            return f"{target} has been sold"
-        phase = int(self.phase(state).name)
-        if phase >= 5:
-            return "minor companies can no longer be started (phase 5)"
-        if int(corp.spec.available_from_phase or "2") > phase:
-            return f"{target} is available from phase {corp.spec.available_from_phase} (7.2)"
-        nikolaev = state.corporations[NIKOLAEV]
-        if target != NIKOLAEV and nikolaev.president is None and not nikolaev.closed:
-            return "the Nikolaev (N) is auctioned first (9.4)"
-        if certificate_count(self, state, seat) >= self.certificate_limit(state):
-            return f"{seat} is at the certificate limit (9.3)"
-        return None
+        return t1861_auctions.why_not_propose(self, state, seat, target)
 
     def win_auction(self, state: GameState, seat: str, target: str, price: int) -> None:
-        """9.4: a private's price goes to the bank; 9.2: a minor's into its treasury,
-        its marker on the start space of half the price, its station on its home."""
-        from engine.board import place_home_token
-
-        if target in state.privates:
-            private = state.privates[target]
-            private.owner = seat
-            if price:
-                state.transfer_cash(seat, BANK, price)
-            state.say(f"{seat} wins {target} for {money(state, price)}")
-            return
-        corp = state.corporations[target]
-        cert = corp.certificates[0]
-        cert.owner = seat
-        corp.president = seat
-        state.transfer_cash(seat, corp.sym, price)
-        cell = self.minor_start_cell(state, price)
-        corp.par_price = cell.price
-        state.market.place(corp.sym, (cell.row, cell.col))
-        corp.floated = True
-        state.say(f"{seat} wins {target} for {money(state, price)}; its price is "
-                  f"{money(state, cell.price)}")
-        place_home_token(state, corp)
+        t1861_auctions.win_auction(self, state, seat, target, price)
 
     def minor_start_cell(self, state: GameState, price: int) -> MarketCell:
-        """9.2: the red or brown space of half the price, rounded down to a value there
-        is (R50 to R135)."""
-        half = min(price // 2, MINOR_PAR_CEILING)
-        cells = [c for c in state.market.spec.par_cells("minor") if c.price <= half]
-        return max(cells, key=lambda c: c.price)
+        return t1861_auctions.minor_start_cell(self, state, price)
 
     # --- stock rounds (9) --------------------------------------------------------------
     def may_sell(self, state: GameState, corp: Corporation, round_number: int) -> str | None:
@@ -530,15 +283,7 @@ class Rules1861(FamilyRules):
         return None
 
     def why_not_par(self, state: GameState, corp: Corporation) -> str | None:
-        """9.2: minors are auctioned; 9.3: publics may be started from phase 4."""
-        if corp.spec.kind != "major":
-            return f"{corp.sym} is not started by buying a certificate; `propose " \
-                   f"{corp.sym} at 100` puts a minor up for auction (9.2)"
-        if int(self.phase(state).name) < 4:
-            return "public companies may be started from phase 4 (9.3)"
-        if next(self._home_hexes(state, corp.sym), None) is None:
-            return f"no city is free for {corp.sym}'s home station (9.3)"
-        return None
+        return t1861_auctions.why_not_par(self, state, corp)
 
     def par_values(self, corp: Corporation) -> tuple[int, ...]:
         """9.3: a public company starts on a red or purple space (R70 to R200)."""
@@ -548,7 +293,7 @@ class Rules1861(FamilyRules):
         return self._par_values[kind]
 
     def may_par(self, state: GameState, corp: Corporation) -> bool:
-        return self.why_not_par(state, corp) is None
+        return t1861_auctions.may_par(self, state, corp)
 
     def end_of_stock_round(self, state: GameState) -> None:
         """9.5: each public company wholly in players' hands rises one row; on the top
@@ -587,61 +332,11 @@ class Rules1861(FamilyRules):
         state.say(f"{corp.sym} starts with {money(state, capital)}")
 
     def home_choices(self, state: GameState, sym: str) -> list[str]:
-        """9.3: any unreserved city no track connects to another stop."""
-        return list(self._home_hexes(state, sym))
-
-    def _home_hexes(self, state: GameState, sym: str) -> Iterator[str]:
-        """The hexes of `home_choices`, in map order, one by one: whether a public
-        company may start needs only the first (9.3), asked of every par candidate."""
-        from engine import routes
-
-        corp = state.corporations[sym]
-        if corp.spec.kind != "major" or any(sym in c for cities in state.board.tokens.values()
-                                            for c in cities.values()):
-            return
-        graph = routes.route_track(self, state)  # (built once, not once a hex)
-        for hex_id in state.title.hexes:
-            if self._home_city(state, sym, hex_id, graph) is not None:
-                yield hex_id
-
-    def _home_city(self, state: GameState, sym: str, hex_id: str,
-                   graph: Track | None = None) -> int | None:
-        from engine import board, routes
-
-        cities = board.city_count(state, hex_id)
-        if not cities or (state.board.tokens.get(hex_id) and any(
-                state.board.tokens[hex_id].values())):
-            return None  # site: cities with no station at all
-        if self._reserved_for_national(state, hex_id):
-            return None
-        graph = graph if graph is not None else routes.route_track(self, state)
-        for city in range(cities):
-            if _joined_to_a_stop(state, graph, sym, hex_id, city):
-                continue  # connected to another stop
-            if board.free_slots(state, hex_id, city) - \
-                    board.reserved_slots(state, hex_id, city, sym) <= 0:
-                continue
-            return city
-        return None
-
-    def _reserved_for_national(self, state: GameState, hex_id: str) -> bool:
-        from engine.national import RESERVE
-
-        return RESERVE + hex_id in state.corporations[RSR].markers
+        return t1861_auctions.home_choices(self, state, sym)
 
     def place_home(self, state: GameState, corp: Corporation, hex_id: str,
                    city: int | None) -> None:
-        from engine.errors import require
-
-        found = self._home_city(state, corp.sym, hex_id) if hex_id in state.title.hexes \
-            else None
-        require(found is not None, f"{hex_id} has no free, unreserved city that no track "
-                f"connects (9.3); choose one of {', '.join(self.home_choices(state, corp.sym))}")
-        assert found is not None
-        chosen = found if city is None else city
-        state.board.tokens.setdefault(hex_id, {}).setdefault(chosen, []).append(corp.sym)
-        corp.token_costs.pop(0)
-        state.say(f"{corp.sym} places its home station in {hex_id}")
+        t1861_auctions.place_home(self, state, corp, hex_id, city)
 
     def sale_moves_price(self, state: GameState, corp: Corporation, seller: str,
                          president: str) -> bool:
@@ -708,12 +403,7 @@ class Rules1861(FamilyRules):
                 "each)"] if most else []
 
     def why_not_place_token(self, state: GameState, corp: Corporation) -> str | None:
-        """10: the RSR runs, withholds, pays interest, repays and buys trains, and places
-        no station marker in its turn (7.4: St. Petersburg when it first operates,
-        Moscow when it upgrades to grey, the nationalised companies' stations, 11)."""
-        if corp.spec.kind == "national":
-            return f"{RSR} places no station markers in its turn (7.4, 10)"
-        return None
+        return t1861_rsr.why_not_place_token(self, state, corp)
 
     def token_cost(self, state: GameState, corp: Corporation, hex_id: str) -> int:
         """10.5: the second station costs R20 per hex from the first, the third R40 per
@@ -755,58 +445,20 @@ class Rules1861(FamilyRules):
         return None
 
     def national_operates(self, state: GameState) -> bool:
-        """7.4: in phases 4 to 7."""
-        try:
-            self.phase(state).train_limit_for("national")
-        except LookupError:
-            return False
-        return True
+        return t1861_rsr.national_operates(self, state)
 
     def start_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:
         """The minors' stations were placed when they were sold (9.2); 10.8: interest
         falls due on the loans the company begins its turn with."""
         corp.interest_due = corp.loans
         if corp.sym == RSR:
-            self._rsr_home(state, corp)
-
-    def _rsr_home(self, state: GameState, rsr: Corporation) -> None:
-        """7.4: when it first operates, a station in St. Petersburg (its reserved
-        space), if it has none there."""
-        self._rsr_station(state, rsr, ST_PETERSBURG, rsr.spec.home_city or 0)
-
-    def _rsr_station(self, state: GameState, rsr: Corporation, hex_id: str, city: int
-                     ) -> None:
-        """7.4: the RSR's station on the space kept for it in `hex_id`, unless it has
-        one there already (from a nationalised company, 11)."""
-        from engine.board import has_token_in
-        from engine.national import RESERVE
-
-        reserve = RESERVE + hex_id
-        if reserve not in rsr.markers or has_token_in(state, RSR, hex_id):
-            rsr.markers.discard(reserve)
-            return
-        rsr.markers.discard(reserve)
-        state.board.tokens.setdefault(hex_id, {}).setdefault(city, []).append(RSR)
-        rsr.token_costs.pop(0)
-        state.say(f"{RSR} places its station in {state.title.hexes[hex_id].name or hex_id}")
+            t1861_rsr.rsr_home(self, state, corp)
 
     def after_lay(self, state: GameState, corp: Corporation, hex_id: str, tile: str) -> None:
-        """7.4: when Moscow upgrades to grey, the RSR places its station there (the
-        grey tile's fourth space is the one kept for it, 10.5)."""
-        if hex_id == MOSCOW and state.title.tile(tile).color == "gray":
-            self._rsr_station(state, state.corporations[RSR], MOSCOW, 0)
+        t1861_rsr.after_lay(self, state, corp, hex_id, tile)
 
     def end_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:
-        """7.4, 10.10: the RSR buys the cheapest train if it has none (with loans) and
-        then every next train it can pay for; a company ending its turn without a
-        train is nationalised."""
-        from engine import national
-
-        if corp.sym == RSR:
-            self._rsr_buys_trains(state, corp)
-            return
-        if not corp.trains and not corp.closed:
-            national.nationalise(self, state, corp)
+        t1861_rsr.end_of_company_turn(self, state, corp, round)
 
     offers_only_automatic_dividend = True  # 10.7: a minor (and the RSR) has no choice
 
@@ -815,38 +467,6 @@ class Rules1861(FamilyRules):
         if corp.spec.kind == "national":
             return "withhold"
         return "payout" if corp.spec.kind == "minor" else None
-
-    def _rsr_buys_trains(self, state: GameState, rsr: Corporation) -> None:
-        from engine import loans, trains
-
-        if not rsr.trains:
-            cheapest = trains.cheapest_available(state)
-            if cheapest is not None:
-                self._rsr_buy(state, rsr, cheapest[0], cheapest[1], cheapest[2])
-        while self.national_operates(state):
-            offer = trains.next_offered(state)
-            if offer is None:
-                break
-            price = state.title.train(offer.name).price
-            if rsr.cash < price:
-                break
-            self._rsr_buy(state, rsr, offer, price, "bank")
-        del loans
-
-    def _rsr_buy(self, state: GameState, rsr: Corporation, train: Train, price: int,
-                 source: str) -> None:
-        from engine import loans, trains
-
-        if rsr.cash < price:
-            loans.take_loans_for(self, state, rsr, price, "a train")
-        if source == "pool":
-            state.trains_pool.remove(train)
-            state.transfer_cash(rsr.sym, BANK, price)
-            rsr.trains.append(train)
-            state.say(f"{RSR} buys a {train.name}-train from the Open Market for "
-                      f"{money(state, price)}")
-            return
-        trains.take_from_offering(self, state, rsr, price)
 
     def must_buy_train(self, state: GameState, corp: Corporation) -> bool | None:
         """10.10: a company without a train must buy one if it can, with loans; the
@@ -891,10 +511,7 @@ class Rules1861(FamilyRules):
         return loans.buying_power(self, state, corp)
 
     def nationalised_shares(self, state: GameState, corp: Corporation, seat: str) -> int:
-        """11: a minor counts as two shares."""
-        if corp.spec.kind == "minor":
-            return 2 if corp.percent_held_by(seat) else 0
-        return corp.percent_held_by(seat) // 10
+        return t1861_rsr.nationalised_shares(self, state, corp, seat)
 
     def pay_dividend(self, state: GameState, corp: Corporation, revenue: int, choice: str,
                      round: Round) -> None:
@@ -1096,56 +713,18 @@ class Rules1861(FamilyRules):
                     state.say(f"{corp.president} may have {corp.sym} nationalised (11)")
 
     # --- the Director's choice (11) ---------------------------------------------------
-    def _trainless(self, state: GameState) -> list[Corporation]:
-        waiting = [c for c in state.corporations.values() if TRAINLESS in c.markers]
-        return sorted(waiting, key=lambda c: state.market.order_key(c.sym))
 
     def pending_decision(self, state: GameState) -> Turn | None:
-        from engine.rounds.base import Turn
-
-        waiting = self._trainless(state)
-        if not waiting:
-            return None
-        corp = waiting[0]
-        return Turn(corp.president or "", corp.sym, f"nationalise {corp.sym} or keep it")
+        return t1861_rsr.pending_decision(self, state)
 
     def decision_options(self, state: GameState) -> list[str]:
-        corp = self._trainless(state)[0]
-        return [f"nationalise {corp.sym}", f"keep {corp.sym}"]
+        return t1861_rsr.decision_options(self, state)
 
     def decision_candidates(self, state: GameState) -> list[Action]:
-        from engine.actions import Keep, Nationalise
-
-        corp = self._trainless(state)[0]
-        return [Nationalise(corp.sym), Keep(corp.sym)]
+        return t1861_rsr.decision_candidates(self, state)
 
     def decide(self, state: GameState, seat: str, action: Action, round: Round) -> None:
-        """11: at the start of phases 4, 6 and 8 the Director of a public company that
-        has operated and owns no train may have it nationalised."""
-        from engine import national
-        from engine.actions import Keep, Nationalise
-
-        corp = self._trainless(state)[0]
-        if not isinstance(action, Nationalise | Keep):
-            raise GameError(f"{seat} must first decide whether {corp.sym} is nationalised",
-                            tuple(self.decision_options(state)))
-        named = self.auction_target(state, action.corporation)
-        if named != corp.sym:
-            raise GameError(f"{corp.sym} is to be decided now, not {action.corporation}",
-                            tuple(self.decision_options(state)))
-        corp.markers.discard(TRAINLESS)
-        if isinstance(action, Nationalise):
-            national.nationalise(self, state, corp)
-        else:
-            state.say(f"{seat} keeps {corp.sym}")
-        from engine.rounds.operating import OperatingRound
-
-        if not self._trainless(state) and isinstance(round, OperatingRound) and \
-                round.current is None and RSR in round.done:
-            # 10.10: the phase began with the RSR's purchase at its turn's end, the last
-            # of the round; with what the nationalisations brought it, it goes on
-            # buying the cheapest new trains it can pay for (as the site has it).
-            self._rsr_buys_trains(state, state.corporations[RSR])
+        t1861_rsr.decide(self, state, seat, action, round)
 
     # --- game end (13) -----------------------------------------------------------------
     def scores(self, state: GameState) -> dict[str, int]:
@@ -1164,27 +743,6 @@ class Rules1861(FamilyRules):
                          if p.owner == seat and not p.closed)
             out[seat] = value
         return out
-
-
-def _joined_to_a_stop(state: GameState, graph: Track, sym: str, hex_id: str,
-                      city: int) -> bool:
-    """Whether track joins the city to another stop (9.3: a home city may not be). A
-    walk is found as soon as a second stop is reached, before any station could block
-    it, so the answer is the graph's alone: kept on the graph, asked once a city for
-    every company and every listing of a position."""
-    from engine import routes
-    from engine.track import Node
-
-    joined: dict[Node, bool] = graph.traced.setdefault("1861 joined to a stop", {})
-    start = Node(hex_id, "c", city)
-    found = joined.get(start)
-    if found is None:
-        nodes: set[Node] | None = graph.traced.get("1861 nodes")
-        if nodes is None:
-            nodes = graph.traced["1861 nodes"] = set(graph.nodes())
-        found = joined[start] = start in nodes and bool(
-            routes.walks_from(state, graph, sym, start, 2))
-    return found
 
 
 def _specific(state: GameState, key: str, default: Any = None) -> Any:

@@ -21,8 +21,7 @@ from engine import routes
 from engine.actions import Route, RunRoutes
 from engine.errors import GameError
 from engine.game import Game
-from engine.optimizer import _Clock as Clock
-from engine.optimizer import compress, grow_routes, optimize, run_for
+from engine.optimizer import Clock, compress, grow_routes, optimize, run_for
 from engine.state import PlacedTile, Train
 from engine.track import Node
 

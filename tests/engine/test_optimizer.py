@@ -325,7 +325,7 @@ def test_a_listing_cut_short_by_the_clock_removes_nothing_from_an_empty_pool() -
     """A train type whose routes the clock stopped listing has an empty table: taking
     another train's segments out of its (empty) pool gives nothing, not an IndexError
     (seen under load, where the time budget runs out mid-listing)."""
-    from engine.optimizer import _unknown
+    from engine.optimizer.tables import unknown
 
-    table = _unknown()
+    table = unknown()
     assert table.without(0, (3, 7)) == 0

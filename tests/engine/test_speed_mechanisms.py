@@ -368,7 +368,7 @@ def plain_home_choices(game: Game, sym: str, graph: track.Track) -> list[str]:
 
 def test_1861_home_choices_kept_on_the_graph_equal_the_rule_asked_afresh() -> None:
     """Whether a city is joined to another stop is kept on the shared graph, once for
-    every company (`t1861._joined_to_a_stop`): at the first position of each stock
+    every company (`t1861_auctions._joined_to_a_stop`): at the first position of each stock
     round of the 1861 record, and wherever a home station is pending, every public
     company gets the hexes the rule gives it on a fresh graph, and one not yet started
     may start (phase 4 on) exactly when there is one."""

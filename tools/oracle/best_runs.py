@@ -8,7 +8,7 @@ revenue, so that the site checks every route and pays it itself, against the rec
 it stands (as the differential replays its games, `differential.ROUTES`).
 
 At each recorded run (of the COMPANIES, or every company) our engine's best run at
-that position (`run auto`, engine/optimizer.py) is written in the site's form
+that position (`run auto`, engine/optimizer/) is written in the site's form
 (`engine.records.run_form`) and replayed by the site's engine in place of the recorded
 run, followed by the record's next action (its dividend). The routes go without their
 revenue: the site checks a route ("Route must contain token", its distance, its ends)
