@@ -53,9 +53,11 @@ def certificate_count(rules: Rules, state: GameState, seat: str) -> int:
     """Certificates counting toward the limit (a president's certificate counts as one)."""
     count = 0
     for corp in state.corporations.values():
-        if corp.par_price is not None and rules.exempt_for_holder(state, corp, seat):
-            continue
-        count += len(corp.certificates_of(seat))
+        # (The exemption asked only of a company he holds: it is most of the cost.)
+        held = sum(1 for c in corp.certificates if c.owner == seat)
+        if held and not (corp.par_price is not None
+                         and rules.exempt_for_holder(state, corp, seat)):
+            count += held
     count += sum(1 for p in state.privates.values() if p.owner == seat and not p.closed)
     return count
 

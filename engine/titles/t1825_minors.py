@@ -187,7 +187,10 @@ def default_home(state: GameState, corp: Corporation) -> int:
 
 
 def awaiting_home(state: GameState) -> Corporation | None:
-    return next((c for c in state.corporations.values() if HOME_CHOICE in c.markers), None)
+    for corp in state.corporations.values():  # (a loop: asked at every `turn`)
+        if HOME_CHOICE in corp.markers:
+            return corp
+    return None
 
 
 def home_turn(state: GameState) -> Turn | None:

@@ -36,8 +36,14 @@ VETOES_NEEDED = 2
 
 
 def voting(state: GameState) -> Corporation | None:
-    return next((c for c in state.corporations.values()
-                 if any(m.startswith(VOTE) for m in c.markers)), None)
+    # Plain loops: asked several times a position (every `turn`), where nested
+    # generators cost a tenth of a record's replay.
+    for corp in state.corporations.values():
+        if corp.markers:
+            for marker in corp.markers:
+                if marker.startswith(VOTE):
+                    return corp
+    return None
 
 
 def decision(corp: Corporation) -> Action:
