@@ -76,3 +76,22 @@ def test_a_reused_canvas_comes_back_blank() -> None:
     with mapimage._blank_canvas(size) as again:
         assert again is first
         assert again.tobytes() == Image.new("RGB", size, mapimage.BACKGROUND).tobytes()
+
+
+def test_a_palette_png_holds_the_pictures_pixels_in_fewer_bytes_than_pillows() -> None:
+    """`palette_png` (zlib-ng, issue 33) writes the palette picture's very pixels and
+    palette, in no more bytes than Pillow's PNG at the same level."""
+    title = load_title("18TN")
+    rgb = map_plate(title).image.convert("RGB").crop((0, 0, 500, 400))
+    picture = rgb.quantize(colors=48, method=Image.Quantize.FASTOCTREE,
+                           dither=Image.Dither.NONE)
+    png = mapimage.palette_png(picture, 6)
+    with Image.open(io.BytesIO(png)) as decoded:
+        decoded.load()
+        assert decoded.mode == "P" and decoded.size == picture.size
+        assert decoded.tobytes() == picture.tobytes()
+        assert decoded.getpalette() == picture.getpalette()
+        assert decoded.convert("RGB").tobytes() == picture.convert("RGB").tobytes()
+    pillows = io.BytesIO()
+    picture.save(pillows, "PNG", compress_level=6)
+    assert len(png) <= len(pillows.getvalue())

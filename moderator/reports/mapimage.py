@@ -33,6 +33,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from PIL import Image, ImageChops, ImageColor, ImageDraw, ImageFont
+from zlib_ng import zlib_ng
 
 from engine.geometry import parse_hex_id
 from engine.state import PlacedTile
@@ -1423,9 +1424,9 @@ class _PngStream:
             if other is not None and (end <= first or row >= stop):
                 self.segments.append(other.segments[index])
                 continue
-            compressor = zlib.compressobj(PNG_COMPRESS_LEVEL, zlib.DEFLATED, -15)
+            compressor = zlib_ng.compressobj(PNG_COMPRESS_LEVEL, zlib_ng.DEFLATED, -15)
             self.segments.append(compressor.compress(data[row * line:end * line])
-                                 + compressor.flush(zlib.Z_FULL_FLUSH))
+                                 + compressor.flush(zlib_ng.Z_FULL_FLUSH))
         self.above = b"".join(self.segments)
 
     def png(self, below: Image.Image) -> bytes:
@@ -1433,20 +1434,33 @@ class _PngStream:
         TOP to the end."""
         assert below.size == (self.width, self.height - self.top) and below.mode == "P"
         rows = _rows(below)
-        compressor = zlib.compressobj(PNG_COMPRESS_LEVEL, zlib.DEFLATED, -15)
+        compressor = zlib_ng.compressobj(PNG_COMPRESS_LEVEL, zlib_ng.DEFLATED, -15)
         data = (ZLIB_HEADER + self.above + compressor.compress(rows) + compressor.flush()
                 + struct.pack(">I", zlib.adler32(rows, self.adler)))
         return self.head + _chunk(b"IDAT", data) + _chunk(b"IEND", b"")
 
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-PNG_COMPRESS_LEVEL = 6  # as `encode_png`
+#: zlib's level for a map's rows, deflated by zlib-ng: its level 6 is a few per cent
+#: smaller than zlib's and a quarter quicker (issue 33).
+PNG_COMPRESS_LEVEL = 6
 ZLIB_HEADER = b"\x78\x9c"  # deflate, 32 KB window, default level
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(
         ">I", zlib.crc32(data, zlib.crc32(kind)))
+
+
+def palette_png(image: Image.Image, level: int) -> bytes:
+    """A palette picture as a PNG (8-bit, rows unfiltered, as Pillow writes one), its
+    rows deflated by zlib-ng at LEVEL: the same pixels as Pillow's PNG, a third to half
+    quicker at no more bytes (a map's part: issue 33)."""
+    width, height = image.size
+    header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
+    return (PNG_SIGNATURE + _chunk(b"IHDR", header)
+            + _chunk(b"PLTE", bytes(image.getpalette() or ()))
+            + _chunk(b"IDAT", zlib_ng.compress(_rows(image), level)) + _chunk(b"IEND", b""))
 
 
 def _rows(image: Image.Image) -> bytes:
