@@ -64,18 +64,22 @@ def test_a_large_part_keeps_the_smaller_encoding() -> None:
     assert len(part) < len(again.getvalue())
 
 
-def test_a_reused_canvas_comes_back_blank() -> None:
-    """`_blank_canvas` hands out the last canvas of that size painted blank: the same
-    pixels as a new one, whatever was drawn on it before; a second user meanwhile gets
-    a canvas of its own."""
+def test_a_reused_canvas_comes_back_blank_where_asked() -> None:
+    """`_blank_canvas` hands out the last canvas of that size painted blank in the
+    areas asked for: there the same pixels as a new one, whatever was drawn on it
+    before; a second user meanwhile gets a canvas of its own, blank."""
     size = (64, 48)
-    with mapimage._blank_canvas(size) as first:
+    area = (4, 6, 30, 20)
+    with mapimage._blank_canvas(size, [area]) as first:
         ImageDraw.Draw(first).rectangle((5, 5, 40, 30), fill="#123456")
-        with mapimage._blank_canvas(size) as other:
+        with mapimage._blank_canvas(size, [area]) as other:
             assert other is not first
-    with mapimage._blank_canvas(size) as again:
+            assert other.tobytes() == Image.new("RGB", size, mapimage.BACKGROUND).tobytes()
+    with mapimage._blank_canvas(size, [area, (40, 0, 64, 10)]) as again:
         assert again is first
-        assert again.tobytes() == Image.new("RGB", size, mapimage.BACKGROUND).tobytes()
+        blank = Image.new("RGB", area[2:], mapimage.BACKGROUND).crop(area)
+        assert again.crop(area).tobytes() == blank.tobytes()
+        assert again.getpixel((35, 25)) == (0x12, 0x34, 0x56)  # outside: left as it was
 
 
 def test_a_palette_png_holds_the_pictures_pixels_in_fewer_bytes_than_pillows() -> None:
