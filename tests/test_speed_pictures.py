@@ -99,3 +99,17 @@ def test_a_palette_png_holds_the_pictures_pixels_in_fewer_bytes_than_pillows() -
     pillows = io.BytesIO()
     picture.save(pillows, "PNG", compress_level=6)
     assert len(png) <= len(pillows.getvalue())
+
+
+def test_a_captioned_plate_is_its_png_decoded() -> None:
+    """`MapPlate.captioned` (what parts reaching into the caption band are cut from,
+    issue 33) is the picture its PNG holds: the same indices, the same palette."""
+    title = load_title("18TN")
+    plate = map_plate(title, highlight={"F11"})
+    for caption in ("18TN-1 - next move 300", "18TN-1 - next move 301"):
+        picture = plate.captioned(caption)
+        with Image.open(io.BytesIO(plate.png(caption))) as decoded:
+            decoded.load()
+            assert decoded.size == picture.size
+            assert decoded.tobytes() == picture.tobytes()
+            assert decoded.getpalette() == picture.getpalette()

@@ -1356,8 +1356,8 @@ class MapPlate:
     the hexes that changed, that part given the same palette where the palette holds
     its colours, and only the PNG rows that part covers compressed again."""
 
-    __slots__ = ("_stream", "band", "board", "geometry", "height", "image", "marked",
-                 "outlined", "phase", "repainted", "rgb", "title")
+    __slots__ = ("_last_caption", "_stream", "band", "board", "geometry", "height", "image",
+                 "marked", "outlined", "phase", "repainted", "rgb", "title")
 
     def __init__(self, image: Image.Image, geometry: MapGeometry, height: int, band: int,
                  marked: bool, *, rgb: Image.Image | None = None, title: Title | None = None,
@@ -1376,9 +1376,24 @@ class MapPlate:
         self.outlined = outlined  # the hexes outlined
         self.repainted = repainted  # drawn from another plate, only round what changed
         self._stream = stream if stream is not None else _PngStream(image, height)
+        self._last_caption: tuple[str, Image.Image] | None = None
 
     def png(self, caption: str) -> bytes:
         """The PNG with CAPTION under the map (and the key to the outline, if any)."""
+        return self._stream.png(self._caption(caption))
+
+    def captioned(self, caption: str) -> Image.Image:
+        """The palette picture `png` encodes for CAPTION: parts of the map reaching
+        into the caption band are cut from it, not from the PNG decoded (issue 33)."""
+        image = self.image.copy()
+        image.paste(self._caption(caption), (0, self.height))
+        return image
+
+    def _caption(self, caption: str) -> Image.Image:
+        """The caption band with CAPTION, in the map's palette (the last one kept: a
+        map's PNG and its picture are asked for together)."""
+        if self._last_caption is not None and self._last_caption[0] == caption:
+            return self._last_caption[1]
         strip = Image.new("RGB", (self.image.width * SUPERSAMPLE, self.band * SUPERSAMPLE),
                           BACKGROUND)
         p = _Painter(strip, self.geometry)
@@ -1387,8 +1402,9 @@ class MapPlate:
         p.finish(final, SUPERSAMPLE)
         # The caption's colours mapped to the map's palette (ink, paper, the outline's
         # red are all in it): the strip is not quantized on its own.
-        return self._stream.png(final.quantize(palette=self.image,
-                                               dither=Image.Dither.NONE))
+        band = final.quantize(palette=self.image, dither=Image.Dither.NONE)
+        self._last_caption = (caption, band)
+        return band
 
 
 #: Rows of a plate compressed together (`_PngStream`): few enough that a change in one
