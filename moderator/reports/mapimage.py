@@ -829,8 +829,12 @@ class _Room:
 
     @staticmethod
     def _room(at: Point, circles: Sequence[tuple[float, float, float]]) -> float:
+        if not circles:
+            return 2.0
         x, y = at
-        return min((math.hypot(x - ox, y - oy) - r for ox, oy, r in circles), default=2.0)
+        hypot = math.hypot
+        # A list, not a generator: a map's first drawing asks this some 100,000 times.
+        return min([hypot(x - ox, y - oy) - r for ox, oy, r in circles])
 
     def clearance(self, at: Point, radius: float = 0.0) -> float:
         return min(self._room(at, self.fixed), self._room(at, self.added)) - radius
