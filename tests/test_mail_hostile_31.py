@@ -13,6 +13,7 @@ import ipaddress
 import shlex
 import socket
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator
 from email.message import EmailMessage
@@ -174,6 +175,31 @@ def test_a_block_within_its_budget_is_not_interrupted_afterwards() -> None:
     with limits.budget(0.5):
         _spin(0.05)
     _spin(0.8)  # past the budget's end, outside the block: nothing may land here
+
+
+def test_budgets_share_one_watching_thread_and_each_still_runs_out() -> None:
+    """Every budget is watched by one long-lived thread (a thread started per mail
+    cost the processing its start: issue 33); among many ended budgets, and beside
+    another thread's budget that ends in time, the one that runs out still does."""
+    for _ in range(30):
+        with limits.budget(5.0):
+            pass
+    watchers = [t for t in threading.enumerate() if t.name == "mail-budget"]
+    assert len(watchers) == 1
+    outcome: list[str] = []
+
+    def other() -> None:
+        with limits.budget(3.0):
+            _spin(0.3)
+        outcome.append("within")
+
+    beside = threading.Thread(target=other)
+    beside.start()
+    with pytest.raises(limits.OverBudget), limits.budget(0.2):
+        _spin(2.0)
+    beside.join()
+    assert outcome == ["within"]
+    assert [t for t in threading.enumerate() if t.name == "mail-budget"] == watchers
 
 
 # -- cases 2 and 3: tournament entry and creation need the sender's mailbox -----------------

@@ -33,6 +33,7 @@ from moderator.reports.mapimage import (
     SUPERSAMPLE,
     BoardView,
     MapPlate,
+    _areas,
     _paint,
     _Painter,
     _snapshot,
@@ -256,3 +257,23 @@ def test_a_game_loaded_anew_is_drawn_from_its_last_plate() -> None:
     optioned = Game(whole.setup, []).state.title
     assert plain.trains != optioned.trains
     assert same_title(plain) is plain and same_title(optioned) is not plain
+
+
+def test_changes_far_apart_are_drawn_again_apart_and_give_the_whole_drawing() -> None:
+    """Hexes that changed at both ends of the board are drawn again as parts of their
+    own (not the box holding both, most of the board: issue 33); with the outline
+    moved from one end to the other and a tile laid in between, the picture is the
+    whole drawing's, pixel for pixel."""
+    whole = record("18TN", "7818")
+    before, after = Game(whole.setup, whole.log[:300]), Game(whole.setup, whole.log[:320])
+    changed = changed_hexes(_snapshot(before.state.board), after.state.board)
+    assert changed
+    title = before.state.title
+    geometry = map_geometry(title).scaled(SUPERSAMPLE)
+    west, east = min(title.hexes, key=geometry.centre), max(title.hexes, key=geometry.centre)
+    full = (geometry.size[0], geometry.size[1])
+    assert len(_areas([hex_box(geometry, h) for h in (west, east)], full)) == 2
+    base = plate(before, frozenset({west}))
+    drawn = plate(after, frozenset({east}), base=base)
+    assert drawn.repainted
+    assert_same(drawn, plate(after, frozenset({east})), "outline moved west to east")

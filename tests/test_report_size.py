@@ -16,6 +16,7 @@ import pytest
 from PIL import Image
 from test_mail_processor import GM, MODERATOR, Harness, text_of
 
+import moderator.desk.answers as answers_module
 from engine.game import Game
 from engine.records import import_record
 from engine.title import load_title
@@ -217,11 +218,15 @@ def test_where_no_part_fits_the_board_goes_reduced_to_a_phones_width(
 
 
 def test_a_report_whose_map_cannot_give_way_leaves_it_out_rather_than_pass_60_kb(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """1861 167259 in stock round 4: a report with the market's picture and the part
     of the map that changed weighed 60.1 KB on the wire (its HTML's `=` signs take three
     bytes each in quoted-printable, which the estimate missed), and no smaller part
-    shows what changed. The map is left out with a note; every mail stays under 60 KB."""
+    shows what changed. The map is left out with a note; every mail stays under the
+    limit. Since the parts are deflated by zlib-ng (issue 33) that report weighs 59.0 KB
+    and keeps its map: the limit is lowered to 59 KB for the case to arise again."""
+    limit = 59_000
+    monkeypatch.setattr(answers_module, "REPORT_LIMIT", limit)
     h = Harness(tmp_path)
     game = import_record(json.loads(NORTH.read_text())).game
     game_id, seats = seat(h, game, 330)
@@ -229,7 +234,7 @@ def test_a_report_whose_map_cannot_give_way_leaves_it_out_rather_than_pass_60_kb
     for move in range(330, 344):
         play(h, game_id, seats, game, move)
         for raw, in h.store.execute("SELECT raw FROM outbox"):
-            assert len(bytes(raw)) < 60_000
+            assert len(bytes(raw)) < limit
         left_out += sum("The map is left out of this report" in " ".join(text_of(m).split())
                         for m in h.new_mail())
     assert left_out >= 1

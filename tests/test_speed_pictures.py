@@ -64,15 +64,52 @@ def test_a_large_part_keeps_the_smaller_encoding() -> None:
     assert len(part) < len(again.getvalue())
 
 
-def test_a_reused_canvas_comes_back_blank() -> None:
-    """`_blank_canvas` hands out the last canvas of that size painted blank: the same
-    pixels as a new one, whatever was drawn on it before; a second user meanwhile gets
-    a canvas of its own."""
+def test_a_reused_canvas_comes_back_blank_where_asked() -> None:
+    """`_blank_canvas` hands out the last canvas of that size painted blank in the
+    areas asked for: there the same pixels as a new one, whatever was drawn on it
+    before; a second user meanwhile gets a canvas of its own, blank."""
     size = (64, 48)
-    with mapimage._blank_canvas(size) as first:
+    area = (4, 6, 30, 20)
+    with mapimage._blank_canvas(size, [area]) as first:
         ImageDraw.Draw(first).rectangle((5, 5, 40, 30), fill="#123456")
-        with mapimage._blank_canvas(size) as other:
+        with mapimage._blank_canvas(size, [area]) as other:
             assert other is not first
-    with mapimage._blank_canvas(size) as again:
+            assert other.tobytes() == Image.new("RGB", size, mapimage.BACKGROUND).tobytes()
+    with mapimage._blank_canvas(size, [area, (40, 0, 64, 10)]) as again:
         assert again is first
-        assert again.tobytes() == Image.new("RGB", size, mapimage.BACKGROUND).tobytes()
+        blank = Image.new("RGB", area[2:], mapimage.BACKGROUND).crop(area)
+        assert again.crop(area).tobytes() == blank.tobytes()
+        assert again.getpixel((35, 25)) == (0x12, 0x34, 0x56)  # outside: left as it was
+
+
+def test_a_palette_png_holds_the_pictures_pixels_in_fewer_bytes_than_pillows() -> None:
+    """`palette_png` (zlib-ng, issue 33) writes the palette picture's very pixels and
+    palette, in no more bytes than Pillow's PNG at the same level."""
+    title = load_title("18TN")
+    rgb = map_plate(title).image.convert("RGB").crop((0, 0, 500, 400))
+    picture = rgb.quantize(colors=48, method=Image.Quantize.FASTOCTREE,
+                           dither=Image.Dither.NONE)
+    png = mapimage.palette_png(picture, 6)
+    with Image.open(io.BytesIO(png)) as decoded:
+        decoded.load()
+        assert decoded.mode == "P" and decoded.size == picture.size
+        assert decoded.tobytes() == picture.tobytes()
+        assert decoded.getpalette() == picture.getpalette()
+        assert decoded.convert("RGB").tobytes() == picture.convert("RGB").tobytes()
+    pillows = io.BytesIO()
+    picture.save(pillows, "PNG", compress_level=6)
+    assert len(png) <= len(pillows.getvalue())
+
+
+def test_a_captioned_plate_is_its_png_decoded() -> None:
+    """`MapPlate.captioned` (what parts reaching into the caption band are cut from,
+    issue 33) is the picture its PNG holds: the same indices, the same palette."""
+    title = load_title("18TN")
+    plate = map_plate(title, highlight={"F11"})
+    for caption in ("18TN-1 - next move 300", "18TN-1 - next move 301"):
+        picture = plate.captioned(caption)
+        with Image.open(io.BytesIO(plate.png(caption))) as decoded:
+            decoded.load()
+            assert decoded.size == picture.size
+            assert decoded.tobytes() == picture.tobytes()
+            assert decoded.getpalette() == picture.getpalette()

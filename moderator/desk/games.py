@@ -214,7 +214,8 @@ class PictureCache:
         # the board alone (a share bought, a train run), from the plate's own picture
         # (no PNG decoded).
         self._parts: OrderedDict[tuple[object, frozenset[str]], bytes | None] = OrderedDict()
-        self._plate_of: OrderedDict[bytes, tuple[PlateKey, MapPlate]] = OrderedDict()
+        # A whole map's plate, by its PNG: its key and the caption the PNG has.
+        self._plate_of: OrderedDict[bytes, tuple[PlateKey, MapPlate, str]] = OrderedDict()
         self.cropped = 0  # parts cut (what the cache could not save)
         self._decoded: OrderedDict[bytes, Image.Image] = OrderedDict()  # maps, as pictures
         # What a report shows of a position (its view, the legal lays), by kind, game
@@ -263,7 +264,7 @@ class PictureCache:
                               plate.png(caption))
             self.drawn += 1
             _put(self._maps, key, picture, self.size)
-            _put(self._plate_of, picture.png, (plate_key, plate), self.size)
+            _put(self._plate_of, picture.png, (plate_key, plate, caption), self.size)
             # The readers of this map will next be shown what changed since it.
             self.remember_board(game_id, game)
         self._maps.move_to_end(key)
@@ -283,8 +284,10 @@ class PictureCache:
             return self._parts[key]
         if image is None:
             image = self._decoded.get(picture.png)
-        if image is None:  # the readers of one move get parts of one map: decode it once
-            image = decode(picture.png)
+        if image is None:  # the readers of one move get parts of one map: made once
+            # From its plate where it is kept, with its caption: the PNG decoded is
+            # the same picture, at twice the cost (issue 33).
+            image = drawn[1].captioned(drawn[2]) if drawn is not None else decode(picture.png)
             _put(self._decoded, picture.png, image, 2)
         # A plain cut is made of the pixels in its box alone: keyed by them too, it is
         # cut once for every map that holds the same pixels there -- a part reaching

@@ -247,8 +247,12 @@ def _qp_part(subtype: str, text: str, texts: dict[bytes, bytes]) -> MIMENonMulti
     return part
 
 
+@functools.lru_cache(maxsize=16)
 def _qp(text: str) -> bytes:
-    """TEXT in UTF-8, quoted-printable, its lines ending in CRLF (as the wire has it)."""
+    """TEXT in UTF-8, quoted-printable, its lines ending in CRLF (as the wire has it).
+    Kept for the last few texts: a report's texts are measured (`qp_size`) before
+    they are composed, and a refusal's tables are the same in every refusal at one
+    position (issue 33)."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").encode("utf-8")
     return binascii.b2a_qp(lines, istext=True).replace(b"\n", b"\r\n")
 

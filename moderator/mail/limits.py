@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import heapq
+import itertools
 import re
 import sys
 import threading
@@ -149,6 +151,81 @@ def _interruptible(frame: FrameType | None, entry: FrameType) -> bool:
     return True
 
 
+class _Budget:
+    """One block's budget: its thread, that thread's CPU clock and the clock's reading
+    at which it runs out; whether the block is still open and whether OverBudget was
+    raised in it."""
+
+    __slots__ = ("clock", "entry", "fired", "limit", "open", "target")
+
+    def __init__(self, target: int, entry: FrameType, seconds: float) -> None:
+        self.target = target
+        self.entry: FrameType | None = entry  # None once the block has ended
+        self.clock = time.pthread_getcpuclockid(target)
+        self.limit = time.clock_gettime(self.clock) + seconds
+        self.open = True
+        self.fired = False
+
+
+class _Watchdog:
+    """The one thread that looks at every open budget when it could have run out: a
+    thread of its own for each mail (a `threading.Timer`) cost the processing thread
+    its start, about 1.5% of a mail's processing under a burst (issue 33). Started
+    with the first budget, it lives as long as the process (a daemon thread)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Condition()
+        self._due: list[tuple[float, int, _Budget]] = []  # a heap by wall-clock time
+        self._order = itertools.count()  # ties: first come, first looked at
+        self._thread: threading.Thread | None = None
+
+    def arm(self, budget: _Budget, after: float) -> None:
+        """Look at BUDGET again in AFTER seconds (wall clock: a thread spends at most
+        that much CPU meanwhile). Called with `lock` held."""
+        due = time.monotonic() + max(after, 0.01)
+        earliest = not self._due or due < self._due[0][0]
+        heapq.heappush(self._due, (due, next(self._order), budget))
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._run, name="mail-budget",
+                                            daemon=True)
+            self._thread.start()
+        elif earliest:
+            self.lock.notify()
+
+    def _run(self) -> None:
+        with self.lock:
+            while True:
+                while self._due and not self._due[0][2].open:
+                    heapq.heappop(self._due)  # its block has ended
+                if not self._due:
+                    self.lock.wait()
+                    continue
+                wait = self._due[0][0] - time.monotonic()
+                if wait > 0:
+                    self.lock.wait(wait)
+                    continue
+                self._check(heapq.heappop(self._due)[2])
+
+    def _check(self, budget: _Budget) -> None:
+        left = 0.0 if budget.fired else budget.limit - time.clock_gettime(budget.clock)
+        if left > 0:  # it waited meanwhile: look again when it could be spent
+            self.arm(budget, left)
+            return
+        assert budget.entry is not None  # an open block's
+        if not _interruptible(sys._current_frames().get(budget.target), budget.entry):
+            self.arm(budget, _AGAIN)  # in a finalizer or an error hook: when it has left it
+            return
+        budget.fired = True
+        _raise_in(budget.target, OverBudget)
+        # Delivered inside a gc callback, a __del__ or a weakref callback all the
+        # same (it entered one since it was looked at), CPython reports it as
+        # unraisable and carries on: raise it again until it lands.
+        self.arm(budget, _AGAIN)
+
+
+_WATCHDOG = _Watchdog()
+
+
 @contextlib.contextmanager
 def budget(seconds: float | None) -> Iterator[None]:
     """Run the block with at most SECONDS of this thread's CPU time (None or 0: no
@@ -157,45 +234,15 @@ def budget(seconds: float | None) -> Iterator[None]:
     if not seconds:
         yield
         return
-    target = threading.get_ident()
-    entry = sys._getframe(2)  # the frame of the `with` (above contextlib's __enter__)
-    clock = time.pthread_getcpuclockid(target)
-    limit = time.clock_gettime(clock) + seconds
-    lock = threading.Lock()
-    state = {"open": True, "fired": False}
-    timers: list[threading.Timer] = []
-
-    def check() -> None:
-        with lock:
-            if not state["open"]:
-                return
-            left = 0.0 if state["fired"] else limit - time.clock_gettime(clock)
-            if left > 0:  # it waited meanwhile: look again when it could be spent
-                arm(left)
-                return
-            if not _interruptible(sys._current_frames().get(target), entry):
-                arm(_AGAIN)  # in a finalizer or an error hook: when it has left it
-                return
-            state["fired"] = True
-            _raise_in(target, OverBudget)
-            # Delivered inside a gc callback, a __del__ or a weakref callback all the
-            # same (it entered one since it was looked at), CPython reports it as
-            # unraisable and carries on: raise it again until it lands.
-            arm(_AGAIN)
-
-    def arm(after: float) -> None:
-        timer = threading.Timer(max(after, 0.01), check)
-        timer.daemon = True
-        timers[:] = [timer]
-        timer.start()
-
-    arm(seconds)
+    # The frame of the `with` (above contextlib's __enter__).
+    watched = _Budget(threading.get_ident(), sys._getframe(2), seconds)
+    with _WATCHDOG.lock:
+        _WATCHDOG.arm(watched, seconds)
     try:
         yield
     finally:
-        with lock:
-            state["open"] = False
-            if state["fired"]:
-                _raise_in(target, None)  # the block ended before it was delivered
-            for timer in timers:
-                timer.cancel()
+        with _WATCHDOG.lock:
+            watched.open = False
+            watched.entry = None  # its frame (and the frame's locals) not kept meanwhile
+            if watched.fired:
+                _raise_in(watched.target, None)  # the block ended before it was delivered

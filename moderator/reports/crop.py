@@ -21,6 +21,7 @@ from moderator.reports.mapimage import (
     COORDINATE_INK,
     font,
     map_geometry,
+    palette_png,
     title_keyed,
 )
 
@@ -34,14 +35,16 @@ LEAST = 5.0
 #: Colours of a part's palette: the map's flat colours and enough of their edges to
 #: keep text and track smooth (a sixth smaller than 256).
 PART_COLOURS = 48
-#: zlib's level for a part: 6 makes it about 8% larger than 8 in less than half the
-#: time (8 is 2% larger than 9 in a third of it). A part is cut for most moves that
-#: change the board, so under a burst its encoding was a tenth of the processing
-#: (issue 14). A large part (a company's stations spread over the board) fills most
-#: of a report's 60 KB (issue 19): it keeps level 8, where its bytes count more than
-#: the milliseconds.
+#: zlib's level for a part, deflated by zlib-ng (`palette_png`). With zlib, 6 made a
+#: part about 8% larger than 8 in less than half the time (8 was 2% larger than 9 in a
+#: third of it); a part is cut for most moves that change the board, so under a burst
+#: its encoding was a tenth of the processing (issue 14). A large part (a company's
+#: stations spread over the board) fills most of a report's 60 KB (issue 19): it gets
+#: the smallest encoding, where its bytes count more than the milliseconds. zlib-ng's
+#: 6 and 9 are each smaller than zlib's 6 and 8 were, in two thirds of the time
+#: (18TN's parts under a burst: 117 ms against 74, every part smaller; issue 33).
 PART_COMPRESS_LEVEL = 6
-LARGE_PART_COMPRESS_LEVEL = 8
+LARGE_PART_COMPRESS_LEVEL = 9
 #: A part of more pixels than this is large (a plain cut round one hex is about 0.2 M).
 LARGE_PART_PIXELS = 500_000
 
@@ -135,12 +138,10 @@ def crop_map(png: bytes, title: Title, hexes: Collection[str],
         box = _blank_all_but(whole, title, kept)
         cut = whole.crop(box)
     part = _with_rulers(cut, title, box)
-    out = io.BytesIO()
-    part.quantize(colors=PART_COLOURS, method=Image.Quantize.FASTOCTREE,
-                  dither=Image.Dither.NONE).save(
-        out, "PNG", compress_level=LARGE_PART_COMPRESS_LEVEL
-        if part.width * part.height > LARGE_PART_PIXELS else PART_COMPRESS_LEVEL)
-    return out.getvalue()
+    return palette_png(part.quantize(colors=PART_COLOURS, method=Image.Quantize.FASTOCTREE,
+                                     dither=Image.Dither.NONE),
+                       LARGE_PART_COMPRESS_LEVEL if part.width * part.height
+                       > LARGE_PART_PIXELS else PART_COMPRESS_LEVEL)
 
 
 def plain_box(title: Title, hexes: Collection[str], size: tuple[int, int]
