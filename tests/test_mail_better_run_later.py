@@ -189,3 +189,28 @@ def test_a_run_taken_back_before_the_search_is_never_told(tmp_path: Path) -> Non
     processor.flush_reports()
     assert not any(NOTE in t for texts in _texts(store, second).values() for t in texts)
     store.close()
+
+
+def test_no_search_once_the_game_has_ended(tmp_path: Path) -> None:
+    """The game master ends the game (`end game`: its clock ended, the final scores
+    sent) between the answer and the search: the search is not made, nothing is said
+    under the move and no later mail is owed a note (`Processor._better_run`)."""
+    config = ModeratorConfig(address="moderator@bench.test", secret="s",
+                             database=tmp_path / "m.sqlite")
+    store = Store(config.database)
+    game_id, addresses, whole = seated_game(store, RECORD, RUN)
+    with store.transaction():
+        store.create_clock(game_id, 3600.0)
+    processor = Processor(store, ProcessorSettings.from_config(config))
+    (run,) = burst(game_id, whole, RUN, 1, 1)
+    key, _ = processor.receive(burst_message(run, game_id, addresses, config.address,
+                                             config.secret).as_bytes(), kept_elsewhere=True)
+    assert processor.process(key, batch=True).status == "processed"
+    processor.flush_reports()
+    assert len(processor.declared) == 1
+    with store.transaction():  # as `end game` leaves it
+        store.update_clock(game_id, ended=time.time(), seat=None, deadline=None)
+    assert processor.better_runs() == 0 and processor.declared == []
+    assert not any(line.startswith(NOTE) for line in store.logged_moves(game_id, RUN)[0].said
+                   or ())
+    store.close()

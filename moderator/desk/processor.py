@@ -257,24 +257,30 @@ class Processor:
         tell what is found (`moderator.desk.later`); how many were told. Called once
         their answers are on their way (the service: after it has woken the outbox for
         them, a batch's after `flush_reports`). A failure is logged: the runs stand."""
-        with self.lock:
-            started = time.thread_time()
-            told = 0
-            try:
-                while self.declared:
-                    game_id, run = self.declared.pop(0)
-                    try:
-                        told += self._better_run(game_id, run)
-                    except Exception:
-                        log.exception("the better run of %s move %d failed", game_id,
-                                      run.move)
-            finally:
-                self.later_cpu += time.thread_time() - started
-            return told
+        told = 0
+        while True:
+            # The lock is taken a search at a time, so that a mail arriving meanwhile
+            # waits for one search at most, not for a whole burst's (the searches share
+            # the games and their track caches with the mails: never two at once).
+            with self.lock:
+                if not self.declared:
+                    return told
+                started = time.thread_time()
+                game_id, run = self.declared.pop(0)
+                try:
+                    told += self._better_run(game_id, run)
+                except Exception:
+                    log.exception("the better run of %s move %d failed", game_id, run.move)
+                finally:
+                    self.later_cpu += time.thread_time() - started
 
     def _better_run(self, game_id: str, run: DeclaredRun) -> bool:
         game = self.games.game(game_id)
-        if run.move not in game.effective:  # taken back meanwhile
+        clock = self.store.clock(game_id)
+        if run.move not in game.effective or game.state.game_over or (
+                clock is not None and clock.ended is not None):
+            # Taken back meanwhile, or the game has ended, by its rules or on the game
+            # master's word (its final report has gone: a note would help nobody).
             return False
         note = run.better_run(game.rules)
         if note is None:
