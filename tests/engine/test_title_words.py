@@ -5,7 +5,9 @@ rulebook does not use (1825 and 1861 have a "Director" and a "Bank Pool", never 
 
 Refusals are provoked by a battery of orders (buying shares from each source, par,
 selling, buying each train from each source, orders from the wrong seat) at positions
-of the scenario helpers and of random games, each tried on a copy of the game."""
+of the scenario helpers, of recorded games and of random games, each tried on a copy
+of the game; the reports of the orders accepted and the players' certificates in the
+game's view (engine.views) are checked too."""
 
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from engine.errors import GameError
 from engine.game import Game, Setup
 from engine.legal import legal_actions
 from engine.titles import rules_for
+from engine.views import game_view
 
 TITLES = ("18TN", "1825", "1850", "1851", "1861")
 # The core's terms, as the core once wrote them for every title (18TN's words).
@@ -119,12 +122,24 @@ def _1825_operating() -> Game:
     return g
 
 
+def _1825_recorded(count: int) -> Callable[[], Game]:
+    return lambda: scenarios_1825.r1_record_prefix(count)[0]
+
+
+def _1861_recorded(stop_before_id: int) -> Callable[[], Game]:
+    return lambda: scenarios_1861.record_game(stop_before_id)
+
+
+# Scenario positions, and positions of the recorded games (late rounds, public
+# companies, second-hand shares and trains).
 POSITIONS: dict[str, tuple[Callable[[], Game], ...]] = {
     "18TN": (tn_scenarios.three_company_opening,),
-    "1825": (scenarios_1825.new_game, _1825_operating),
+    "1825": (scenarios_1825.new_game, _1825_operating, _1825_recorded(424),
+             _1825_recorded(490)),
     "1850": (_1850_operating,),
     "1851": (scenarios_1851.new_game, scenarios_1851.two_company_opening),
-    "1861": (scenarios_1861.first_operating_round,),
+    "1861": (scenarios_1861.first_operating_round, _1861_recorded(315),
+             _1861_recorded(700)),
 }
 
 
@@ -133,6 +148,8 @@ def test_refusals_and_reports_speak_only_the_titles_words(title: str) -> None:
     games = [make() for make in POSITIONS[title]]
     games += random_positions(title, seed=1, moves=120, every=12)
     texts = [text for game in games for text in said(game)]
+    texts += [cert for game in games for player in game_view(game).players
+              for cert in player.certificates]  # "LNWR 20% (Director)"
     assert len(texts) > 100
     foreign = foreign_terms(title)
     wrong = sorted({text for text in texts if any(uses(text, term) for term in foreign)})
