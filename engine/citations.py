@@ -8,7 +8,13 @@ and the title's `Rules.citations` maps the key to its own words and section. A k
 title does not map is said plainly, in the words below, with no section number.
 
 A citation's words are a template of named fields (`{corp}`, `{hex}`, ...); a title's
-words for a key use only the fields of the plain words, which the caller fills.
+words for a key use only the fields of the plain words, which the caller fills, and
+the title's names for the core's terms (`WORDS`: `{head}`, `{market}`, `{offering}`).
+
+The titles name some of the things the core speaks of differently too (a company's
+head is 1825's and 1861's "Director", 18TN's "president"); `WORDS` are the core's
+terms in 18TN's words, and a title's `Rules.words` overrides what its rulebook names
+differently, so a refusal in one title never speaks another title's vocabulary.
 """
 
 from __future__ import annotations
@@ -33,6 +39,15 @@ class Cite:
         return f"{said} ({self.section})" if self.section else said
 
 
+# The core's terms, by key, in 18TN's words (the defaults). Keys are field names the
+# plain words below may use; none is a field a caller fills.
+WORDS: Mapping[str, str] = {
+    "head": "president",  # who directs a company: 1825 and 1861 say "Director"
+    "market": "Open Market",  # the bank's second-hand shares and trains: "Bank Pool"
+    "offering": "Initial Offering",  # where new shares and trains are sold
+}
+
+
 # Every rule the core cites, in plain words (no title's numbers), by key.
 PLAIN: Mapping[str, str] = {
     # --- track, stations and routes ----------------------------------------------------
@@ -48,7 +63,7 @@ PLAIN: Mapping[str, str] = {
     # --- trains --------------------------------------------------------------------------
     "obsolete_train": "no company may buy an obsolete train",
     "bank_train_limit": "{corp} may buy only one train from the bank this turn",
-    "cheapest_with_president": "with the president's money only the cheapest train may "
+    "cheapest_with_president": "with the {head}'s money only the cheapest train may "
                                "be bought: the {train}-train for {price}",
     "contribution": "{president} contributes to {corp}'s train: it may not buy a train "
                     "from another company",
@@ -56,7 +71,7 @@ PLAIN: Mapping[str, str] = {
     "forced_train": "{corp} has a route but no train and must buy one",
     "forced_train_bankrupt": "{corp} has a route but no train, and {president} cannot "
                              "raise the money for one: `done` declares the bankruptcy",
-    "no_president_money": "the president's money plays no part in {corp}'s train "
+    "no_president_money": "the {head}'s money plays no part in {corp}'s train "
                           "purchase; it takes loans",
     "closes_on_withholding": "{corp} closes when it withholds: it never reaches its train "
                              "step, so no train is forced on it",
@@ -75,14 +90,14 @@ PLAIN: Mapping[str, str] = {
     "over_limit_pass": "{seat} holds {count} certificates, over the limit of {limit}: "
                        "sell first",
     "bid_at_limit": "{seat} is at the certificate limit and may not bid",
-    "more_from_open_market": "only more shares of {corp} from the Open Market may be "
+    "more_from_open_market": "only more shares of {corp} from the {market} may be "
                              "bought this turn",
-    "company_whole_turn": "acting for a company is a president's whole stock turn",
+    "company_whole_turn": "acting for a company is a {head}'s whole stock turn",
     "redeem_one": "a company redeems one share at a time",
     "redeem_ask": "{corp} asks {holder} to let it redeem a share at {price}",
     "redeem_refused": "{seat} refuses to let {corp} redeem his share",
-    "redeem_open_market_first": "{corp} must redeem the share in the Open Market first",
-    "redeem_name_holder": "the Open Market holds no {corp} share: name the player, "
+    "redeem_open_market_first": "{corp} must redeem the share in the {market} first",
+    "redeem_name_holder": "the {market} holds no {corp} share: name the player, "
                           "`redeem {corp} from NAME`",
     "redeemed_not_for_sale": "{corp}'s redeemed shares are not for sale until it reissues "
                              "them",
@@ -104,10 +119,12 @@ def fields_of(template: str) -> frozenset[str]:
     return frozenset(name for _, name, _, _ in string.Formatter().parse(template) if name)
 
 
-def cite(citations: Mapping[str, Cite], key: str, fields: Mapping[str, object]) -> str:
-    """The title's words for the rule `key`, with its section; else the plain words."""
+def cite(citations: Mapping[str, Cite], key: str, fields: Mapping[str, object],
+         words: Mapping[str, str] = WORDS) -> str:
+    """The title's words for the rule `key`, with its section; else the plain words.
+    `words` are the title's names for the core's terms (`WORDS`)."""
     found = citations.get(key)
-    return (found or Cite(PLAIN[key])).text(fields)
+    return (found or Cite(PLAIN[key])).text({**WORDS, **words, **fields})
 
 
 SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)+")
@@ -121,7 +138,7 @@ def check_citations(citations: Mapping[str, Cite]) -> list[str]:
         if key not in PLAIN:
             problems.append(f"{key}: no core rule has this key")
             continue
-        extra = fields_of(found.words) - fields_of(PLAIN[key])
+        extra = fields_of(found.words) - fields_of(PLAIN[key]) - WORDS.keys()
         if extra:
             problems.append(f"{key}: the words use {sorted(extra)}, which the core does "
                             "not fill")

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, ClassVar
 
 from engine import market
-from engine.citations import Cite, cite
+from engine.citations import WORDS, Cite, cite
 from engine.errors import GameError, require
 from engine.prices import move_token
 from engine.state import (
@@ -78,6 +78,9 @@ class Rules(ABC):
     # The title's words and sections for the rules the core cites (engine.citations);
     # a rule the title does not map is said plainly, without a number.
     citations: ClassVar[Mapping[str, Cite]] = {}
+    # The title's names for the core's terms (engine.citations.WORDS: "head",
+    # "market", "offering"), where its rulebook names them differently from 18TN.
+    words: ClassVar[Mapping[str, str]] = {}
     # 4.2.5.2(d) sales follow 3.2(a) (price of the moment); 1851 pays the price at the
     # start of the train purchase for every share.
     forced_sales_at_start_prices = False
@@ -101,7 +104,11 @@ class Rules(ABC):
 
     def cite(self, key: str, **fields: object) -> str:
         """The rule `key` of engine.citations in this title's words, with its section."""
-        return cite(self.citations, key, fields)
+        return cite(self.citations, key, fields, self.words)
+
+    def word(self, key: str) -> str:
+        """The title's name for the core's term `key` (engine.citations.WORDS)."""
+        return self.words.get(key, WORDS[key])
 
     # --- set-up ------------------------------------------------------------------------
     def initial_state(self, seats: tuple[str, ...], seed: int) -> GameState:
@@ -194,7 +201,7 @@ class Rules(ABC):
         """Why a player may not start this corporation now, or None."""
         if self.may_par(state, corp):
             return None
-        return f"{corp.sym}'s president's certificate is not for sale"
+        return f"{corp.sym}'s {self.word('head')}'s certificate is not for sale"
 
     #: Whether players buy certificates from a corporation's treasury (1851's unsold
     #: shares); 1850's redeemed shares wait there for a reissue.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.citations import WORDS
 from engine.errors import GameError, require
 from engine.prices import move_token as move_token
 from engine.prices import place_token as place_token
@@ -33,6 +34,13 @@ if TYPE_CHECKING:
 # rules now; their importers still find them here too.
 
 SOURCE_NAMES = {IPO: "the Initial Offering", POOL: "the Open Market", TREASURY: "its treasury"}
+
+
+def source_name(rules: Rules, source: str) -> str:
+    """Where certificates are bought from, in the title's words (`SOURCE_NAMES` are
+    18TN's)."""
+    named = {IPO: f"the {rules.word('offering')}", POOL: f"the {rules.word('market')}"}
+    return named.get(source) or SOURCE_NAMES.get(source, source)
 
 
 def price_per_share(rules: Rules, state: GameState, corp: Corporation, source: str) -> int:
@@ -79,13 +87,14 @@ def check_can_hold(rules: Rules, state: GameState, seat: str, corp: Corporation,
                 f"{seat} holds {have} certificates; the limit is {limit}")
 
 
-def resolve_presidency(state: GameState, corp: Corporation, seller: str | None = None) -> None:
+def resolve_presidency(state: GameState, corp: Corporation, seller: str | None = None,
+                       head: str = WORDS["head"]) -> None:
     """18TN 3.5: whoever holds the most shares is president; equal holdings never take it.
 
     When the outgoing president's sale caused a tie among others, the first tied player
     clockwise from the outgoing president wins (3.5(a)). The new president exchanges
     plain certificates of equal percentage for the president's certificate, wherever it
-    is (3.5(b)).
+    is (3.5(b)). `head` is the title's name for a president (`Rules.word("head")`).
     """
     current = corp.president
     holdings = {seat: corp.percent_held_by(seat) for seat in state.seats}
@@ -101,13 +110,13 @@ def resolve_presidency(state: GameState, corp: Corporation, seller: str | None =
     new = next(seat for seat in order if holdings[seat] == best)
     pres = corp.certificates[0]
     if pres.owner != new:
-        _exchange_for_president(corp, new)
+        _exchange_for_president(corp, new, head)
     corp.president = new
     if current is not None:
-        state.say(f"{new} becomes president of {corp.sym}")
+        state.say(f"{new} becomes {head} of {corp.sym}")
 
 
-def _exchange_for_president(corp: Corporation, new: str) -> None:
+def _exchange_for_president(corp: Corporation, new: str, head: str) -> None:
     pres = corp.certificates[0]
     given: list[Certificate] = []
     for cert in sorted(corp.certificates_of(new), key=lambda c: -c.index):
@@ -115,7 +124,7 @@ def _exchange_for_president(corp: Corporation, new: str) -> None:
             break
         given.append(cert)
     if sum(c.percent for c in given) != pres.percent:
-        raise GameError(f"{new} cannot exchange certificates for the president's "
+        raise GameError(f"{new} cannot exchange certificates for the {head}'s "
                         f"certificate of {corp.sym}")
     for cert in given:
         cert.owner = pres.owner
@@ -136,7 +145,7 @@ def buy_certificate(rules: Rules, state: GameState, seat: str, corp: Corporation
     require(corp.par_price is not None or source != IPO,
             f"{corp.sym} has no par value yet; start it with `par {corp.sym} at PRICE`")
     require(len(certs) >= count,
-            f"{SOURCE_NAMES.get(source, source)} has {len(certs)} certificate(s) of "
+            f"{source_name(rules, source)} has {len(certs)} certificate(s) of "
             f"{corp.sym}" + (f"; you asked for {count}" if count > 1 else ""))
     chosen = certs[:count]
     percent = sum(c.percent for c in chosen)
@@ -145,14 +154,14 @@ def buy_certificate(rules: Rules, state: GameState, seat: str, corp: Corporation
     player = state.player(seat)
     require(player.cash >= cost,
             f"{seat} has {money(state, player.cash)}; {count} certificate(s) of {corp.sym} "
-            f"from {SOURCE_NAMES.get(source, source)} cost {money(state, cost)}")
+            f"from {source_name(rules, source)} cost {money(state, cost)}")
     check_can_hold(rules, state, seat, corp, percent, len(chosen))
     state.transfer_cash(seat, rules.share_payee(state, corp, source), cost)
     for cert in chosen:
         cert.owner = seat
-    state.say(f"{seat} buys {percent}% of {corp.sym} from {SOURCE_NAMES.get(source, source)} "
+    state.say(f"{seat} buys {percent}% of {corp.sym} from {source_name(rules, source)} "
               f"for {money(state, cost)}")
-    resolve_presidency(state, corp)
+    resolve_presidency(state, corp, head=rules.word("head"))
     return cost
 
 
@@ -169,7 +178,8 @@ def check_sale(rules: Rules, state: GameState, seat: str, corp: Corporation,
             f"down to the limit, {least}% at least")
     pool_limit = rules.pool_limit_percent
     require(corp.pool_percent + percent <= pool_limit,
-            f"the Open Market would hold {corp.pool_percent + percent}% of {corp.sym}; "
+            f"the {rules.word('market')} would hold {corp.pool_percent + percent}% of "
+            f"{corp.sym}; "
             f"at most {pool_limit}% may be there")
     if corp.president == seat:
         pres = corp.certificates[0]
@@ -178,9 +188,9 @@ def check_sale(rules: Rules, state: GameState, seat: str, corp: Corporation,
             others = [s for s in state.seats if s != seat]
             top = max((corp.percent_held_by(s) for s in others), default=0)
             require(top >= pres.percent and top > remaining,
-                    f"{seat} may sell the president's certificate of {corp.sym} only if "
-                    f"another player holds at least {pres.percent}% and takes over the "
-                    f"presidency")
+                    f"{seat} may sell the {rules.word('head')}'s certificate of {corp.sym} "
+                    f"only if another player holds at least {pres.percent}% and takes over "
+                    f"as {rules.word('head')}")
 
 
 def sell_shares(rules: Rules, state: GameState, seat: str, corp: Corporation,
@@ -202,9 +212,9 @@ def sell_shares(rules: Rules, state: GameState, seat: str, corp: Corporation,
     if corp.president == seat and others and max(others.values()) > remaining:
         best = max(others.values())
         new = next(s for s in state.seats_from(state.next_seat(seat)) if others.get(s) == best)
-        _exchange_for_president(corp, new)
+        _exchange_for_president(corp, new, rules.word("head"))
         corp.president = new
-        state.say(f"{new} becomes president of {corp.sym}")
+        state.say(f"{new} becomes {rules.word('head')} of {corp.sym}")
     to_sell: list[Certificate] = []
     for cert in sorted(corp.certificates_of(seat), key=lambda c: -c.index):
         if sum(c.percent for c in to_sell) >= percent:
@@ -225,7 +235,7 @@ def sell_shares(rules: Rules, state: GameState, seat: str, corp: Corporation,
                                                president_before))
     elif rules.sale_moves_price(state, corp, seat, president_before):
         rules.move_price_after_sale(state, corp, percent // 10)
-    resolve_presidency(state, corp, seller=seat)
+    resolve_presidency(state, corp, seller=seat, head=rules.word("head"))
     return proceeds
 
 

@@ -115,7 +115,7 @@ def game_view(game: Game) -> GameView:
         for corp in state.corporations.values():
             pct = corp.percent_held_by(seat)
             if pct:
-                pres = " (president)" if corp.president == seat else ""
+                pres = f" ({rules.word('head')})" if corp.president == seat else ""
                 certs.append(f"{corp.sym} {pct}%{pres}")
         certs += [f"{p.sym} (private)" for p in state.privates.values()
                   if p.owner == seat and not p.closed]

@@ -66,7 +66,7 @@ def protect(rules: Rules, state: GameState) -> str:
         cert.owner = president
     state.say(rules.cite("protects", president=president, corp=corp.sym,
                          percent=sale.percent, seller=sale.seller, cost=money(state, cost)))
-    resolve_presidency(state, corp)
+    resolve_presidency(state, corp, head=rules.word("head"))
     return president
 
 

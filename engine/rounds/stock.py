@@ -577,7 +577,7 @@ class StockRound(Round):
                     self.rules.cite("more_from_open_market", corp=corp.sym))
             require(corp.par_price is not None,
                     f"{corp.sym} has not been started; `par {corp.sym} at PRICE` buys its "
-                    f"president's certificate")
+                    f"{self.rules.word('head')}'s certificate")
             several = self.rules.may_buy_several(state, corp, source)
             require(action.count == 1 or several, "only one certificate may be bought per turn")
             paid = buy_certificate(self.rules, state, seat, corp, source, action.count)
@@ -616,8 +616,8 @@ class StockRound(Round):
         pres = corp.certificates[0]
         cost = 0 if after_private else action.price * pres.percent // 10
         require(state.player(seat).cash - (0 if after_private else self.reserved(seat)) >= cost,
-                f"{seat} has {money(state, state.player(seat).cash)}; the president's "
-                f"certificate of {corp.sym} costs {money(state, cost)}")
+                f"{seat} has {money(state, state.player(seat).cash)}; the "
+                f"{self.rules.word('head')}'s certificate of {corp.sym} costs {money(state, cost)}")
         if not after_private:
             check_can_hold(self.rules, state, seat, corp, pres.percent)
         corp.par_price = action.price
@@ -687,7 +687,7 @@ class StockRound(Round):
                 continue
             if rules.why_not_redeem(state, corp, self) is None:
                 if corp.certificates_of(POOL):
-                    out.append(f"redeem {corp.sym} (from the Open Market)")
+                    out.append(f"redeem {corp.sym} (from the {rules.word('market')})")
                 else:
                     out.append(f"redeem {corp.sym} from PLAYER")
             if rules.why_not_reissue(state, corp, self) is None:
@@ -703,7 +703,7 @@ class StockRound(Round):
             require(len(mine) == 1, "name the company: `redeem SYM` or `reissue SYM`")
             sym = mine[0]
         corp = self._corp(sym)
-        require(corp.president == seat, f"{seat} is not the president of {corp.sym}")
+        require(corp.president == seat, f"{seat} is not the {rules.word('head')} of {corp.sym}")
         if isinstance(action, ReissueShares):
             why = rules.why_not_reissue(state, corp, self)
             if why:

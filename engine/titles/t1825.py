@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from engine.actions import (
     Accept,
@@ -118,6 +118,10 @@ CITATIONS: Mapping[str, Cite] = {
 
 class Rules1825(FamilyRules):
     citations = CITATIONS
+    # The rulebook's "Director" (never "President"), "Bank Pool" (never "Open Market")
+    # and "the Bank" selling new shares and trains (never "Initial Offering").
+    words: ClassVar[Mapping[str, str]] = {"head": "Director", "market": "Bank Pool",
+                                          "offering": "Bank"}
     sell_in_first_stock_round = False  # 4: no selling in the first SDR
     holding_limit_percent = 100  # no limit per company (the site: max_ownership 100)
     pool_limit_percent = 100

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from engine import board
 from engine.actions import Action, IssueShares, RedeemShares
@@ -71,6 +71,8 @@ class Rules1851(FamilyRules):
     sell_after_buy = False  # STOCK ROUNDS: sell any number, then buy one
     forced_sales_at_start_prices = True  # PURCHASE TRAINS
     citations = CITATIONS
+    # The rulebook's "Bank Pool" (never "Open Market"); "President", "Initial Offering".
+    words: ClassVar[Mapping[str, str]] = {"market": "Bank Pool"}
     sister_train_averts_bankruptcy = True  # PURCHASE TRAINS (see the title's decisions)
     bankrupt_forfeits_cash = False  # ENDING THE GAME: wealth is stock plus cash, for all
     sell_in_first_stock_round = True  # only "has not yet operated" limits sales
@@ -258,7 +260,7 @@ class Rules1851(FamilyRules):
         certs = sorted(corp.certificates_of(TREASURY), key=lambda c: c.index)
         require(len(certs) >= count, f"{corp.sym}'s treasury holds {len(certs)} share(s)")
         require(corp.pool_percent + 10 * count <= self.pool_limit_percent,
-                f"the Open Market would hold {corp.pool_percent + 10 * count}% of "
+                f"the Bank Pool would hold {corp.pool_percent + 10 * count}% of "
                 f"{corp.sym}; at most {self.pool_limit_percent}%")
         price = state.market.price(corp.sym)
         for cert in certs[:count]:
@@ -269,7 +271,7 @@ class Rules1851(FamilyRules):
 
     def _redeem(self, state: GameState, corp: Corporation, count: int) -> None:
         certs = sorted(corp.certificates_of(POOL), key=lambda c: c.index)
-        require(len(certs) >= count, f"the Open Market holds {len(certs)} {corp.sym} share(s)")
+        require(len(certs) >= count, f"the Bank Pool holds {len(certs)} {corp.sym} share(s)")
         after = corp.percent_held_by(TREASURY) + 10 * count
         require(after <= 50, f"{corp.sym}'s treasury would hold {after}%; redemptions may "
                 "not take it above 50%")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from engine.citations import PLAIN, Cite
 from engine.errors import GameError
@@ -99,6 +99,10 @@ CITATIONS: Mapping[str, Cite] = {
 
 class Rules1861(FamilyRules):
     citations = CITATIONS
+    # The rulebook's "Director" (never "President") and "Bank Pool" (never "Open
+    # Market"); new trains come "from the Bank".
+    words: ClassVar[Mapping[str, str]] = {"head": "Director", "market": "Bank Pool",
+                                          "offering": "Bank"}
     half_dividends = True  # 10.7
     sell_in_first_stock_round = True  # 9.1 limits sales by operation, not by round
     sell_after_buy = False  # 9: sales, then one purchase or auction

@@ -105,7 +105,7 @@ def _rsr_buy(rules: Rules, state: GameState, rsr: Corporation, train: Train, pri
         state.trains_pool.remove(train)
         state.transfer_cash(rsr.sym, BANK, price)
         rsr.trains.append(train)
-        state.say(f"{RSR} buys a {train.name}-train from the Open Market for "
+        state.say(f"{RSR} buys a {train.name}-train from the Bank Pool for "
                   f"{money(state, price)}")
         return
     trains.take_from_offering(rules, state, rsr, price)

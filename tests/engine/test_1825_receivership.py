@@ -117,7 +117,7 @@ def test_6_4_the_receiver_is_a_player_neither_receiver_nor_director_holding_a_sh
     assert g.state.priority == "Cy"
     assert now(g) == "Cy"
     assert "GWR has no director: Cy is appointed its receiver (6.4)" in g.state.log
-    with pytest.raises(GameError, match="president Cy gives its orders"):
+    with pytest.raises(GameError, match="Director Cy gives its orders"):
         g.apply("Bob", Done())
 
 

@@ -115,7 +115,7 @@ def test_6_b_a_share_value_of_300_ends_the_game_after_the_current_operating_roun
 def test_6_c_bankruptcy_ends_the_game_at_once() -> None:
     g = bankruptcy_position()  # OR 2.1: TC must buy; GMO has not operated yet
     gmo = g.state.market.positions["GMO"]
-    with pytest.raises(GameError, match="presidency"):
+    with pytest.raises(GameError, match="its president changes"):
         g.apply("Bob", SellShares("TC", 1))  # Bob's only stock: Ann would take TC
     g.apply("Bob", Done())
     assert g.state.players["Bob"].bankrupt

@@ -25,7 +25,7 @@ class Earnings(CompanyTurns):
             return (f": {corp.sym}'s {money(state, corp.cash)} and {count} "
                     f"loan{'s' if count > 1 else ''} of {money(state, value)}")
         return (f": {corp.sym}'s {money(state, corp.cash)} and {money(state, short)} from "
-                f"its president {corp.president}")
+                f"its {self.rules.word('head')} {corp.president}")
 
     def _run(self, corp: Corporation, action: RunRoutes) -> None:
         t = self.current

@@ -89,7 +89,8 @@ class ForcedPurchase(CompanyTurns):
         if target.sym == corp.sym:
             others = max(target.percent_held_by(s) for s in state.seats if s != seat)
             require(target.percent_held_by(seat) - percent >= others,
-                    f"{seat} may not sell so much {corp.sym} that its presidency changes")
+                    f"{seat} may not sell so much {corp.sym} that its "
+                    f"{self.rules.word('head')} changes")
         # The sales stop as soon as the money is there: no share beyond the last one
         # needed, counted at the price the sale pays (1851: the price at the start),
         # unless the smaller sale is not allowed (1850 10.7.2: down to 60%).

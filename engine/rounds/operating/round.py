@@ -151,7 +151,8 @@ class OperatingRound(Building, TrainStep, PrivatesStep):
         require(self.current is not None, "the operating round is over")
         corp = self.company()
         require(seat == corp.president,
-                f"{corp.sym} is operating; its president {corp.president} gives its orders")
+                f"{corp.sym} is operating; its {self.rules.word('head')} {corp.president} "
+                "gives its orders")
         company = getattr(action, "company", None)
         require(company in (None, corp.sym),
                 f"{company} is not the company operating now; {corp.sym} is")

@@ -157,14 +157,14 @@ class TrainStep(Earnings, ForcedPurchase):
         assert t is not None
         state = self.state
         offer = trains.next_offered(state)
-        require(offer is not None, "the Initial Offering has no trains left")
+        require(offer is not None, f"the {self.rules.word('offering')} has no trains left")
         assert offer is not None
         # Besides the next train, a title may offer others (1861 10.10: in phase 8 the
         # 5+5E and 2+2 trains too).
         choice = next((tr for tr in self.rules.offered_trains(state) if tr.name == action.train),
                       None)
         require(choice is not None,
-                f"the next train of the Initial Offering is a {offer.name}-train",
+                f"the next train of the {self.rules.word('offering')} is a {offer.name}-train",
                 (f"buy train {offer.name}",))
         assert choice is not None
         offer = choice
@@ -190,12 +190,13 @@ class TrainStep(Earnings, ForcedPurchase):
     def _buy_from_pool(self, corp: Corporation, action: BuyTrain) -> None:
         state = self.state
         match = [tr for tr in state.trains_pool if tr.name == action.train]
-        require(bool(match), f"the Open Market has no {action.train}-train",
+        require(bool(match), f"the {self.rules.word('market')} has no {action.train}-train",
                 tuple(f"buy train {tr.name} from pool" for tr in state.trains_pool))
         train = match[0]
         price = state.title.train(train.name).price
         require(action.price in (None, price),
-                f"a {train.name}-train from the Open Market costs {money(state, price)}")
+                f"a {train.name}-train from the {self.rules.word('market')} costs "
+                f"{money(state, price)}")
         if self.rules.pool_trains_count_as_new:
             self._check_bank_limit(corp)
         self.rules.afford(state, corp, price, "train")
@@ -203,7 +204,7 @@ class TrainStep(Earnings, ForcedPurchase):
         state.trains_pool.remove(train)
         state.transfer_cash(corp.sym, BANK, price)
         corp.trains.append(train)
-        state.say(f"{corp.sym} buys a {train.name}-train from the Open Market for "
+        state.say(f"{corp.sym} buys a {train.name}-train from the {self.rules.word('market')} for "
                   f"{money(state, price)}")
         assert self.current is not None
         if self.rules.pool_trains_count_as_new:
@@ -283,7 +284,8 @@ class TrainStep(Earnings, ForcedPurchase):
         require(bool(match), f"{corp.sym} owns no {action.train}-train")
         corp.trains.remove(match[0])
         self.state.trains_pool.append(match[0])
-        self.state.say(f"{corp.sym} discards a {action.train}-train to the Open Market")
+        self.state.say(f"{corp.sym} discards a {action.train}-train to the "
+                       f"{self.rules.word('market')}")
         self.discards = [c.sym for c in trains.over_limit(self.rules, self.state)]
 
     def _leave_train_step(self, corp: Corporation, declare: bool = True) -> None:
