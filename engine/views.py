@@ -90,6 +90,10 @@ class GameView:
     notes: tuple[str, ...] = ()
     # What a company's money is called (1825: company credit, not the bank's money).
     treasury_word: str = "treasury"
+    # The rulebook's names for a company's head and the market's pool of shares and
+    # trains (1825, 1861: "Director", "Bank Pool"; `Rules.words`).
+    head_word: str = "president"
+    market_word: str = "Open Market"
 
 
 #: The rulebook's own name of a round where it is not the usual one: 1825 calls its
@@ -173,6 +177,8 @@ def game_view(game: Game) -> GameView:
         currency=state.title.currency,
         notes=tuple(rules.position_notes(state)),
         treasury_word="company credit" if state.company_credit else "treasury",
+        head_word=rules.word("head"),
+        market_word=rules.word("market"),
     )
 
 

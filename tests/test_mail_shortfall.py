@@ -105,9 +105,10 @@ def test_the_warning_names_loans_where_the_company_may_take_them() -> None:
     from engine.actions import LayTile
     from moderator.desk.shortfall import Shortfall, warning
 
-    text = warning(Shortfall("M-V", "R5", "R95", "2", "pool", "R100", "R5", None),
+    text = warning(Shortfall("M-V", "R5", "R95", "2", "pool", "R100", "R5", None,
+                             "Director", "Bank Pool"),
                    LayTile("9", "I15", 0), "lay 9 at I15 rot 0")
     assert text == ("not applied: after this lay M-V has R5 (R95 with the loans it may "
                     "still take); it must own a train and has none, and the cheapest in "
-                    "the Open Market, a 2-train, costs R100: R5 short. Write `confirm lay "
+                    "the Bank Pool, a 2-train, costs R100: R5 short. Write `confirm lay "
                     "9 at I15 rot 0` to lay it anyway.")

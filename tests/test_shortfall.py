@@ -84,7 +84,7 @@ def test_1861_the_loans_a_company_may_still_take_count() -> None:
     m_v.loans = 1
     game.state.transfer_cash("M-V", BANK, m_v.cash - 60)
     assert shortfall(game, seat, lay) == Shortfall(
-        "M-V", "R40", "R85", "2", "bank", "R100", "R15", None)
+        "M-V", "R40", "R85", "2", "bank", "R100", "R15", None, "Director", "Bank Pool")
 
 
 def test_confirm_applies_the_order_warned_of() -> None:

@@ -255,7 +255,8 @@ class GameCommands:
         self.effects.append(lambda: self.store.update_seat(
             self.game_id, seat, auto_pass_round=round_name, auto_pass_move=move))
         return (f"you pass for the rest of {round_name}, unless someone sells a company you "
-                "hold or a president of one changes (you will be told)")
+                f"hold or a {self.game.rules.word('head')} of one changes (you will be "
+                "told)")
 
     def _set_format(self, command: cmd.SetFormat) -> str:
         return self._preference("format", command.format)

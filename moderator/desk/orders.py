@@ -248,7 +248,7 @@ def status_text(game_id: str, view: GameView) -> str:
     lines.append(f"Bank {view.bank}.  Train limit {view.train_limits or view.train_limit}."
                  "  Next train: "
                  f"{view.next_train or 'none'}"
-                 + (f".  Open Market trains: {', '.join(view.trains_in_pool)}"
+                 + (f".  {view.market_word} trains: {', '.join(view.trains_in_pool)}"
                     if view.trains_in_pool else ""))
     lines.append("")
     lines.append("Players")
@@ -270,7 +270,7 @@ def status_text(game_id: str, view: GameView) -> str:
                          + (f"  ({', '.join(c.markers)})" if c.markers else ""))
             continue
         lines.append(
-            f"  {c.sym:<7} price {c.price!s:>4} (par {c.par})  president {c.president}  "
+            f"  {c.sym:<7} price {c.price!s:>4} (par {c.par})  {view.head_word} {c.president}  "
             f"{view.treasury_word} {c.treasury}  trains {', '.join(c.trains) or '-'}  "
             "tokens left "
             f"{c.tokens_left}  IPO {c.ipo_percent}%  pool {c.pool_percent}%"

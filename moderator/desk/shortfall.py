@@ -38,6 +38,8 @@ class Shortfall:
     price: str
     short: str
     president: str | None  # who would have to pay what it lacks, where he must
+    head_word: str = "president"  # the title's words for him and the pool (`Rules.words`)
+    market_word: str = "Open Market"
 
 
 def shortfall(game: Game, seat: str, action: Action) -> Shortfall | None:
@@ -79,7 +81,8 @@ def shortfall(game: Game, seat: str, action: Action) -> Shortfall | None:
         money(state, budget) if room else None, cheapest[0].name, cheapest[2],
         money(state, price),
         money(state, price - budget),
-        corp.president if rules.president_contributes else None)
+        corp.president if rules.president_contributes else None,
+        rules.word("head"), rules.word("market"))
 
 
 def warning(found: Shortfall, action: Action, order: str) -> str:
@@ -89,8 +92,8 @@ def warning(found: Shortfall, action: Action, order: str) -> str:
         else ("order", "give it"))
     loans_text = (f" ({found.budget} with the loans it may still take)"
                   if found.budget is not None else "")
-    where = "in the Open Market" if found.source == "pool" else "the bank sells"
-    who = (f", which its president {found.president} would have to pay"
+    where = f"in the {found.market_word}" if found.source == "pool" else "the bank sells"
+    who = (f", which its {found.head_word} {found.president} would have to pay"
            if found.president else "")
     return (f"not applied: after this {what} {found.company} has {found.cash}{loans_text}; "
             f"it must own a train and has none, and the cheapest {where}, a "

@@ -256,7 +256,8 @@ def _auto_pass_cancelled(game: Game, seat: str, since: int) -> str | None:
         was = before.state.corporations[sym].president
         now = corporations[sym].president
         if was != now:
-            return f"{sym}'s president changed from {was or 'nobody'} to {now}"
+            head = game.rules.word("head")
+            return f"{sym}'s {head} changed from {was or 'nobody'} to {now}"
     return None
 
 
