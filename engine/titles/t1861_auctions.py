@@ -7,7 +7,6 @@ Section numbers refer to shared/rules/1861.md.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from engine.errors import GameError
@@ -126,7 +125,7 @@ def why_not_par(rules: Rules, state: GameState, corp: Corporation) -> str | None
                f"{corp.sym} at 100` puts a minor up for auction (9.2)"
     if int(rules.phase(state).name) < 4:
         return "public companies may be started from phase 4 (9.3)"
-    if next(_home_hexes(rules, state, corp.sym), None) is None:
+    if not _home_hexes(rules, state, corp.sym):
         return f"no city is free for {corp.sym}'s home station (9.3)"
     return None
 
@@ -140,19 +139,28 @@ def home_choices(rules: Rules, state: GameState, sym: str) -> list[str]:
     return list(_home_hexes(rules, state, sym))
 
 
-def _home_hexes(rules: Rules, state: GameState, sym: str) -> Iterator[str]:
-    """The hexes of `home_choices`, in map order, one by one: whether a public
-    company may start needs only the first (9.3), asked of every par candidate."""
+def _home_hexes(rules: Rules, state: GameState, sym: str) -> tuple[str, ...]:
+    """The hexes of `home_choices`, in map order. Asked of every par candidate at every
+    stock position (9.3), so kept on the map's track graph (which is the tiles'),
+    keyed by all else the answer reads: the stations, the companies closed (their
+    home spaces no longer reserved) and the RSR's reservations."""
     from engine import routes
+    from engine.track import tokens_key
 
     corp = state.corporations[sym]
     if corp.spec.kind != "major" or any(sym in c for cities in state.board.tokens.values()
                                         for c in cities.values()):
-        return
+        return ()
     graph = routes.route_track(rules, state)  # (built once, not once a hex)
-    for hex_id in state.title.hexes:
-        if _home_city(rules, state, sym, hex_id, graph) is not None:
-            yield hex_id
+    kept: dict[object, tuple[str, ...]] = graph.traced.setdefault("1861 home hexes", {})
+    key = (sym, tokens_key(state),
+           frozenset(c.sym for c in state.corporations.values() if c.closed),
+           tuple(sorted(state.corporations[RSR].markers)))
+    found = kept.get(key)
+    if found is None:
+        found = kept[key] = tuple(hex_id for hex_id in state.title.hexes
+                                  if _home_city(rules, state, sym, hex_id, graph) is not None)
+    return found
 
 
 def _home_city(rules: Rules, state: GameState, sym: str, hex_id: str,
