@@ -15,7 +15,7 @@ from engine import routes
 from engine.actions import Accept, Action, BuyTrain, Done, Pass, RunRoutes
 from engine.errors import GameError
 from engine.game import Game
-from engine.records import forms_1825, forms_1861
+from engine.records import forms_1825
 from engine.records.conventions import site_difference, site_forms
 from engine.rounds.operating import OperatingRound
 from engine.rounds.stock import STOCK_ACTIONS, StockRound
@@ -52,10 +52,10 @@ def drop_bidders(game: Game, apply: Apply) -> None:
 
 
 def sold_at_once(game: Game, raw: dict[str, Any]) -> bool:
-    """1861 9.4 as the site plays it (`forms_1861.sold_at_once`): the private at auction
-    after its minimum fell is sold to its first bidder at once, and the record goes on
-    with something else than a raise on it (a raise, which the site refuses, is ours)."""
-    sym = forms_1861.sold_at_once(game)
+    """The site has sold the private at auction to its first bidder (`SiteForms.
+    sold_at_once`: 1861 9.4), and the record goes on with something else than a raise on
+    it (a raise, which the site refuses, is ours)."""
+    sym = site_forms(game.state.title.name).sold_at_once(game)
     return sym is not None and not (raw.get("type") == "bid" and raw.get("company") == sym)
 
 

@@ -117,6 +117,11 @@ class SiteForms:
         general export's form."""
         return None
 
+    def sold_at_once(self, game: Game) -> str | None:
+        """The private the site has already sold to its first bidder, where ours still
+        auctions it (1861 9.4, the site's "Dutch" mode after its minimum fell)."""
+        return None
+
     def offers_par(self, game: Game, seat: str) -> bool:
         """Whether the site offers `seat` a par (a public to start) where ours has
         nothing for him to do (1861 9.3)."""

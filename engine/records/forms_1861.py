@@ -440,6 +440,9 @@ class Forms1861(SiteForms):
     director_chooses_nationalisation = True
     steps_of_1867 = True
 
+    def sold_at_once(self, game: Game) -> str | None:
+        return sold_at_once(game)
+
     def site_action(self, game: Game, action: dict[str, Any]) -> dict[str, Any]:
         return in_site_symbols(game, action)
 
