@@ -50,3 +50,12 @@ def test_without_the_sites_engine_the_replay_goal_is_not_judged(tmp_path: Path) 
     figure = replay_goal(1, tmp_path / "driver.rb", tmp_path / "no-lib", said.append)
     assert isinstance(figure, GoalFigure)
     assert figure.met is None and "absent" in figure.figure and not said
+
+
+def test_a_figure_is_cut_never_rounded_across_its_goal() -> None:
+    # CI once printed "NO 60" for 59.6 mails/s against ">= 60": a verdict that read wrong.
+    from moderator.cli.bench_goals import _ms, _rate, _ratio
+
+    assert _ms(0.01996) == "19.9 ms" and _ms(0.0201) == "20.1 ms"
+    assert _rate(59.6) == "59" and _rate(60.2) == "60"
+    assert _ratio(1.996) == "1.99x" and _ratio(2.004) == "2.00x"
