@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine import tiles, track
+from engine.citations import WORDS
 from engine.errors import GameError, require
 from engine.geometry import neighbour, opposite
-from engine.shares import money
-from engine.state import BANK, Corporation, GameState, PlacedTile
+from engine.state import BANK, Corporation, GameState, PlacedTile, money
 from engine.title import HexSpec, TileSpec
 
 if TYPE_CHECKING:
@@ -300,9 +300,11 @@ def has_token_in(state: GameState, corp: str, hex_id: str) -> bool:
     return any(corp in corps for corps in state.board.tokens.get(hex_id, {}).values())
 
 
-def place_home_token(state: GameState, corp: Corporation, city: int | None = None) -> None:
+def place_home_token(state: GameState, corp: Corporation, city: int | None = None, *,
+                     word: str = WORDS["station"]) -> None:
     """4.2(a): the first station goes on the home city, free (`city`: the one its
-    director chose, `CorporationSpec.home_choice`)."""
+    director chose, `CorporationSpec.home_choice`; `word`: the title's for a station,
+    `Rules.word`)."""
     home = corp.spec.home
     if home is None or has_token_in(state, corp.sym, home):
         return
@@ -312,7 +314,7 @@ def place_home_token(state: GameState, corp: Corporation, city: int | None = Non
         city = 0
     state.board.tokens.setdefault(home, {}).setdefault(city, []).append(corp.sym)
     corp.token_costs.pop(0)
-    state.say(f"{corp.sym} places its home station in {home}"
+    state.say(f"{corp.sym} places its home {word} in {home}"
               + (f" city {city + 1}" if corp.spec.home_choice else ""))
 
 
@@ -324,7 +326,7 @@ def place_token(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
     state.board.tokens.setdefault(hex_id, {}).setdefault(chosen, []).append(corp.sym)
     if cost:
         state.transfer_cash(corp.sym, BANK, cost)
-    state.say(f"{corp.sym} places a station in {hex_id}"
+    state.say(f"{corp.sym} places a {rules.word('station')} in {hex_id}"
               + (f" for {money(state, cost)}" if cost else ""))
 
 
@@ -343,7 +345,8 @@ def _token_place(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
                  city: int | None) -> tuple[int, int]:
     """`place_token`'s checks: the city chosen and the price, or GameError."""
     hex_spec(state, hex_id)
-    require(bool(corp.token_costs), f"{corp.sym} has no station tokens left")
+    word = rules.word("station")
+    require(bool(corp.token_costs), f"{corp.sym} has no {word} tokens left")
     cities = city_count(state, hex_id)
     require(cities > 0, f"{hex_id} has no city")
     require(not has_token_in(state, corp.sym, hex_id),
@@ -365,6 +368,6 @@ def _token_place(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
             + ", ".join(f"token {hex_id} city {c + 1}" for c in connected))
     chosen = connected[0]
     cost = rules.token_cost(state, corp, hex_id)
-    require(corp.cash >= cost, f"{corp.sym} has {money(state, corp.cash)}; the station "
+    require(corp.cash >= cost, f"{corp.sym} has {money(state, corp.cash)}; the {word} "
             f"costs {money(state, cost)}")
     return chosen, cost

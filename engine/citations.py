@@ -45,14 +45,15 @@ WORDS: Mapping[str, str] = {
     "head": "president",  # who directs a company: 1825 and 1861 say "Director"
     "market": "Open Market",  # the bank's second-hand shares and trains: "Bank Pool"
     "offering": "Initial Offering",  # where new shares and trains are sold
+    "station": "station",  # a company's token on a city: 1825's "Base"
 }
 
 
 # Every rule the core cites, in plain words (no title's numbers), by key.
 PLAIN: Mapping[str, str] = {
     # --- track, stations and routes ----------------------------------------------------
-    "track_connects": "the new track on {hex} does not connect to a {corp} station",
-    "station_once_per_hex": "{corp} already has a station in {hex}",
+    "track_connects": "the new track on {hex} does not connect to a {corp} {station}",
+    "station_once_per_hex": "{corp} already has a {station} in {hex}",
     "station_space_kept": "no free station space in {hex}: a space is kept for a home "
                           "station",
     "station_connects": "{hex} is not connected to a {corp} station",

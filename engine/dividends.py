@@ -3,8 +3,7 @@ rounds and by the titles' `pay_dividend`."""
 
 from __future__ import annotations
 
-from engine.shares import money
-from engine.state import BANK, IPO, TREASURY, Corporation, GameState
+from engine.state import BANK, IPO, TREASURY, Corporation, GameState, money
 
 
 def pay_out(state: GameState, corp: Corporation, revenue: int,

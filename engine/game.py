@@ -16,7 +16,10 @@ from typing import Any, NamedTuple
 
 from engine.actions import Action, RunRoutes, Undo, from_json, to_json
 from engine.errors import GameError, require
+from engine.optimizer import optimize
 from engine.rounds.base import Round, Turn
+from engine.rounds.operating import OperatingRound
+from engine.routes import check_run
 from engine.rules import Rules
 from engine.state import RESERVED_NAMES, GameState, copy_records
 from engine.titles import rules_for
@@ -308,9 +311,6 @@ class Game:
         """Store what was decided, not how it was asked for: `run auto` is logged as the
         routes found, so a replay never depends on the optimizer."""
         if isinstance(action, RunRoutes) and action.auto:
-            from engine.optimizer import optimize
-            from engine.rounds.operating import OperatingRound
-
             rnd = self.round
             if isinstance(rnd, OperatingRound) and rnd.current is not None:
                 found = optimize(self.rules, self.state, rnd.company())
@@ -380,7 +380,6 @@ def _check_setup(setup: Setup) -> None:
 def _declared(action: Action, rnd: Round) -> bool:
     """Whether ACTION declares a run of its own (not `run auto`) for the company
     operating in RND: one a better run may be told for."""
-    from engine.rounds.operating import OperatingRound
 
     return (isinstance(action, RunRoutes) and not action.auto
             and isinstance(rnd, OperatingRound) and rnd.current is not None)
@@ -393,9 +392,6 @@ def better_run(rules: Rules, state: GameState, rnd: Round, action: Action, *,
     may insist on it (18TN 4.2.3.1). STATE and RND: the position before the run.
     LATER: the search is done after the answer has gone (`LATER_RUN_STEPS`), not on
     its path (`BETTER_RUN_STEPS`)."""
-    from engine.optimizer import optimize
-    from engine.rounds.operating import OperatingRound
-    from engine.routes import check_run
 
     if not _declared(action, rnd):
         return None

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.shares import money
-from engine.state import BANK, Corporation, GameState
+from engine.state import BANK, Corporation, GameState, money
 
 if TYPE_CHECKING:
     from engine.rules import Rules

@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine import board
-from engine.shares import money
-from engine.state import BANK, IPO, Corporation, GameState, Private
+from engine.state import BANK, IPO, Corporation, GameState, Private, money
 
 if TYPE_CHECKING:
     from engine.rules import Rules

@@ -30,9 +30,7 @@ from engine.track import (
     tile_on,
     tokens_key,
 )
-from engine.walks import Run as Run
-from engine.walks import TrainRun as TrainRun
-from engine.walks import Walk as Walk
+from engine.walks import Run, TrainRun, Walk
 
 if TYPE_CHECKING:
     from engine.rules import Rules

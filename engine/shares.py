@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING
 
 from engine.citations import WORDS
 from engine.errors import GameError, require
-from engine.prices import move_token as move_token
-from engine.prices import place_token as place_token
 from engine.state import (
     BANK,
     CLOSED,
@@ -24,14 +22,11 @@ from engine.state import (
     Corporation,
     GameState,
     PendingSale,
+    money,
 )
-from engine.state import money as money
 
 if TYPE_CHECKING:
     from engine.rules import Rules
-
-# `money` (engine.state), `move_token` and `place_token` (engine.prices) live below the
-# rules now; their importers still find them here too.
 
 SOURCE_NAMES = {IPO: "the Initial Offering", POOL: "the Open Market", TREASURY: "its treasury"}
 

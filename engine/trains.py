@@ -10,8 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from engine.shares import money
-from engine.state import BANK, Corporation, GameState, Train
+from engine.state import BANK, Corporation, GameState, Train, money
 
 if TYPE_CHECKING:
     from engine.rules import Rules

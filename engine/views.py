@@ -10,10 +10,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from engine.citations import WORDS
 from engine.game import Game
 from engine.legal import orders_listed
-from engine.shares import money
-from engine.state import IPO, POOL, TREASURY, GameState
+from engine.state import IPO, POOL, TREASURY, GameState, money
 from engine.trains import next_offered, train_limit
 
 
@@ -94,6 +94,11 @@ class GameView:
     # trains (1825, 1861: "Director", "Bank Pool"; `Rules.words`).
     head_word: str = "president"
     market_word: str = "Open Market"
+    # A company's token (1825: "Base") and the short head of the offering's column
+    # (IPO where the rulebook has an Initial Offering; 1825, 1861: the Bank).
+    station_word: str = "station"
+    tokens_word: str = "tokens"
+    offering_short: str = "IPO"
 
 
 #: The rulebook's own name of a round where it is not the usual one: 1825 calls its
@@ -179,6 +184,11 @@ def game_view(game: Game) -> GameView:
         treasury_word="company credit" if state.company_credit else "treasury",
         head_word=rules.word("head"),
         market_word=rules.word("market"),
+        station_word=rules.word("station"),
+        tokens_word=("tokens" if rules.word("station") == WORDS["station"]
+                     else f"{rules.word('station')}s"),
+        offering_short=("IPO" if rules.word("offering") == WORDS["offering"]
+                        else rules.word("offering")),
     )
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from engine.actions import Pass
+from engine.board import place_token
+from engine.errors import GameError
 from engine.game import Game
 from engine.records import import_record
 from moderator.desk.orders import status_text
@@ -63,3 +65,33 @@ def test_the_shortfall_warning_names_the_head_and_the_pool_in_the_titles_words(
     assert f"in the {market}" in said_text and f"its {head} Ann" in said_text, said_text
     for term in FOREIGN[title]:
         assert not said(said_text, term), (term, said_text)
+
+
+# A company's token and the offering's column: 1825's "Bases" ("Tokens are called
+# Bases", 1.3) and "the Bank"; 1861's "Bank" too; 18TN its stations and IPO.
+TOKENS = {"18TN": ("tokens left", "IPO"), "1861": ("tokens left", "Bank"),
+          "1825": ("Bases left", "Bank")}
+
+
+@pytest.mark.parametrize("title", sorted(RECORDS))
+def test_the_tables_name_the_tokens_and_the_offering_in_the_titles_words(title: str) -> None:
+    game = game_at(title)
+    text, html = render_tables(position("G-1", game), None)
+    tokens, offering = TOKENS[title]
+    assert tokens in text, text
+    assert re.search(rf"\b{offering} \d+%", text), text
+    assert f'<th class="n">{offering}</th>' in str(html)
+    if title != "18TN":
+        assert not re.search(r"\bIPO\b", text + str(html))
+    if title == "1825":
+        assert "tokens left" not in text and "<th class=\"n\">Bases</th>" in str(html)
+
+
+def test_1825_speaks_of_bases_where_a_token_is_placed_or_refused() -> None:
+    game = game_at("1825")
+    whole = "\n".join(game.state.log)
+    assert "places its home Base in" in whole and "places its home station" not in whole
+    corp = next(c for c in game.state.corporations.values() if c.floated and c.token_costs)
+    corp.token_costs.clear()
+    with pytest.raises(GameError, match=f"^{corp.sym} has no Base tokens left$"):
+        place_token(game.rules, game.state, corp, corp.spec.home or "", None)

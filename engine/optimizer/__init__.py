@@ -83,17 +83,10 @@ from engine.optimizer.growing import Chain, grow_routes
 from engine.optimizer.network import Link, Network, compress
 from engine.optimizer.search import WARM_START, Group, Pick, Search, routes_sum
 from engine.optimizer.tables import UNBOUNDED, Kind
-from engine.routes import (
-    Run,
-    TrainRun,
-    Walk,
-    check_run,
-    free_towns,
-    stop_value,
-    train_distance,
-)
+from engine.routes import check_run, free_towns, stop_value, train_distance
 from engine.state import Corporation, GameState, Train
 from engine.track import Track
+from engine.walks import Run, TrainRun, Walk
 
 if TYPE_CHECKING:
     from engine.rules import Rules

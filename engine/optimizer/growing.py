@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from engine.optimizer.clock import Clock
 from engine.optimizer.network import Link, Network
-from engine.routes import Walk
+from engine.walks import Walk
 
 # --- routes as chains of links ----------------------------------------------------------
 

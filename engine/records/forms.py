@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from engine.actions import Action
     from engine.game import Game, Move
-    from engine.routes import Walk
     from engine.state import Corporation, GameState
+    from engine.walks import Walk
 
 #: The site's identifiers of a city and of a token slot: (hex, city) -> id,
 #: (hex, company) -> slot.

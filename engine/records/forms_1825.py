@@ -32,6 +32,7 @@ from engine.records.forms import SiteForms
 from engine.rounds.operating import OperatingRound
 from engine.state import Corporation, GameState, Train
 from engine.titles import rules_for
+from engine.walks import Walk
 
 # (The core knows no title module, tests/test_layers.py: what it needs of 1825's it asks
 # the rules or reads off the position.)
@@ -236,7 +237,7 @@ class Forms1825(SiteForms):
     def site_runs_receiver(self, game: Game, corp: Corporation) -> bool:
         return site_runs_receiver(game, corp)
 
-    def passed_nodes(self, state: GameState, walk: routes.Walk) -> tuple[int, ...]:
+    def passed_nodes(self, state: GameState, walk: Walk) -> tuple[int, ...]:
         """R1's halt (tile 11) is a stop on the site's track (a town no train counts
         and only T-trains score), ours track alone: a route through it names it."""
         return rules_for(state.title.name).halts_on(state, walk)

@@ -9,7 +9,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine import optimizer, routes
+from engine import optimizer
 from engine.actions import Done, Pass, RunRoutes
 from engine.game import Game, Move
 from engine.records import forms_1825
@@ -17,6 +17,7 @@ from engine.records.conventions import site_forms
 from engine.records.ledgers import site_train_ids
 from engine.rounds.operating import OperatingRound
 from engine.state import Train
+from engine.walks import TrainRun, Walk
 
 
 def run_form(game: Game, action: RunRoutes, ids: Mapping[str, str] | None = None
@@ -48,7 +49,7 @@ def run_form(game: Game, action: RunRoutes, ids: Mapping[str, str] | None = None
     return {"type": "run_routes", "routes": out}
 
 
-def _double_headed(ids: Mapping[str, str], unused: list[Train], train_run: routes.TrainRun
+def _double_headed(ids: Mapping[str, str], unused: list[Train], train_run: TrainRun
                    ) -> list[dict[str, Any]]:
     """1825 5.5.5: two 2-trains run as one (`2+2`). The site takes them as two routes of
     two stops sharing the middle one; a route of two stops is one train's."""
@@ -65,7 +66,7 @@ def _double_headed(ids: Mapping[str, str], unused: list[Train], train_run: route
     return out
 
 
-def node_places(walk: routes.Walk, passed: Sequence[int] = ()) -> list[int]:
+def node_places(walk: Walk, passed: Sequence[int] = ()) -> list[int]:
     """The places in `walk.hexes` of the site's nodes of a route, in order: its stops,
     and the stops of the site's it passes that ours are not (`passed`: 1825 R1's halts,
     `SiteForms.passed_nodes`)."""
@@ -79,7 +80,7 @@ def node_places(walk: routes.Walk, passed: Sequence[int] = ()) -> list[int]:
     return sorted([*at, *(p for p in passed if p not in at)])
 
 
-def connections(walk: routes.Walk, nodes: Sequence[int] | None = None) -> list[list[str]]:
+def connections(walk: Walk, nodes: Sequence[int] | None = None) -> list[list[str]]:
     """A route as the site's node-to-node chains: the hexes from each node to the next
     (`nodes`: their places in `walk.hexes`, `node_places`; by default its stops)."""
     at = node_places(walk) if nodes is None else nodes

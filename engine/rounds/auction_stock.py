@@ -27,8 +27,8 @@ from engine.actions import Action, Bid, Done, Par, Pass, PlaceToken, StartAuctio
 from engine.errors import GameError, require
 from engine.rounds.base import Turn
 from engine.rounds.stock import StockRound, StockTurn
-from engine.shares import certificate_count, money
-from engine.state import GameState, Private
+from engine.shares import certificate_count
+from engine.state import GameState, Private, money
 
 if TYPE_CHECKING:
     from engine.rules import Rules

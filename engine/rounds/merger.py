@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 from engine.actions import Accept, Action, BuyShares, Convert, Decline, Done, Merge, Pass
 from engine.errors import GameError, require
 from engine.rounds.base import Round, Turn, not_here
-from engine.shares import buy_certificate, check_can_hold, money
-from engine.state import TREASURY, Corporation, GameState, copy_records
+from engine.shares import buy_certificate, check_can_hold
+from engine.state import TREASURY, Corporation, GameState, copy_records, money
 
 if TYPE_CHECKING:
     from engine.rules import Rules

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.errors import GameError, require
-from engine.shares import certificate_count, money, resolve_presidency
-from engine.state import BANK, POOL, GameState, PendingSale
+from engine.shares import certificate_count, resolve_presidency
+from engine.state import BANK, POOL, GameState, PendingSale, money
 
 if TYPE_CHECKING:
     from engine.actions import Action

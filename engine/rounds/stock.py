@@ -37,11 +37,10 @@ from engine.shares import (
     certificate_count,
     check_can_hold,
     check_sale,
-    money,
     resolve_presidency,
     sell_shares,
 )
-from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Private
+from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Private, money
 
 if TYPE_CHECKING:
     from engine.rules import Rules

@@ -36,20 +36,23 @@ from engine.actions import (
     ShareSource,
     Veto,
 )
+from engine.board import place_home_token
 from engine.citations import Cite
+from engine.dividends import pay_out, withhold
 from engine.errors import GameError, require
 from engine.family import FamilyRules
 from engine.geometry import neighbour
+from engine.prices import move_token
 from engine.rounds.stock import StockRound, StockTurn
 from engine.rules import Rules
 from engine.shares import (
+    certificate_count,
+    check_can_hold,
     check_sale,
-    money,
-    move_token,
     remove_from_game,
     resolve_presidency,
 )
-from engine.state import BANK, IPO, POOL, Corporation, GameState, Private, Train
+from engine.state import BANK, IPO, POOL, Corporation, GameState, Private, Train, money
 from engine.title import FrozenDict, TileSpec, Title, load_title
 from engine.titles import t1825_access, t1825_r1, t1825_train_sales, t1825_veto
 from engine.titles import t1825_minors as minors
@@ -57,7 +60,7 @@ from engine.titles import t1825_receivership as rcv
 
 if TYPE_CHECKING:
     from engine.rounds.base import Round, Turn
-    from engine.routes import Walk
+    from engine.walks import Walk
 
 LNWR = "LNWR"
 PRIVATE_SALE_DISCOUNT = 30  # 1.4, 4.2: privates go to the pool at face value less £30
@@ -118,10 +121,11 @@ CITATIONS: Mapping[str, Cite] = {
 
 class Rules1825(FamilyRules):
     citations = CITATIONS
-    # The rulebook's "Director" (never "President"), "Bank Pool" (never "Open Market")
-    # and "the Bank" selling new shares and trains (never "Initial Offering").
+    # The rulebook's "Director" (never "President"), "Bank Pool" (never "Open Market"),
+    # "the Bank" selling new shares and trains (never "Initial Offering") and "Tokens are
+    # called Bases" (1.3; its "stations" are the cities).
     words: ClassVar[Mapping[str, str]] = {"head": "Director", "market": "Bank Pool",
-                                          "offering": "Bank"}
+                                          "offering": "Bank", "station": minors.BASE}
     sell_in_first_stock_round = False  # 4: no selling in the first SDR
     holding_limit_percent = 100  # no limit per company (the site: max_ownership 100)
     pool_limit_percent = 100
@@ -370,7 +374,6 @@ class Rules1825(FamilyRules):
         """5.1.2: every company with six new shares sold forms: its token on the Share
         Price Index at face value, its first base on its start hex, and company credit
         of ten times its face value."""
-        from engine.board import place_home_token
 
         forming = sorted((c for c in state.corporations.values() if FORMING in c.markers),
                          key=lambda c: formation_index(c) or 0)
@@ -381,7 +384,7 @@ class Rules1825(FamilyRules):
             state.transfer_cash(BANK, corp.sym, capital)
             state.say(f"{corp.sym} forms with {money(state, capital)} of company credit "
                       "(5.1.2)")
-            place_home_token(state, corp)
+            place_home_token(state, corp, word=self.word("station"))
         # R1: the Taff Vale's director chooses its city in V8 (minors.ask_homes).
         minors.ask_homes(state)
 
@@ -595,7 +598,6 @@ class Rules1825(FamilyRules):
                      round: Round) -> None:
         """5.5.9: 10% of the income to each share held by a player, or all withheld as
         company credit; 6.3: the price moves by income against price."""
-        from engine.rounds.operating import pay_out, withhold
 
         require(choice != "payout" or not rcv.in_receivership(corp),
                 f"{corp.sym} is in receivership: its income is always withheld (6.4.1)",
@@ -800,8 +802,6 @@ class ShareDealingRound(StockRound):
         return None
 
     def _certificates(self, seat: str) -> int:
-        from engine.shares import certificate_count
-
         return certificate_count(self.rules, self.state, seat)
 
     # --- acting ------------------------------------------------------------------------------
@@ -886,7 +886,6 @@ class ShareDealingRound(StockRound):
             require(isinstance(action, Par), f"{corp.sym}'s director chooses its price: "
                     f"`par {corp.sym} at PRICE`", tuple(self.legal()))
             assert isinstance(action, Par)
-            from engine.shares import check_can_hold
 
             check_can_hold(self.rules, state, seat, corp, minors.DIRECTOR_PERCENT)
             minors.buy_director(state, seat, corp, action.price)
@@ -913,7 +912,6 @@ class ShareDealingRound(StockRound):
         require(state.player(seat).cash >= cost,
                 f"{seat} has {money(state, state.player(seat).cash)}; {corp.sym}'s "
                 f"director's certificate costs {money(state, cost)}")
-        from engine.shares import check_can_hold
 
         check_can_hold(self.rules, state, seat, corp, pres.percent)
         self.r.start_company(state, corp)

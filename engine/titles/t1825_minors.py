@@ -15,9 +15,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from engine.actions import Action, PlaceToken
+from engine.board import city_count, free_slots, has_token_in, place_home_token, reserved_slots
 from engine.errors import GameError, require
-from engine.shares import money
-from engine.state import BANK, IPO, Corporation, GameState, Train
+from engine.rounds.base import Turn
+from engine.state import BANK, IPO, Corporation, GameState, Train, money
 
 if TYPE_CHECKING:
     from engine.rounds.base import Turn
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 MINOR = "minor"
 DIRECTOR_PERCENT = 40
 FORMED_MINOR = "minor formed:"  # + its place in the minors' order of formation
+BASE = "Base"  # 1.3: "Tokens are called Bases" (the title's `words["station"]`)
 
 
 def is_minor(corp: Corporation) -> bool:
@@ -121,7 +123,6 @@ def credit(state: GameState, corp: Corporation, amount: int) -> None:
 def check_formation(rules: Rules, state: GameState, corp: Corporation) -> None:
     """The minor forms once its money covers its own train, which it buys at once (no
     phase changes with it)."""
-    from engine.board import place_home_token
 
     if corp.floated or not is_minor(corp):
         return
@@ -137,7 +138,7 @@ def check_formation(rules: Rules, state: GameState, corp: Corporation) -> None:
     state.transfer_cash(corp.sym, BANK, price)
     state.say(f"{corp.sym} forms and buys its own {name}-train for {money(state, price)}")
     if not corp.spec.home_choice:  # (a chosen home waits for its director, below)
-        place_home_token(state, corp)
+        place_home_token(state, corp, word=BASE)
 
 
 # --- a home chosen by the director (the Taff Vale's city in V8) ---------------------------
@@ -148,7 +149,6 @@ HOME_CHOICE = "home-choice"  # its director is asked now which city takes its ba
 def home_choices(state: GameState, corp: Corporation) -> list[int]:
     """The cities of its home hex that may take the company's base: a free space not
     kept for another company's home (5.4)."""
-    from engine.board import city_count, free_slots, reserved_slots
 
     home = corp.spec.home
     if home is None:
@@ -162,7 +162,6 @@ def ask_homes(state: GameState) -> None:
     without a base there is given one: its director is asked which city where there is
     a choice (R1: the Taff Vale's director, as 18xx.games asks him); the one city left,
     or the default where nobody directs it, is taken at once."""
-    from engine.board import has_token_in, place_home_token
 
     for corp in state.corporations.values():
         home = corp.spec.home
@@ -175,7 +174,7 @@ def ask_homes(state: GameState) -> None:
             state.say(f"{corp.president} chooses the city of {home} that takes "
                       f"{corp.sym}'s base")
         elif choices:
-            place_home_token(state, corp, default_home(state, corp))
+            place_home_token(state, corp, default_home(state, corp), word=BASE)
 
 
 def default_home(state: GameState, corp: Corporation) -> int:
@@ -194,7 +193,6 @@ def awaiting_home(state: GameState) -> Corporation | None:
 
 
 def home_turn(state: GameState) -> Turn | None:
-    from engine.rounds.base import Turn
 
     corp = awaiting_home(state)
     if corp is None:
@@ -220,7 +218,6 @@ def home_candidates(state: GameState, corp: Corporation) -> list[PlaceToken]:
 
 def choose_home(state: GameState, corp: Corporation, seat: str, action: Action) -> None:
     """The director's `token HEX city N`: the base goes there, free."""
-    from engine.board import place_home_token
 
     home = corp.spec.home
     choices = home_choices(state, corp)
@@ -237,7 +234,7 @@ def choose_home(state: GameState, corp: Corporation, seat: str, action: Action) 
             f"city {(action.city or 0) + 1} of {home} has no free space for "
             f"{corp.sym}'s base", options)
     corp.markers.discard(HOME_CHOICE)
-    place_home_token(state, corp, action.city)
+    place_home_token(state, corp, action.city, word=BASE)
 
 
 def formation_index(corp: Corporation) -> int:

@@ -17,8 +17,8 @@ from engine.geometry import edge_between
 from engine.title import Title, build_title, read_title_json
 
 if TYPE_CHECKING:
-    from engine.routes import Walk
     from engine.state import GameState
+    from engine.walks import Walk
 
 OPTION = "r1"
 

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 from engine import trains
 from engine.actions import RunRoutes
 from engine.errors import GameError
-from engine.shares import money
-from engine.state import BANK, POOL, Corporation, GameState, Train
+from engine.optimizer import run_for
+from engine.state import BANK, POOL, Corporation, GameState, Train, money
 
 if TYPE_CHECKING:
     from engine.rules import Rules
@@ -214,7 +214,6 @@ def drop_lease(corp: Corporation) -> None:
 
 def best_income(rules: Rules, state: GameState, corp: Corporation,
                 extra: Train | None = None) -> int:
-    from engine.optimizer import run_for
 
     if extra is not None:
         corp.trains.append(extra)

@@ -17,9 +17,11 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from engine import trains
 from engine.actions import Accept, Action, BuyTrain, Decline, SellTrain
 from engine.errors import GameError, require
-from engine.shares import money
+from engine.rounds.operating import OperatingRound
+from engine.state import money
 from engine.titles import t1825_minors as minors
 from engine.titles import t1825_receivership as rcv
 
@@ -142,7 +144,6 @@ def answer(state: GameState, corp: Corporation, seat: str, action: Action, round
 def as_purchase(rules: Rules, state: GameState, round: Round, action: Action) -> Action:
     """The buyer's `accept` of the one offer made to the operating company, as the log
     keeps it: the purchase at the offered price (the site's form of it too)."""
-    from engine.rounds.operating import OperatingRound
 
     if not isinstance(action, Accept) or not isinstance(round, OperatingRound) or \
             round.current is None or round.offer is not None or round.discards or \
@@ -172,7 +173,6 @@ def options(rules: Rules, state: GameState, corp: Corporation) -> list[str]:
 
 
 def _takeable(rules: Rules, state: GameState, buyer: Corporation, offer: Offer) -> bool:
-    from engine import trains
 
     seller = state.corporation(offer.seller)
     train = next((t for t in seller.trains if t.name == offer.train and not t.obsolete),

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from engine.actions import Accept, Action, BuyTrain, LayTile, PlaceToken, Veto, from_json, to_json
 from engine.errors import GameError, require
+from engine.rounds.base import Turn
 from engine.state import Corporation, GameState, copy_records
 from engine.titles import t1825_receivership as rcv
 
@@ -74,7 +75,6 @@ def describe(action: Action) -> str:
 
 
 def pending(state: GameState) -> Turn | None:
-    from engine.rounds.base import Turn
 
     corp = voting(state)
     if corp is None:

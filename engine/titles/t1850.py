@@ -13,20 +13,25 @@ import random
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from engine import board, market
+from engine import board, market, track
 from engine.actions import Action, SellShares, UsePrivate
 from engine.citations import PLAIN, Cite
-from engine.errors import GameError
+from engine.dividends import pay_out, withhold
+from engine.errors import GameError, require
 from engine.family import FamilyRules
+from engine.prices import place_token
+from engine.rounds.operating import OperatingRound
+from engine.rounds.stock import StockRound
 from engine.rules import private_tile_lay
-from engine.shares import money, place_token, remove_from_game
-from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Private, Train
+from engine.shares import remove_from_game
+from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Private, Train, money
+from engine.tiles import exits
 from engine.title import MarketSpec, PhaseSpec, TileSpec, Title, TrainSpec
 
 if TYPE_CHECKING:
     from engine.market import Position
     from engine.rounds.base import Round
-    from engine.routes import Walk
+    from engine.walks import Walk
 
 GREAT_RIVER = "GRSC"  # P1: its price falls while the privates stay unsold (5.7)
 CREDIT_MOBILIER = "CM"  # P2
@@ -262,7 +267,6 @@ class Rules1850(FamilyRules):
         """5.10.1, .2, .6-.8: an operating company, once per stock round, holding at most
         40% afterwards with 60% left with players and the Open Market, paying the
         market price from money it had before this round's reissue."""
-        from engine.rounds.stock import StockRound
 
         assert isinstance(round, StockRound)
         if not corp.floated or not corp.operated:
@@ -310,7 +314,6 @@ class Rules1850(FamilyRules):
     # --- 5.11: reissue ------------------------------------------------------------------
     def why_not_reissue(self, state: GameState, corp: Corporation, round: Round
                         ) -> str | None:
-        from engine.rounds.stock import StockRound
 
         assert isinstance(round, StockRound)
         if not corp.certificates_of(TREASURY):
@@ -386,7 +389,6 @@ class Rules1850(FamilyRules):
     def pay_mesabi(self, state: GameState, corp: Corporation) -> None:
         """$80 for the rights, once P5 belongs to a company or has closed; four tokens,
         one per company; half to the company owning P5, the rest to the bank."""
-        from engine.errors import require
 
         p5 = state.privates[MESABI_MINING]
         owner = p5.owner if not p5.closed else None
@@ -414,7 +416,6 @@ class Rules1850(FamilyRules):
     def place_edge_token(self, state: GameState, corp: Corporation, hex_id: str) -> None:
         """7.4: a company with an edge token may place it on its red area for $50; it
         counts as its token placement."""
-        from engine.errors import require
 
         edge = corp.spec.edge_token
         require(edge is not None, f"{corp.sym} has no edge token (15.3)")
@@ -462,7 +463,6 @@ class Rules1850(FamilyRules):
         """9.1: full (right), half (no move; each share's half rounded up for the
         holders) or none (left). Shares in the Initial Offering and redeemed shares pay
         the company, shares in the Open Market the bank."""
-        from engine.rounds.operating import pay_out, withhold
 
         if choice == "withhold" or revenue <= 0:
             withhold(state, corp, revenue)
@@ -492,8 +492,6 @@ class Rules1850(FamilyRules):
                     round: Round) -> None:
         """15.2: the extra yellow lays of P2, P3, P4 and P6, after the company's own lay
         (P3 may come first). Each pays its terrain but P3's bridge."""
-        from engine.errors import require
-        from engine.rounds.operating import OperatingRound
 
         assert isinstance(round, OperatingRound)
         private, lay = private_tile_lay(state, corp, action)
@@ -546,7 +544,6 @@ class Rules1850(FamilyRules):
 
     def step_extras(self, state: GameState, corp: Corporation, step: str, round: Round
                     ) -> list[str]:
-        from engine.rounds.operating import OperatingRound
 
         assert isinstance(round, OperatingRound)
         turn = round.current
@@ -592,7 +589,6 @@ class Rules1850(FamilyRules):
                     tile: TileSpec, rotation: int) -> str | None:
         """6.1.3: Chicago's yellow tile never points north-west and east at once (it could
         not be upgraded)."""
-        from engine.tiles import exits
 
         if hex_id == CHICAGO and tile.color == "yellow" and \
                 {NORTH_WEST, EAST} <= set(exits(tile, rotation)):
@@ -653,7 +649,6 @@ class Rules1850(FamilyRules):
     def trade_in(self, state: GameState, corp: Corporation, new: str, old: str) -> int:
         """16.2: with 1830's trade-in, a 4-, 5- or 6-train of the company's goes to the
         Open Market for $300 off a diesel (the 4-train then rusts with the others)."""
-        from engine.errors import require
 
         require("diesels" in self.options and new == DIESEL,
                 "only a diesel (a 12-train, option diesels: 16.2) takes a train in trade")
@@ -806,7 +801,6 @@ def reaches_edge(state: GameState, corp: Corporation) -> bool:
 
 def reaches(state: GameState, corp: Corporation, hex_id: str) -> bool:
     """Whether the company's track, from its stations, reaches a stop in `hex_id`."""
-    from engine import track
 
     nodes, _ = track.reachable(state, track.build_track(state), corp.sym)
     return any(node.hex == hex_id for node in nodes)

@@ -14,15 +14,19 @@ from typing import TYPE_CHECKING, ClassVar
 from engine import board
 from engine.actions import Action, IssueShares, RedeemShares
 from engine.citations import PLAIN, Cite
+from engine.dividends import pay_out, withhold
 from engine.errors import GameError, require
 from engine.family import FamilyRules
-from engine.shares import money, move_token
-from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Private, Train
+from engine.prices import move_token
+from engine.rounds.operating import OperatingRound
+from engine.rounds.stock import ParPending, StockRound
+from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Private, Train, money
+from engine.tiles import exits
 from engine.title import PhaseSpec, PrivateSpec, TileSpec
 
 if TYPE_CHECKING:
     from engine.rounds.base import Round
-    from engine.routes import Walk
+    from engine.walks import Walk
 
 LOUISVILLE = "B16"
 BIRMINGHAM = "J12"
@@ -112,7 +116,6 @@ class Rules1851(FamilyRules):
 
     def first_round(self, state: GameState) -> Round:
         """The L&O holder first sets the L&N's price on a yellow square."""
-        from engine.rounds.stock import ParPending, StockRound
 
         round = StockRound(state, self)
         president = state.corporations[L_AND_N].president
@@ -172,12 +175,10 @@ class Rules1851(FamilyRules):
         home = corp.spec.home
         if home is not None and not _has_track(state, home) and hex_id != home:
             return f"{corp.sym} must first lay a city tile in its home hex {home}"
-        if hex_id == LOUISVILLE and LOUISVILLE not in state.board.tiles:
-            from engine.tiles import exits
-
-            if SOUTH_WEST not in exits(tile, rotation):
-                return "Louisville's first green tile must have track on its south-west " \
-                       "edge (LAY OR UPGRADE TRACK)"
+        if hex_id == LOUISVILLE and LOUISVILLE not in state.board.tiles \
+                and SOUTH_WEST not in exits(tile, rotation):
+            return "Louisville's first green tile must have track on its south-west " \
+                   "edge (LAY OR UPGRADE TRACK)"
         return None
 
     def hexes_closed_to_routes(self, state: GameState, corp: Corporation | None = None
@@ -199,7 +200,6 @@ class Rules1851(FamilyRules):
         """PAY DIVIDENDS: all, none or half (rounded up to $10); treasury shares pay the
         company, pool shares nobody; right only if 10x the dividend per share reaches the
         price, left when nothing is paid."""
-        from engine.rounds.operating import pay_out, withhold
 
         if choice == "withhold" or revenue <= 0:
             withhold(state, corp, revenue)
@@ -308,7 +308,6 @@ def _has_track(state: GameState, hex_id: str) -> bool:
 
 def _issue_record(round: Round) -> dict[str, str]:
     """What each company issued or redeemed this round (one or the other per turn)."""
-    from engine.rounds.operating import OperatingRound
 
     assert isinstance(round, OperatingRound)
     return round.title_notes

@@ -14,11 +14,20 @@ import random
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from engine import loans, national
 from engine.citations import PLAIN, Cite
-from engine.errors import GameError
+from engine.dividends import pay_out, withhold
+from engine.errors import GameError, require
 from engine.family import FamilyRules
-from engine.shares import money, move_token
-from engine.state import BANK, TREASURY, Corporation, GameState, Private
+from engine.geometry import distance
+from engine.market import cell_at
+from engine.national import RESERVE
+from engine.prices import move_token, place_token
+from engine.rounds.auction_stock import AuctionStockRound
+from engine.rounds.merger import MergerRound
+from engine.rounds.operating import OperatingRound
+from engine.routes import area_name, area_of
+from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Private, money
 from engine.title import MarketCell, PhaseSpec, TileSpec, Title
 from engine.titles import t1861_auctions, t1861_mergers, t1861_rsr
 from engine.titles.t1861_rsr import MOSCOW, RSR, ST_PETERSBURG, TRAINLESS
@@ -26,8 +35,8 @@ from engine.titles.t1861_rsr import MOSCOW, RSR, ST_PETERSBURG, TRAINLESS
 if TYPE_CHECKING:
     from engine.actions import Action
     from engine.rounds.base import Round, Turn
-    from engine.routes import Walk
     from engine.state import Train
+    from engine.walks import Walk
 
 FINAL_SET = "the first 8-train: this is the last set of operating rounds"  # 13
 NEXT_SET = "the first 8-train: the next set of operating rounds is the last"
@@ -135,7 +144,6 @@ class Rules1861(FamilyRules):
     def set_up(self, state: GameState, rng: random.Random) -> None:
         """3: the privates start at their minimum bids (7.1, Table 1); the RSR holds
         no certificates and floats never (7.4)."""
-        from engine.national import RESERVE
 
         for private in state.privates.values():
             private.price = private.spec.min_bid or private.spec.value
@@ -149,16 +157,11 @@ class Rules1861(FamilyRules):
         return state.next_seat(proposer if PROPOSER_ORDER in self.options else winner)
 
     def first_round(self, state: GameState) -> Round:
-        from engine.rounds.auction_stock import AuctionStockRound
-
         return AuctionStockRound(state, self)
 
     def next_round(self, state: GameState, finished: Round) -> Round | None:
         """4: stock round, two operating rounds, each followed in phases 3 to 7 by a
         merger round (12)."""
-        from engine.rounds.auction_stock import AuctionStockRound
-        from engine.rounds.merger import MergerRound
-        from engine.rounds.operating import OperatingRound
 
         if isinstance(finished, AuctionStockRound):
             state.operating_rounds_in_set = self.operating_rounds_after_stock_round(state)
@@ -177,9 +180,6 @@ class Rules1861(FamilyRules):
         return self._after_merger(state, finished.number)
 
     def _after_merger(self, state: GameState, number: int) -> Round:
-        from engine.rounds.auction_stock import AuctionStockRound
-        from engine.rounds.operating import OperatingRound
-
         if number < state.operating_rounds_in_set:
             return OperatingRound(state, self, number + 1)
         return AuctionStockRound(state, self)
@@ -189,7 +189,6 @@ class Rules1861(FamilyRules):
 
     def game_ends_after_operating_round(self, state: GameState, round: Round) -> bool:
         """13: after the last operating round of the final set."""
-        from engine.rounds.operating import OperatingRound
 
         assert isinstance(round, OperatingRound)
         if state.end_triggered == BANK_BROKEN:
@@ -303,8 +302,6 @@ class Rules1861(FamilyRules):
         """9.5: each public company wholly in players' hands rises one row; on the top
         row it moves right and down, to the same price (minors do not move). All move
         at once, keeping their order: the first in operating order goes first."""
-        from engine.market import cell_at
-        from engine.shares import place_token
 
         sold_out = [
             c for c in state.corporations.values()
@@ -323,7 +320,6 @@ class Rules1861(FamilyRules):
     def float_corporation(self, state: GameState, corp: Corporation) -> None:
         """9.3: the Director's payment (twice the price) goes to the treasury, where
         the other shares lie."""
-        from engine.state import IPO
 
         assert corp.par_price is not None
         corp.floated = True
@@ -373,8 +369,6 @@ class Rules1861(FamilyRules):
     def redeem_in_turn(self, state: GameState, corp: Corporation, count: int) -> None:
         """10.3: a public company buys back shares from the Bank Pool into its
         treasury at the current price, from its own money (no loans)."""
-        from engine.errors import require
-        from engine.state import POOL
 
         require(corp.spec.kind == "major", f"{corp.sym} has no shares to redeem; public "
                 "companies redeem shares (10.3)")
@@ -395,7 +389,6 @@ class Rules1861(FamilyRules):
     def step_extras(self, state: GameState, corp: Corporation, step: str, round: Round
                     ) -> list[str]:
         """10.3: at the start of its turn a public may redeem shares from the pool."""
-        from engine.state import POOL
 
         current = getattr(round, "current", None)
         if step != "track" or corp.spec.kind != "major" or current is None or \
@@ -412,7 +405,6 @@ class Rules1861(FamilyRules):
     def token_cost(self, state: GameState, corp: Corporation, hex_id: str) -> int:
         """10.5: the second station costs R20 per hex from the first, the third R40 per
         hex from the nearer (distance in hexes, regardless of track)."""
-        from engine.geometry import distance
 
         placed = [h for h, cities in state.board.tokens.items()
                   for corps in cities.values() if corp.sym in corps]
@@ -504,13 +496,11 @@ class Rules1861(FamilyRules):
 
     def train_budget(self, state: GameState, corp: Corporation) -> int:
         """10.2: only a company without a train takes loans for one."""
-        from engine import loans
 
         return corp.cash if corp.trains else loans.buying_power(self, state, corp)
 
     def track_budget(self, state: GameState, corp: Corporation) -> int:
         """10.2: loans for track, as many as it may still take (`afford`)."""
-        from engine import loans
 
         return loans.buying_power(self, state, corp)
 
@@ -523,7 +513,6 @@ class Rules1861(FamilyRules):
         (up its ceiling column), or left when it earned nothing. A public pays all,
         half (rounded up to R10) or nothing: right when ten times the dividend per
         share reaches the price, left when it pays nothing."""
-        from engine.rounds.operating import pay_out, withhold
 
         if corp.spec.kind == "national":
             withhold(state, corp, revenue)  # 10.7: into its treasury; no price
@@ -602,7 +591,6 @@ class Rules1861(FamilyRules):
     def afford(self, state: GameState, corp: Corporation, amount: int, purpose: str) -> None:
         """10.2: loans for track and (for a company without a train) a train from the
         bank, only as many as needed."""
-        from engine import loans
 
         if purpose == "train" and corp.trains:
             return
@@ -613,7 +601,6 @@ class Rules1861(FamilyRules):
         """10.8: interest on the loans the company began its turn with (a company
         that cannot pay it, even with further loans, pays all it has and is
         nationalised at once, 11); 10.9: repay what it can."""
-        from engine import loans, national
 
         if not loans.pay_interest(self, state, corp):
             national.nationalise(self, state, corp)
@@ -643,8 +630,6 @@ class Rules1861(FamilyRules):
             return "a route may not include two separate cities of one hex (10.1)"
         area = _area_twice(state, walk)
         if area is not None:
-            from engine.routes import area_name
-
             return self.cite("area_once", train=train.name, area=area_name(state, area))
         return None
 
@@ -689,7 +674,6 @@ class Rules1861(FamilyRules):
         """8, 11: at the start of phases 4 and 6 the minors that have operated without a
         train are nationalised, at phase 6 the privates, at phase 8 every minor (in
         operating order, once obsolete trains are gone)."""
-        from engine import national
 
         if phase.name == "8" and LONG_GAME not in self.options:
             # 13: the first 8-train signals the end: in the first operating round of a
@@ -757,7 +741,6 @@ def _specific(state: GameState, key: str, default: Any = None) -> Any:
 def _area_twice(state: GameState, walk: Walk) -> str | None:
     """10.1: the red off-board area (Poland, the Caucasus, ...: one area of several
     hexes) a walk's stops reach more than once, or None."""
-    from engine.routes import area_of
 
     seen: set[str] = set()
     for stop in walk.stops:

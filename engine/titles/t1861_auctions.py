@@ -9,11 +9,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.errors import GameError
-from engine.shares import money
-from engine.state import BANK, Corporation, GameState
+from engine import board, routes
+from engine.board import place_home_token
+from engine.errors import GameError, require
+from engine.national import RESERVE
+from engine.shares import certificate_count
+from engine.state import BANK, Corporation, GameState, money
 from engine.title import MarketCell
 from engine.titles.t1861_rsr import RSR
+from engine.track import Node, tokens_key
 
 if TYPE_CHECKING:
     from engine.rounds.base import Round
@@ -64,7 +68,6 @@ def auction_minimum(rules: Rules, state: GameState, target: str) -> int:
 def why_not_propose(rules: Rules, state: GameState, seat: str, target: str) -> str | None:
     """9.2: an unsold minor, available in this phase, before phase 5; the Nikolaev
     first (9.4); not by a player at the certificate limit (9.3)."""
-    from engine.shares import certificate_count
 
     corp = state.corporations.get(target)
     if corp is None or corp.spec.kind != "minor":
@@ -87,7 +90,6 @@ def why_not_propose(rules: Rules, state: GameState, seat: str, target: str) -> s
 def win_auction(rules: Rules, state: GameState, seat: str, target: str, price: int) -> None:
     """9.4: a private's price goes to the bank; 9.2: a minor's into its treasury,
     its marker on the start space of half the price, its station on its home."""
-    from engine.board import place_home_token
 
     if target in state.privates:
         private = state.privates[target]
@@ -144,8 +146,6 @@ def _home_hexes(rules: Rules, state: GameState, sym: str) -> tuple[str, ...]:
     stock position (9.3), so kept on the map's track graph (which is the tiles'),
     keyed by all else the answer reads: the stations, the companies closed (their
     home spaces no longer reserved) and the RSR's reservations."""
-    from engine import routes
-    from engine.track import tokens_key
 
     corp = state.corporations[sym]
     if corp.spec.kind != "major" or any(sym in c for cities in state.board.tokens.values()
@@ -165,7 +165,6 @@ def _home_hexes(rules: Rules, state: GameState, sym: str) -> tuple[str, ...]:
 
 def _home_city(rules: Rules, state: GameState, sym: str, hex_id: str,
                graph: Track | None = None) -> int | None:
-    from engine import board, routes
 
     cities = board.city_count(state, hex_id)
     if not cities or (state.board.tokens.get(hex_id) and any(
@@ -185,14 +184,12 @@ def _home_city(rules: Rules, state: GameState, sym: str, hex_id: str,
 
 
 def _reserved_for_national(rules: Rules, state: GameState, hex_id: str) -> bool:
-    from engine.national import RESERVE
 
     return RESERVE + hex_id in state.corporations[RSR].markers
 
 
 def place_home(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
                city: int | None) -> None:
-    from engine.errors import require
 
     found = _home_city(rules, state, corp.sym, hex_id) if hex_id in state.title.hexes \
         else None
@@ -211,8 +208,6 @@ def _joined_to_a_stop(state: GameState, graph: Track, sym: str, hex_id: str,
     walk is found as soon as a second stop is reached, before any station could block
     it, so the answer is the graph's alone: kept on the graph, asked once a city for
     every company and every listing of a position."""
-    from engine import routes
-    from engine.track import Node
 
     joined: dict[Node, bool] = graph.traced.setdefault("1861 joined to a stop", {})
     start = Node(hex_id, "c", city)

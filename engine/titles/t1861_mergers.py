@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.errors import GameError
-from engine.shares import money
-from engine.state import CLOSED, TREASURY, Corporation, GameState
+from engine import routes, track
+from engine.actions import Convert, Merge
+from engine.errors import GameError, require
+from engine.rounds.merger import claim_presidency
+from engine.state import CLOSED, TREASURY, Corporation, GameState, money
 
 if TYPE_CHECKING:
     from engine.actions import Action
@@ -46,7 +48,6 @@ def merger_options(rules: Rules, state: GameState, sym: str) -> list[str]:
 
 
 def merger_candidate_actions(rules: Rules, state: GameState, sym: str) -> list[Action]:
-    from engine.actions import Convert, Merge
 
     publics = unstarted_publics(rules, state)[:1]
     out: list[Action] = [Convert(sym, into) for into in publics]
@@ -70,7 +71,6 @@ def why_not_convert(rules: Rules, state: GameState, sym: str) -> str | None:
 
 def merge_partners(rules: Rules, state: GameState, sym: str) -> list[str]:
     """12.3: minors connected to `sym` by track a train could run."""
-    from engine import routes, track
 
     corp = state.corporations[sym]
     graph = routes.route_track(rules, state, corp)
@@ -87,7 +87,6 @@ def merge_partners(rules: Rules, state: GameState, sym: str) -> list[str]:
 
 
 def _public(rules: Rules, state: GameState, into: str | None) -> Corporation:
-    from engine.errors import require
 
     free = unstarted_publics(rules, state)
     if into is None and len(free) == 1:
@@ -129,8 +128,6 @@ def merge(rules: Rules, state: GameState, minors: tuple[str, ...], into: str, ro
     its owner; the most shares direct it (ties: the minor that operated first); it
     takes two of their stations, in different hexes, those of `stations` when
     there is a choice."""
-    from engine.errors import require
-    from engine.rounds.merger import claim_presidency
 
     order = [m for m in rules.merger_candidates(state) if m in minors]
     require(len(order) == len(set(minors)) and 2 <= len(order) <= 10,
@@ -168,7 +165,6 @@ def merger_stations(rules: Rules, state: GameState, order: list[str],
     """12.3: the minors whose stations the new company takes: two in different
     hexes (one, when all lie in one hex). Where more than two hexes hold them the
     order names two (`stations of N M-K`); otherwise it may name them or not."""
-    from engine.errors import require
 
     hexes = {m: [h for h, cities in state.board.tokens.items()
                  for corps in cities.values() if m in corps] for m in order}

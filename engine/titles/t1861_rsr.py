@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine import loans, national, trains
+from engine.actions import Keep, Nationalise
+from engine.board import has_token_in
 from engine.errors import GameError
-from engine.shares import money
-from engine.state import BANK, Corporation, GameState
+from engine.national import RESERVE
+from engine.rounds.base import Turn
+from engine.rounds.operating import OperatingRound
+from engine.state import BANK, Corporation, GameState, money
 
 if TYPE_CHECKING:
     from engine.actions import Action
@@ -44,8 +49,6 @@ def _rsr_station(rules: Rules, state: GameState, rsr: Corporation, hex_id: str, 
                  ) -> None:
     """7.4: the RSR's station on the space kept for it in `hex_id`, unless it has
     one there already (from a nationalised company, 11)."""
-    from engine.board import has_token_in
-    from engine.national import RESERVE
 
     reserve = RESERVE + hex_id
     if reserve not in rsr.markers or has_token_in(state, RSR, hex_id):
@@ -68,7 +71,6 @@ def end_of_company_turn(rules: Rules, state: GameState, corp: Corporation, round
     """7.4, 10.10: the RSR buys the cheapest train if it has none (with loans) and
     then every next train it can pay for; a company ending its turn without a
     train is nationalised."""
-    from engine import national
 
     if corp.sym == RSR:
         _rsr_buys_trains(rules, state, corp)
@@ -78,7 +80,6 @@ def end_of_company_turn(rules: Rules, state: GameState, corp: Corporation, round
 
 
 def _rsr_buys_trains(rules: Rules, state: GameState, rsr: Corporation) -> None:
-    from engine import loans, trains
 
     if not rsr.trains:
         cheapest = trains.cheapest_available(state)
@@ -92,12 +93,10 @@ def _rsr_buys_trains(rules: Rules, state: GameState, rsr: Corporation) -> None:
         if rsr.cash < price:
             break
         _rsr_buy(rules, state, rsr, offer, price, "bank")
-    del loans
 
 
 def _rsr_buy(rules: Rules, state: GameState, rsr: Corporation, train: Train, price: int,
              source: str) -> None:
-    from engine import loans, trains
 
     if rsr.cash < price:
         loans.take_loans_for(rules, state, rsr, price, "a train")
@@ -126,7 +125,6 @@ def _trainless(rules: Rules, state: GameState) -> list[Corporation]:
 
 
 def pending_decision(rules: Rules, state: GameState) -> Turn | None:
-    from engine.rounds.base import Turn
 
     waiting = _trainless(rules, state)
     if not waiting:
@@ -141,7 +139,6 @@ def decision_options(rules: Rules, state: GameState) -> list[str]:
 
 
 def decision_candidates(rules: Rules, state: GameState) -> list[Action]:
-    from engine.actions import Keep, Nationalise
 
     corp = _trainless(rules, state)[0]
     return [Nationalise(corp.sym), Keep(corp.sym)]
@@ -150,8 +147,6 @@ def decision_candidates(rules: Rules, state: GameState) -> list[Action]:
 def decide(rules: Rules, state: GameState, seat: str, action: Action, round: Round) -> None:
     """11: at the start of phases 4, 6 and 8 the Director of a public company that
     has operated and owns no train may have it nationalised."""
-    from engine import national
-    from engine.actions import Keep, Nationalise
 
     corp = _trainless(rules, state)[0]
     if not isinstance(action, Nationalise | Keep):
@@ -166,7 +161,6 @@ def decide(rules: Rules, state: GameState, seat: str, action: Action, round: Rou
         national.nationalise(rules, state, corp)
     else:
         state.say(f"{seat} keeps {corp.sym}")
-    from engine.rounds.operating import OperatingRound
 
     if not _trainless(rules, state) and isinstance(round, OperatingRound) and \
             round.current is None and RSR in round.done:

@@ -11,16 +11,17 @@ from typing import TYPE_CHECKING
 from engine import board, routes
 from engine.actions import UsePrivate
 from engine.citations import PLAIN, Cite
+from engine.dividends import pay_out, withhold
 from engine.errors import GameError, require
 from engine.family import FamilyRules
+from engine.prices import move_token
 from engine.rules import private_tile_lay
-from engine.shares import money, move_token
-from engine.state import BANK, Corporation, GameState, Private, Train
+from engine.state import BANK, Corporation, GameState, Private, Train, money
 from engine.title import PhaseSpec
 
 if TYPE_CHECKING:
     from engine.rounds.base import Round
-    from engine.routes import TrainRun
+    from engine.walks import TrainRun
 
 CIVIL_WAR = "civil war"
 
@@ -207,7 +208,6 @@ class Rules18TN(FamilyRules):
     def pay_dividend(self, state: GameState, corp: Corporation, revenue: int, choice: str,
                      round: Round) -> None:
         """4.2.4 with 5.1's exception: a one-train company hit by the war keeps its price."""
-        from engine.rounds.operating import pay_out, withhold
 
         war = CIVIL_WAR in corp.markers
         corp.markers.discard(CIVIL_WAR)

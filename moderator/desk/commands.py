@@ -130,7 +130,8 @@ class GameCommands:
         places = legal_places(self.game) if turn is not None else ()
         if turn is not None and places:
             self.sections.append(Section(
-                f"The stations {turn.entity} may place now, with their price",
+                f"The {self.game.rules.word('station')}s {turn.entity} may place now, with their "
+                "price",
                 places_text(self.game.state.title, places)))
         return "see below"
 
@@ -159,7 +160,8 @@ class GameCommands:
                 "mail `legal` for the hexes it may lay on"))
         if turn is not None and places:
             self.sections.append(Section(
-                f"The stations {turn.entity} may place at {hex_id}, with their price",
+                f"The {self.game.rules.word('station')}s {turn.entity} may place at {hex_id}, "
+                "with their price",
                 places_text(self.game.state.title, places)))
         return "see below"
 

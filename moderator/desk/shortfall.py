@@ -18,7 +18,7 @@ from engine import loans
 from engine.actions import Action, LayTile, PayMesabi, PlaceEdgeToken, PlaceToken, UsePrivate
 from engine.game import Game
 from engine.rounds.operating import OperatingRound
-from engine.shares import money
+from engine.state import money
 
 __all__ = ["Shortfall", "shortfall", "warning"]
 

@@ -24,6 +24,7 @@ from engine.game import Game
 from engine.optimizer import Clock, compress, grow_routes, optimize, run_for
 from engine.state import PlacedTile, Train
 from engine.track import Node
+from engine.walks import Walk
 
 CAUCASUS = ("I21", "J20", "K21")
 
@@ -104,9 +105,9 @@ def test_10_1_the_title_refuses_a_walk_through_two_hexes_of_an_area() -> None:
     g = rostov_between_two_caucasus_hexes()
     state, v = g.state, g.state.corporations["V"]
     train = v.trains[0]
-    twice = routes.Walk((Node("I21", "o", 0), Node("I19", "c", 0), Node("J20", "o", 0)),
+    twice = Walk((Node("I21", "o", 0), Node("I19", "c", 0), Node("J20", "o", 0)),
                         frozenset(), ("I21", "I19", "J20"))
-    once = routes.Walk(twice.stops[:2], frozenset(), ("I21", "I19"))
+    once = Walk(twice.stops[:2], frozenset(), ("I21", "I19"))
     why = g.rules.why_not_walk(state, v, train, twice)
     assert why is not None and "Caucasus" in why and "(10.1)" in why
     assert g.rules.why_not_walk(state, v, train, once) is None
@@ -123,7 +124,7 @@ def test_10_1_a_refusal_names_the_area_as_the_map_prints_it() -> None:
     assert routes.area_name(state, "Caucasus") == "Caucasus"
     with pytest.raises(GameError, match=r"red off-board area Central Asia twice"):
         routes.check_run(g.rules, state, v, RunRoutes((Route("3", ("Q11", "P12", "Q13")),)))
-    walk = routes.Walk((Node("Q11", "o", 0), Node("P12", "c", 0), Node("Q13", "o", 0)),
+    walk = Walk((Node("Q11", "o", 0), Node("P12", "c", 0), Node("Q13", "o", 0)),
                        frozenset(), ("Q11", "P12", "Q13"))
     why = g.rules.why_not_walk(state, v, v.trains[0], walk)
     assert why is not None and "area Central Asia twice" in why

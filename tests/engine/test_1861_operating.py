@@ -272,8 +272,8 @@ def test_10_1_a_route_may_not_include_two_separate_cities_of_one_hex() -> None:
     back into another city of green Moscow (637); now no route, and never a best run."""
     from scenarios_1861 import new_game
 
-    from engine.routes import Walk
     from engine.track import Node
+    from engine.walks import Walk
 
     g = new_game()
     state = g.state

@@ -38,8 +38,8 @@ from engine.records import (
     site_train_ids,
     walk_hexes,
 )
-from engine.routes import Walk
 from engine.track import Node
+from engine.walks import Walk
 
 FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
 RECORD = FIXTURES / "18TN" / "7818.json"

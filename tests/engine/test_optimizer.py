@@ -29,6 +29,7 @@ from engine.tiles import rotated_paths
 from engine.title import TileSpec
 from engine.titles.t18tn import CIVIL_WAR
 from engine.track import tile_on
+from engine.walks import TrainRun
 from grammar.format import format_order
 from grammar.names import names_for_title
 from grammar.parser import parse_line
@@ -106,7 +107,7 @@ def brute_force(rules: Rules, state: GameState, corp: Corporation) -> int:
         segments = [o[0].segments for _, o in chosen]
         if sum(map(len, segments)) != len(frozenset().union(*segments)):
             continue
-        runs = tuple(routes.TrainRun(t.name, w, r) for t, (w, r) in chosen)
+        runs = tuple(TrainRun(t.name, w, r) for t, (w, r) in chosen)
         best = max(best, rules.run_revenue(state, corp, runs))
     return best
 

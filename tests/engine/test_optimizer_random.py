@@ -34,6 +34,7 @@ from engine.rules import Rules
 from engine.state import Corporation, GameState, PlacedTile, Train
 from engine.titles.t18tn import CIVIL_WAR, Rules18TN
 from engine.track import tile_on
+from engine.walks import TrainRun, Walk
 
 RECORD = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "18TN" / "7818.json"
 # Runs of 7818 from the first trains to the last operating round.
@@ -118,7 +119,7 @@ def build(spec: Board) -> tuple[Rules, GameState, Corporation]:
 def brute_force(rules: Rules, state: GameState, corp: Corporation) -> int | None:
     """The best run by trying every assignment of walks (None: too many to try)."""
     graph = routes.route_track(rules, state)
-    options: list[list[tuple[routes.Walk, int] | None]] = []
+    options: list[list[tuple[Walk, int] | None]] = []
     for train in corp.trains:
         walks = routes.all_walks(state, graph, corp.sym, routes.train_distance(state, train))
         options.append([*((w, routes.walk_revenue(rules, state, corp, train, w))
@@ -131,7 +132,7 @@ def brute_force(rules: Rules, state: GameState, corp: Corporation) -> int | None
         segments = [o[0].segments for _, o in chosen]
         if sum(map(len, segments)) != len(frozenset().union(*segments)):
             continue
-        runs = tuple(routes.TrainRun(t.name, w, r) for t, (w, r) in chosen)
+        runs = tuple(TrainRun(t.name, w, r) for t, (w, r) in chosen)
         best = max(best, rules.run_revenue(state, corp, runs))
     return best
 
@@ -181,7 +182,7 @@ class RouteBonus(Rules18TN):
     doubles a 2-train (as 1861's 2+2), declaring no bound."""
 
     def route_revenue(self, state: GameState, corp: Corporation, train: Train,
-                      walk: routes.Walk, values: list[int]) -> int:
+                      walk: Walk, values: list[int]) -> int:
         offboards = sum(1 for n in walk.stops if n.kind == "o")
         total = sum(values) + (10 * len(walk.stops) if offboards >= 2 else 0)
         return 2 * total if train.name == "2" else total
@@ -199,7 +200,7 @@ class RunBonus(Rules18TN):
     of the Civil War, declaring no bound."""
 
     def run_revenue(self, state: GameState, corp: Corporation,
-                    runs: tuple[routes.TrainRun, ...]) -> int:
+                    runs: tuple[TrainRun, ...]) -> int:
         return super().run_revenue(state, corp, runs) + (25 if len(runs) >= 2 else 0)
 
 

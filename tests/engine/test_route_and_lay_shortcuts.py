@@ -30,6 +30,7 @@ from engine.records import RecordError, folded_actions, import_record
 from engine.rounds.operating import OperatingRound
 from engine.state import GameState, PlacedTile
 from engine.title import TileSpec
+from engine.walks import Walk
 
 FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
 RECORDS = ("1850/115810.json", "18TN/7818.json")
@@ -56,11 +57,11 @@ def positions(name: str, kind: type) -> Iterator[tuple[Game, Any]]:
 
 
 def plain_walks_matching(state: GameState, graph: track.Track, corp: str,
-                         hexes: tuple[str, ...], max_stops: int) -> list[routes.Walk]:
+                         hexes: tuple[str, ...], max_stops: int) -> list[Walk]:
     """Every walk `walks_from` finds from a stop of the first hex, either direction,
     kept when it fits the list and touches a station."""
     tokens = set(track.token_nodes(state, corp))
-    out: list[routes.Walk] = []
+    out: list[Walk] = []
     for declared in (hexes, tuple(reversed(hexes))):
         for node in graph.nodes():
             if node.is_stop and node.hex == declared[0]:

@@ -10,10 +10,7 @@ The round is built by steps, one mixin each over `CompanyTurns` (turns.py, the s
 building.py (track and tokens), earnings.py (routes and dividends), forced_purchase.py
 (4.2.5.2), train_step.py, privates_step.py; round.py puts them together."""
 
-from engine.dividends import pay_out, withhold
 from engine.rounds.operating.round import OperatingRound
 from engine.rounds.operating.turns import STEP_OF, STEPS, CompanyTurn, TrainOffer
-from engine.shares import move_token
 
-__all__ = ["STEPS", "STEP_OF", "CompanyTurn", "OperatingRound", "TrainOffer", "move_token",
-           "pay_out", "withhold"]
+__all__ = ["STEPS", "STEP_OF", "CompanyTurn", "OperatingRound", "TrainOffer"]

@@ -11,8 +11,7 @@ from engine.actions import (
 )
 from engine.errors import GameError, require
 from engine.rounds.operating.turns import CompanyTurns
-from engine.shares import money
-from engine.state import BANK, Corporation
+from engine.state import BANK, Corporation, money
 
 
 class Building(CompanyTurns):

@@ -7,8 +7,7 @@ from engine import loans, optimizer, trains
 from engine.actions import Dividend, RunRoutes
 from engine.errors import GameError, require
 from engine.rounds.operating.turns import CompanyTurns
-from engine.shares import money
-from engine.state import Corporation
+from engine.state import Corporation, money
 
 
 class Earnings(CompanyTurns):

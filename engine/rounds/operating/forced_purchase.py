@@ -7,8 +7,8 @@ from engine import routes, trains
 from engine.actions import SellShares
 from engine.errors import GameError, require
 from engine.rounds.operating.turns import CompanyTurns
-from engine.shares import check_sale, money, sell_shares
-from engine.state import Corporation
+from engine.shares import check_sale, sell_shares
+from engine.state import Corporation, money
 
 
 class ForcedPurchase(CompanyTurns):

@@ -5,8 +5,7 @@ from __future__ import annotations
 from engine.actions import BuyPrivate
 from engine.errors import GameError, require
 from engine.rounds.operating.turns import CompanyTurns
-from engine.shares import money
-from engine.state import Corporation
+from engine.state import Corporation, money
 
 
 class PrivatesStep(CompanyTurns):

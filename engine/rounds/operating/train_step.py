@@ -15,8 +15,7 @@ from engine.errors import GameError, require
 from engine.rounds.operating.earnings import Earnings
 from engine.rounds.operating.forced_purchase import ForcedPurchase
 from engine.rounds.operating.turns import TrainOffer
-from engine.shares import money
-from engine.state import BANK, POOL, Corporation, Train
+from engine.state import BANK, POOL, Corporation, Train, money
 
 
 class TrainStep(Earnings, ForcedPurchase):

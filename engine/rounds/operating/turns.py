@@ -25,8 +25,8 @@ from engine.actions import (
 from engine.errors import GameError
 from engine.rounds import protection
 from engine.rounds.base import Round
-from engine.shares import money
-from engine.state import Corporation, GameState
+from engine.state import Corporation, GameState, money
+from engine.walks import Run
 
 if TYPE_CHECKING:
     from engine.rules import Rules
@@ -70,7 +70,7 @@ class CompanyTurn:
     lay_hexes: tuple[str, ...] = ()  # hexes laid on this turn, in order
     token_placed: bool = False
     revenue: int | None = None  # set once trains have run
-    run: routes.Run | None = None
+    run: Run | None = None
     dividend_done: bool = False
     bank_trains_bought: int = 0
     emergency: bool = False  # the president is raising cash for a forced purchase
