@@ -43,7 +43,7 @@ class FamilyRules(Rules):
 
     def start_of_company_turn(self, state: GameState, corp: Corporation, round: Round) -> None:
         """4.2(a): on its first turn a company places its home station, free."""
-        board.place_home_token(state, corp)
+        board.place_home_token(state, corp, word=self.word("station"))
 
     def check_sale(self, state: GameState, seat: str, corp: Corporation, percent: int
                    ) -> None:
