@@ -74,6 +74,7 @@ never: `OUTBOX_HELD`) until one commit that waits for the disk makes the group d
 and releases them (`release_held`). A crash of the process loses no commit either way;
 a power cut may lose the group's last commits, but nothing of them has left the
 machine, so those mails are processed again, once.
+
 The store is a package, one module per thing it keeps, each a mixin over `base.StoreBase`
 (the connection and its transactions) that `Store` composes: `schema` (the tables and
 their migrations), `games` (games, move logs, kept positions), `messages` (the mail
