@@ -33,17 +33,15 @@ from moderator.reports.mapimage import (
     SUPERSAMPLE,
     BoardView,
     MapPlate,
-    _areas,
-    _paint,
-    _Painter,
-    _snapshot,
-    _words_box,
     changed_hexes,
     hex_box,
     map_geometry,
     map_plate,
     same_title,
 )
+from moderator.reports.mapimage.paint import paint_hexes
+from moderator.reports.mapimage.painter import Painter
+from moderator.reports.mapimage.plate import _areas, _snapshot, _words_box
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 
@@ -167,8 +165,8 @@ def drawn_alone(title_name: str, board: object, hex_id: str | None, phase: str |
     geometry = map_geometry(title)
     width, height = geometry.size
     canvas = Image.new("RGB", (width * SUPERSAMPLE, height * SUPERSAMPLE), BACKGROUND)
-    p = _Painter(canvas, geometry.scaled(SUPERSAMPLE))
-    _paint(p, title, board, phase, [hex_id] if hex_id else [], frozenset(
+    p = Painter(canvas, geometry.scaled(SUPERSAMPLE))
+    paint_hexes(p, title, board, phase, [hex_id] if hex_id else [], frozenset(
         [hex_id] if hex_id else []))  # outlined too: the outline is the hex's
     final = canvas.reduce(SUPERSAMPLE)
     p.finish(final, SUPERSAMPLE)

@@ -1,5 +1,5 @@
 """The pictures' speed-ups under a burst (issue 14) change no pixel and no byte a
-reader relies on: texts rendered once by `_GlyphCachedFont` are the texts FreeType
+reader relies on: texts rendered once by `style._GlyphCachedFont` are the texts FreeType
 renders, and a part's compression level keeps a large part as small as before."""
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from PIL import Image, ImageDraw, ImageFont
 from engine.title import load_title
 from moderator.reports import mapimage
 from moderator.reports.crop import LARGE_PART_COMPRESS_LEVEL, LARGE_PART_PIXELS, crop_map
-from moderator.reports.mapimage import _font_bytes, font, map_plate
+from moderator.reports.mapimage import font, map_plate, style
+from moderator.reports.mapimage.plate import _blank_canvas
+from moderator.reports.mapimage.style import _font_bytes
 
 
 def _drawn(face: ImageFont.FreeTypeFont) -> bytes:
@@ -31,20 +33,20 @@ def _drawn(face: ImageFont.FreeTypeFont) -> bytes:
 def test_a_cached_font_draws_what_freetype_draws() -> None:
     plain = ImageFont.truetype(io.BytesIO(_font_bytes(False)), 17)
     cached = font(17)
-    assert isinstance(cached, mapimage._GlyphCachedFont)
-    mapimage._glyphs.clear()
+    assert isinstance(cached, style._GlyphCachedFont)
+    style._glyphs.clear()
     assert _drawn(cached) == _drawn(plain)
-    assert mapimage._glyphs  # it did keep them
+    assert style._glyphs  # it did keep them
 
 
 def test_the_glyph_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(mapimage, "GLYPH_CACHE_SIZE", 5)
-    mapimage._glyphs.clear()
+    monkeypatch.setattr(style, "GLYPH_CACHE_SIZE", 5)
+    style._glyphs.clear()
     face = font(12)
     draw = ImageDraw.Draw(Image.new("RGB", (50, 50)))
     for n in range(20):
         draw.text((10, 10), str(n), font=face, fill="#000000")
-    assert len(mapimage._glyphs) == 5
+    assert len(style._glyphs) == 5
 
 
 def test_a_large_part_keeps_the_smaller_encoding() -> None:
@@ -70,12 +72,12 @@ def test_a_reused_canvas_comes_back_blank_where_asked() -> None:
     before; a second user meanwhile gets a canvas of its own, blank."""
     size = (64, 48)
     area = (4, 6, 30, 20)
-    with mapimage._blank_canvas(size, [area]) as first:
+    with _blank_canvas(size, [area]) as first:
         ImageDraw.Draw(first).rectangle((5, 5, 40, 30), fill="#123456")
-        with mapimage._blank_canvas(size, [area]) as other:
+        with _blank_canvas(size, [area]) as other:
             assert other is not first
             assert other.tobytes() == Image.new("RGB", size, mapimage.BACKGROUND).tobytes()
-    with mapimage._blank_canvas(size, [area, (40, 0, 64, 10)]) as again:
+    with _blank_canvas(size, [area, (40, 0, 64, 10)]) as again:
         assert again is first
         blank = Image.new("RGB", area[2:], mapimage.BACKGROUND).crop(area)
         assert again.crop(area).tobytes() == blank.tobytes()
