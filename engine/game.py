@@ -380,7 +380,6 @@ def _check_setup(setup: Setup) -> None:
 def _declared(action: Action, rnd: Round) -> bool:
     """Whether ACTION declares a run of its own (not `run auto`) for the company
     operating in RND: one a better run may be told for."""
-
     return (isinstance(action, RunRoutes) and not action.auto
             and isinstance(rnd, OperatingRound) and rnd.current is not None)
 
@@ -392,7 +391,6 @@ def better_run(rules: Rules, state: GameState, rnd: Round, action: Action, *,
     may insist on it (18TN 4.2.3.1). STATE and RND: the position before the run.
     LATER: the search is done after the answer has gone (`LATER_RUN_STEPS`), not on
     its path (`BETTER_RUN_STEPS`)."""
-
     if not _declared(action, rnd):
         return None
     assert isinstance(action, RunRoutes) and isinstance(rnd, OperatingRound)

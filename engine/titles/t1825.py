@@ -374,7 +374,6 @@ class Rules1825(FamilyRules):
         """5.1.2: every company with six new shares sold forms: its token on the Share
         Price Index at face value, its first base on its start hex, and company credit
         of ten times its face value."""
-
         forming = sorted((c for c in state.corporations.values() if FORMING in c.markers),
                          key=lambda c: formation_index(c) or 0)
         for corp in forming:
@@ -598,7 +597,6 @@ class Rules1825(FamilyRules):
                      round: Round) -> None:
         """5.5.9: 10% of the income to each share held by a player, or all withheld as
         company credit; 6.3: the price moves by income against price."""
-
         require(choice != "payout" or not rcv.in_receivership(corp),
                 f"{corp.sym} is in receivership: its income is always withheld (6.4.1)",
                 ("withhold",))
@@ -886,7 +884,6 @@ class ShareDealingRound(StockRound):
             require(isinstance(action, Par), f"{corp.sym}'s director chooses its price: "
                     f"`par {corp.sym} at PRICE`", tuple(self.legal()))
             assert isinstance(action, Par)
-
             check_can_hold(self.rules, state, seat, corp, minors.DIRECTOR_PERCENT)
             minors.buy_director(state, seat, corp, action.price)
             self.bought_now.add(corp.sym)
@@ -912,7 +909,6 @@ class ShareDealingRound(StockRound):
         require(state.player(seat).cash >= cost,
                 f"{seat} has {money(state, state.player(seat).cash)}; {corp.sym}'s "
                 f"director's certificate costs {money(state, cost)}")
-
         check_can_hold(self.rules, state, seat, corp, pres.percent)
         self.r.start_company(state, corp)
         pres.owner = seat

@@ -21,7 +21,6 @@ from engine.rounds.base import Turn
 from engine.state import BANK, IPO, Corporation, GameState, Train, money
 
 if TYPE_CHECKING:
-    from engine.rounds.base import Turn
     from engine.rules import Rules
     from engine.title import Title
 
@@ -123,7 +122,6 @@ def credit(state: GameState, corp: Corporation, amount: int) -> None:
 def check_formation(rules: Rules, state: GameState, corp: Corporation) -> None:
     """The minor forms once its money covers its own train, which it buys at once (no
     phase changes with it)."""
-
     if corp.floated or not is_minor(corp):
         return
     name = own_train(state.title, corp.sym)
@@ -149,7 +147,6 @@ HOME_CHOICE = "home-choice"  # its director is asked now which city takes its ba
 def home_choices(state: GameState, corp: Corporation) -> list[int]:
     """The cities of its home hex that may take the company's base: a free space not
     kept for another company's home (5.4)."""
-
     home = corp.spec.home
     if home is None:
         return []
@@ -162,7 +159,6 @@ def ask_homes(state: GameState) -> None:
     without a base there is given one: its director is asked which city where there is
     a choice (R1: the Taff Vale's director, as 18xx.games asks him); the one city left,
     or the default where nobody directs it, is taken at once."""
-
     for corp in state.corporations.values():
         home = corp.spec.home
         if not corp.spec.home_choice or not corp.floated or corp.closed or home is None \
@@ -193,7 +189,6 @@ def awaiting_home(state: GameState) -> Corporation | None:
 
 
 def home_turn(state: GameState) -> Turn | None:
-
     corp = awaiting_home(state)
     if corp is None:
         return None
@@ -218,7 +213,6 @@ def home_candidates(state: GameState, corp: Corporation) -> list[PlaceToken]:
 
 def choose_home(state: GameState, corp: Corporation, seat: str, action: Action) -> None:
     """The director's `token HEX city N`: the base goes there, free."""
-
     home = corp.spec.home
     choices = home_choices(state, corp)
     options = tuple(home_options(state, corp))

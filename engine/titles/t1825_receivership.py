@@ -214,7 +214,6 @@ def drop_lease(corp: Corporation) -> None:
 
 def best_income(rules: Rules, state: GameState, corp: Corporation,
                 extra: Train | None = None) -> int:
-
     if extra is not None:
         corp.trains.append(extra)
     try:

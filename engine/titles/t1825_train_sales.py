@@ -144,7 +144,6 @@ def answer(state: GameState, corp: Corporation, seat: str, action: Action, round
 def as_purchase(rules: Rules, state: GameState, round: Round, action: Action) -> Action:
     """The buyer's `accept` of the one offer made to the operating company, as the log
     keeps it: the purchase at the offered price (the site's form of it too)."""
-
     if not isinstance(action, Accept) or not isinstance(round, OperatingRound) or \
             round.current is None or round.offer is not None or round.discards or \
             rules.pending_decision(state) is not None:
@@ -173,7 +172,6 @@ def options(rules: Rules, state: GameState, corp: Corporation) -> list[str]:
 
 
 def _takeable(rules: Rules, state: GameState, buyer: Corporation, offer: Offer) -> bool:
-
     seller = state.corporation(offer.seller)
     train = next((t for t in seller.trains if t.name == offer.train and not t.obsolete),
                  None)

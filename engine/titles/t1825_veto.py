@@ -26,7 +26,7 @@ from engine.state import Corporation, GameState, copy_records
 from engine.titles import t1825_receivership as rcv
 
 if TYPE_CHECKING:
-    from engine.rounds.base import Round, Turn
+    from engine.rounds.base import Round
     from engine.rules import Rules
 
 VOTE = "vote:"  # + the decision as JSON
@@ -75,7 +75,6 @@ def describe(action: Action) -> str:
 
 
 def pending(state: GameState) -> Turn | None:
-
     corp = voting(state)
     if corp is None:
         return None

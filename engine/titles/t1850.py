@@ -267,7 +267,6 @@ class Rules1850(FamilyRules):
         """5.10.1, .2, .6-.8: an operating company, once per stock round, holding at most
         40% afterwards with 60% left with players and the Open Market, paying the
         market price from money it had before this round's reissue."""
-
         assert isinstance(round, StockRound)
         if not corp.floated or not corp.operated:
             return f"{corp.sym} has not operated yet (5.10.1, 5.10.8)"
@@ -314,7 +313,6 @@ class Rules1850(FamilyRules):
     # --- 5.11: reissue ------------------------------------------------------------------
     def why_not_reissue(self, state: GameState, corp: Corporation, round: Round
                         ) -> str | None:
-
         assert isinstance(round, StockRound)
         if not corp.certificates_of(TREASURY):
             return f"{corp.sym} holds no redeemed shares (5.11)"
@@ -389,7 +387,6 @@ class Rules1850(FamilyRules):
     def pay_mesabi(self, state: GameState, corp: Corporation) -> None:
         """$80 for the rights, once P5 belongs to a company or has closed; four tokens,
         one per company; half to the company owning P5, the rest to the bank."""
-
         p5 = state.privates[MESABI_MINING]
         owner = p5.owner if not p5.closed else None
         require(MESABI not in corp.markers, f"{corp.sym} already has the Mesabi rights")
@@ -416,7 +413,6 @@ class Rules1850(FamilyRules):
     def place_edge_token(self, state: GameState, corp: Corporation, hex_id: str) -> None:
         """7.4: a company with an edge token may place it on its red area for $50; it
         counts as its token placement."""
-
         edge = corp.spec.edge_token
         require(edge is not None, f"{corp.sym} has no edge token (15.3)")
         assert edge is not None
@@ -463,7 +459,6 @@ class Rules1850(FamilyRules):
         """9.1: full (right), half (no move; each share's half rounded up for the
         holders) or none (left). Shares in the Initial Offering and redeemed shares pay
         the company, shares in the Open Market the bank."""
-
         if choice == "withhold" or revenue <= 0:
             withhold(state, corp, revenue)
             self.move_price(state, corp, "left")
@@ -492,7 +487,6 @@ class Rules1850(FamilyRules):
                     round: Round) -> None:
         """15.2: the extra yellow lays of P2, P3, P4 and P6, after the company's own lay
         (P3 may come first). Each pays its terrain but P3's bridge."""
-
         assert isinstance(round, OperatingRound)
         private, lay = private_tile_lay(state, corp, action)
         turn = round.current
@@ -544,7 +538,6 @@ class Rules1850(FamilyRules):
 
     def step_extras(self, state: GameState, corp: Corporation, step: str, round: Round
                     ) -> list[str]:
-
         assert isinstance(round, OperatingRound)
         turn = round.current
         assert turn is not None
@@ -589,7 +582,6 @@ class Rules1850(FamilyRules):
                     tile: TileSpec, rotation: int) -> str | None:
         """6.1.3: Chicago's yellow tile never points north-west and east at once (it could
         not be upgraded)."""
-
         if hex_id == CHICAGO and tile.color == "yellow" and \
                 {NORTH_WEST, EAST} <= set(exits(tile, rotation)):
             return "Chicago's yellow tile may not point both north-west and east (6.1.3)"
@@ -649,7 +641,6 @@ class Rules1850(FamilyRules):
     def trade_in(self, state: GameState, corp: Corporation, new: str, old: str) -> int:
         """16.2: with 1830's trade-in, a 4-, 5- or 6-train of the company's goes to the
         Open Market for $300 off a diesel (the 4-train then rusts with the others)."""
-
         require("diesels" in self.options and new == DIESEL,
                 "only a diesel (a 12-train, option diesels: 16.2) takes a train in trade")
         require(old in TRADED_IN, f"a {old}-train is not traded in: a 4-, 5- or 6-train is")
@@ -801,7 +792,6 @@ def reaches_edge(state: GameState, corp: Corporation) -> bool:
 
 def reaches(state: GameState, corp: Corporation, hex_id: str) -> bool:
     """Whether the company's track, from its stations, reaches a stop in `hex_id`."""
-
     nodes, _ = track.reachable(state, track.build_track(state), corp.sym)
     return any(node.hex == hex_id for node in nodes)
 

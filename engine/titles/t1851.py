@@ -116,7 +116,6 @@ class Rules1851(FamilyRules):
 
     def first_round(self, state: GameState) -> Round:
         """The L&O holder first sets the L&N's price on a yellow square."""
-
         round = StockRound(state, self)
         president = state.corporations[L_AND_N].president
         assert president is not None
@@ -200,7 +199,6 @@ class Rules1851(FamilyRules):
         """PAY DIVIDENDS: all, none or half (rounded up to $10); treasury shares pay the
         company, pool shares nobody; right only if 10x the dividend per share reaches the
         price, left when nothing is paid."""
-
         if choice == "withhold" or revenue <= 0:
             withhold(state, corp, revenue)
             move_token(state, corp, "left")
@@ -308,7 +306,6 @@ def _has_track(state: GameState, hex_id: str) -> bool:
 
 def _issue_record(round: Round) -> dict[str, str]:
     """What each company issued or redeemed this round (one or the other per turn)."""
-
     assert isinstance(round, OperatingRound)
     return round.title_notes
 

@@ -144,7 +144,6 @@ class Rules1861(FamilyRules):
     def set_up(self, state: GameState, rng: random.Random) -> None:
         """3: the privates start at their minimum bids (7.1, Table 1); the RSR holds
         no certificates and floats never (7.4)."""
-
         for private in state.privates.values():
             private.price = private.spec.min_bid or private.spec.value
         rsr = state.corporations[RSR]
@@ -162,7 +161,6 @@ class Rules1861(FamilyRules):
     def next_round(self, state: GameState, finished: Round) -> Round | None:
         """4: stock round, two operating rounds, each followed in phases 3 to 7 by a
         merger round (12)."""
-
         if isinstance(finished, AuctionStockRound):
             state.operating_rounds_in_set = self.operating_rounds_after_stock_round(state)
             if state.end_triggered == NEXT_SET:
@@ -189,7 +187,6 @@ class Rules1861(FamilyRules):
 
     def game_ends_after_operating_round(self, state: GameState, round: Round) -> bool:
         """13: after the last operating round of the final set."""
-
         assert isinstance(round, OperatingRound)
         if state.end_triggered == BANK_BROKEN:
             return True
@@ -302,7 +299,6 @@ class Rules1861(FamilyRules):
         """9.5: each public company wholly in players' hands rises one row; on the top
         row it moves right and down, to the same price (minors do not move). All move
         at once, keeping their order: the first in operating order goes first."""
-
         sold_out = [
             c for c in state.corporations.values()
             if c.spec.kind == "major" and c.sym in state.market.positions
@@ -320,7 +316,6 @@ class Rules1861(FamilyRules):
     def float_corporation(self, state: GameState, corp: Corporation) -> None:
         """9.3: the Director's payment (twice the price) goes to the treasury, where
         the other shares lie."""
-
         assert corp.par_price is not None
         corp.floated = True
         corp.operated = False
@@ -369,7 +364,6 @@ class Rules1861(FamilyRules):
     def redeem_in_turn(self, state: GameState, corp: Corporation, count: int) -> None:
         """10.3: a public company buys back shares from the Bank Pool into its
         treasury at the current price, from its own money (no loans)."""
-
         require(corp.spec.kind == "major", f"{corp.sym} has no shares to redeem; public "
                 "companies redeem shares (10.3)")
         pool = corp.certificates_of(POOL)
@@ -389,7 +383,6 @@ class Rules1861(FamilyRules):
     def step_extras(self, state: GameState, corp: Corporation, step: str, round: Round
                     ) -> list[str]:
         """10.3: at the start of its turn a public may redeem shares from the pool."""
-
         current = getattr(round, "current", None)
         if step != "track" or corp.spec.kind != "major" or current is None or \
                 current.step or current.lay_hexes:
@@ -405,7 +398,6 @@ class Rules1861(FamilyRules):
     def token_cost(self, state: GameState, corp: Corporation, hex_id: str) -> int:
         """10.5: the second station costs R20 per hex from the first, the third R40 per
         hex from the nearer (distance in hexes, regardless of track)."""
-
         placed = [h for h, cities in state.board.tokens.items()
                   for corps in cities.values() if corp.sym in corps]
         if not placed or not corp.token_costs:
@@ -496,12 +488,10 @@ class Rules1861(FamilyRules):
 
     def train_budget(self, state: GameState, corp: Corporation) -> int:
         """10.2: only a company without a train takes loans for one."""
-
         return corp.cash if corp.trains else loans.buying_power(self, state, corp)
 
     def track_budget(self, state: GameState, corp: Corporation) -> int:
         """10.2: loans for track, as many as it may still take (`afford`)."""
-
         return loans.buying_power(self, state, corp)
 
     def nationalised_shares(self, state: GameState, corp: Corporation, seat: str) -> int:
@@ -513,7 +503,6 @@ class Rules1861(FamilyRules):
         (up its ceiling column), or left when it earned nothing. A public pays all,
         half (rounded up to R10) or nothing: right when ten times the dividend per
         share reaches the price, left when it pays nothing."""
-
         if corp.spec.kind == "national":
             withhold(state, corp, revenue)  # 10.7: into its treasury; no price
             return
@@ -575,8 +564,8 @@ class Rules1861(FamilyRules):
         return 10**6 if limit in (None, "unlimited") else int(limit)
 
     def loan_terms(self, state: GameState) -> tuple[int, int]:
-        loans = _specific(state, "loans")
-        return int(loans["value"]), int(loans["interest"])
+        terms = _specific(state, "loans")
+        return int(terms["value"]), int(terms["interest"])
 
     def loan_answer(self, state: GameState, corp: Corporation, action: Action) -> str:
         """10.2, 10.9 leave no choice, so the engine takes and repays loans itself."""
@@ -591,7 +580,6 @@ class Rules1861(FamilyRules):
     def afford(self, state: GameState, corp: Corporation, amount: int, purpose: str) -> None:
         """10.2: loans for track and (for a company without a train) a train from the
         bank, only as many as needed."""
-
         if purpose == "train" and corp.trains:
             return
         if amount > corp.cash:
@@ -601,7 +589,6 @@ class Rules1861(FamilyRules):
         """10.8: interest on the loans the company began its turn with (a company
         that cannot pay it, even with further loans, pays all it has and is
         nationalised at once, 11); 10.9: repay what it can."""
-
         if not loans.pay_interest(self, state, corp):
             national.nationalise(self, state, corp)
             return
@@ -674,7 +661,6 @@ class Rules1861(FamilyRules):
         """8, 11: at the start of phases 4 and 6 the minors that have operated without a
         train are nationalised, at phase 6 the privates, at phase 8 every minor (in
         operating order, once obsolete trains are gone)."""
-
         if phase.name == "8" and LONG_GAME not in self.options:
             # 13: the first 8-train signals the end: in the first operating round of a
             # set, this round and two more; else this set, a stock round and three.
@@ -741,7 +727,6 @@ def _specific(state: GameState, key: str, default: Any = None) -> Any:
 def _area_twice(state: GameState, walk: Walk) -> str | None:
     """10.1: the red off-board area (Poland, the Caucasus, ...: one area of several
     hexes) a walk's stops reach more than once, or None."""
-
     seen: set[str] = set()
     for stop in walk.stops:
         area = area_of(state, stop)

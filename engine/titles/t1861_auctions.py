@@ -68,7 +68,6 @@ def auction_minimum(rules: Rules, state: GameState, target: str) -> int:
 def why_not_propose(rules: Rules, state: GameState, seat: str, target: str) -> str | None:
     """9.2: an unsold minor, available in this phase, before phase 5; the Nikolaev
     first (9.4); not by a player at the certificate limit (9.3)."""
-
     corp = state.corporations.get(target)
     if corp is None or corp.spec.kind != "minor":
         return f"{target} is not a minor company; only minors are put up for auction"
@@ -90,7 +89,6 @@ def why_not_propose(rules: Rules, state: GameState, seat: str, target: str) -> s
 def win_auction(rules: Rules, state: GameState, seat: str, target: str, price: int) -> None:
     """9.4: a private's price goes to the bank; 9.2: a minor's into its treasury,
     its marker on the start space of half the price, its station on its home."""
-
     if target in state.privates:
         private = state.privates[target]
         private.owner = seat
@@ -146,7 +144,6 @@ def _home_hexes(rules: Rules, state: GameState, sym: str) -> tuple[str, ...]:
     stock position (9.3), so kept on the map's track graph (which is the tiles'),
     keyed by all else the answer reads: the stations, the companies closed (their
     home spaces no longer reserved) and the RSR's reservations."""
-
     corp = state.corporations[sym]
     if corp.spec.kind != "major" or any(sym in c for cities in state.board.tokens.values()
                                         for c in cities.values()):
@@ -165,7 +162,6 @@ def _home_hexes(rules: Rules, state: GameState, sym: str) -> tuple[str, ...]:
 
 def _home_city(rules: Rules, state: GameState, sym: str, hex_id: str,
                graph: Track | None = None) -> int | None:
-
     cities = board.city_count(state, hex_id)
     if not cities or (state.board.tokens.get(hex_id) and any(
             state.board.tokens[hex_id].values())):
@@ -184,13 +180,11 @@ def _home_city(rules: Rules, state: GameState, sym: str, hex_id: str,
 
 
 def _reserved_for_national(rules: Rules, state: GameState, hex_id: str) -> bool:
-
     return RESERVE + hex_id in state.corporations[RSR].markers
 
 
 def place_home(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
                city: int | None) -> None:
-
     found = _home_city(rules, state, corp.sym, hex_id) if hex_id in state.title.hexes \
         else None
     require(found is not None, f"{hex_id} has no free, unreserved city that no track "
@@ -208,7 +202,6 @@ def _joined_to_a_stop(state: GameState, graph: Track, sym: str, hex_id: str,
     walk is found as soon as a second stop is reached, before any station could block
     it, so the answer is the graph's alone: kept on the graph, asked once a city for
     every company and every listing of a position."""
-
     joined: dict[Node, bool] = graph.traced.setdefault("1861 joined to a stop", {})
     start = Node(hex_id, "c", city)
     found = joined.get(start)

@@ -48,7 +48,6 @@ def merger_options(rules: Rules, state: GameState, sym: str) -> list[str]:
 
 
 def merger_candidate_actions(rules: Rules, state: GameState, sym: str) -> list[Action]:
-
     publics = unstarted_publics(rules, state)[:1]
     out: list[Action] = [Convert(sym, into) for into in publics]
     out += [Merge((sym, other), into) for other in merge_partners(rules, state, sym)
@@ -71,7 +70,6 @@ def why_not_convert(rules: Rules, state: GameState, sym: str) -> str | None:
 
 def merge_partners(rules: Rules, state: GameState, sym: str) -> list[str]:
     """12.3: minors connected to `sym` by track a train could run."""
-
     corp = state.corporations[sym]
     graph = routes.route_track(rules, state, corp)
     nodes, _ = track.reachable(state, graph, sym)
@@ -87,7 +85,6 @@ def merge_partners(rules: Rules, state: GameState, sym: str) -> list[str]:
 
 
 def _public(rules: Rules, state: GameState, into: str | None) -> Corporation:
-
     free = unstarted_publics(rules, state)
     if into is None and len(free) == 1:
         into = free[0]  # `convert M-K`: the one public company left to form
@@ -128,7 +125,6 @@ def merge(rules: Rules, state: GameState, minors: tuple[str, ...], into: str, ro
     its owner; the most shares direct it (ties: the minor that operated first); it
     takes two of their stations, in different hexes, those of `stations` when
     there is a choice."""
-
     order = [m for m in rules.merger_candidates(state) if m in minors]
     require(len(order) == len(set(minors)) and 2 <= len(order) <= 10,
             "two to ten minors that may still merge this round (12.3)")
@@ -165,7 +161,6 @@ def merger_stations(rules: Rules, state: GameState, order: list[str],
     """12.3: the minors whose stations the new company takes: two in different
     hexes (one, when all lie in one hex). Where more than two hexes hold them the
     order names two (`stations of N M-K`); otherwise it may name them or not."""
-
     hexes = {m: [h for h, cities in state.board.tokens.items()
                  for corps in cities.values() if m in corps] for m in order}
     spread = {h for found in hexes.values() for h in found}

@@ -20,7 +20,7 @@ from engine.state import BANK, Corporation, GameState, money
 
 if TYPE_CHECKING:
     from engine.actions import Action
-    from engine.rounds.base import Round, Turn
+    from engine.rounds.base import Round
     from engine.rules import Rules
     from engine.state import Train
 
@@ -49,7 +49,6 @@ def _rsr_station(rules: Rules, state: GameState, rsr: Corporation, hex_id: str, 
                  ) -> None:
     """7.4: the RSR's station on the space kept for it in `hex_id`, unless it has
     one there already (from a nationalised company, 11)."""
-
     reserve = RESERVE + hex_id
     if reserve not in rsr.markers or has_token_in(state, RSR, hex_id):
         rsr.markers.discard(reserve)
@@ -71,7 +70,6 @@ def end_of_company_turn(rules: Rules, state: GameState, corp: Corporation, round
     """7.4, 10.10: the RSR buys the cheapest train if it has none (with loans) and
     then every next train it can pay for; a company ending its turn without a
     train is nationalised."""
-
     if corp.sym == RSR:
         _rsr_buys_trains(rules, state, corp)
         return
@@ -80,7 +78,6 @@ def end_of_company_turn(rules: Rules, state: GameState, corp: Corporation, round
 
 
 def _rsr_buys_trains(rules: Rules, state: GameState, rsr: Corporation) -> None:
-
     if not rsr.trains:
         cheapest = trains.cheapest_available(state)
         if cheapest is not None:
@@ -97,7 +94,6 @@ def _rsr_buys_trains(rules: Rules, state: GameState, rsr: Corporation) -> None:
 
 def _rsr_buy(rules: Rules, state: GameState, rsr: Corporation, train: Train, price: int,
              source: str) -> None:
-
     if rsr.cash < price:
         loans.take_loans_for(rules, state, rsr, price, "a train")
     if source == "pool":
@@ -125,7 +121,6 @@ def _trainless(rules: Rules, state: GameState) -> list[Corporation]:
 
 
 def pending_decision(rules: Rules, state: GameState) -> Turn | None:
-
     waiting = _trainless(rules, state)
     if not waiting:
         return None
@@ -139,7 +134,6 @@ def decision_options(rules: Rules, state: GameState) -> list[str]:
 
 
 def decision_candidates(rules: Rules, state: GameState) -> list[Action]:
-
     corp = _trainless(rules, state)[0]
     return [Nationalise(corp.sym), Keep(corp.sym)]
 
@@ -147,7 +141,6 @@ def decision_candidates(rules: Rules, state: GameState) -> list[Action]:
 def decide(rules: Rules, state: GameState, seat: str, action: Action, round: Round) -> None:
     """11: at the start of phases 4, 6 and 8 the Director of a public company that
     has operated and owns no train may have it nationalised."""
-
     corp = _trainless(rules, state)[0]
     if not isinstance(action, Nationalise | Keep):
         raise GameError(f"{seat} must first decide whether {corp.sym} is nationalised",

@@ -208,7 +208,6 @@ class Rules18TN(FamilyRules):
     def pay_dividend(self, state: GameState, corp: Corporation, revenue: int, choice: str,
                      round: Round) -> None:
         """4.2.4 with 5.1's exception: a one-train company hit by the war keeps its price."""
-
         war = CIVIL_WAR in corp.markers
         corp.markers.discard(CIVIL_WAR)
         if war and len(corp.trains) == 1:
