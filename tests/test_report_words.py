@@ -76,15 +76,18 @@ TOKENS = {"18TN": ("tokens left", "IPO"), "1861": ("tokens left", "Bank"),
 @pytest.mark.parametrize("title", sorted(RECORDS))
 def test_the_tables_name_the_tokens_and_the_offering_in_the_titles_words(title: str) -> None:
     game = game_at(title)
-    text, html = render_tables(position("G-1", game), None)
+    pos = position("G-1", game)
+    text, html = render_tables(pos, None)
+    plain = status_text("G-1", pos.view)
     tokens, offering = TOKENS[title]
-    assert tokens in text, text
-    assert re.search(rf"\b{offering} \d+%", text), text
+    for shown in (text, plain):
+        assert tokens in shown, shown
+        assert re.search(rf"\b{offering} \d+%", shown), shown
     assert f'<th class="n">{offering}</th>' in str(html)
     if title != "18TN":
-        assert not re.search(r"\bIPO\b", text + str(html))
+        assert not re.search(r"\bIPO\b", text + str(html) + plain)
     if title == "1825":
-        assert "tokens left" not in text and "<th class=\"n\">Bases</th>" in str(html)
+        assert "tokens left" not in text + plain and "<th class=\"n\">Bases</th>" in str(html)
 
 
 def test_1825_speaks_of_bases_where_a_token_is_placed_or_refused() -> None:

@@ -265,15 +265,16 @@ def status_text(game_id: str, view: GameView) -> str:
         if c.kind == "national":  # 1861's RSR: no shares, no price
             lines.append(f"  {c.sym:<7} run by {c.president or '-'}  "
                          f"{view.treasury_word} {c.treasury}  "
-                         f"trains {', '.join(c.trains) or '-'}  tokens left {c.tokens_left}"
+                         f"trains {', '.join(c.trains) or '-'}  "
+                         f"{view.tokens_word} left {c.tokens_left}"
                          + (f"  privates {', '.join(c.privates)}" if c.privates else "")
                          + (f"  ({', '.join(c.markers)})" if c.markers else ""))
             continue
         lines.append(
             f"  {c.sym:<7} price {c.price!s:>4} (par {c.par})  {view.head_word} {c.president}  "
             f"{view.treasury_word} {c.treasury}  trains {', '.join(c.trains) or '-'}  "
-            "tokens left "
-            f"{c.tokens_left}  IPO {c.ipo_percent}%  pool {c.pool_percent}%"
+            f"{view.tokens_word} left {c.tokens_left}  {view.offering_short} {c.ipo_percent}%  "
+            f"pool {c.pool_percent}%"
             + (f"  treasury shares {c.treasury_percent}%" if c.treasury_percent else "")
             + ("" if c.floated else "  (not floated)")
             + (f"  privates {', '.join(c.privates)}" if c.privates else "")
