@@ -291,7 +291,7 @@ class Rules1825(FamilyRules):
         if corp.spec.home_choice and corp.floated and not corp.closed and home is not None \
                 and not any(corp.sym in syms
                             for syms in state.board.tokens.get(home, {}).values()):
-            out.append(f"its director chooses the city of {home} for its base when the "
+            out.append(f"its Director chooses the city of {home} for its Base when the "
                        "next operating round begins (R1)")
         if rcv.in_receivership(corp) and minors.is_minor(corp) and \
                 minors.idle_in_receivership(state.title):
@@ -681,7 +681,7 @@ def bankrupt_company(state: GameState, corp: Corporation) -> None:
     its bases and shares leave the game."""
     remove_from_game(state, corp)
     state.say(f"{corp.sym}'s share price falls below {money(state, BANKRUPT_BELOW)}: it is "
-              "bankrupt; its trains return to the bank, its bases and shares leave the "
+              "bankrupt; its trains return to the bank, its Bases and shares leave the "
               "game (6.3)")
 
 

@@ -168,7 +168,7 @@ def ask_homes(state: GameState) -> None:
         if len(choices) > 1 and corp.president is not None:
             corp.markers.add(HOME_CHOICE)
             state.say(f"{corp.president} chooses the city of {home} that takes "
-                      f"{corp.sym}'s base")
+                      f"{corp.sym}'s {BASE}")
         elif choices:
             place_home_token(state, corp, default_home(state, corp), word=BASE)
 
@@ -193,7 +193,7 @@ def home_turn(state: GameState) -> Turn | None:
     if corp is None:
         return None
     return Turn(corp.president or "", corp.sym,
-                f"choose the city of {corp.spec.home} for {corp.sym}'s base: "
+                f"choose the city of {corp.spec.home} for {corp.sym}'s {BASE}: "
                 + " or ".join(f"`token {corp.spec.home} city {c + 1}`"
                               for c in home_choices(state, corp)))
 
@@ -217,16 +217,16 @@ def choose_home(state: GameState, corp: Corporation, seat: str, action: Action) 
     choices = home_choices(state, corp)
     options = tuple(home_options(state, corp))
     require(isinstance(action, PlaceToken),
-            f"{seat} must first choose the city of {home} that takes {corp.sym}'s base",
+            f"{seat} must first choose the city of {home} that takes {corp.sym}'s {BASE}",
             options)
     assert isinstance(action, PlaceToken)
-    require(action.hex == home, f"{corp.sym}'s base goes in its home hex {home}, not "
+    require(action.hex == home, f"{corp.sym}'s {BASE} goes in its home hex {home}, not "
             f"{action.hex}", options)
     require(action.city is not None,
             f"{home} has {len(choices)} cities free; say which", options)
     require(action.city in choices,
             f"city {(action.city or 0) + 1} of {home} has no free space for "
-            f"{corp.sym}'s base", options)
+            f"{corp.sym}'s {BASE}", options)
     corp.markers.discard(HOME_CHOICE)
     place_home_token(state, corp, action.city, word=BASE)
 

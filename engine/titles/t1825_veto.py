@@ -66,7 +66,7 @@ def describe(action: Action) -> str:
     if isinstance(action, LayTile):
         return f"tile {action.tile} on {action.hex}"
     if isinstance(action, PlaceToken):
-        return f"a base in {action.hex}"
+        return f"a Base in {action.hex}"
     if isinstance(action, BuyTrain):
         where = "the bank" if action.source == "bank" else action.source
         price = "" if action.price is None else f" for £{action.price}"

@@ -72,7 +72,7 @@ def test_r1_the_choice_is_refused_with_the_reason_and_the_choices() -> None:
     assert "Player 1 must first decide" in other.value.message
     with pytest.raises(GameError) as lay:
         game.clone().apply("Player 1", LayTile("8", "T14", 2))
-    assert "must first choose the city of V8" in lay.value.message
+    assert "must first choose the city of V8 that takes TV's Base" in lay.value.message
     assert lay.value.alternatives == choices
     with pytest.raises(GameError, match="has 2 cities free; say which"):
         game.clone().apply("Player 1", PlaceToken("V8", None))

@@ -117,9 +117,9 @@ def test_reports_show_the_receiver_the_vote_and_the_new_shares_on_sale() -> None
     view = game_view(g)
     gwr = next(c for c in view.corporations if c.sym == "GWR")
     assert gwr.markers == ("in receivership, receiver Ann (6.4)",
-                           "vote under way on a base in V10 (6.4.5)")
+                           "vote under way on a Base in V10 (6.4.5)")
     assert "The bank sells new shares of: GWR (4.1)" in view.notes
     assert "Waiting for Bob to veto or accept the receiver Ann's decision for GWR: a " \
-           "base in V10 (6.4.5)" in view.notes
+           "Base in V10 (6.4.5)" in view.notes
     lnwr = next(c for c in view.corporations if c.sym == "LNWR")
     assert lnwr.markers == ()  # no raw "formed:0"
