@@ -56,7 +56,7 @@ PLAIN: Mapping[str, str] = {
     "station_once_per_hex": "{corp} already has a {station} in {hex}",
     "station_space_kept": "no free station space in {hex}: a space is kept for a home "
                           "station",
-    "station_connects": "{hex} is not connected to a {corp} station",
+    "station_connects": "{hex} is not connected to a {corp} {station}",
     "area_once": "the {train}-train's route reaches the off-board area {area} twice: "
                  "its hexes are one stop",
     "separate_tracks": "these routes share track; no two trains may use the same piece "

@@ -25,7 +25,7 @@ import tn_scenarios
 from rule_coverage_tool import rule_coverage
 
 from engine.actions import Action, BuyTrain, LayTile, PlaceToken
-from engine.citations import PLAIN, SECTION_NUMBER, check_citations, fields_of
+from engine.citations import PLAIN, SECTION_NUMBER, check_citations, cite, fields_of
 from engine.errors import GameError
 from engine.game import Game
 from engine.titles import rules_for
@@ -123,6 +123,16 @@ def test_the_plain_words_cite_no_title() -> None:
     # A rule a title does not map is said plainly: no title's section number.
     numbered = {key: words for key, words in PLAIN.items() if SECTION_NUMBER.search(words)}
     assert numbered == {}
+
+
+def test_the_plain_words_name_a_company_s_token_in_the_title_s_word() -> None:
+    # A title naming its tokens otherwise (1825's Bases) is heard in the plain words of
+    # every rule about reaching a company's token, mapped by the title or not.
+    base = {"station": "Base"}
+    for key in ("track_connects", "station_once_per_hex", "station_connects"):
+        said = cite({}, key, {"hex": "X1", "corp": "AB"}, base)
+        assert "AB Base" in said or "a Base in" in said, (key, said)
+        assert "station" not in said, (key, said)
 
 
 @pytest.mark.parametrize("title", TITLES)
