@@ -9,7 +9,8 @@ title does not map is said plainly, in the words below, with no section number.
 
 A citation's words are a template of named fields (`{corp}`, `{hex}`, ...); a title's
 words for a key use only the fields of the plain words, which the caller fills, and
-the title's names for the core's terms (`WORDS`: `{head}`, `{market}`, `{offering}`).
+the title's names for the core's terms (`WORDS`: `{head}`, `{market}`, `{offering}`,
+`{station}`).
 
 The titles name some of the things the core speaks of differently too (a company's
 head is 1825's and 1861's "Director", 18TN's "president"); `WORDS` are the core's
