@@ -346,7 +346,7 @@ def _token_place(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
     """`place_token`'s checks: the city chosen and the price, or GameError."""
     hex_spec(state, hex_id)
     word = rules.word("station")
-    require(bool(corp.token_costs), f"{corp.sym} has no {word} tokens left")
+    require(bool(corp.token_costs), f"{corp.sym} has no {rules.word('token')}s left")
     cities = city_count(state, hex_id)
     require(cities > 0, f"{hex_id} has no city")
     require(not has_token_in(state, corp.sym, hex_id),

@@ -47,6 +47,7 @@ WORDS: Mapping[str, str] = {
     "market": "Open Market",  # the bank's second-hand shares and trains: "Bank Pool"
     "offering": "Initial Offering",  # where new shares and trains are sold
     "station": "station",  # a company's token on a city: 1825's "Base"
+    "token": "station token",  # the piece itself: 1851, 1861 "station marker"; 1825 "Base"
 }
 
 

@@ -427,7 +427,7 @@ def _skip_text(game: Game, action: Action) -> str:
             return f"{who} has nothing to decide: its turn ends"
         step = rnd.steps[rnd.current.step]
         why = {"track": "has no tile to lay",
-               "token": f"has no {game.rules.word('station')} marker to place",
+               "token": f"has no {game.rules.word('token')} to place",
                "route": "has no train to run",
                "dividend": "earned nothing to pay out",
                "train": "can buy no train"}.get(step, f"has nothing to do at its {step} step")

@@ -185,8 +185,9 @@ def game_view(game: Game) -> GameView:
         head_word=rules.word("head"),
         market_word=rules.word("market"),
         station_word=rules.word("station"),
-        tokens_word=("tokens" if rules.word("station") == WORDS["station"]
-                     else f"{rules.word('station')}s"),
+        # "tokens left" beside a company, unless the title names them otherwise (1825).
+        tokens_word=("tokens" if rules.word("token").startswith("station")
+                     else f"{rules.word('token')}s"),
         offering_short=("IPO" if rules.word("offering") == WORDS["offering"]
                         else rules.word("offering")),
     )

@@ -96,5 +96,5 @@ def test_1825_speaks_of_bases_where_a_token_is_placed_or_refused() -> None:
     assert "places its home Base in" in whole and "places its home station" not in whole
     corp = next(c for c in game.state.corporations.values() if c.floated and c.token_costs)
     corp.token_costs.clear()
-    with pytest.raises(GameError, match=f"^{corp.sym} has no Base tokens left$"):
+    with pytest.raises(GameError, match=f"^{corp.sym} has no Bases left$"):
         place_token(game.rules, game.state, corp, corp.spec.home or "", None)

@@ -125,7 +125,8 @@ class Rules1825(FamilyRules):
     # "the Bank" selling new shares and trains (never "Initial Offering") and "Tokens are
     # called Bases" (1.3; its "stations" are the cities).
     words: ClassVar[Mapping[str, str]] = {"head": "Director", "market": "Bank Pool",
-                                          "offering": "Bank", "station": minors.BASE}
+                                          "offering": "Bank", "station": minors.BASE,
+                                          "token": minors.BASE}
     sell_in_first_stock_round = False  # 4: no selling in the first SDR
     holding_limit_percent = 100  # no limit per company (the site: max_ownership 100)
     pool_limit_percent = 100

@@ -76,7 +76,7 @@ class Rules1851(FamilyRules):
     forced_sales_at_start_prices = True  # PURCHASE TRAINS
     citations = CITATIONS
     # The rulebook's "Bank Pool" (never "Open Market"); "President", "Initial Offering".
-    words: ClassVar[Mapping[str, str]] = {"market": "Bank Pool"}
+    words: ClassVar[Mapping[str, str]] = {"market": "Bank Pool", "token": "station marker"}
     sister_train_averts_bankruptcy = True  # PURCHASE TRAINS (see the title's decisions)
     bankrupt_forfeits_cash = False  # ENDING THE GAME: wealth is stock plus cash, for all
     sell_in_first_stock_round = True  # only "has not yet operated" limits sales

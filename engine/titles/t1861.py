@@ -111,7 +111,7 @@ class Rules1861(FamilyRules):
     # The rulebook's "Director" (never "President") and "Bank Pool" (never "Open
     # Market"); new trains come "from the Bank".
     words: ClassVar[Mapping[str, str]] = {"head": "Director", "market": "Bank Pool",
-                                          "offering": "Bank"}
+                                          "offering": "Bank", "token": "station marker"}
     half_dividends = True  # 10.7
     sell_in_first_stock_round = True  # 9.1 limits sales by operation, not by round
     sell_after_buy = False  # 9: sales, then one purchase or auction

@@ -25,7 +25,8 @@ import tn_scenarios
 from random_play import choose
 from rule_coverage_tool import rule_coverage
 
-from engine.actions import Action, BuyShares, BuyTrain, Par, Pass, SellShares
+from engine.actions import Action, BuyShares, BuyTrain, Par, Pass, PlaceToken, SellShares
+from engine.board import city_count
 from engine.errors import GameError
 from engine.game import Game, Setup
 from engine.legal import legal_actions
@@ -34,7 +35,7 @@ from engine.views import game_view
 
 TITLES = ("18TN", "1825", "1850", "1851", "1861")
 # The core's terms, as the core once wrote them for every title (18TN's words).
-TERMS = ("president", "Open Market", "Initial Offering")
+TERMS = ("president", "Open Market", "Initial Offering", "station token")
 
 
 @cache
@@ -44,7 +45,7 @@ def rulebook(title: str) -> str:
 
 
 def uses(text: str, term: str) -> bool:
-    return re.search(rf"\b{re.escape(term)}\b", text, re.IGNORECASE) is not None
+    return re.search(rf"\b{re.escape(term)}s?\b", text, re.IGNORECASE) is not None  # or plural
 
 
 def foreign_terms(title: str) -> tuple[str, ...]:
@@ -60,8 +61,8 @@ def test_each_title_has_a_word_for_every_term_its_rulebook_lacks() -> None:
         for word in words.values():
             assert uses(rulebook(title), word), (title, word)
     assert foreign_terms("1825") == TERMS
-    assert foreign_terms("1861") == ("president", "Open Market")
-    assert foreign_terms("1851") == ("Open Market",)
+    assert foreign_terms("1861") == ("president", "Open Market", "station token")
+    assert foreign_terms("1851") == ("Open Market", "station token")
 
 
 def battery(game: Game) -> Iterator[tuple[str, Action]]:
@@ -78,6 +79,14 @@ def battery(game: Game) -> Iterator[tuple[str, Action]]:
             yield seat, BuyTrain(name)
             yield seat, BuyTrain(name, "pool")
         yield seat, Pass()
+    # Station tokens where a company may be placing them: its own hexes and others
+    # (refused as "not connected", "no free space", "already has one" or accepted).
+    turn = game.turn()
+    if turn is not None:
+        occupied = sorted(state.board.tokens)[:3]
+        cities = [h for h in sorted(state.title.hexes) if city_count(state, h)][:3]
+        for hex_id in (*occupied, *cities):
+            yield turn.seat, PlaceToken(hex_id)
 
 
 def said(game: Game) -> list[str]:
