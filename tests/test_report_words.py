@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.actions import Pass
+from engine.actions import Pass, PlaceToken
 from engine.board import place_token
 from engine.errors import GameError
 from engine.game import Game
@@ -59,12 +59,14 @@ def test_the_shortfall_warning_names_the_head_and_the_pool_in_the_titles_words(
         title: str) -> None:
     rules = game_at(title).rules
     found = Shortfall("X", "R10", None, "3", "pool", "R180", "R170", "Ann",
-                      rules.word("head"), rules.word("market"))
+                      rules.word("head"), rules.word("market"), rules.word("station"))
     said_text = warning(found, Pass(), "buy train 3")
     head, market = OWN[title]
     assert f"in the {market}" in said_text and f"its {head} Ann" in said_text, said_text
     for term in FOREIGN[title]:
         assert not said(said_text, term), (term, said_text)
+    token_text = warning(found, PlaceToken("A1"), "token A1")
+    assert f"after this {'Base' if title == '1825' else 'station'} X" in token_text
 
 
 # A company's token and the offering's column: 1825's "Bases" ("Tokens are called

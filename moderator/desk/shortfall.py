@@ -40,6 +40,7 @@ class Shortfall:
     president: str | None  # who would have to pay what it lacks, where he must
     head_word: str = "president"  # the title's words for him and the pool (`Rules.words`)
     market_word: str = "Open Market"
+    station_word: str = "station"  # 1825: "Base"
 
 
 def shortfall(game: Game, seat: str, action: Action) -> Shortfall | None:
@@ -82,13 +83,13 @@ def shortfall(game: Game, seat: str, action: Action) -> Shortfall | None:
         money(state, price),
         money(state, price - budget),
         corp.president if rules.president_contributes else None,
-        rules.word("head"), rules.word("market"))
+        rules.word("head"), rules.word("market"), rules.word("station"))
 
 
 def warning(found: Shortfall, action: Action, order: str) -> str:
     """The answer to an order warned of: the shortfall and the line that applies it."""
     what, verb = ("lay", "lay it") if isinstance(action, LayTile) else (
-        ("station", "place it") if isinstance(action, PlaceToken | PlaceEdgeToken)
+        (found.station_word, "place it") if isinstance(action, PlaceToken | PlaceEdgeToken)
         else ("order", "give it"))
     loans_text = (f" ({found.budget} with the loans it may still take)"
                   if found.budget is not None else "")
