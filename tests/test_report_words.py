@@ -100,3 +100,14 @@ def test_1825_speaks_of_bases_where_a_token_is_placed_or_refused() -> None:
     corp.token_costs.clear()
     with pytest.raises(GameError, match=f"^{corp.sym} has no Bases left$"):
         place_token(game.rules, game.state, corp, corp.spec.home or "", None)
+
+
+def test_the_plain_position_says_a_company_not_yet_on_the_market_as_the_tables_do() -> None:
+    # 1825's companies have their face value from the start and no price until they form.
+    game = Game(game_at("1825").setup)
+    pos = position("G-1", game)
+    plain = status_text("G-1", pos.view)
+    text, _ = render_tables(pos, None)
+    assert "None" not in plain, plain
+    assert "LNWR    par 100, not on the market yet  Director none" in plain, plain
+    assert "par 100, not on the market yet" in text

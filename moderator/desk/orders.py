@@ -270,8 +270,12 @@ def status_text(game_id: str, view: GameView) -> str:
                          + (f"  privates {', '.join(c.privates)}" if c.privates else "")
                          + (f"  ({', '.join(c.markers)})" if c.markers else ""))
             continue
+        # As the report's table says it: a company sold at par but not yet on the market
+        # (1825 before it forms) has no price, and one in receivership no head.
+        price = (f"price {c.price:>4} (par {c.par})" if c.price is not None
+                 else f"par {c.par}, not on the market yet")
         lines.append(
-            f"  {c.sym:<7} price {c.price!s:>4} (par {c.par})  {view.head_word} {c.president}  "
+            f"  {c.sym:<7} {price}  {view.head_word} {c.president or 'none'}  "
             f"{view.treasury_word} {c.treasury}  trains {', '.join(c.trains) or '-'}  "
             f"{view.tokens_word} left {c.tokens_left}  {view.offering_short} {c.ipo_percent}%  "
             f"pool {c.pool_percent}%"
