@@ -22,6 +22,7 @@ from engine.rules import private_tile_lay
 from engine.shares import money, place_token, remove_from_game
 from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Private, Train
 from engine.title import MarketSpec, PhaseSpec, TileSpec, Title, TrainSpec
+from engine.title.loading import derived_title
 
 if TYPE_CHECKING:
     from engine.market import Position
@@ -139,7 +140,8 @@ class Rules1850(FamilyRules):
             known = "; ".join(f"{name} ({what})" for name, what in OPTIONS.items())
             raise GameError(f"1850 has no option {', '.join(unknown)}; its options are: "
                             f"{known}")
-        super().__init__(with_diesels(title) if "diesels" in options else title, options)
+        super().__init__(derived_title(title, "diesels", with_diesels)
+                         if "diesels" in options else title, options)
     half_dividends = True  # 9.1.2
     yellow_lays_per_turn = 1  # 6: one yellow tile or one upgrade
 
