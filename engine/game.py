@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from engine.actions import Action, RunRoutes, Undo, from_json, to_json
 from engine.errors import GameError, require
-from engine.rounds.base import Round, Turn
+from engine.rounds.base import Round, Turn, lone_pass
 from engine.rules import Rules
 from engine.state import RESERVED_NAMES, GameState, copy_records
 from engine.titles import rules_for
@@ -338,6 +338,21 @@ class Game:
         if asked is not None:
             asked["legal"] = list(options)
         return options
+
+    def lone_pass(self, ignore: tuple[str, ...] = ()) -> str | None:
+        """"pass" or "done" when that is all `legal` lists, the options beginning with
+        one of `ignore` left out; None otherwise (`Round.lone_pass`: without listing
+        every option where the round can)."""
+        asked = self._answers()
+        if asked is not None and "legal" in asked:
+            return lone_pass(asked["legal"], ignore)
+        key = "lone pass " + "|".join(ignore)
+        if asked is not None and key in asked:
+            return asked[key]  # type: ignore[no-any-return]
+        lone = None if self.state.game_over else self.round.lone_pass(ignore)
+        if asked is not None:
+            asked[key] = lone
+        return lone
 
     def _answers(self) -> dict[str, Any] | None:
         """The answers kept for this position while a log is read (None otherwise)."""

@@ -59,14 +59,21 @@ def next_certificate(corp: Corporation, holder: str) -> Certificate | None:
 
 def certificate_count(rules: Rules, state: GameState, seat: str) -> int:
     """Certificates counting toward the limit (a president's certificate counts as one)."""
+    # (Plain loops: asked for every listing of a stock turn, and twice as fast as sums
+    # over generators.)
     count = 0
     for corp in state.corporations.values():
+        held = 0
+        for cert in corp.certificates:
+            if cert.owner == seat:
+                held += 1
         # (The exemption asked only of a company he holds: it is most of the cost.)
-        held = sum(1 for c in corp.certificates if c.owner == seat)
         if held and not (corp.par_price is not None
                          and rules.exempt_for_holder(state, corp, seat)):
             count += held
-    count += sum(1 for p in state.privates.values() if p.owner == seat and not p.closed)
+    for private in state.privates.values():
+        if private.owner == seat and not private.closed:
+            count += 1
     return count
 
 
