@@ -5,6 +5,8 @@ longer starts cold, or grows, with each new game."""
 
 from __future__ import annotations
 
+import pytest
+
 from engine.game import Game, Setup
 from engine.title import Title, load_title
 from engine.title.loading import derived_title
@@ -47,3 +49,22 @@ def test_derived_title_makes_once_per_title_and_variant() -> None:
     derived_title(base, "test-a", make)
     derived_title(base, "test-b", make)
     assert made == ["18TN", "18TN"]
+
+
+def test_company_names_kept_per_title_find_what_a_search_finds() -> None:
+    """`Title.corporation` reads a kept index of every company's names: for every name
+    of every company of every title (any case), and names of none, it answers as a
+    search of the companies in order does."""
+    from engine.title import available_titles
+
+    for name in available_titles():
+        title = load_title(name)
+        for corp in title.corporations:
+            for alias in corp.aliases:
+                for asked in (alias, alias.lower(), f" {alias.upper()} "):
+                    wanted = asked.strip().upper()
+                    first = next(c for c in title.corporations
+                                 if wanted in (a.upper() for a in c.aliases))
+                    assert title.corporation(asked) is first
+        with pytest.raises(KeyError, match="has no company"):
+            title.corporation("NO SUCH COMPANY")
