@@ -126,12 +126,13 @@ def _trainless(rules: Rules, state: GameState) -> list[Corporation]:
 
 
 def pending_decision(rules: Rules, state: GameState) -> Turn | None:
+    # (Asked at every turn of the game: the companies are sorted, and Turn imported,
+    # only when one waits.)
+    if not any(TRAINLESS in c.markers for c in state.corporations.values()):
+        return None
     from engine.rounds.base import Turn
 
-    waiting = _trainless(rules, state)
-    if not waiting:
-        return None
-    corp = waiting[0]
+    corp = _trainless(rules, state)[0]
     return Turn(corp.president or "", corp.sym, f"nationalise {corp.sym} or keep it")
 
 
