@@ -194,11 +194,11 @@ def awaiting_home(state: GameState) -> Corporation | None:
 
 
 def home_turn(state: GameState) -> Turn | None:
-    from engine.rounds.base import Turn
-
     corp = awaiting_home(state)
     if corp is None:
         return None
+    from engine.rounds.base import Turn  # (only when a choice waits: asked at every turn)
+
     return Turn(corp.president or "", corp.sym,
                 f"choose the city of {corp.spec.home} for {corp.sym}'s base: "
                 + " or ".join(f"`token {corp.spec.home} city {c + 1}`"

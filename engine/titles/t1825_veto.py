@@ -74,11 +74,11 @@ def describe(action: Action) -> str:
 
 
 def pending(state: GameState) -> Turn | None:
-    from engine.rounds.base import Turn
-
     corp = voting(state)
     if corp is None:
         return None
+    from engine.rounds.base import Turn  # (only when a vote waits: asked at every turn)
+
     answered = set(_answered(corp, VETO)) | set(_answered(corp, ACCEPT))
     seat = next(s for s in voters(state, corp) if s not in answered)
     return Turn(seat, corp.sym, f"veto or accept the receiver {rcv.receiver(corp)}'s "
