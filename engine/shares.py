@@ -77,10 +77,28 @@ def certificate_count(rules: Rules, state: GameState, seat: str) -> int:
     return count
 
 
+def can_hold(rules: Rules, state: GameState, seat: str, corp: Corporation, percent: int,
+             have: int | None = None, limit: int | None = None) -> bool:
+    """Whether `check_can_hold` lets `seat` take one more certificate of `percent`,
+    without the words of its refusal (a stock turn's listing asks it of every company).
+    `limit`: `rules.certificate_limit(state)`, where the caller has it already."""
+    if not rules.holding_limit_exempt(state, corp) and \
+            corp.percent_held_by(seat) + percent > rules.holding_limit_percent:
+        return False
+    if corp.par_price is None or not rules.exempt_from_certificate_limit(state, corp):
+        if limit is None:
+            limit = rules.certificate_limit(state)
+        if have is None:
+            have = certificate_count(rules, state, seat)
+        return have + 1 <= limit
+    return True
+
+
 def check_can_hold(rules: Rules, state: GameState, seat: str, corp: Corporation,
                    percent: int, certificates: int = 1, have: int | None = None) -> None:
     """18TN 3.3: the per-company limit (a) and the certificate limit (b). `have`:
-    `certificate_count(rules, state, seat)`, where the caller has counted already."""
+    `certificate_count(rules, state, seat)`, where the caller has counted already.
+    (`can_hold` asks the same of one certificate.)"""
     if not rules.holding_limit_exempt(state, corp):
         limit = rules.holding_limit_percent
         after = corp.percent_held_by(seat) + percent

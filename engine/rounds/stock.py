@@ -35,6 +35,7 @@ from engine.rounds.base import Round, Turn, lone_pass, not_here
 from engine.shares import (
     SOURCE_NAMES,
     buy_certificate,
+    can_hold,
     certificate_count,
     check_can_hold,
     check_sale,
@@ -266,7 +267,8 @@ class StockRound(Round):
                 yield f"sell {corp.sym} (you hold {held}%)"
         # Counted once: the listing changes nothing.
         have = certificate_count(rules, state, seat)
-        over_limit = have > rules.certificate_limit(state)
+        limit = rules.certificate_limit(state)
+        over_limit = have > limit
         for corp in state.corporations.values():
             if not corp.certificates or \
                     self._why_not_buy(seat, corp, over_limit) is not None:
@@ -279,10 +281,10 @@ class StockRound(Round):
                 pres = corp.certificates[0].percent
                 cash = state.player(seat).cash
                 values = [v for v in rules.par_values(corp) if v * pres // 10 <= cash]
-                if values and self._may_hold(seat, corp, pres, have):
+                if values and self._may_hold(seat, corp, pres, have, limit):
                     yield f"par {corp.sym} at {', '.join(str(v) for v in values)}"
                 continue
-            if not self._may_hold(seat, corp, 10, have):
+            if not self._may_hold(seat, corp, 10, have, limit):
                 continue
             for source in (IPO, POOL, TREASURY):
                 if source == TREASURY and not rules.treasury_shares_for_sale:
@@ -295,14 +297,11 @@ class StockRound(Round):
         if not (over_limit and self._may_sell_any(seat)):
             yield "pass" if not self._acted() else "done"
 
-    def _may_hold(self, seat: str, corp: Corporation, percent: int, have: int) -> bool:
+    def _may_hold(self, seat: str, corp: Corporation, percent: int, have: int,
+                  limit: int | None = None) -> bool:
         """Whether the limits of 3.3 let `seat`, holding `have` certificates that count,
-        take one more certificate of `corp`."""
-        try:
-            check_can_hold(self.rules, self.state, seat, corp, percent, have=have)
-        except GameError:
-            return False
-        return True
+        take one more certificate of `corp` (`limit`: the certificate limit, if asked)."""
+        return can_hold(self.rules, self.state, seat, corp, percent, have, limit)
 
     def _acted(self) -> bool:
         t = self.s.turn

@@ -377,11 +377,13 @@ class Rules1850(FamilyRules):
     def certificate_limit(self, state: GameState) -> int:
         """5.1.1, 21: the lower limits once a company has closed."""
         players = len(state.seats)
-        if any(c.closed for c in state.corporations.values()):
-            reduced = cast("Mapping[str, int]",
-                           state.title.title_specific.get("cert_limit_reduced", {}))
-            if str(players) in reduced:
-                return int(reduced[str(players)])
+        for corp in state.corporations.values():  # (a loop: asked of every listing)
+            if corp.closed:
+                reduced = cast("Mapping[str, int]",
+                               state.title.title_specific.get("cert_limit_reduced", {}))
+                if str(players) in reduced:
+                    return int(reduced[str(players)])
+                break
         return self.title.cert_limit[players]
 
     # --- 6.5.1: the Mesabi Range; 7.4, 8.4: edge tokens -----------------------------------

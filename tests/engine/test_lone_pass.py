@@ -55,3 +55,39 @@ def test_lone_pass_is_the_whole_listings_answer(path: Path) -> None:
     assert seen[None] and (seen["pass"] or seen["done"])  # both answers were asked
     if path.stem == "random-2-22":
         assert seen["done"]
+
+
+@pytest.mark.parametrize("path", RECORDS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_can_hold_is_check_can_holds_answer(path: Path) -> None:
+    """`shares.can_hold` (the listing's question, without words) answers as
+    `check_can_hold` does, for every player and company, at every other position."""
+    from engine.errors import GameError
+    from engine.shares import can_hold, certificate_count, check_can_hold
+
+    if not path.exists():
+        pytest.fail(f"fixture {path} is missing: shared/ must sit beside the repository")
+    replayed = import_record(json.loads(path.read_text())).game
+    game = Game(replayed.setup)
+    answers = set()
+    for number, move in enumerate(replayed.log):
+        if number % 2 == 0:
+            state, rules = game.state, game.rules
+            for seat in state.seats:
+                have = certificate_count(rules, state, seat)
+                for corp in state.corporations.values():
+                    if not corp.certificates:
+                        continue
+                    for percent in {10, corp.certificates[0].percent}:
+                        try:
+                            check_can_hold(rules, state, seat, corp, percent)
+                            expected = True
+                        except GameError:
+                            expected = False
+                        assert can_hold(rules, state, seat, corp, percent) == expected
+                        assert can_hold(rules, state, seat, corp, percent, have,
+                                        rules.certificate_limit(state)) == expected
+                        answers.add(expected)
+        game.append_move(move)
+    assert True in answers
+    if path.stem in ("115810", "7818"):  # (players at their limits)
+        assert False in answers
