@@ -334,7 +334,8 @@ class StockRound(Round):
         if s.proposal is not None:
             self._answer_proposal(seat, action)
             return
-        require(seat == turn.seat, f"it is {turn.seat}'s turn ({turn.step}), not {seat}'s")
+        if seat != turn.seat:  # (the words made only when refused)
+            raise GameError(f"it is {turn.seat}'s turn ({turn.step}), not {seat}'s")
         if s.redemption is not None:
             self._answer_redemption(seat, action)
             return
@@ -556,10 +557,12 @@ class StockRound(Round):
         if isinstance(action, Pass | Done):
             # Over the limit he must sell, "if possible"; "if he can sell some stock but
             # not enough ... he must sell what he can" (1851 BUYING STOCK; 18TN 3.3).
-            require(not self._over_limit(seat) or not self._may_sell_any(seat),
-                    self.rules.cite("over_limit_pass", seat=seat,
-                                    count=certificate_count(self.rules, state, seat),
-                                    limit=self.rules.certificate_limit(state)))
+            # (The refusal's words made only when refused: a pass is the commonest move.)
+            if self._over_limit(seat) and self._may_sell_any(seat):
+                raise GameError(self.rules.cite(
+                    "over_limit_pass", seat=seat,
+                    count=certificate_count(self.rules, state, seat),
+                    limit=self.rules.certificate_limit(state)))
             if self._acted():
                 self._end_turn(seat)
             else:
