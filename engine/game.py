@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from engine.actions import Action, RunRoutes, Undo, from_json, to_json
 from engine.errors import GameError, require
 from engine.optimizer import optimize
-from engine.rounds.base import Round, Turn
+from engine.rounds.base import Round, Turn, lone_pass
 from engine.rounds.operating import OperatingRound
 from engine.routes import check_run
 from engine.rules import Rules
@@ -244,20 +244,31 @@ class Game:
             self.declared_runs.append(DeclaredRun(saved.moves, state, rnd, action))
         return ([*said, better] if better else said), saved
 
+    #: False while a log is read by a caller that drops the game at its first refusal.
+    _restorable = True
+
     @contextlib.contextmanager
-    def reading_log(self) -> Iterator[Game]:
+    def reading_log(self, restorable: bool = True) -> Iterator[Game]:
         """Apply the moves of a log being read (an imported record) cheaply: no copy is
         taken before each action; a refusal is put back by replaying the log from a copy
         taken every `CHECKPOINT_MOVES` moves, and nobody is told of better runs. Only the
-        log is restored, so the state must not be changed by hand meanwhile."""
+        log is restored, so the state must not be changed by hand meanwhile.
+
+        Not `restorable`: the caller drops the game at the first refusal (as
+        `import_record` does), so no copy is taken after the first, and a refused action
+        may leave the game half-changed (the copies were ~10% of an import)."""
         self.checkpoint = self._copy_position()
+        self._restorable = restorable
         try:
             yield self
         finally:
             self.checkpoint = None
             self._asked = None
+            self._restorable = True
 
     def _apply_reading(self, move: Move) -> list[str]:
+        if not self._restorable:
+            return self.append_move(move)
         moves = len(self.log)
         assert self.checkpoint is not None
         if moves - self.checkpoint.moves >= CHECKPOINT_MOVES:
@@ -338,6 +349,21 @@ class Game:
         if asked is not None:
             asked["legal"] = list(options)
         return options
+
+    def lone_pass(self, ignore: tuple[str, ...] = ()) -> str | None:
+        """"pass" or "done" when that is all `legal` lists, the options beginning with
+        one of `ignore` left out; None otherwise (`Round.lone_pass`: without listing
+        every option where the round can)."""
+        asked = self._answers()
+        if asked is not None and "legal" in asked:
+            return lone_pass(asked["legal"], ignore)
+        key = "lone pass " + "|".join(ignore)
+        if asked is not None and key in asked:
+            return asked[key]  # type: ignore[no-any-return]
+        lone = None if self.state.game_over else self.round.lone_pass(ignore)
+        if asked is not None:
+            asked[key] = lone
+        return lone
 
     def _answers(self) -> dict[str, Any] | None:
         """The answers kept for this position while a log is read (None otherwise)."""

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from engine.actions import Route, RunRoutes
-from engine.errors import GameError, require
+from engine.errors import GameError
 from engine.state import Corporation, GameState, Train
 from engine.title import Title, TrainSpec
 from engine.track import (
@@ -380,9 +380,9 @@ def check_run(rules: Rules, state: GameState, corp: Corporation, action: RunRout
     for route in action.routes:
         train = next((t for t in trains if t.name == route.train and t not in used_trains),
                      None)
-        require(train is not None, f"{corp.sym} has no (further) {route.train}-train; "
-                f"its trains: {', '.join(t.name for t in corp.trains) or 'none'}")
-        assert train is not None
+        if train is None:  # (the refusal's words made only when refused: runs are many)
+            raise GameError(f"{corp.sym} has no (further) {route.train}-train; its "
+                            f"trains: {', '.join(t.name for t in corp.trains) or 'none'}")
         used_trains.append(train)
         area = twice_in_an_area(state, route.hexes)
         if area is not None:
@@ -390,7 +390,8 @@ def check_run(rules: Rules, state: GameState, corp: Corporation, action: RunRout
                                        area=area_name(state, area)))
         dist, towns_free = train_distance(state, train), free_towns(state, train)
         walks = walks_matching(state, graph, corp.sym, route.hexes, dist, towns_free)
-        require(bool(walks), _why_no_route(state, graph, corp, route, dist, towns_free))
+        if not walks:
+            raise GameError(_why_no_route(state, graph, corp, route, dist, towns_free))
         refusals = [rules.why_not_walk(state, corp, train, w) for w in walks]
         if all(refusals):
             raise GameError(str(refusals[0]))
@@ -410,8 +411,8 @@ def check_run(rules: Rules, state: GameState, corp: Corporation, action: RunRout
         total = sum(r for _, r in combo)
         if best is None or total > best[0]:
             best = (total, combo)
-    require(best is not None, rules.cite("separate_tracks"))
-    assert best is not None
+    if best is None:
+        raise GameError(rules.cite("separate_tracks"))
     runs = tuple(TrainRun(t.name, w, r) for t, (w, r) in zip(used_trains, best[1], strict=True))
     revenue = rules.run_revenue(state, corp, runs)
     return Run(runs, revenue)

@@ -32,8 +32,8 @@ def pass_idle_players(game: Game, apply: Apply | None = None) -> int:
     for _ in range(2 * len(game.setup.seats)):
         turn, rnd = game.turn(), game.round
         if turn is None or not isinstance(rnd, StockRound) or rnd.s.auction is not None \
-                or game.legal() != ["pass"] or not site_idle(game, turn.seat, ["pass"]):
-            # (Passing only, he may only pass on his own account too: `_own_options`.)
+                or game.lone_pass() != "pass" or not site_idle(game, turn.seat, "pass"):
+            # (Passing only, he may only pass on his own account too: `_own_lone_pass`.)
             break
         (apply or apply_move)(game, turn.seat, Pass())
         made += 1
@@ -93,25 +93,30 @@ def accept_offers(game: Game, apply: Apply) -> None:
         apply(game, turn.seat, Accept())
 
 
-def _own_options(game: Game) -> list[str]:
-    """What the player to act may do for himself: the site's 1850 asks him alone, not
-    his companies (their redemption and reissue in his stock turn; title_specific.
-    site_differences.idle_ignores_company_actions)."""
+def _own_lone_pass(game: Game) -> str | None:
+    """"pass" or "done" when that is all the player to act may do for himself, else
+    None: the site's 1850 asks him alone, not his companies (their redemption and
+    reissue in his stock turn; title_specific.site_differences.
+    idle_ignores_company_actions). (`Game.lone_pass`: the whole listing was ~20% of an
+    1861 import.)"""
     if not site_difference(game.rules.title, "idle_ignores_company_actions"):
-        return game.legal()
-    return [option for option in game.legal()
-            if not option.startswith(("redeem ", "reissue "))]
+        return game.lone_pass()
+    return game.lone_pass(("redeem ", "reissue "))
 
 
-def site_idle(game: Game, seat: str, own: list[str] | None = None) -> bool:
+# `site_idle` without the player's options at hand.
+_UNASKED = "(not asked)"
+
+
+def site_idle(game: Game, seat: str, own: str | None = _UNASKED) -> bool:
     """Whether the site passes this player by itself in a stock round: he can do nothing
     but pass (or end a turn he has acted in), and cannot buy a private from another
     player either (the site offers that on his stock turn to a player with any cash who
     has not bought this turn, while another player owns one; its 1850 never does:
     title_specific.site_differences.interplayer_privates). The site asks the player
     alone: what his company may do in his turn (1850's redemption and reissue) does not
-    keep him from being passed. `own`: `_own_options` of this position, when the caller
-    has it already (listing the options is most of the question's cost)."""
+    keep him from being passed. `own`: `_own_lone_pass` of this position, when the
+    caller has it already."""
     rnd = game.round
     forms = site_forms(game.state.title.name)
     if isinstance(rnd, StockRound) and forms.dealing_rounds:
@@ -120,7 +125,7 @@ def site_idle(game: Game, seat: str, own: list[str] | None = None) -> bool:
         # While privates are for sale the site's turn always offers a bid and a pass,
         # whatever the player's cash: it never passes him by itself.
         return False
-    if (own if own is not None else _own_options(game)) not in (["pass"], ["done"]):
+    if (own if own != _UNASKED else _own_lone_pass(game)) is None:
         return False
     state = game.state
     if forms.offers_par(game, seat):
@@ -225,16 +230,16 @@ def bridge_implicit_passes(game: Game, seat: str, raw: dict[str, Any],
         # the players before him the site passes on their own options, 5.10.6. Listed
         # once a position: `site_idle` is given them.)
         company_turn = company_stock and turn.seat == seat
-        own = game.legal() if company_turn else _own_options(game)
+        own = game.lone_pass() if company_turn else _own_lone_pass(game)
         if turn.seat == seat and not operating and not (
-                auction is None and own == ["pass"] and (raw.get("type") != "pass" or site_idle(
-                    game, seat, None if company_turn else own))):
+                auction is None and own == "pass" and (raw.get("type") != "pass" or site_idle(
+                    game, seat, _UNASKED if company_turn else own))):
             # (A player the site passes by itself acts in a later turn: he passes now.)
             return
         # A player who can do nothing more: he passes, or ends the turn he acted in.
-        if own == ["pass"]:
+        if own == "pass":
             apply(game, turn.seat, Pass())
-        elif own == ["done"]:
+        elif own == "done":
             apply(game, turn.seat, Done())
         else:
             return

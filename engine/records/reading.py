@@ -114,7 +114,9 @@ def import_record(record: dict[str, Any]) -> Replay:
                     {names[k]: int(v) for k, v in (record.get("result") or {}).items()})
     mapper = RecordMapper(replay.game, names)
     mapper.ahead = list(expanded(folded_actions(record["actions"])))
-    with replay.game.reading_log():  # no copy before each action (engine.game)
+    # No copy before each action (engine.game); nor any later: a refusal raises
+    # RecordError, and the game goes with it.
+    with replay.game.reading_log(restorable=False):
         for index, raw in enumerate(mapper.ahead):
             replay.applied += replay_action(replay.game, mapper, index, raw)
     return replay

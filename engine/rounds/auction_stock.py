@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from engine.actions import Action, Bid, Done, Par, Pass, PlaceToken, StartAuction
 from engine.errors import GameError, require
-from engine.rounds.base import Turn
+from engine.rounds.base import Round, Turn
 from engine.rounds.stock import StockRound, StockTurn
 from engine.shares import certificate_count
 from engine.state import GameState, Private, money
@@ -108,18 +108,39 @@ class AuctionStockRound(StockRound):
         out = super().legal()
         if self.s.par_pending is None and self.s.proposal is None and \
                 not self.s.turn.bought and self.s.auction is None:
-            for sym in self._proposable(seat):
+            items = self.rules.auction_items(state)
+            # (The purse is the same for every minor: counted once, if any is for sale.)
+            purse = self._purse(seat, items[0]) if items else 0
+            for sym in self._proposable(seat, items, purse):
                 least = self.rules.auction_minimum(state, sym)
                 out.insert(0, f"propose {sym} at {least} (or more, up to "
-                              f"{money(state, self._purse(seat, sym))})")
+                              f"{money(state, purse)})")
         return out
 
-    def _proposable(self, seat: str) -> list[str]:
+    def lone_pass(self, ignore: tuple[str, ...] = ()) -> str | None:
+        if self.home_pending is not None or self.lot is not None or \
+                self.opening() is not None:
+            return Round.lone_pass(self, ignore)  # (`legal`: a few options at most)
+        lone = super().lone_pass(ignore)
+        if lone is None or self.s.par_pending is not None or \
+                self.s.proposal is not None or self.s.turn.bought or \
+                self.s.auction is not None:
+            return lone
+        # (A minor he may put up for auction is listed before the rest: `legal`.)
+        items = self.rules.auction_items(self.state)
+        seat = self.s.current
+        if items and self._proposable(seat, items, self._purse(seat, items[0])):
+            return None
+        return lone
+
+    def _proposable(self, seat: str, items: list[str], purse: int) -> list[str]:
+        """The `items` (`auction_items`) `seat` may put up for auction, with `purse`
+        (`_purse`) to bid."""
         state = self.state
         out = []
-        for sym in self.rules.auction_items(state):
+        for sym in items:
             if self.rules.why_not_propose(state, seat, sym) is None and \
-                    self._purse(seat, sym) >= self.rules.auction_minimum(state, sym):
+                    purse >= self.rules.auction_minimum(state, sym):
                 out.append(sym)
         return out
 

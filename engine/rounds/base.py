@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from engine.actions import Action
@@ -47,6 +48,12 @@ class Round(ABC):
     def legal(self) -> list[str]:
         """What the acting player may do now, as order texts (with placeholders)."""
 
+    def lone_pass(self, ignore: tuple[str, ...] = ()) -> str | None:
+        """"pass" or "done" when that is all `legal` lists, the options beginning with
+        one of `ignore` left out; None otherwise. (The importer asks this at every stock
+        turn; a round may answer it without listing every option.)"""
+        return lone_pass(self.legal(), ignore)
+
     @abstractmethod
     def process(self, seat: str, action: Action) -> None:
         """Apply `action` by `seat`, or raise GameError leaving the state untouched."""
@@ -54,3 +61,16 @@ class Round(ABC):
     @abstractmethod
     def over(self) -> bool:
         """True when the round has ended."""
+
+
+def lone_pass(options: Iterable[str], ignore: tuple[str, ...] = ()) -> str | None:
+    """`Round.lone_pass` of these options (in `legal`'s order), looking no further than
+    the first option that is neither "pass" nor "done"."""
+    lone = None
+    for option in options:
+        if option.startswith(ignore):
+            continue
+        if lone is not None or option not in ("pass", "done"):
+            return None
+        lone = option
+    return lone

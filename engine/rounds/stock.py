@@ -8,6 +8,7 @@ turn is any sales and at most one purchase, the purchase before or after all sal
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -30,10 +31,11 @@ from engine.actions import (
 )
 from engine.errors import GameError, require
 from engine.rounds import protection
-from engine.rounds.base import Round, Turn, not_here
+from engine.rounds.base import Round, Turn, lone_pass, not_here
 from engine.shares import (
     SOURCE_NAMES,
     buy_certificate,
+    can_hold,
     certificate_count,
     check_can_hold,
     check_sale,
@@ -239,31 +241,49 @@ class StockRound(Round):
             return out
         return self._regular_legal(seat)
 
+    def lone_pass(self, ignore: tuple[str, ...] = ()) -> str | None:
+        # An ordinary stock turn stops at its first option other than a pass.
+        s = self.s
+        if type(self)._regular_legal is not StockRound._regular_legal or \
+                self.turn() is None or s.proposal is not None or \
+                s.redemption is not None or s.protection_seller is not None or \
+                s.par_pending is not None or s.auction is not None or \
+                self.cheapest() is not None:
+            return super().lone_pass(ignore)  # (the whole listing: `legal`)
+        return lone_pass(self._regular_options(s.current), ignore)
+
     def _regular_legal(self, seat: str) -> list[str]:
-        out: list[str] = []
+        return list(self._regular_options(seat))
+
+    def _regular_options(self, seat: str) -> Iterator[str]:
+        """`_regular_legal`, one option at a time (`lone_pass` stops early)."""
         state, rules = self.state, self.rules
         if not self._acted():
-            out += self._company_legal(seat)
+            yield from self._company_legal(seat)
         for corp in state.corporations.values():
             if self._why_not_sell(seat, corp) is None:
                 held = corp.percent_held_by(seat)
-                out.append(f"sell {corp.sym} (you hold {held}%)")
+                yield f"sell {corp.sym} (you hold {held}%)"
         # Counted once: the listing changes nothing.
         have = certificate_count(rules, state, seat)
-        over_limit = have > rules.certificate_limit(state)
+        limit = rules.certificate_limit(state)
+        over_limit = have > limit
         for corp in state.corporations.values():
             if not corp.certificates or \
                     self._why_not_buy(seat, corp, over_limit) is not None:
                 continue  # (1861's RSR has no certificates)
             if corp.par_price is None:
+                # (Whether the company may be started asked first: it mostly may not, and
+                # is cheaper to ask than the par values he can afford.)
+                if not self.rules.may_par(state, corp):
+                    continue
                 pres = corp.certificates[0].percent
                 cash = state.player(seat).cash
                 values = [v for v in rules.par_values(corp) if v * pres // 10 <= cash]
-                if values and self.rules.may_par(state, corp) and \
-                        self._may_hold(seat, corp, pres, have):
-                    out.append(f"par {corp.sym} at {', '.join(str(v) for v in values)}")
+                if values and self._may_hold(seat, corp, pres, have, limit):
+                    yield f"par {corp.sym} at {', '.join(str(v) for v in values)}"
                 continue
-            if not self._may_hold(seat, corp, 10, have):
+            if not self._may_hold(seat, corp, 10, have, limit):
                 continue
             for source in (IPO, POOL, TREASURY):
                 if source == TREASURY and not rules.treasury_shares_for_sale:
@@ -272,19 +292,15 @@ class StockRound(Round):
                     continue  # more of a brown company: from the Open Market only
                 if corp.certificates_of(source) and self._can_afford(seat, corp, source):
                     suffix = "" if source == IPO else f" from {source}"
-                    out.append(f"buy {corp.sym}{suffix}")
+                    yield f"buy {corp.sym}{suffix}"
         if not (over_limit and self._may_sell_any(seat)):
-            out.append("pass" if not self._acted() else "done")
-        return out
+            yield "pass" if not self._acted() else "done"
 
-    def _may_hold(self, seat: str, corp: Corporation, percent: int, have: int) -> bool:
+    def _may_hold(self, seat: str, corp: Corporation, percent: int, have: int,
+                  limit: int | None = None) -> bool:
         """Whether the limits of 3.3 let `seat`, holding `have` certificates that count,
-        take one more certificate of `corp`."""
-        try:
-            check_can_hold(self.rules, self.state, seat, corp, percent, have=have)
-        except GameError:
-            return False
-        return True
+        take one more certificate of `corp` (`limit`: the certificate limit, if asked)."""
+        return can_hold(self.rules, self.state, seat, corp, percent, have, limit)
 
     def _acted(self) -> bool:
         t = self.s.turn
@@ -317,7 +333,8 @@ class StockRound(Round):
         if s.proposal is not None:
             self._answer_proposal(seat, action)
             return
-        require(seat == turn.seat, f"it is {turn.seat}'s turn ({turn.step}), not {seat}'s")
+        if seat != turn.seat:  # (the words made only when refused)
+            raise GameError(f"it is {turn.seat}'s turn ({turn.step}), not {seat}'s")
         if s.redemption is not None:
             self._answer_redemption(seat, action)
             return
@@ -539,10 +556,12 @@ class StockRound(Round):
         if isinstance(action, Pass | Done):
             # Over the limit he must sell, "if possible"; "if he can sell some stock but
             # not enough ... he must sell what he can" (1851 BUYING STOCK; 18TN 3.3).
-            require(not self._over_limit(seat) or not self._may_sell_any(seat),
-                    self.rules.cite("over_limit_pass", seat=seat,
-                                    count=certificate_count(self.rules, state, seat),
-                                    limit=self.rules.certificate_limit(state)))
+            # (The refusal's words made only when refused: a pass is the commonest move.)
+            if self._over_limit(seat) and self._may_sell_any(seat):
+                raise GameError(self.rules.cite(
+                    "over_limit_pass", seat=seat,
+                    count=certificate_count(self.rules, state, seat),
+                    limit=self.rules.certificate_limit(state)))
             if self._acted():
                 self._end_turn(seat)
             else:

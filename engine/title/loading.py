@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from importlib import resources
 from typing import Any, cast
@@ -77,6 +77,24 @@ def load_title(name: str) -> Title:
         known = ", ".join(available_titles())
         raise ValueError(f"unknown title {name!r}; known titles: {known}")
     return _load_title_file(files[key])
+
+
+# A title changed for a game's options (1825's site figures, 1861's trains, 1850's
+# diesels) is built once per loaded title and variant, as a loaded title is: every game
+# with those options shares it, and with it what the engine keeps per title by identity
+# (track pieces, tile shapes, neighbours). A new title per game made those caches start
+# cold at every replay, and grow with every game.
+_DERIVED: dict[tuple[int, str], tuple[Title, Title]] = {}
+
+
+def derived_title(title: Title, variant: str, make: Callable[[Title], Title]) -> Title:
+    """`make(title)`, made once per `title` and `variant` (a name for what `make` does):
+    `make` must depend on nothing else."""
+    key = (id(title), variant)
+    found = _DERIVED.get(key)
+    if found is None or found[0] is not title:
+        found = _DERIVED[key] = (title, make(title))  # (the base kept: its id stays its)
+    return found[1]
 
 
 @functools.cache

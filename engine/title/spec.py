@@ -53,10 +53,9 @@ class Title(Shared):
     def corporation(self, sym: str) -> CorporationSpec:
         """The company called ``sym`` (its sym, rulebook or 18xx.games abbreviation,
         any case)."""
-        wanted = sym.strip().upper()
-        for c in self.corporations:
-            if wanted in (a.upper() for a in c.aliases):
-                return c
+        found = _aliases(self).get(sym.strip().upper())
+        if found is not None:
+            return found
         known = ", ".join(c.sym for c in self.corporations)
         raise KeyError(f"{self.name} has no company {sym!r} (known: {known})")
 
@@ -132,3 +131,19 @@ class Title(Shared):
                 return revenue[k]
         # Before the first printed value: the first one applies.
         return revenue[min(revenue, key=order.index)]
+
+
+# Every company's names (upper case) -> the first company so called, per title: the
+# importer names companies by the site's abbreviations hundreds of times a record.
+_ALIASES: dict[int, tuple[Title, dict[str, CorporationSpec]]] = {}
+
+
+def _aliases(title: Title) -> dict[str, CorporationSpec]:
+    kept = _ALIASES.get(id(title))
+    if kept is None or kept[0] is not title:
+        names: dict[str, CorporationSpec] = {}
+        for corp in title.corporations:
+            for alias in corp.aliases:
+                names.setdefault(alias.upper(), corp)
+        kept = _ALIASES[id(title)] = (title, names)
+    return kept[1]

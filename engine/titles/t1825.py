@@ -54,6 +54,7 @@ from engine.shares import (
 )
 from engine.state import BANK, IPO, POOL, Corporation, GameState, Private, Train, money
 from engine.title import FrozenDict, TileSpec, Title, load_title
+from engine.title.loading import derived_title
 from engine.titles import t1825_access, t1825_r1, t1825_train_sales, t1825_veto
 from engine.titles import t1825_minors as minors
 from engine.titles import t1825_receivership as rcv
@@ -143,7 +144,7 @@ class Rules1825(FamilyRules):
         if t1825_r1.OPTION in options:
             title = t1825_r1.with_r1(title)
         if "site_figures" in options:
-            title = _site_title(title)
+            title = derived_title(title, "site_figures", _site_title)
         super().__init__(title, options)
 
     # --- 3: set-up ------------------------------------------------------------------------

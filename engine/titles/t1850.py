@@ -27,6 +27,7 @@ from engine.shares import remove_from_game
 from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Private, Train, money
 from engine.tiles import exits
 from engine.title import MarketSpec, PhaseSpec, TileSpec, Title, TrainSpec
+from engine.title.loading import derived_title
 
 if TYPE_CHECKING:
     from engine.market import Position
@@ -144,7 +145,8 @@ class Rules1850(FamilyRules):
             known = "; ".join(f"{name} ({what})" for name, what in OPTIONS.items())
             raise GameError(f"1850 has no option {', '.join(unknown)}; its options are: "
                             f"{known}")
-        super().__init__(with_diesels(title) if "diesels" in options else title, options)
+        super().__init__(derived_title(title, "diesels", with_diesels)
+                         if "diesels" in options else title, options)
     half_dividends = True  # 9.1.2
     yellow_lays_per_turn = 1  # 6: one yellow tile or one upgrade
 
@@ -376,11 +378,13 @@ class Rules1850(FamilyRules):
     def certificate_limit(self, state: GameState) -> int:
         """5.1.1, 21: the lower limits once a company has closed."""
         players = len(state.seats)
-        if any(c.closed for c in state.corporations.values()):
-            reduced = cast("Mapping[str, int]",
-                           state.title.title_specific.get("cert_limit_reduced", {}))
-            if str(players) in reduced:
-                return int(reduced[str(players)])
+        for corp in state.corporations.values():  # (a loop: asked of every listing)
+            if corp.closed:
+                reduced = cast("Mapping[str, int]",
+                               state.title.title_specific.get("cert_limit_reduced", {}))
+                if str(players) in reduced:
+                    return int(reduced[str(players)])
+                break
         return self.title.cert_limit[players]
 
     # --- 6.5.1: the Mesabi Range; 7.4, 8.4: edge tokens -----------------------------------

@@ -29,6 +29,7 @@ from engine.rounds.operating import OperatingRound
 from engine.routes import area_name, area_of
 from engine.state import BANK, IPO, POOL, TREASURY, Corporation, GameState, Private, money
 from engine.title import MarketCell, PhaseSpec, TileSpec, Title
+from engine.title.loading import derived_title
 from engine.titles import t1861_auctions, t1861_mergers, t1861_rsr
 from engine.titles.t1861_rsr import MOSCOW, RSR, ST_PETERSBURG, TRAINLESS
 
@@ -126,14 +127,16 @@ class Rules1861(FamilyRules):
                             f"{known}")
         if UNLIMITED_TRAINS in options:
             # 14.2: unlimited 2+2 and 5+5E trains
-            title = dataclasses.replace(title, trains=tuple(
-                dataclasses.replace(t, count=None) if t.name in PHASE_8_TRAINS else t
-                for t in title.trains))
+            title = derived_title(title, UNLIMITED_TRAINS, lambda title: dataclasses.replace(
+                title, trains=tuple(
+                    dataclasses.replace(t, count=None) if t.name in PHASE_8_TRAINS else t
+                    for t in title.trains)))
         elif TWO_PLUS_TWO in options:
             # 14.1: two 2+2-trains (offered in phase 8 only, 10.10)
-            title = dataclasses.replace(title, trains=tuple(
-                dataclasses.replace(t, count=2) if t.name == "2+2" else t
-                for t in title.trains))
+            title = derived_title(title, TWO_PLUS_TWO, lambda title: dataclasses.replace(
+                title, trains=tuple(
+                    dataclasses.replace(t, count=2) if t.name == "2+2" else t
+                    for t in title.trains)))
         super().__init__(title, options)
         # 9.3's par values for each kind of company, read once from the (frozen) market.
         self._par_values = {

@@ -121,10 +121,10 @@ def _trainless(rules: Rules, state: GameState) -> list[Corporation]:
 
 
 def pending_decision(rules: Rules, state: GameState) -> Turn | None:
-    waiting = _trainless(rules, state)
-    if not waiting:
+    # (Asked at every turn of the game: the companies are sorted only when one waits.)
+    if not any(TRAINLESS in c.markers for c in state.corporations.values()):
         return None
-    corp = waiting[0]
+    corp = _trainless(rules, state)[0]
     return Turn(corp.president or "", corp.sym, f"nationalise {corp.sym} or keep it")
 
 
