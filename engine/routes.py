@@ -391,7 +391,8 @@ def check_run(rules: Rules, state: GameState, corp: Corporation, action: RunRout
         dist, towns_free = train_distance(state, train), free_towns(state, train)
         walks = walks_matching(state, graph, corp.sym, route.hexes, dist, towns_free)
         if not walks:
-            raise GameError(_why_no_route(state, graph, corp, route, dist, towns_free))
+            raise GameError(_why_no_route(state, corp, route, dist, towns_free,
+                                          rules.word("station")))
         refusals = [rules.why_not_walk(state, corp, train, w) for w in walks]
         if all(refusals):
             raise GameError(str(refusals[0]))
@@ -428,8 +429,8 @@ def _covered(trains: list[Train], names: list[str]) -> int:
     return len(names)
 
 
-def _why_no_route(state: GameState, graph: Track, corp: Corporation, route: Route,
-                  dist: int, towns_free: bool = False) -> str:
+def _why_no_route(state: GameState, corp: Corporation, route: Route, dist: int,
+                  towns_free: bool, station: str) -> str:
     listed = " ".join(route.hexes)
     for hex_id in route.hexes:
         if hex_id not in state.title.hexes:
@@ -437,7 +438,7 @@ def _why_no_route(state: GameState, graph: Track, corp: Corporation, route: Rout
     return (f"no legal route for the {route.train}-train along {listed}: the hexes must be "
             f"joined by track in that order, with at most {dist} stops"
             f"{' (towns not counted)' if towns_free else ''}, through a "
-            f"{corp.sym} station, without repeating track (not even where paths meet at a hex "
+            f"{corp.sym} {station}, without repeating track (not even where paths meet at a hex "
             "edge) or stops, or running through an off-board area or a blocked city")
 
 

@@ -25,11 +25,23 @@ import tn_scenarios
 from random_play import choose
 from rule_coverage_tool import rule_coverage
 
-from engine.actions import Action, BuyShares, BuyTrain, Par, Pass, PlaceToken, SellShares
+from engine.actions import (
+    Action,
+    BuyShares,
+    BuyTrain,
+    Par,
+    Pass,
+    PlaceToken,
+    Route,
+    RunRoutes,
+    SellShares,
+)
 from engine.board import city_count
 from engine.errors import GameError
 from engine.game import Game, Setup
 from engine.legal import legal_actions
+from engine.rounds.base import Turn
+from engine.state import Corporation
 from engine.titles import rules_for
 from engine.views import game_view
 
@@ -167,3 +179,27 @@ def test_refusals_and_reports_speak_only_the_titles_words(title: str) -> None:
     rules = rules_for(title)
     for key in ("head", "market"):
         assert any(uses(text, rules.word(key)) for text in texts), (title, key)
+
+
+@pytest.mark.parametrize("title, word", [("1825", "Base"), ("18TN", "station")])
+def test_a_route_refused_names_the_companys_token_in_the_titles_word(title: str,
+                                                                    word: str) -> None:
+    # The first position of a random game where a company with a train may run it.
+    game, turn, corp = _at_a_run(title)
+    far = sorted(game.state.title.hexes)
+    route = Route(corp.trains[0].name, (far[0], far[-1]))
+    with pytest.raises(GameError, match=rf"through a {corp.sym} {word}, without"):
+        game.apply(turn.seat, RunRoutes((route,)))
+
+
+def _at_a_run(title: str) -> tuple[Game, Turn, Corporation]:
+    for seed in range(1, 20):
+        rng = random.Random(seed)
+        game = Game(Setup(title, ("Ann", "Bob", "Cy"), seed=seed))
+        while (turn := game.turn()) is not None:
+            corp = game.state.corporations.get(turn.entity)
+            # (A run given at the track or token step passes the steps before it.)
+            if turn.step in ("track", "token", "route") and corp is not None and corp.trains:
+                return game, turn, corp
+            game.apply(turn.seat, choose(rng, legal_actions(game)))
+    raise AssertionError("no company with a train reached its turn")
