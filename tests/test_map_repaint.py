@@ -235,14 +235,15 @@ def test_a_colour_the_palette_lacks_gives_the_picture_a_new_palette() -> None:
 
 
 def test_a_game_loaded_anew_is_drawn_from_its_last_plate() -> None:
-    """A game with options makes a Title of its own at each load (1861's unlimited
-    trains, 1825's kit and the site's figures): the next plate is still drawn from the
-    last, and titles of one content share the layout caches; a title whose content
-    differs (another option) stands for itself."""
+    """A game with options has a Title changed by them (1861's unlimited trains, 1825's
+    kit and the site's figures), made once and shared by every game of those options
+    (`derived_title`): a game loaded anew is drawn from the last plate, titles of one
+    content share the layout caches; a title whose content differs (another option)
+    stands for itself."""
     for title, number in (("1861", "167259"), ("1825", "1825_game_end_bank")):
         whole = record(title, number)
         first, again = Game(whole.setup, []), Game(whole.setup, [])
-        assert first.state.title is not again.state.title  # what the service meets
+        assert first.state.title is again.state.title  # made once (derived_title)
         assert same_title(first.state.title) is same_title(again.state.title)
         base = plate(first)
         drawn = map_plate(again.state.title, again.state.board,
