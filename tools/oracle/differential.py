@@ -558,7 +558,8 @@ def _check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | N
             site_1861.rsr_apart(mine, theirs_now)
             recent = [s for s in ours[max(0, len(diffs) - 6):len(diffs) + 1]
                       if not isinstance(s, str)]
-            rsr_extra = site_1861.unpaid_interest_to_rsr(recent, theirs_now, rsr_extra)
+            rsr_extra = site_1861.unpaid_interest_to_rsr(
+                recent, theirs_now, rsr_extra, ours[len(diffs) + 1:len(diffs) + 4])
             if answer["finished"] and len(diffs) == len(site_states) - 1:
                 # 13: at the end the site "pays off" the loans by moving the prices
                 # (compared) and clears them; ours leaves the markers.
