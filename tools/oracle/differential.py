@@ -665,6 +665,13 @@ def _check(oracle: Oracle, seed: int, index: int, scratch: Path, cache: Path | N
                 return Outcome(index, "site difference: 12.1 the bankrupt president's "
                                "own sales (the site's queue unsettled)",
                                f"action {at}: {', '.join(diff)}", record, features=features)
+            after = our_game_at(record, at + 1) if TITLE == "1850" and \
+                diff == ["player cash"] and action["type"] == "sell_shares" else None
+            if after is not None and site_1850.closure_money_kept(after, action, ours[at],
+                                                                  site_now[at]):
+                return Outcome(index, "site difference: 10.7.2 the president's money at a "
+                               "closure for a train (the site leaves it)",
+                               f"action {at}: {', '.join(diff)}", record, features=features)
             before = our_game_at(record, at) if TITLE == "1850" else None
             if before is not None and site_1850.train_step_skipped(record, at, before) and \
                     site_1850.closed_trains_apart(before, site_states[:at]):

@@ -410,6 +410,29 @@ CLOSING = re.compile(r"^(\S+)'s price enters the black area: \S+ closes")
 BUILDING = re.compile(r"^\S+ (?:lays tile|places (?:its home station|a station)) ")
 
 
+LOST = re.compile(r"^(\S+)'s \$(\d+) is lost with (\S+): its closure ends the purchase")
+
+
+def closure_money_kept(after: Game, action: dict[str, Any], ours: dict[str, Any],
+                       site: dict[str, Any]) -> bool:
+    """10.7.2 with 5.1.1 (listed) shown at a president's sale for a train: ours (AFTER,
+    after ACTION) closed the company needing the train at that sale and took his money
+    ("all money including that for all share sales and the president's personal funds
+    are lost"); the site closes it too but leaves him his cash. OURS and SITE, the
+    positions there, differ only in the seller's cash, by what ours took (seed 3601
+    game 16: Ann's sale of GN)."""
+    if action.get("type") != "sell_shares" or action.get("entity_type") != "player":
+        return False
+    found = next((m for line in after.state.log[-6:] if (m := LOST.match(line))), None)
+    if found is None:
+        return False
+    apart = [pid for pid, mine in ours["players"].items()
+             if site["players"].get(pid, {}).get("cash") != mine["cash"]]
+    return apart == [str(action.get("entity"))] and \
+        site["players"][apart[0]]["cash"] - ours["players"][apart[0]]["cash"] == \
+        int(found.group(2))
+
+
 MESABI_BOUGHT = re.compile(r"^(\S+) (?:buys the Mesabi rights|receives a Mesabi token)")
 
 
