@@ -64,6 +64,7 @@ from engine.records import (
     export_record,
     folded_actions,
     import_record,
+    pass_idle_players,
     replay_action,
     setup_of,
 )
@@ -934,6 +935,13 @@ def _our_states(record: dict[str, Any], final: GameState | None = None,
             replay_action(game, mapper, index, raw, throwaway=True)  # (no undo: faster)
             if TITLE == "1861":
                 site_1861.settle(game)
+            elif TITLE == "18TN":
+                # The site passes at once the players of a stock round who can do
+                # nothing (and so goes on to the next operating round and its privates'
+                # income); the importer makes those passes at the next action it needs
+                # them for, which a company's passes at steps ours skips are not (seed
+                # 3601 game 25: three actions apart).
+                pass_idle_players(game)
         except Exception as exc:
             out.append(str(exc))
             return out
