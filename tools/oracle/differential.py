@@ -69,6 +69,7 @@ from engine.records import (
     setup_of,
 )
 from engine.rounds.operating import OperatingRound
+from engine.rounds.stock import StockRound
 from engine.state import Corporation, GameState
 from engine.titles.t18tn import CIVIL_WAR
 from engine.titles.t1850 import CAPITAL_DUE
@@ -935,17 +936,21 @@ def _our_states(record: dict[str, Any], final: GameState | None = None,
             replay_action(game, mapper, index, raw, throwaway=True)  # (no undo: faster)
             if TITLE == "1861":
                 site_1861.settle(game)
-            elif TITLE == "18TN":
+            shown = game
+            if TITLE == "18TN" and isinstance(game.round, StockRound) and \
+                    game.legal() == ["pass"]:
                 # The site passes at once the players of a stock round who can do
                 # nothing (and so goes on to the next operating round and its privates'
                 # income); the importer makes those passes at the next action it needs
                 # them for, which a company's passes at steps ours skips are not (seed
-                # 3601 game 25: three actions apart).
-                pass_idle_players(game)
+                # 3601 game 25: three actions apart). Compared so, on a copy: the
+                # record may still hold such a pass of its own (seed 3601 game 35).
+                shown = game.clone()
+                pass_idle_players(shown)
         except Exception as exc:
             out.append(str(exc))
             return out
-        out.append(our_summary(game.state, ids))
+        out.append(our_summary(shown.state, ids))
     if out and not isinstance(out[-1], str):
         out[-1] = our_summary(final if final is not None else settled(game).state, ids)
     return out
