@@ -16,7 +16,8 @@ from engine.records import forms_1825
 from engine.records.conventions import site_forms
 from engine.records.ledgers import site_train_ids
 from engine.rounds.operating import OperatingRound
-from engine.state import Train
+from engine.state import GameState, Train
+from engine.track import Node, Side, neighbour_of, rotated_paths, tile_on
 from engine.walks import TrainRun, Walk
 
 
@@ -41,7 +42,8 @@ def run_form(game: Game, action: RunRoutes, ids: Mapping[str, str] | None = None
         unused.remove(train)
         walk = train_run.walk
         ident = forms_1825.site_train_id(train.id)  # 1825: a leased train
-        nodes = node_places(walk, site_forms(state.title.name).passed_nodes(state, walk))
+        nodes = node_places(walk, site_forms(state.title.name).passed_nodes(state, walk),
+                            state)
         out.append({"train": ids.get(ident, ident),
                     "connections": connections(walk, nodes),
                     "hexes": [walk.hexes[at] for at in nodes],
@@ -66,18 +68,58 @@ def _double_headed(ids: Mapping[str, str], unused: list[Train], train_run: Train
     return out
 
 
-def node_places(walk: Walk, passed: Sequence[int] = ()) -> list[int]:
+def node_places(walk: Walk, passed: Sequence[int] = (), state: GameState | None = None
+                ) -> list[int]:
     """The places in `walk.hexes` of the site's nodes of a route, in order: its stops,
     and the stops of the site's it passes that ours are not (`passed`: 1825 R1's halts,
-    `SiteForms.passed_nodes`)."""
+    `SiteForms.passed_nodes`). A route may pass a hex twice, once on track that misses
+    its stop (1861's gray Dünaburg, C5: a town and a separate through-track): with the
+    position (`state`) a stop's place is where the route enters or leaves the hex by
+    the stop's own track, else the hex's first place from there."""
     at: list[int] = []
     position = 0
     for stop in walk.stops:
         while walk.hexes[position] != stop.hex:
             position += 1
+        if state is not None:
+            position = _stop_place(state, walk, stop, position)
         at.append(position)
     # (Two stops of one hex keep a place each: the site's chain between them is that hex.)
     return sorted([*at, *(p for p in passed if p not in at)])
+
+
+def _stop_place(state: GameState, walk: Walk, stop: Node, first: int) -> int:
+    """The place of `stop` in `walk.hexes` from `first` on (its hex's first place
+    there): the first place of its hex whose hex before or after is a neighbour across
+    a side the stop's track reaches on its tile."""
+    hexes = walk.hexes
+    places = [i for i in range(first, len(hexes)) if hexes[i] == stop.hex]
+    if len(places) < 2:
+        return first
+    tile, rotation = tile_on(state, stop.hex)
+    if tile is None:
+        return first
+    paths = rotated_paths(tile, rotation, stop.hex)
+    # The sides the stop's track reaches, through junctions but no other stop.
+    sides: set[int] = set()
+    seen: set[Node] = {stop}
+    todo = [stop]
+    while todo:
+        point = todo.pop()
+        for a, b in paths:
+            for here, there in ((a, b), (b, a)):
+                if here != point:
+                    continue
+                if isinstance(there, Side):
+                    sides.add(there.edge)
+                elif there.kind == "j" and there not in seen:
+                    seen.add(there)
+                    todo.append(there)
+    beside = {neighbour_of(state.title, stop.hex, edge) for edge in sides}
+    for i in places:
+        if (i > 0 and hexes[i - 1] in beside) or (i + 1 < len(hexes) and hexes[i + 1] in beside):
+            return i
+    return first
 
 
 def connections(walk: Walk, nodes: Sequence[int] | None = None) -> list[list[str]]:

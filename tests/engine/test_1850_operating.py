@@ -562,17 +562,18 @@ def test_12_1_a_bankrupt_presidents_unprotectable_sales_move_their_prices() -> N
     protects a president's sale of his own company. 12.1 ends the game at the
     bankruptcy. A random game of ours (differential seed 3501 game 67, kept as a record):
     for MP's train Ann sells RI, KATY, GN, SOO and MP, all she may, and is bankrupt.
-    MP's price falls from $225 to $200 (the site's too), SOO's from $60 to $55 (the site
-    leaves its queue of sales unsettled: docs/site-differences.md); the sales the other
+    MP's price falls from $225 to $200 at her sale of MP, the company needing the train
+    (10.7.2; the site's too), SOO's from $60 to $55 at the bankruptcy (the site leaves
+    its queue of sales unsettled: docs/site-differences.md); the sales the other
     presidents could protect are not decided, the game being over."""
     record = json.loads((FIXTURES / "1850" / "random-3501-67.json").read_text())
     assert record["actions"][-1]["type"] == "bankrupt"
     before = import_record({**record, "actions": record["actions"][:-1], "result": {}}).game
     sales = {(s.corporation, s.seller, s.president) for s in before.state.pending_sales}
     assert sales == {("RI", "Ann", "Bob"), ("KATY", "Ann", "Cy"), ("GN", "Ann", "Di"),
-                     ("SOO", "Ann", "Ann"), ("MP", "Ann", "Ann")}
+                     ("SOO", "Ann", "Ann")}
     prices = {sym: before.state.market.price(sym) for sym in ("RI", "KATY", "GN", "SOO", "MP")}
-    assert (prices["SOO"], prices["MP"]) == (60, 225)
+    assert (prices["SOO"], prices["MP"]) == (60, 200)
     after = import_record({**record, "result": {}}).game.state
     assert after.game_over and after.end_reason == "bankruptcy"
     assert {sym: after.market.price(sym) for sym in prices} == {**prices, "SOO": 55, "MP": 200}

@@ -35,7 +35,7 @@ from engine.rounds.stock import StockRound
 from engine.shares import certificate_count
 from engine.state import Corporation
 from engine.title import MarketSpec
-from engine.titles.t1850 import reissue_par
+from engine.titles.t1850 import MESABI_RANGE, reissue_par
 
 
 def site_refuses(game: Game, action: Action) -> bool:
@@ -360,6 +360,13 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # answer to "can it place a station" kept from before the closing (its own
         # error: a closing does not clear its graph; a lay or a station would).
         return "the site's error at a city freed by a closed company"
+    if action.get("entity_type") == "corporation" and action.get("type") == "run_routes" \
+            and "cannot process action run_routes" in error and \
+            mesabi_rights_unseen(game, action):
+        # Our company runs to the Mesabi Range with the rights it bought (6.5.1), and
+        # nothing was laid or placed since: the site skipped its run, its graph kept
+        # from before the rights (its own error: buying them does not clear it).
+        return "the site's error at the Mesabi rights (its graph kept from before)"
     if "NoMethodError" in error and "player?" in error and action.get("type") == "pass" \
             and all_pass_with_cm_unsold(game):
         # Everybody passed with the CM still in the bank: the site fails paying the
@@ -401,6 +408,54 @@ def protector_sold_it(game: Game, action: dict[str, Any],
 STATION = re.compile(r"^(\S+) places (?:its home station|a station) in (\S+)")
 CLOSING = re.compile(r"^(\S+)'s price enters the black area: \S+ closes")
 BUILDING = re.compile(r"^\S+ (?:lays tile|places (?:its home station|a station)) ")
+
+
+LOST = re.compile(r"^(\S+)'s \$(\d+) is lost with (\S+): its closure ends the purchase")
+
+
+def closure_money_kept(after: Game, action: dict[str, Any], ours: dict[str, Any],
+                       site: dict[str, Any]) -> bool:
+    """10.7.2 with 5.1.1 (listed) shown at a president's sale for a train: ours (AFTER,
+    after ACTION) closed the company needing the train at that sale and took his money
+    ("all money including that for all share sales and the president's personal funds
+    are lost"); the site closes it too but leaves him his cash. OURS and SITE, the
+    positions there, differ only in the seller's cash, by what ours took (seed 3601
+    game 16: Ann's sale of GN)."""
+    if action.get("type") != "sell_shares" or action.get("entity_type") != "player":
+        return False
+    found = next((m for line in after.state.log[-6:] if (m := LOST.match(line))), None)
+    if found is None:
+        return False
+    apart = [pid for pid, mine in ours["players"].items()
+             if site["players"].get(pid, {}).get("cash") != mine["cash"]]
+    return apart == [str(action.get("entity"))] and \
+        site["players"][apart[0]]["cash"] - ours["players"][apart[0]]["cash"] == \
+        int(found.group(2))
+
+
+MESABI_BOUGHT = re.compile(r"^(\S+) (?:buys the Mesabi rights|receives a Mesabi token)")
+
+
+def mesabi_rights_unseen(game: Game, action: dict[str, Any]) -> bool:
+    """Whether the run ACTION of GAME's company acting (ours just before it) takes every
+    route to the Mesabi Range (6.5.1: "To run to or through the Mesabi Range a company
+    must pay the $80 cost for rights"; P5, the Mesabi Mining Company, "Comes with a
+    Mesabi Range token" for the company that buys it), rights it gained with no tile laid and no
+    station placed anywhere since: the site's graph, which only a lay or a station
+    clears, still holds the company's reach as it was without them (seed 3601 game 86:
+    NP, B11-A10)."""
+    rnd = game.round
+    if not isinstance(rnd, OperatingRound) or rnd.current is None:
+        return False
+    sym = rnd.company().sym
+    runs = action.get("routes") or []
+    if str(action.get("entity")) != sym or not runs or \
+            not all(MESABI_RANGE in (r.get("hexes") or []) for r in runs):
+        return False
+    log = game.state.log
+    last = max((i for i, line in enumerate(log)
+                if (m := MESABI_BOUGHT.match(line)) and m.group(1) == sym), default=None)
+    return last is not None and not any(BUILDING.match(line) for line in log[last + 1:])
 
 
 def city_freed_unseen(game: Game) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from engine import board, legal, loans, routes
@@ -366,14 +367,17 @@ def rsr_apart(ours: dict[str, Any], site: dict[str, Any]) -> None:
 
 
 def unpaid_interest_to_rsr(recent: list[dict[str, Any]], site: dict[str, Any],
-                           extra: int) -> int:
+                           extra: int, ahead: Sequence[dict[str, Any] | str] = ()) -> int:
     """10.8 (listed): a company that cannot pay its interest "pays all the money it has
     to the Bank and it is immediately nationalised"; the site gives that money to the
     RSR. `extra` is what the RSR holds on the site for such nationalisations so far;
     the site's RSR cash is compared less it (`site` is changed). Where the site's RSR
     now holds the cash ours had in a company with loans (in `recent`, ours at the last
-    few actions) that the site has just nationalised, that cash is added. Returns the
-    new `extra`."""
+    few actions) that the site has just nationalised, that cash is added, unless ours'
+    RSR receives it in the next few actions (`ahead`, ours after them): a company
+    nationalised without a train it could buy (10.10, 11), whose money both engines give
+    the RSR, ours one action later (seed 3601 game 25: E, R40). Returns the new
+    `extra`."""
     theirs = site["corporations"].get("RSR")
     mine = recent[-1]["corporations"].get("RSR") if recent else None
     if theirs is None or mine is None:
@@ -381,7 +385,10 @@ def unpaid_interest_to_rsr(recent: list[dict[str, Any]], site: dict[str, Any],
     gap = theirs["cash"] - extra - mine["cash"]
     if gap > 0 and any(c["loans"] and c["cash"] == gap
                        and site["corporations"].get(sym, {}).get("price") is None
-                       for state in recent for sym, c in state["corporations"].items()):
+                       for state in recent for sym, c in state["corporations"].items()) \
+            and not any(not isinstance(later, str) and
+                        later["corporations"].get("RSR", {}).get("cash") == mine["cash"] + gap
+                        for later in ahead):
         extra += gap
     theirs["cash"] -= extra
     return extra

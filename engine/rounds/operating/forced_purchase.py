@@ -8,7 +8,7 @@ from engine.actions import SellShares
 from engine.errors import GameError, require
 from engine.rounds.operating.turns import CompanyTurns
 from engine.shares import check_sale, sell_shares
-from engine.state import Corporation, money
+from engine.state import BANK, Corporation, money
 
 
 class ForcedPurchase(CompanyTurns):
@@ -100,10 +100,38 @@ class ForcedPurchase(CompanyTurns):
                 self.rules.cite("forced_sale", seat=seat, need=money(state, need)))
         self._sell_for_train(seat, target, percent)
         t.emergency_sold = (*t.emergency_sold, target.sym)
+        if target.sym == corp.sym and self._own_sale_falls(seat, corp):
+            return  # (the company closed: its turn is over)
         # A sale is the president's contribution to the cheapest train: the company
         # may no longer buy one from another company (18TN 4.2.5.2(a)).
         if self.rules.sale_is_contribution:
             t.emergency = True
+
+    def _own_sale_falls(self, seat: str, corp: Corporation) -> bool:
+        """1850 10.7.2: the president's sale of the company that needs the train, which
+        nobody may protect (5.9: the president buys the shares from the seller), moves
+        its price at once: "They may cause closure of the company that needs the train"
+        (5.1.1's black area), and then "all money including that for all share sales
+        and the president's personal funds are lost" and the company's turn is over.
+        Returns whether it closed."""
+        state = self.state
+        sale = next((s for s in reversed(state.pending_sales)
+                     if s.corporation == corp.sym and s.seller == seat == s.president),
+                    None)
+        if sale is None:
+            return False
+        state.pending_sales.remove(sale)
+        state.say(f"{seat}'s sale of {sale.percent}% of {corp.sym} stands (5.9: nobody "
+                  "may protect it)")
+        self.rules.move_price_after_sale(state, corp, sale.percent // 10)
+        if not corp.closed:
+            return False
+        lost = state.player(seat).cash
+        state.transfer_cash(seat, BANK, lost)
+        state.say(f"{seat}'s {money(state, lost)} is lost with {corp.sym}: its closure "
+                  "ends the purchase (10.7.2)")
+        self._finish_company()
+        return True
 
     def must_buy(self, corp: Corporation) -> bool:
         """Whether `corp` must buy a train now: a route, no train and a train left in
