@@ -71,6 +71,9 @@ PLAIN: Mapping[str, str] = {
     "contribution": "{president} contributes to {corp}'s train: it may not buy a train "
                     "from another company",
     "forced_sale": "{seat} may sell only enough to raise {need}",
+    "own_sale_stands": "{seat}'s sale of {percent}% of {corp} stands: nobody may protect "
+                       "the price of the company needing the train",
+    "own_sale_closes": "{seat}'s {lost} is lost with {corp}: its closure ends the purchase",
     "forced_train": "{corp} has a route but no train and must buy one",
     "forced_train_bankrupt": "{corp} has a route but no train, and {president} cannot "
                              "raise the money for one: `done` declares the bankruptcy",

@@ -101,6 +101,12 @@ CITATIONS: Mapping[str, Cite] = {
                          "and may not buy a train from another company", "10.7"),
     "forced_sale": Cite("{seat} may sell only enough to raise {need}: he may only sell "
                         "enough shares to buy the train", "10.7.2"),
+    "own_sale_stands": Cite("{seat}'s sale of {percent}% of {corp} stands: the president "
+                            "protects a price by buying from the seller, and the seller is "
+                            "the president", "5.9"),
+    "own_sale_closes": Cite("{seat}'s {lost} is lost with {corp}: all money including that "
+                            "for all share sales and the president's personal funds are "
+                            "lost", "10.7.2"),
     "forced_train": Cite("{corp} has a legal route and no train: it \"must own a train and "
                          "is forced to purchase one\"", "10.1"),
     "forced_train_bankrupt": Cite("{corp} must buy a train, and {president} cannot raise "

@@ -121,15 +121,15 @@ class ForcedPurchase(CompanyTurns):
         if sale is None:
             return False
         state.pending_sales.remove(sale)
-        state.say(f"{seat}'s sale of {sale.percent}% of {corp.sym} stands (5.9: nobody "
-                  "may protect it)")
+        state.say(self.rules.cite("own_sale_stands", seat=seat, percent=sale.percent,
+                                  corp=corp.sym))
         self.rules.move_price_after_sale(state, corp, sale.percent // 10)
         if not corp.closed:
             return False
         lost = state.player(seat).cash
         state.transfer_cash(seat, BANK, lost)
-        state.say(f"{seat}'s {money(state, lost)} is lost with {corp.sym}: its closure "
-                  "ends the purchase (10.7.2)")
+        state.say(self.rules.cite("own_sale_closes", seat=seat, lost=money(state, lost),
+                                  corp=corp.sym))
         self._finish_company()
         return True
 
