@@ -410,7 +410,7 @@ CLOSING = re.compile(r"^(\S+)'s price enters the black area: \S+ closes")
 BUILDING = re.compile(r"^\S+ (?:lays tile|places (?:its home station|a station)) ")
 
 
-LOST = re.compile(r"^(\S+)'s \$(\d+) is lost with (\S+): its closure ends the purchase")
+LOST = re.compile(r"^(\S+)'s \$(\d+) is lost with (\S+): ")  # rules.cite("own_sale_closes")
 
 
 def closure_money_kept(after: Game, action: dict[str, Any], ours: dict[str, Any],
