@@ -18,7 +18,7 @@ from typing import Any
 
 from engine.geometry import neighbour, opposite
 from engine.state import GameState
-from engine.title import Shared, TileSpec
+from engine.title import Shared, TileSpec, per_title
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,10 +211,7 @@ _PIECES_KEPT = 20_000
 
 
 def _pieces_of(title: Any) -> dict[Any, _Piece]:
-    kept = _PIECES.get(id(title))
-    if kept is None or kept[0] is not title:
-        kept = _PIECES[id(title)] = (title, {})
-    return kept[1]
+    return per_title(_PIECES, title)
 
 
 # What one tile at one rotation on one hex is, whatever segment id it starts from: its
@@ -231,11 +228,9 @@ class _Shape:
 
 def _shape(title: Any, hex_id: str, tile: TileSpec, rotation: int, name: str | None
            ) -> _Shape:
-    kept = _SHAPES.get(id(title))
-    if kept is None or kept[0] is not title:
-        kept = _SHAPES[id(title)] = (title, {})
+    kept = per_title(_SHAPES, title)
     key = (hex_id, name, rotation)
-    found = kept[1].get(key)
+    found = kept.get(key)
     if found is None:
         ends = tuple((endpoint(hex_id, path.a, rotation), endpoint(hex_id, path.b, rotation),
                       path.terminal) for path in tile.paths)
@@ -244,7 +239,7 @@ def _shape(title: Any, hex_id: str, tile: TileSpec, rotation: int, name: str | N
         sides = tuple((point, None if point.edge in borders else
                        Side(neighbour(title.grid, hex_id, point.edge), opposite(point.edge)))
                       for point in points if isinstance(point, Side))
-        found = kept[1][key] = _Shape(ends, sides)
+        found = kept[key] = _Shape(ends, sides)
     return found
 
 
@@ -408,13 +403,11 @@ _NEIGHBOURS: dict[int, tuple[object, dict[tuple[str, int], str]]] = {}
 def _hex_track(state: GameState, hex_id: str) -> _HexTrack | None:
     """What `trace_map` adds for `hex_id` as the map stands, kept per title."""
     title = state.title
-    kept = _HEX_TRACKS.get(id(title))
-    if kept is None or kept[0] is not title:
-        kept = _HEX_TRACKS[id(title)] = (title, {})
+    kept = per_title(_HEX_TRACKS, title)
     placed = state.board.tiles.get(hex_id)
     key = (hex_id, placed.name, placed.rotation) if placed is not None else (hex_id,)
     try:
-        return kept[1][key]
+        return kept[key]
     except KeyError:
         pass
     spec = title.hexes.get(hex_id)
@@ -428,17 +421,15 @@ def _hex_track(state: GameState, hex_id: str) -> _HexTrack | None:
             at.setdefault(a, []).append((i, b))
             at.setdefault(b, []).append((i, a))
         found = _HexTrack(ends, {p: tuple(steps) for p, steps in at.items()})
-    kept[1][key] = found
+    kept[key] = found
     return found
 
 
 def neighbour_of(title: Any, hex_id: str, edge: int) -> str:
-    kept = _NEIGHBOURS.get(id(title))
-    if kept is None or kept[0] is not title:
-        kept = _NEIGHBOURS[id(title)] = (title, {})
-    found = kept[1].get((hex_id, edge))
+    kept = per_title(_NEIGHBOURS, title)
+    found = kept.get((hex_id, edge))
     if found is None:
-        found = kept[1][(hex_id, edge)] = neighbour(title.grid, hex_id, edge)
+        found = kept[(hex_id, edge)] = neighbour(title.grid, hex_id, edge)
     return found
 
 

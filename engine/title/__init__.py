@@ -10,7 +10,7 @@ immutable facts and never with raw JSON. Importers take the names below from
 """
 
 from engine.title.companies import CorporationSpec, EdgeToken, PrivateSpec
-from engine.title.frozen import FrozenDict, Shared, freeze
+from engine.title.frozen import FrozenDict, Shared, freeze, per_title
 from engine.title.loading import (
     available_titles,
     build_title,
@@ -72,5 +72,6 @@ __all__ = [
     "load_tile_catalogue",
     "load_title",
     "parse_market_cell",
+    "per_title",
     "read_title_json",
 ]

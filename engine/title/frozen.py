@@ -1,5 +1,6 @@
 """Title data is frozen and shared: `Shared` (never copied with a game state),
-`FrozenDict` (an immutable, hashable mapping) and `freeze` (parsed JSON made so).
+`FrozenDict` (an immutable, hashable mapping), `freeze` (parsed JSON made so) and
+`per_title` (what the engine keeps for each title it meets).
 """
 
 from __future__ import annotations
@@ -63,3 +64,13 @@ def freeze(value: object) -> object:
     if isinstance(value, list):
         return tuple(freeze(v) for v in value)
     return value
+
+
+def per_title(kept: dict[int, tuple[object, dict[K, V]]], title: object) -> dict[K, V]:
+    """The dict `kept` holds for `title`, a new one for a title not met before. Kept by
+    identity (a title is shared by every game of its options), with the title itself, so
+    that an id reused once a title is gone is not taken for it."""
+    found = kept.get(id(title))
+    if found is None or found[0] is not title:
+        found = kept[id(title)] = (title, {})
+    return found[1]

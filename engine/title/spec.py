@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from engine.geometry import Grid, Layout, parse_hex_id
 from engine.title.companies import CorporationSpec, PrivateSpec
-from engine.title.frozen import FrozenDict, Shared
+from engine.title.frozen import FrozenDict, Shared, per_title
 from engine.title.map_specs import HexSpec, Revenue, TileSpec
 from engine.title.market_specs import MarketSpec
 from engine.title.rolling_stock import PhaseSpec, TrainSpec
@@ -135,15 +135,13 @@ class Title(Shared):
 
 # Every company's names (upper case) -> the first company so called, per title: the
 # importer names companies by the site's abbreviations hundreds of times a record.
-_ALIASES: dict[int, tuple[Title, dict[str, CorporationSpec]]] = {}
+_ALIASES: dict[int, tuple[object, dict[str, CorporationSpec]]] = {}
 
 
 def _aliases(title: Title) -> dict[str, CorporationSpec]:
-    kept = _ALIASES.get(id(title))
-    if kept is None or kept[0] is not title:
-        names: dict[str, CorporationSpec] = {}
+    names = per_title(_ALIASES, title)
+    if not names:
         for corp in title.corporations:
             for alias in corp.aliases:
                 names.setdefault(alias.upper(), corp)
-        kept = _ALIASES[id(title)] = (title, names)
-    return kept[1]
+    return names
