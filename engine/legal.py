@@ -867,20 +867,7 @@ def _reach(state: GameState, corp: str) -> _Reach:
 def _trace_reach(state: GameState, graph: track.Track, corp: str) -> _Reach:
     title = state.title
     starts = track.token_nodes(state, corp)
-    seen: set[tuple[int, track.Point]] = set()
-    stack: list[tuple[track.Point, int | None]] = [(n, None) for n in starts]
-    while stack:
-        point, came_by = stack.pop()
-        if isinstance(point, track.Node) and came_by is not None and (
-                point.kind == "o" or track.blocked_for(state, point, corp)):
-            continue
-        for seg, nxt in track.next_steps(graph, point, came_by):
-            if (seg, nxt) in seen:
-                continue
-            seen.add((seg, nxt))
-            if graph.segments[seg].terminal and isinstance(nxt, track.Node):
-                continue
-            stack.append((nxt, seg))
+    seen = track.reach_of(state, graph, corp).steps
     entries: dict[str, set[int]] = {}
     nodes: dict[str, set[track.Node]] = {}
     for _, point in seen:

@@ -12,6 +12,7 @@ every slot holds another company's station.
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -313,8 +314,10 @@ def reachable(state: GameState, track: Track, corporation: str
     """Nodes and segments a train of `corporation` can reach from its stations.
 
     This is the connection of 18TN 4.2.1(j) and 4.2.2(a): no limit on cities, no
-    backtracking at a fork, not through off-boards or blocked cities. `track` must be
-    the graph of `state`'s map; the answer is kept on it, by the stations on the map.
+    backtracking at a fork, not through off-boards or blocked cities, and, as every
+    route, no piece of track used twice (1861 10.1: "not even the small section of
+    track at the junctions"; see `reach_of`). `track` must be the graph of
+    `state`'s map; the answer is kept on it, by the stations on the map.
     """
     key = ("reachable", corporation, tokens_key(state))
     found: tuple[set[Node], set[int]] | None = track.traced.get(key)
@@ -326,56 +329,282 @@ def reachable(state: GameState, track: Track, corporation: str
 def reaches_hex(state: GameState, track: Track, corporation: str, hex_id: str,
                 old_paths: set[frozenset[Point]]) -> bool:
     """Whether a train of `corporation` reaches a segment of `hex_id` other than
-    `old_paths`, or a city of the hex: what `reachable` would say, from its tracing
-    stopped at the first such segment or city."""
+    `old_paths`, or a city of the hex: what `reachable` says of the hex."""
+    nodes, seen = reachable(state, track, corporation)
+    if any(node.hex == hex_id and node.kind == "c" for node in nodes):
+        return True
     segments = track.segments
-    for seg, node in _trace(state, track, corporation):
-        if node is not None:
-            if node.hex == hex_id and node.kind == "c":
-                return True
-        elif segments[seg].hex == hex_id and \
-                frozenset((segments[seg].a, segments[seg].b)) not in old_paths:
-            return True
-    return False
+    return any(segments[seg].hex == hex_id and
+               frozenset((segments[seg].a, segments[seg].b)) not in old_paths
+               for seg in seen)
 
 
 def trace_reach(state: GameState, track: Track, corporation: str
                 ) -> tuple[set[Node], set[int]]:
     """`reachable` without the cache."""
-    seen_nodes: set[Node] = set()
-    seen_segments: set[int] = set()
-    for seg, node in _trace(state, track, corporation):
-        if node is not None:
-            seen_nodes.add(node)
-        else:
-            seen_segments.add(seg)
-    return seen_nodes, seen_segments
+    reach = reach_of(state, track, corporation)
+    nodes = set(token_nodes(state, corporation))
+    nodes.update(point for _, point in reach.steps if isinstance(point, Node))
+    return nodes, set(reach.segments)
 
 
-def _trace(state: GameState, track: Track, corporation: str
-           ) -> Iterator[tuple[int, Node | None]]:
-    """The tracing of `reachable`, as it goes: (-1, node) for each node reached (the
-    stations first), (segment, None) for each segment passed."""
+# --- the reach of a company's trains -------------------------------------------------------
+# A train may not use a piece of track twice: a segment, or the crossing of a hex edge
+# (`Track.crossing`), nor visit a stop twice. So what a company reaches is what some such
+# route from one of its stations reaches, and a loop cannot be ridden round to come back
+# over the side it left by (1861 seed 3601 game 27: Moscow reached only by crossing the
+# J6/K5 side twice). Finding every step some such route takes is a search over routes;
+# it is done in passes that are each about linear in the track:
+#  1. a walk, the shortest route to each step first, that remembers what its route has
+#     used: whatever it reaches is reached;
+#  2. if a step was refused for a piece its route had used, and never walked, the plain
+#     tracing (which forgets what was used) tells what more *might* be reached; only
+#     then, and only towards those, a search over routes decides.
+# A step of a walk: (segment, the point it arrives at).
+Step = tuple[int, Point]
+# The searches of pass 2 give up after this many steps, counting the rest reached (what
+# the plain tracing says): far more than the recorded games need (see the tests).
+_SEARCH_STEPS = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """What the trains of a company reach: `steps` it can take and go on from, or end
+    at (a node, a side with no track beyond); `segments` it can pass, with those that
+    end at a side whose edge the route crossed before (no way out, not an entry)."""
+
+    steps: frozenset[Step]
+    segments: frozenset[int]
+
+
+def reach_of(state: GameState, track: Track, corporation: str) -> Reach:
+    """What routes of `corporation` from its stations reach, kept on the graph by the
+    stations on the map."""
+    key = ("reach", corporation, tokens_key(state))
+    found: Reach | None = track.traced.get(key)
+    if found is None:
+        found = track.traced[key] = _reach(state, track, corporation)
+    return found
+
+
+def _reach(state: GameState, track: Track, corporation: str) -> Reach:
     starts = token_nodes(state, corporation)
-    for node in starts:
-        yield -1, node
-    visited: set[tuple[int, Point]] = set()
-    stack: list[tuple[Point, int | None]] = [(n, None) for n in starts]
+    walked, passed, refused = _walk(state, track, corporation, starts)
+    if not refused <= walked:
+        traced = _plain_trace(state, track, corporation, starts)
+        missing = _outcomes(traced) - _outcomes(walked) - passed - set(starts)
+        if missing:
+            # Some step refused to every route walked: search for the rest.
+            more, more_passed = _search(state, track, corporation, starts, traced, missing)
+            walked |= more
+            passed |= more_passed
+    # (Every step refused somewhere and walked by another route: the walk is closed
+    # under every step, so nothing more is reached.)
+    return Reach(frozenset(walked), frozenset(passed | {seg for seg, _ in walked}))
+
+
+def _continues(state: GameState, track: Track, corporation: str, point: Point,
+               seg: int) -> bool:
+    """Whether a train arriving at `point` by `seg` may go on (not after an off-board,
+    a city blocked to it or a terminal segment)."""
+    if isinstance(point, Side):
+        return True
+    if track.segments[seg].terminal:
+        return False
+    return point.kind != "o" and not blocked_for(state, point, corporation)
+
+
+def _onwards(track: Track, point: Point, came_by: int | None
+             ) -> tuple[int | None, list[Step]]:
+    """The piece a train spends to leave `point` (the edge it crosses at a side, else
+    None) and the steps it may take from there."""
+    if isinstance(point, Side):
+        other = track.across.get(point)
+        if other is None:
+            return None, []
+        return track.crossing[point], ends(track, other)
+    return None, [step for step in ends(track, point) if step[0] != came_by]
+
+
+def _walk(state: GameState, track: Track, corporation: str, starts: list[Node]
+          ) -> tuple[set[Step], set[int], set[Step]]:
+    """Pass 1: the steps walked by routes that use no piece twice, the shortest route to
+    each step first (a short route has spent the least); the segments passed to a side
+    whose edge the route had crossed; and the steps refused to a route that came to
+    them (its segment, stop or edge used)."""
+    walked: set[Step] = set()
+    passed: set[int] = set()
+    refused: set[Step] = set()
+    # (the step, the pieces and the stops of the route that comes to it)
+    queue: deque[tuple[Step, frozenset[int], frozenset[Node]]] = deque()
+    for start in starts:
+        home = frozenset((start,))
+        queue.extend((step, frozenset(), home) for step in ends(track, start))
+    while queue:
+        step, used, stops = queue.popleft()
+        if step in walked:
+            continue
+        seg, point = step
+        is_stop = isinstance(point, Node) and point.is_stop
+        if seg in used or (is_stop and point in stops):
+            refused.add(step)
+            continue
+        edge, onwards = _onwards(track, point, seg)
+        if edge in used:
+            passed.add(seg)  # a dead end: the route crossed this edge before
+            refused.add(step)
+            continue
+        walked.add(step)
+        if not _continues(state, track, corporation, point, seg):
+            continue
+        used = used | {seg} if edge is None else used | {seg, edge}
+        if is_stop:
+            assert isinstance(point, Node)
+            stops = stops | {point}
+        queue.extend((nxt, used, stops) for nxt in onwards if nxt not in walked)
+    return walked, passed, refused
+
+
+def _plain_trace(state: GameState, track: Track, corporation: str, starts: list[Node]
+                 ) -> dict[Step, list[Step]]:
+    """The steps a tracing that forgets what it used reaches (a bound on `_walk`'s),
+    each with the steps it leads to."""
+    after: dict[Step, list[Step]] = {}
+    stack: list[Step] = []
+    for start in starts:
+        for step in ends(track, start):
+            if step not in after:
+                after[step] = []
+                stack.append(step)
     while stack:
-        point, came_by = stack.pop()
-        if isinstance(point, Node) and came_by is not None:
-            yield -1, point
-            if point.kind == "o" or blocked_for(state, point, corporation):
+        step = stack.pop()
+        seg, point = step
+        if not _continues(state, track, corporation, point, seg):
+            continue
+        _, onwards = _onwards(track, point, seg)
+        after[step] = onwards
+        for nxt in onwards:
+            if nxt not in after:
+                after[nxt] = []
+                stack.append(nxt)
+    return after
+
+
+def _outcomes(steps: Any) -> set[Any]:
+    """What steps tell: the segments passed, the nodes and sides reached."""
+    out: set[Any] = set()
+    for seg, point in steps:
+        out.add(seg)
+        out.add(point)
+    return out
+
+
+def _search(state: GameState, track: Track, corporation: str, starts: list[Node],
+            traced: dict[Step, list[Step]], missing: set[Any]
+            ) -> tuple[set[Step], set[int]]:
+    """Pass 2: for each `missing` outcome (reached by the plain tracing, not by the
+    walk), a search for a route to it (`_route_to`). The steps of the routes found,
+    and the segments of those ending at a dead end."""
+    found: set[Step] = set()
+    passed: set[int] = set()
+    budget = _SEARCH_STEPS
+    for target in sorted(missing, key=str):
+        if target not in missing:
+            continue  # met on the way to an earlier one
+        route, budget = _route_to(state, track, corporation, starts, traced, target, budget)
+        if budget <= 0:
+            # Gave up: count what the plain tracing reaches, as before the search.
+            found.update(s for s in traced if s[0] in missing or s[1] in missing)
+            break
+        if route is None:
+            continue
+        *before, last = route
+        found.update(before)
+        missing.difference_update(_outcomes(before))
+        crossed = {track.crossing.get(point) for _, point in before
+                   if isinstance(point, Side)}
+        if isinstance(last[1], Side) and track.crossing.get(last[1]) in crossed:
+            passed.add(last[0])  # a dead end: the route crossed this edge before
+            missing.discard(last[0])
+        else:
+            found.add(last)
+            missing.difference_update(last)
+    return found, passed
+
+
+def _route_to(state: GameState, track: Track, corporation: str, starts: list[Node],
+              traced: dict[Step, list[Step]], target: Any, budget: int
+              ) -> tuple[list[Step] | None, int]:
+    """A route that passes segment `target` or reaches point `target`, or None if there
+    is none; and what is left of `budget`, counted in tracings. A route is followed
+    only while the plain tracing, kept off what the route has used, still comes to
+    the target from where the route stands."""
+    route: list[Step] = []
+    used: set[Any] = set()  # the route's pieces and stops
+    # A route standing at a side can cross its edge only once: to stand at a side
+    # there, it comes without crossing that edge.
+    target_edge = track.crossing.get(target) if isinstance(target, Side) else None
+
+    def still_reaches(step: Step) -> bool:
+        nonlocal budget
+        budget -= 1
+        seen = {step}
+        stack = [step]
+        while stack:
+            seg, point = stack.pop()
+            if seg == target:
+                return True
+            edge, onwards = _onwards(track, point, seg)
+            if edge in used:
                 continue
-        for seg, nxt in next_steps(track, point, came_by):
-            if (seg, nxt) in visited:
+            if point == target:
+                return True
+            if edge is not None and edge == target_edge:
                 continue
-            visited.add((seg, nxt))
-            yield seg, None
-            if track.segments[seg].terminal and isinstance(nxt, Node):
-                yield -1, nxt
+            if not _continues(state, track, corporation, point, seg):
                 continue
-            stack.append((nxt, seg))
+            for nxt in onwards:
+                if nxt not in seen and nxt[0] not in used and nxt[1] not in used:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        return False
+
+    for start in starts:
+        used.add(start)
+        frames: list[tuple[Iterator[Step], tuple[Any, ...]]] = [
+            (iter(ends(track, start)), (start,))]
+        while frames:
+            if budget <= 0:
+                return None, budget
+            steps, spent = frames[-1]
+            step = next(steps, None)
+            if step is None:
+                frames.pop()
+                used.difference_update(spent)
+                if len(route) >= len(frames) and route:
+                    route.pop()
+                continue
+            seg, point = step
+            if step not in traced or seg in used or point in used:
+                continue  # (`point in used`: a stop the route visited)
+            if seg == target:
+                return [*route, step], budget
+            edge, onwards = _onwards(track, point, seg)
+            if edge in used:
+                continue
+            if point == target:
+                return [*route, step], budget
+            if not _continues(state, track, corporation, point, seg) or \
+                    not still_reaches(step):
+                continue
+            stop = isinstance(point, Node) and point.is_stop
+            spent = (seg,) + ((edge,) if edge is not None else ()) + \
+                ((point,) if stop else ())
+            used.update(spent)
+            route.append(step)
+            frames.append((iter(onwards), spent))
+        used.clear()
+    return None, budget
 
 
 # --- a tile lay's connection, traced from the laid hex ---------------------------------------
@@ -442,12 +671,14 @@ def lay_reached(state: GameState, corporation: str, hex_id: str,
     `corporation` is met. Without `cities`, whether a train reaches new track of the
     hex only (its cities aside): the walks back from the new segments alone.
 
-    The walk of `_trace` moves from segment to segment: across a hex edge at a side,
-    or through a node (not back along the segment it came by, not onwards from an
-    off-board, a city blocked to the company or after a terminal segment), starting at
-    the company's stations. A step taken backwards is a step it takes forwards, so the
-    segments traversed (a segment and the point it arrives at) from which a station
-    can be walked back to are exactly those `_trace` passes."""
+    The walk of the plain tracing moves from segment to segment: across a hex edge at
+    a side, or through a node (not back along the segment it came by, not onwards from
+    an off-board, a city blocked to the company or after a terminal segment), starting
+    at the company's stations. A step taken backwards is a step it takes forwards, so
+    a station is met walking back exactly when the plain tracing passes new track.
+    That tracing forgets what it used; a route may not (`reach_of`): so the way
+    back found is checked as a route (`_is_route`), and only if it is not one is the
+    answer taken from the whole map (`_reached_on_map`)."""
     tokens = state.board.tokens
     if cities and any(corporation in corps for corps in tokens.get(hex_id, {}).values()):
         return True  # the station's city is reached
@@ -466,7 +697,8 @@ def lay_reached(state: GameState, corporation: str, hex_id: str,
         for end in (a, b) if cities else ():
             if isinstance(end, Node) and end.kind == "c":
                 stack.append((hex_id, i, end))
-    seen = set(stack)
+    # Each traversal with the one walked back from (None: a new segment's own).
+    back: dict[tuple[str, int, Point], tuple[str, int, Point] | None] = dict.fromkeys(stack)
     passable: dict[Node, bool] = {}
     while stack:
         hex_of, index, arrives = stack.pop()
@@ -489,13 +721,16 @@ def lay_reached(state: GameState, corporation: str, hex_id: str,
                 continue
             for step, _ in there.at[before]:
                 traversal = (other_hex, step, before)
-                if traversal not in seen:
-                    seen.add(traversal)
+                if traversal not in back:
+                    back[traversal] = (hex_of, index, arrives)
                     stack.append(traversal)
             continue
         if came_from.kind == "c" and corporation in tokens.get(
                 came_from.hex, {}).get(came_from.index, ()):
-            return True  # a station: the walk starts here
+            # A station: the walk starts here, if the way is a route.
+            if _is_route(state, came_from, (hex_of, index, arrives), back):
+                return True
+            return _reached_on_map(state, corporation, hex_id, old_paths, closed, cities)
         ok = passable.get(came_from)
         if ok is None:
             ok = passable[came_from] = came_from.kind != "o" and \
@@ -506,7 +741,59 @@ def lay_reached(state: GameState, corporation: str, hex_id: str,
             if step == index or here.ends[step][2]:
                 continue  # not back the same way; a terminal segment ends the walk
             through: tuple[str, int, Point] = (hex_of, step, came_from)
-            if through not in seen:
-                seen.add(through)
+            if through not in back:
+                back[through] = (hex_of, index, arrives)
                 stack.append(through)
     return False
+
+
+def _is_route(state: GameState, station: Node, first: tuple[str, int, Point],
+              back: dict[tuple[str, int, Point], tuple[str, int, Point] | None]) -> bool:
+    """Whether the way `lay_reached` walked back, from `station` through `first` and on
+    by `back` to the laid hex, is a route: no segment, hex edge or stop twice."""
+    title = state.title
+    segments: set[tuple[str, int]] = set()
+    edges: set[frozenset[tuple[str, int]]] = set()
+    stops: set[Node] = {station}
+    traversal: tuple[str, int, Point] | None = first
+    last = first
+    while traversal is not None:
+        hex_of, index, arrives = traversal
+        if (hex_of, index) in segments:
+            return False
+        segments.add((hex_of, index))
+        if isinstance(arrives, Node) and arrives.is_stop:
+            if arrives in stops:
+                return False
+            stops.add(arrives)
+        nxt = back[traversal]
+        if nxt is not None and nxt[0] != hex_of:  # crossed into the next hex
+            edge = frozenset(((hex_of, arrives.edge), (nxt[0], opposite(arrives.edge)))) \
+                if isinstance(arrives, Side) else None
+            if edge is None or edge in edges:
+                return False
+            edges.add(edge)
+        last = traversal
+        traversal = nxt
+    arrives = last[2]
+    if isinstance(arrives, Side):
+        # Arriving at a side whose edge it crossed before, a route cannot go on.
+        out = frozenset(((last[0], arrives.edge),
+                         (neighbour_of(title, last[0], arrives.edge), opposite(arrives.edge))))
+        if out in edges:
+            return False
+    return True
+
+
+def _reached_on_map(state: GameState, corporation: str, hex_id: str,
+                    old_paths: set[frozenset[Point]], closed: frozenset[str],
+                    cities: bool) -> bool:
+    """`lay_reached`'s answer from the reach of the whole map (the new tile on it)."""
+    graph = build_track(state, closed)
+    nodes, reached = reachable(state, graph, corporation)
+    if cities and any(node.hex == hex_id and node.kind == "c" for node in nodes):
+        return True
+    segments = graph.segments
+    return any(segments[seg].hex == hex_id and
+               frozenset((segments[seg].a, segments[seg].b)) not in old_paths
+               for seg in reached)

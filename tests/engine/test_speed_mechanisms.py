@@ -230,12 +230,15 @@ def plain_graph(state: Any) -> track.Track:
                                opposite(point.edge))
             if other in out.at and point.edge not in title.hexes[point.hex].borders:
                 out.across[point] = other
+    for point, other in out.across.items():  # one piece per edge crossed (4.2.3(b))
+        if point not in out.crossing:
+            out.crossing[point] = out.crossing[other] = out.pieces
     return out
 
 
 def same_graph(a: track.Track, b: track.Track) -> bool:
     return (a.segments == b.segments and list(a.at.items()) == list(b.at.items())
-            and a.across == b.across)
+            and a.across == b.across and a.crossing == b.crossing)
 
 
 def test_kept_track_graphs_and_tracings_equal_fresh_ones(
