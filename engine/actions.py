@@ -187,6 +187,11 @@ class LayTile(Action):
     hex: str
     rotation: int
     company: str | None = None
+    # A lay as a record of 18xx.games has it, whose connection the site judged: the
+    # site accepts track touching any hex edge the company's graph reaches, ours asks
+    # that a route reach the new track (docs/site-differences.md, 1861 10.4). Set only
+    # by the importer, for a lay ours refuses for its connection alone; no order makes it.
+    as_recorded: bool = False
 
 
 @dataclass(frozen=True, slots=True)

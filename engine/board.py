@@ -109,6 +109,9 @@ def check_lay(rules: Rules, state: GameState, corp: Corporation, hex_id: str,
             f"{corp.sym} has {money(state, corp.cash)}; building in "
             f"{hex_id} costs {money(state, cost)}")
     if need_connection:
+        why_not = rules.why_not_reached(state, corp, hex_id, tile, rotation)
+        if why_not:
+            raise GameError(why_not)
         require(connected_after(state, corp, hex_id, tile, rotation,
                                 rules.hexes_closed_to_routes(state, corp)),
                 rules.cite("track_connects", hex=hex_id, corp=corp.sym))

@@ -918,7 +918,8 @@ def _change(state: GameState, hex_id: str, tile: TileSpec, rotation: int) -> _Ch
 
 def _lay_checks(game: Game, corp: Corporation, lay: LayTile, tile: TileSpec,
                 colours: frozenset[str], budget: int) -> bool:
-    """Whether `board.check_lay` accepts the lay, the connection aside. A lay that
+    """Whether `board.check_lay` accepts the lay, the connection aside (a title's own
+    rule of what a lay must reach, `Rules.why_not_reached`, included). A lay that
     `tile_lays` makes (a buildable hex, a tile of the phase's colours left in the
     supply, at a rotation `board.legal_rotations` gives, so no upgrade or exit problem)
     has only the title's own restrictions and the terrain cost left to meet, out of
@@ -931,6 +932,7 @@ def _lay_checks(game: Game, corp: Corporation, lay: LayTile, tile: TileSpec,
                 option.tile == lay.tile and any(r == lay.rotation for r, _ in option.rotations)
                 for option in _hex_options(game, lay.hex)):
         return rules.why_not_lay(state, corp, lay.hex, tile, lay.rotation) is None and \
+            rules.why_not_reached(state, corp, lay.hex, tile, lay.rotation) is None and \
             budget >= board.terrain_cost(rules, state, lay.hex) + \
             rules.upgrade_cost(state, lay.hex, tile)
     try:  # without the connection, check_lay only reads the game
@@ -938,7 +940,7 @@ def _lay_checks(game: Game, corp: Corporation, lay: LayTile, tile: TileSpec,
                         need_connection=False, budget=budget)
     except GameError:
         return False
-    return True
+    return rules.why_not_reached(state, corp, lay.hex, tile, lay.rotation) is None
 
 
 def _lay_budget(game: Game, corp: Corporation, lays_made: int) -> int:

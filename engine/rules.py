@@ -494,6 +494,13 @@ class Rules(ABC):
         """A title's own restrictions on a tile lay (reserved hexes, special tiles)."""
         return None
 
+    def why_not_reached(self, state: GameState, corp: Corporation, hex_id: str,
+                        tile: TileSpec, rotation: int) -> str | None:
+        """A title's own connection rule for a lay, beside new track or a city reached
+        (1825 5.2.4: a promotion adds track the company reaches or raises a route);
+        judged with the connection (`board.check_lay`'s `need_connection`)."""
+        return None
+
     def upgrade_cost(self, state: GameState, hex_id: str, tile: TileSpec) -> int:
         """What laying `tile` on `hex_id` costs beyond the terrain paid on its first
         tile (1861 10.4: Kiev's upgrade to brown)."""

@@ -62,6 +62,20 @@ def test_import_check_and_store(tmp_path: Path) -> None:
     assert status["game_over"] and dict(status["scores"])["Player 2"] == 5615
 
 
+def test_import_stores_a_lay_taken_as_the_record_has_it(tmp_path: Path) -> None:
+    """A lay the site accepted and ours refuses for its connection alone is named, and
+    the game stored with it loads again (docs/site-differences.md, 1861 10.4)."""
+    record = Path(__file__).parent / "fixtures" / "1825" / "random-3601-20.json"
+    db = str(tmp_path / "g.sqlite")
+    stored = moderator("import", str(record), "--db", db, cwd=tmp_path)
+    assert stored.returncode == 0, stored.stdout + stored.stderr
+    assert "5 tile lay(s) taken as the record has them" in stored.stdout
+    assert "46 at T18" in stored.stdout and "stored as 1825-1" in stored.stdout
+    status = json.loads(moderator("status", "1825-1", "--json", "--db", db,
+                                  cwd=tmp_path).stdout)
+    assert status["game_over"] and dict(status["scores"])["Bob"] == 3822
+
+
 def test_new_refuses_a_wrong_player_count(tmp_path: Path) -> None:
     out = moderator("new", "18TN", "--players", "Ann,Bob", "--db", str(tmp_path / "g"),
                     cwd=tmp_path)

@@ -14,11 +14,13 @@ them (`bridging`).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.actions import PlaceToken, from_json
+from engine import board
+from engine.actions import Action, LayTile, PlaceToken, from_json
 from engine.errors import GameError
 from engine.game import Game, Setup
 from engine.records.bridging import (
@@ -143,12 +145,40 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
         raise RecordError(index, raw, f"cannot map: {exc!r}") from exc
     for seat, action in mapped:
         bridge_implicit_passes(game, seat, raw, apply, action)
+        action = as_recorded(game, action)
         try:
             apply(game, seat, action)
             accept_offers(game, apply)
         except GameError as exc:
             raise RecordError(index, raw, f"{seat} {action}: {exc.message}") from exc
     return len(mapped)
+
+
+def as_recorded(game: Game, action: Action) -> Action:
+    """A lay of the record that ours refuses for its connection alone, marked to be
+    replayed as the site accepted it (`LayTile.as_recorded`; docs/site-differences.md,
+    1861 10.4: the site asks only that the tile touch a hex edge its graph reaches);
+    any other action, or a lay refused for more, as it is."""
+    if not isinstance(action, LayTile) or action.as_recorded:
+        return action
+    turn = game.turn()
+    corp = game.state.corporations.get(turn.entity) if turn is not None else None
+    if corp is None:
+        return action
+    rules, state = game.rules, game.state
+    enough = 10**9  # the money is the round's to judge (loans, 1861 10.2)
+    try:
+        board.check_lay(rules, state, corp, action.hex, action.tile, action.rotation,
+                        budget=enough)
+        return action
+    except GameError:
+        pass
+    try:
+        board.check_lay(rules, state, corp, action.hex, action.tile, action.rotation,
+                        need_connection=False, budget=enough)
+    except GameError:
+        return action  # refused for more than its connection: ours says why
+    return dataclasses.replace(action, as_recorded=True)
 
 
 def _default_home(game: Game, mapper: RecordMapper, index: int, raw: dict[str, Any],

@@ -543,16 +543,20 @@ class Rules1825(FamilyRules):
     def why_not_lay(self, state: GameState, corp: Corporation, hex_id: str,
                     tile: TileSpec, rotation: int) -> str | None:
         """A company's reserved hex is its own until it lays a tile there (the title's
-        decision track-reservations); a promotion must add track the company reaches or
-        raise a route its trains could run (5.2.4: engine/titles/t1825_access.py)."""
-        why = t1825_access.why_not_promote(self, state, corp, hex_id, tile, rotation)
-        if why is not None or hex_id in state.board.tiles:
-            return why
+        decision track-reservations)."""
+        if hex_id in state.board.tiles:
+            return None
         for r in state.title.hexes[hex_id].reserved:
             if r.kind == "track" and r.by != corp.sym and r.by in state.corporations \
                     and not state.corporations[r.by].closed:
                 return f"{hex_id} is reserved for {r.by}'s track until it lays a tile there"
         return None
+
+    def why_not_reached(self, state: GameState, corp: Corporation, hex_id: str,
+                        tile: TileSpec, rotation: int) -> str | None:
+        """A promotion must add track the company reaches or raise a route its trains
+        could run (5.2.4: engine/titles/t1825_access.py)."""
+        return t1825_access.why_not_promote(self, state, corp, hex_id, tile, rotation)
 
     def why_not_walk(self, state: GameState, corp: Corporation, train: Train, walk: Walk
                      ) -> str | None:

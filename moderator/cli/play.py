@@ -197,6 +197,7 @@ def import_command(record: Path, check: bool, game_id: str | None, db_path: Path
     """Import an 18xx.games game record (JSON) and store it as a game to continue."""
     import json
 
+    from engine.actions import LayTile
     from engine.errors import GameError
     from engine.records import RecordError, import_record
 
@@ -209,6 +210,13 @@ def import_command(record: Path, check: bool, game_id: str | None, db_path: Path
     game = replay.game
     click.echo(f"{record.name}: {replay.applied} moves replayed"
                + (f"; game over ({game.state.end_reason})" if game.state.game_over else ""))
+    as_recorded = [m.action for m in game.log
+                   if isinstance(m.action, LayTile) and m.action.as_recorded]
+    if as_recorded:
+        click.echo(f"  {len(as_recorded)} tile lay(s) taken as the record has them, though no "
+                   "route reaches their new track (18xx.games judged their connection: "
+                   "docs/site-differences.md, 10.4): "
+                   + ", ".join(f"{a.tile} at {a.hex}" for a in as_recorded))
     ours = game.scores()
     differ = False
     for seat in game.setup.seats:

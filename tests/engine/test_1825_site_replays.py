@@ -17,6 +17,10 @@ three-player ones (seed 21 games 13 and 29) and seed 21 game 0, where the GWR su
 And two games with the kit R1 (`--option r1`): seed 31 game 8 to the site's end of a
 dead game, seed 32 game 10 (four players) to the other end of 2, a share price at the top of the
 index, and its final scores: the minors' start, formation, own trains and home bases.
+And seed 3601 game 20 (bank broken), whose LNWR promotion of T18 at record action 577
+the site accepted and ours refuses: no route of LNWR reaches its new track (5.2.4.a),
+and it raises no route (5.2.4.b); the importer replays it as the record has it
+(`LayTile.as_recorded`, tests/engine/test_records_lay_as_recorded.py).
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ RESULTS = site_results(TITLE)
 BANK_BROKEN = frozenset({"random-11-0.json", "random-11-12.json", "random-11-28.json",
                          "random-17-4.json", "random-17-8.json", "random-17-24.json",
                          "random-17-28.json", "random-19-24.json", "random-21-0.json",
-                         "random-21-13.json", "random-21-24.json", "random-21-29.json"})
+                         "random-21-13.json", "random-21-24.json", "random-21-29.json",
+                         "random-3601-20.json"})
 #: 2: a share price at the top of the index, after the operating round (the site ends
 #: at once; here the last company of the round reached it, so the two ends meet).
 MARKET_END = frozenset({"random-r1-32-10.json"})

@@ -37,7 +37,8 @@ class Building(CompanyTurns):
         require(corp.cash >= cost or not fee, f"{corp.sym} has "
                 f"{money(self.state, corp.cash)}; this lay costs {money(self.state, cost)} "
                 f"({money(self.state, fee)} of it for the extra lay)")
-        board.lay_tile(self.rules, self.state, corp, action.hex, action.tile, action.rotation)
+        board.lay_tile(self.rules, self.state, corp, action.hex, action.tile, action.rotation,
+                       need_connection=not action.as_recorded)
         self.rules.after_lay(self.state, corp, action.hex, action.tile)
         if fee:
             self.state.transfer_cash(corp.sym, BANK, fee)
