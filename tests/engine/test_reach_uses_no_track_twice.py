@@ -122,6 +122,16 @@ def test_10_5_with_a_way_that_uses_no_track_twice_the_station_is_accepted() -> N
     assert not board.token_refused(g.rules, state, grr, "H8", 1)
 
 
+def test_a_search_that_gives_up_counts_what_the_plain_tracing_reaches(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Bounded for a hostile or freak map: past its budget the search answers as the
+    # plain tracing did (never less than the walk reaches).
+    monkeypatch.setattr(track, "_SEARCH_STEPS", 1)
+    g = grr_at_k7_before_its_moscow_station()
+    nodes, _ = track.trace_reach(g.state, track.trace_map(g.state), "GRR")
+    assert Node("H8", "c", 1) in nodes
+
+
 # --- exact against every route, on the recorded games -------------------------------------
 
 def every_route_step(state: GameState, graph: track.Track, corp: str, limit: int
