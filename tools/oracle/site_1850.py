@@ -330,12 +330,16 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # run there, its price fell into the black area and it closed (the site's
         # moments); ours settles the run after the purchase.
         return "the site's moments: a trainless company's purchase before its empty run"
-    if action.get("entity_type") == "player" and "Cannot sell shares" not in error and \
-            action.get("type") in ("pass", "buy_shares", "sell_shares", "par") and in_or \
+    stock_action = action.get("type") in ("pass", "buy_shares", "sell_shares", "par") \
+        if action.get("entity_type") == "player" else \
+        action.get("type") in ("buy_shares", "sell_shares")  # (a redemption, a reissue)
+    if stock_action and "Cannot sell shares" not in error and in_or \
             and isinstance(game.round, StockRound) and \
             stock_round_ended_after_sale(record, at, site_states):
         # A pass after a sale the president was asked to protect ended the site's
-        # stock round, not ours.
+        # stock round, not ours; the next action in ours may be a president's for his
+        # company (seed 3701 game 60: Ann's sale of her own GN, her `done`, then GN's
+        # redemption).
         return "5.2.2 the site's stock round ended"
     if action.get("entity_type") == "corporation" and action.get("type") == "pass" and \
             "Blocking step" in error and "cannot process action pass" in error and \
