@@ -330,12 +330,16 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # run there, its price fell into the black area and it closed (the site's
         # moments); ours settles the run after the purchase.
         return "the site's moments: a trainless company's purchase before its empty run"
-    if action.get("entity_type") == "player" and "Cannot sell shares" not in error and \
-            action.get("type") in ("pass", "buy_shares", "sell_shares", "par") and in_or \
+    stock_action = action.get("type") in ("pass", "buy_shares", "sell_shares", "par") \
+        if action.get("entity_type") == "player" else \
+        action.get("type") in ("buy_shares", "sell_shares")  # (a redemption, a reissue)
+    if stock_action and "Cannot sell shares" not in error and in_or \
             and isinstance(game.round, StockRound) and \
             stock_round_ended_after_sale(record, at, site_states):
         # A pass after a sale the president was asked to protect ended the site's
-        # stock round, not ours.
+        # stock round, not ours; the next action in ours may be a president's for his
+        # company (seed 3701 game 60: Ann's sale of her own GN, her `done`, then GN's
+        # redemption).
         return "5.2.2 the site's stock round ended"
     if action.get("entity_type") == "corporation" and action.get("type") == "pass" and \
             "Blocking step" in error and "cannot process action pass" in error and \
@@ -367,6 +371,14 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # nothing was laid or placed since: the site skipped its run, its graph kept
         # from before the rights (its own error: buying them does not clear it).
         return "the site's error at the Mesabi rights (its graph kept from before)"
+    if action.get("entity_type") == "player" and action.get("type") in ("pass", "buy_shares") \
+            and "cannot process action" in error and closure_sales_unsettled(
+                game, action, site_states, answer.get("record_players") or []):
+        # The president's sale for a train closed the company (10.7.2); ours asks the
+        # presidents of his other companies sold about protection (5.9), the site has
+        # gone on with those sales still queued and his money left to him.
+        return "10.7.2 the president's other sales at a closure for a train (the site's " \
+            "queue unsettled)"
     if "NoMethodError" in error and "player?" in error and action.get("type") == "pass" \
             and all_pass_with_cm_unsold(game):
         # Everybody passed with the CM still in the bank: the site fails paying the
@@ -410,7 +422,7 @@ CLOSING = re.compile(r"^(\S+)'s price enters the black area: \S+ closes")
 BUILDING = re.compile(r"^\S+ (?:lays tile|places (?:its home station|a station)) ")
 
 
-LOST = re.compile(r"^(\S+)'s \$(\d+) is lost with (\S+): ")  # rules.cite("own_sale_closes")
+LOST = re.compile(r"^(.+?)'s \$(\d+) is lost with (\S+): ")  # rules.cite("own_sale_closes")
 
 
 def closure_money_kept(after: Game, action: dict[str, Any], ours: dict[str, Any],
@@ -431,6 +443,58 @@ def closure_money_kept(after: Game, action: dict[str, Any], ours: dict[str, Any]
     return apart == [str(action.get("entity"))] and \
         site["players"][apart[0]]["cash"] - ours["players"][apart[0]]["cash"] == \
         int(found.group(2))
+
+
+OPERATES = re.compile(r"^(\S+) operates \(")
+SOLD = re.compile(r"^(.+?) sells \d+% of (\S+) for ")
+
+
+def closure_sales_unsettled(game: Game, action: dict[str, Any],
+                            site_states: list[dict[str, Any]],
+                            players: list[dict[str, Any]]) -> bool:
+    """10.7.2 with 5.9 (listed) shown at a protection answer the site refuses: GAME (ours
+    before ACTION) asks a president about protecting a sale the president of the
+    company buying a train made for it, whose last sale closed that company ("all money
+    including that for all share sales and the president's personal funds are lost");
+    the site has gone on (the player answering is not among its acting), its queue of
+    those sales unsettled. The positions differ only as listed: the seller's cash by
+    what ours took, and the prices of the other companies he sold in that turn (seed
+    3701 game 72: Cy's sales of RI, MILW, NP, MP and CBQ for CBQ's train; ours asks Ann
+    about NP, the site is in stock round 23)."""
+    turn = game.turn()
+    sales = game.state.pending_sales
+    if turn is None or not sales or not site_states or not turn.step.startswith("protect"):
+        return False
+    site = site_states[-1]
+    if str(action.get("entity")) in {str(a) for a in site.get("acting", ())}:
+        return False
+    log = game.state.log
+    lost_at = max((i for i, line in enumerate(log) if LOST.match(line)), default=None)
+    began = max((i for i, line in enumerate(log) if OPERATES.match(line)), default=None)
+    if lost_at is None or began is None or lost_at < began:
+        return False
+    lost = LOST.match(log[lost_at])
+    assert lost is not None
+    seller, closed = lost.group(1), lost.group(3)
+    if any(sale.seller != seller for sale in sales):
+        return False
+    sold = {m.group(2) for line in log[began:lost_at] if (m := SOLD.match(line))
+            and m.group(1) == seller} - {closed}
+    ids = {str(p.get("name")): str(p.get("id")) for p in players}
+    site_players = {str(p["id"]): p for p in site.get("players", ())}
+    theirs = site_players.get(ids.get(seller, ""))
+    if theirs is None or \
+            theirs["cash"] - game.state.players[seller].cash != int(lost.group(2)):
+        return False
+    if any(str(p["id"]) != ids.get(seller) and p["cash"] != game.state.players[name].cash
+           for name, p in ((n, site_players.get(ids.get(n, ""))) for n in game.state.seats)
+           if p is not None):
+        return False
+    apart = {c["id"] for c in site.get("corporations", ())
+             if c["id"] in game.state.corporations and c["id"] != closed and
+             c.get("price") != (game.state.market.price(c["id"])
+                                if c["id"] in game.state.market.positions else None)}
+    return apart <= sold
 
 
 MESABI_BOUGHT = re.compile(r"^(\S+) (?:buys the Mesabi rights|receives a Mesabi token)")
