@@ -28,6 +28,7 @@ from engine.actions import (
 from engine.errors import GameError
 from engine.game import Game
 from engine.records import forms_1861, pass_idle_players
+from engine.records.bridging import apply_move, end_national_turn
 from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.merger import MergerRound
 from engine.rounds.operating import OperatingRound
@@ -457,13 +458,13 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # its price of at least R100; ours prices the merger at the minors' sum.
         return f"12.3 a merged company's price below R{SITE_MERGER_FLOOR}"
     if action.get("type") == "pass" and action.get("entity_type") == "corporation" and \
-            "Blocking step Run Routes" in error and may_token(game):
+            "Blocking step Run Routes" in error and may_token(game, action):
         # 10.5: the city a nationalisation freed is in the company's reach; the site's
         # graph keeps its earlier answer (no city to token) and skips the token step.
         return "10.5 a city freed by a nationalisation (the site's stale graph)"
     if action.get("type") == "pass" and action.get("entity_type") == "corporation" and \
             "Blocking step Buy Trains" in error and trainless(site_states, action) and \
-            may_token(game):
+            may_token(game, action):
         # 10.5 again, for a company without a train: the site skips its token step and
         # its run (no train), and waits at its train step for our pass at the token.
         return "10.5 a city freed by a nationalisation (the site's stale graph)"
@@ -615,12 +616,20 @@ def bank_broken_by_interest(game: Game, site_states: list[dict[str, Any]],
     return site_bank < 0 <= ours and ours - extra == site_bank
 
 
-def may_token(game: Game) -> bool:
+def may_token(game: Game, action: dict[str, Any] | None = None) -> bool:
     """10.5 shown in ours: the company acting, its steps before the token step passed,
     may place a station in a hex where a company nationalised in this or the last
     operating round had one the RSR did not take (the site's stale graph has no city
-    for it and skips its token step)."""
+    for it and skips its token step). `action`, the refused record action: where our
+    importer left the RSR's turn open before it (its trains are bought as the next
+    entity acts; seed 3701 game 89: MVR first in the next operating round), the RSR's
+    turn is ended first."""
     trial = game.clone()
+    if action is not None:
+        try:
+            end_national_turn(trial, action, apply_move)
+        except GameError:
+            return False
     for _ in range(3):
         turn = trial.turn()
         if turn is None or turn.step == "token" or turn.step not in ("track",):

@@ -1,0 +1,63 @@
+"""1861: the differential's recognisers of listed site differences at the actions where
+seed 3701 (28 November 2026) first found them unnamed (docs/site-differences.md, 1861).
+
+Each position is ours, read back through our importer from a prefix of the record our
+engine exported for that game (tests/fixtures/1861/prefixes/prefix-3701-GAME-N.json,
+the record's first N actions, the last the one the site refused or first differed at);
+the site's side is what its engine answered there, quoted.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from test_1861_dutch_sale import site_1861
+
+from engine.game import Game
+from engine.records import import_record
+
+PREFIXES = Path(__file__).resolve().parents[1] / "fixtures" / "1861" / "prefixes"
+
+
+def record(game: int, actions: int) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(
+        (PREFIXES / f"prefix-3701-{game}-{actions}.json").read_text())
+    return data
+
+
+def ours_before(data: dict[str, Any], at: int) -> Game:
+    """Ours just before record action AT, as the differential reads it (`our_game_at`)."""
+    return import_record({**data, "actions": data["actions"][:at], "result": {}}).game
+
+
+STALE_GRAPH = "10.5 a city freed by a nationalisation (the site's stale graph)"
+
+
+def test_10_5_shown_where_the_rsr_turn_before_is_still_open_in_ours() -> None:
+    """Game 89, action 2400: MVR, first in operating round 23.2, passes its token step
+    in ours (S-V, nationalised in 23.1, freed N10 in its reach); the site's graph keeps
+    its answer from before (`can_token?` false, true once cleared), skips the token
+    step and refuses the pass at its train step. Our importer leaves the RSR's turn of
+    23.1 open until another company acts: the recogniser ends it first."""
+    site = site_1861()
+    data = record(89, 2401)
+    at = 2400
+    game = ours_before(data, at)
+    turn = game.turn()
+    assert turn is not None and turn.entity == "RSR"  # (the RSR's turn still open)
+    action = data["actions"][at]
+    assert action["entity"] == "MVR" and action["type"] == "pass"
+    assert "N10" in site.freed_by_nationalisation(game)
+    answer = {"error": "Engine::GameError: Blocking step Buy Trains cannot process "
+                       "action pass at 2401"}
+    trainless_mvr = [{"round": "Operating Round 23.2",
+                      "corporations": [{"id": "MVR", "trains": []}]}]
+    assert site.site_difference(game, answer, action, trainless_mvr) == STALE_GRAPH
+    assert site.may_token(game, action)
+    # Not where the site's MVR holds a train (no longer the trainless case).
+    with_train = [{"round": "Operating Round 23.2",
+                   "corporations": [{"id": "MVR", "trains": ["4"]}]}]
+    assert site.site_difference(game, answer, action, with_train) is None
+
