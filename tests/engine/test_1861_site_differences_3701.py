@@ -61,3 +61,38 @@ def test_10_5_shown_where_the_rsr_turn_before_is_still_open_in_ours() -> None:
                    "corporations": [{"id": "MVR", "trains": ["4"]}]}]
     assert site.site_difference(game, answer, action, with_train) is None
 
+
+SPENT = "10.6 the RSR's train that ran for its former owner (the site: spent)"
+
+
+def _site_positions(tr_trains: list[str]) -> list[dict[str, Any]]:
+    """The site's positions before and after T-R's nationalisation in operating round
+    27.2 (record actions 2237 and 2238; T-R, closed, is no longer listed)."""
+    now = "Operating Round 27.2"
+    return [{"round": now, "corporations": [{"id": "TR", "trains": tr_trains, "cash": 0},
+                                            {"id": "RSR", "trains": ["4", "4", "4"]}]},
+            {"round": now, "corporations": [{"id": "RSR",
+                                             "trains": ["4", "4", "4", *tr_trains]}]}]
+
+
+def test_10_6_shown_for_a_company_nationalised_after_an_empty_run() -> None:
+    """Game 3, action 2258: T-R, holding a 3-train with no route, runs no train ("T-R
+    runs for R0: no trains run"), cannot pay its interest and is nationalised in its
+    own turn (10.8); the RSR takes the 3-train. The site, which settled T-R's skipped
+    run as "does not run", marks that train as run, and refuses the RSR's run with it
+    ("Cannot run train that operated")."""
+    site = site_1861()
+    data = record(3, 2259)
+    at = 2258
+    game = ours_before(data, at)
+    log = game.state.log
+    assert "T-R runs for R0: no trains run" in log[-40:] and "T-R is nationalised" in log[-40:]
+    action = data["actions"][at]
+    assert action["entity"] == "RSR" and action["type"] == "run_routes"
+    assert "3-3" in {r["train"] for r in action["routes"]}
+    answer = {"error": "Engine::GameError: Cannot run train that operated",
+              "record_actions": data["actions"], "error_action_index": at}
+    assert site.site_difference(game, answer, action, _site_positions(["3"])) == SPENT
+    # Not where the site shows T-R without a train when it was nationalised: the RSR
+    # then took nothing of it that could have been marked as run.
+    assert site.site_difference(game, answer, action, _site_positions([])) is None

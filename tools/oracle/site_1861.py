@@ -491,7 +491,7 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
             "Cannot run train that operated" in error or "Blocking step" in error) and \
             (ran_earlier_in_round(answer.get("record_actions") or [],
                                   int(answer.get("error_action_index") or 0), site_states)
-             or nationalised_in_its_turn(game)):
+             or nationalised_in_its_turn(game, site_states)):
         # 10.6: the RSR runs the trains it holds; the site counts one that ran for the
         # company nationalised after its run (10.8), or that it marked as run before
         # the RSR began to operate, as spent for the round (and skips a run of none).
@@ -580,10 +580,14 @@ def ran_earlier_in_round(record: list[dict[str, Any]], at: int,
     return False
 
 
-def nationalised_in_its_turn(game: Game) -> bool:
+def nationalised_in_its_turn(game: Game, site_states: Sequence[dict[str, Any]] = ()) -> bool:
     """10.6 shown in ours: in this operating round a company was nationalised in its
     own turn (10.8, 10.10) with trains, which the RSR took (the site marks them as
-    run: seed 3501 game 109, MVR's 5-train, `operated` once the RSR holds it)."""
+    run: seed 3501 game 109, MVR's 5-train, `operated` once the RSR holds it). A
+    company whose run ran no train (ours: "runs for R0: no trains run", an empty run;
+    the site skips the step and settles "does not run", marking its trains run) counts
+    where the site's last position listing it shows it holding trains (`site_states`;
+    seed 3701 game 3: T-R's 3-train, which it had no route for)."""
     log = game.state.log
     begins = max((i for i, line in enumerate(log) if line.startswith("Operating Round")),
                  default=0)
@@ -592,11 +596,27 @@ def nationalised_in_its_turn(game: Game) -> bool:
         found = re.match(r"(\S+) operates", line)
         if found is not None:
             acting = found.group(1)
-        if acting is not None and line == f"{acting} is nationalised" and any(
-                ln == f"{acting} does not run" or (ln.startswith(f"{acting} runs for")
-                                                   and not ln.endswith("no trains run"))
-                for ln in log[begins:]):
+        if acting is None or line != f"{acting} is nationalised":
+            continue
+        runs = [ln for ln in log[begins:]
+                if ln == f"{acting} does not run" or ln.startswith(f"{acting} runs for")]
+        if any(not ln.endswith("no trains run") for ln in runs):
             return True  # (its run step reached with trains)
+        if runs and held_trains_on_site(game, acting, site_states):
+            return True
+    return False
+
+
+def held_trains_on_site(game: Game, sym: str, site_states: Sequence[dict[str, Any]]) -> bool:
+    """Whether the site's last position that lists company SYM (a closed one is not
+    listed) shows it holding trains."""
+    corp = game.state.corporations.get(sym)
+    site_id = (corp.spec.site_sym if corp is not None else None) or sym
+    for position in reversed(site_states):
+        listed = next((c for c in position.get("corporations") or ()
+                       if c.get("id") == site_id), None)
+        if listed is not None:
+            return bool(listed.get("trains"))
     return False
 
 
