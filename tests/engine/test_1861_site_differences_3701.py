@@ -96,3 +96,36 @@ def test_10_6_shown_for_a_company_nationalised_after_an_empty_run() -> None:
     # Not where the site shows T-R without a train when it was nationalised: the RSR
     # then took nothing of it that could have been marked as run.
     assert site.site_difference(game, answer, action, _site_positions([])) is None
+
+
+def test_10_10_shown_where_the_rsr_buys_on_after_a_directors_nationalisation() -> None:
+    """Game 58, action 1838: the RSR's run in operating round 16.2; at its train step
+    its 6-train begins phase 6 (the minors' nationalisations bring their treasuries)
+    and it buys a second 6-train; NW, a public without a train, is then nationalised
+    by its Director (11, the next record action), giving the RSR R1112. Ours: the RSR,
+    its train step not over, buys the R800 7-train with it (10.10); the site's RSR,
+    its purchases done before the choice, ends its turn with R1358 and no 7-train."""
+    site = site_1861()
+    data = record(58, 1840)
+    at = 1838
+    assert data["actions"][at + 1]["type"] == "choose"
+    after_run = ours_before(data, at + 1)
+    nw = after_run.state.corporations["NW"]
+    ours = {"corporations": {"NW": {"cash": nw.cash, "loans": nw.loans}}}
+    # The site's RSR and players after its run and purchases, before NW's choice (its
+    # summary there; the players by the record's ids: Ann 1, Bob 2, Cy 3, Di 4, Ed 5).
+    theirs: dict[str, Any] = {
+        "corporations": {"RSR": {"cash": 246, "loans": 0, "price": None,
+                                 "trains": ["4", "4", "4", "5", "5", "5", "5", "6", "6"]}},
+        "players": {"1": {"cash": 603}, "2": {"cash": 603}, "3": {"cash": 142},
+                    "4": {"cash": 434}, "5": {"cash": 1685}}}
+    diff = ["company cash", "company trains", "player cash", "player shares"]
+    assert site.difference_at(data, at, diff, ours, theirs) == site.RSR_AFTER_CHOICE
+    # Not where the site's RSR holds some other sum (no longer what NW brought less
+    # the 7-train ours bought with it), nor where a player's cash is not what ours
+    # paid him for NW's shares more than the site's.
+    theirs["corporations"]["RSR"]["cash"] = 296
+    assert site.difference_at(data, at, diff, ours, theirs) is None
+    theirs["corporations"]["RSR"]["cash"] = 246
+    theirs["players"]["1"]["cash"] = 783  # (Ann's R180 for NW counted twice)
+    assert site.difference_at(data, at, diff, ours, theirs) is None

@@ -27,7 +27,7 @@ from engine.actions import (
 )
 from engine.errors import GameError
 from engine.game import Game
-from engine.records import forms_1861, pass_idle_players
+from engine.records import forms_1861, import_record, pass_idle_players
 from engine.records.bridging import apply_move, end_national_turn
 from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.merger import MergerRound
@@ -711,4 +711,77 @@ def difference_at(record: dict[str, Any], at: int, diff: list[str],
         theirs = site["corporations"].get(sym, {}).get("price")
         if theirs == SITE_MERGER_FLOOR and mine is not None and mine < SITE_MERGER_FLOOR:
             return f"12.3 a merged company's price below R{SITE_MERGER_FLOOR}"
+    if action.get("entity") == RSR and action.get("type") == "run_routes" and \
+            rsr_bought_after_choice(record, at, ours, site):
+        return RSR_AFTER_CHOICE
     return None
+
+
+RSR_AFTER_CHOICE = ("10.10 the RSR's purchase with a public nationalised at a phase's "
+                    "start by its Director (the site: its turn over)")
+
+
+def rsr_bought_after_choice(record: dict[str, Any], at: int, ours: dict[str, Any],
+                            site: dict[str, Any]) -> bool:
+    """10.10 with 11 (listed) shown at the RSR's run, record action AT: its purchases
+    after the run began a phase whose start let the Director of a trainless public
+    nationalise it, which the next record action does ("choose"); in ours the RSR,
+    its train step not over, buys further trains with that treasury; the site's RSR,
+    whose purchases ended before the choice, does not. Shown where the site's RSR
+    there holds exactly ours' after the choice less those further trains, its cash
+    plus what the public gave equals ours' plus their prices (seed 3701 game 58: NW's
+    R1112 and a R800 7-train), and each player's cash there plus what ours paid him
+    for the public's shares is ours' after the choice. `ours` and `site` are the
+    positions at AT."""
+    actions = record["actions"]
+    if at + 1 >= len(actions):
+        return False
+    choice = actions[at + 1]
+    if choice.get("type") != "choose" or choice.get("choice") != "nationalize" or \
+            choice.get("entity_type") != "corporation":
+        return False
+    site_id = str(choice.get("entity"))
+    public = ours["corporations"].get(site_id)
+    theirs = site["corporations"].get(RSR)
+    if public is None or theirs is None or public.get("cash") is None:
+        return False
+    try:
+        after = import_record({**record, "actions": actions[:at + 2], "result": {}}).game
+    except Exception:
+        return False
+    state = after.state
+    sym = next((c.sym for c in state.corporations.values()
+                if (c.spec.site_sym or c.sym) == site_id), site_id)
+    log = state.log
+    gone = [i for i, line in enumerate(log) if line == f"{sym} is nationalised"]
+    if not gone:
+        return False
+    bought: list[tuple[str, int]] = []
+    for line in log[gone[-1]:]:
+        found = re.fullmatch(rf"{RSR} buys a (\S+)-train for \D*(\d+)", line)
+        if found is not None:
+            bought.append((found.group(1), int(found.group(2))))
+    rsr = state.corporations.get(RSR)
+    if not bought or rsr is None:
+        return False
+    left = Counter(t.name for t in rsr.trains)
+    left.subtract(name for name, _ in bought)
+    value, _ = after.rules.loan_terms(state)
+    repaid = value * min(int(public.get("loans") or 0), public["cash"] // value)
+    given = public["cash"] - repaid
+    # The players as the site has them before the choice, paid for the public's
+    # shares as ours' log says (ours at AT had not yet made the phase's
+    # nationalisations, which the importer makes as the next action comes).
+    paid: Counter[str] = Counter()
+    for line in log[gone[-1]:]:
+        found = re.fullmatch(rf"(\S+) receives \D*(\d+) for \d+ share\(s\) of {re.escape(sym)}",
+                             line)
+        if found is not None:
+            paid[found.group(1)] += int(found.group(2))
+    seats = {str(p.get("id")): str(p.get("name")) for p in record.get("players") or ()}
+    players_meet = all(
+        seats.get(pid) in state.players and
+        state.players[seats[pid]].cash == player["cash"] + paid[seats[pid]]
+        for pid, player in (site.get("players") or {}).items())
+    return players_meet and sorted(left.elements()) == sorted(theirs["trains"]) and \
+        theirs["cash"] + given == rsr.cash + sum(price for _, price in bought)
