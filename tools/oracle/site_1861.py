@@ -27,7 +27,8 @@ from engine.actions import (
 )
 from engine.errors import GameError
 from engine.game import Game
-from engine.records import forms_1861, pass_idle_players
+from engine.records import forms_1861, import_record, pass_idle_players
+from engine.records.bridging import apply_move, end_national_turn
 from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.merger import MergerRound
 from engine.rounds.operating import OperatingRound
@@ -457,13 +458,13 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
         # its price of at least R100; ours prices the merger at the minors' sum.
         return f"12.3 a merged company's price below R{SITE_MERGER_FLOOR}"
     if action.get("type") == "pass" and action.get("entity_type") == "corporation" and \
-            "Blocking step Run Routes" in error and may_token(game):
+            "Blocking step Run Routes" in error and may_token(game, action):
         # 10.5: the city a nationalisation freed is in the company's reach; the site's
         # graph keeps its earlier answer (no city to token) and skips the token step.
         return "10.5 a city freed by a nationalisation (the site's stale graph)"
     if action.get("type") == "pass" and action.get("entity_type") == "corporation" and \
             "Blocking step Buy Trains" in error and trainless(site_states, action) and \
-            may_token(game):
+            may_token(game, action):
         # 10.5 again, for a company without a train: the site skips its token step and
         # its run (no train), and waits at its train step for our pass at the token.
         return "10.5 a city freed by a nationalisation (the site's stale graph)"
@@ -490,7 +491,7 @@ def site_difference(game: Game, answer: dict[str, Any], action: dict[str, Any],
             "Cannot run train that operated" in error or "Blocking step" in error) and \
             (ran_earlier_in_round(answer.get("record_actions") or [],
                                   int(answer.get("error_action_index") or 0), site_states)
-             or nationalised_in_its_turn(game)):
+             or nationalised_in_its_turn(game, site_states)):
         # 10.6: the RSR runs the trains it holds; the site counts one that ran for the
         # company nationalised after its run (10.8), or that it marked as run before
         # the RSR began to operate, as spent for the round (and skips a run of none).
@@ -579,10 +580,14 @@ def ran_earlier_in_round(record: list[dict[str, Any]], at: int,
     return False
 
 
-def nationalised_in_its_turn(game: Game) -> bool:
+def nationalised_in_its_turn(game: Game, site_states: Sequence[dict[str, Any]] = ()) -> bool:
     """10.6 shown in ours: in this operating round a company was nationalised in its
     own turn (10.8, 10.10) with trains, which the RSR took (the site marks them as
-    run: seed 3501 game 109, MVR's 5-train, `operated` once the RSR holds it)."""
+    run: seed 3501 game 109, MVR's 5-train, `operated` once the RSR holds it). A
+    company whose run ran no train (ours: "runs for R0: no trains run", an empty run;
+    the site skips the step and settles "does not run", marking its trains run) counts
+    where the site's last position listing it shows it holding trains (`site_states`;
+    seed 3701 game 3: T-R's 3-train, which it had no route for)."""
     log = game.state.log
     begins = max((i for i, line in enumerate(log) if line.startswith("Operating Round")),
                  default=0)
@@ -591,11 +596,27 @@ def nationalised_in_its_turn(game: Game) -> bool:
         found = re.match(r"(\S+) operates", line)
         if found is not None:
             acting = found.group(1)
-        if acting is not None and line == f"{acting} is nationalised" and any(
-                ln == f"{acting} does not run" or (ln.startswith(f"{acting} runs for")
-                                                   and not ln.endswith("no trains run"))
-                for ln in log[begins:]):
+        if acting is None or line != f"{acting} is nationalised":
+            continue
+        runs = [ln for ln in log[begins:]
+                if ln == f"{acting} does not run" or ln.startswith(f"{acting} runs for")]
+        if any(not ln.endswith("no trains run") for ln in runs):
             return True  # (its run step reached with trains)
+        if runs and held_trains_on_site(game, acting, site_states):
+            return True
+    return False
+
+
+def held_trains_on_site(game: Game, sym: str, site_states: Sequence[dict[str, Any]]) -> bool:
+    """Whether the site's last position that lists company SYM (a closed one is not
+    listed) shows it holding trains."""
+    corp = game.state.corporations.get(sym)
+    site_id = (corp.spec.site_sym if corp is not None else None) or sym
+    for position in reversed(site_states):
+        listed = next((c for c in position.get("corporations") or ()
+                       if c.get("id") == site_id), None)
+        if listed is not None:
+            return bool(listed.get("trains"))
     return False
 
 
@@ -615,12 +636,20 @@ def bank_broken_by_interest(game: Game, site_states: list[dict[str, Any]],
     return site_bank < 0 <= ours and ours - extra == site_bank
 
 
-def may_token(game: Game) -> bool:
+def may_token(game: Game, action: dict[str, Any] | None = None) -> bool:
     """10.5 shown in ours: the company acting, its steps before the token step passed,
     may place a station in a hex where a company nationalised in this or the last
     operating round had one the RSR did not take (the site's stale graph has no city
-    for it and skips its token step)."""
+    for it and skips its token step). `action`, the refused record action: where our
+    importer left the RSR's turn open before it (its trains are bought as the next
+    entity acts; seed 3701 game 89: MVR first in the next operating round), the RSR's
+    turn is ended first."""
     trial = game.clone()
+    if action is not None:
+        try:
+            end_national_turn(trial, action, apply_move)
+        except GameError:
+            return False
     for _ in range(3):
         turn = trial.turn()
         if turn is None or turn.step == "token" or turn.step not in ("track",):
@@ -682,4 +711,77 @@ def difference_at(record: dict[str, Any], at: int, diff: list[str],
         theirs = site["corporations"].get(sym, {}).get("price")
         if theirs == SITE_MERGER_FLOOR and mine is not None and mine < SITE_MERGER_FLOOR:
             return f"12.3 a merged company's price below R{SITE_MERGER_FLOOR}"
+    if action.get("entity") == RSR and action.get("type") == "run_routes" and \
+            rsr_bought_after_choice(record, at, ours, site):
+        return RSR_AFTER_CHOICE
     return None
+
+
+RSR_AFTER_CHOICE = ("10.10 the RSR's purchase with a public nationalised at a phase's "
+                    "start by its Director (the site: its turn over)")
+
+
+def rsr_bought_after_choice(record: dict[str, Any], at: int, ours: dict[str, Any],
+                            site: dict[str, Any]) -> bool:
+    """10.10 with 11 (listed) shown at the RSR's run, record action AT: its purchases
+    after the run began a phase whose start let the Director of a trainless public
+    nationalise it, which the next record action does ("choose"); in ours the RSR,
+    its train step not over, buys further trains with that treasury; the site's RSR,
+    whose purchases ended before the choice, does not. Shown where the site's RSR
+    there holds exactly ours' after the choice less those further trains, its cash
+    plus what the public gave equals ours' plus their prices (seed 3701 game 58: NW's
+    R1112 and a R800 7-train), and each player's cash there plus what ours paid him
+    for the public's shares is ours' after the choice. `ours` and `site` are the
+    positions at AT."""
+    actions = record["actions"]
+    if at + 1 >= len(actions):
+        return False
+    choice = actions[at + 1]
+    if choice.get("type") != "choose" or choice.get("choice") != "nationalize" or \
+            choice.get("entity_type") != "corporation":
+        return False
+    site_id = str(choice.get("entity"))
+    public = ours["corporations"].get(site_id)
+    theirs = site["corporations"].get(RSR)
+    if public is None or theirs is None or public.get("cash") is None:
+        return False
+    try:
+        after = import_record({**record, "actions": actions[:at + 2], "result": {}}).game
+    except Exception:
+        return False
+    state = after.state
+    sym = next((c.sym for c in state.corporations.values()
+                if (c.spec.site_sym or c.sym) == site_id), site_id)
+    log = state.log
+    gone = [i for i, line in enumerate(log) if line == f"{sym} is nationalised"]
+    if not gone:
+        return False
+    bought: list[tuple[str, int]] = []
+    for line in log[gone[-1]:]:
+        found = re.fullmatch(rf"{RSR} buys a (\S+)-train for \D*(\d+)", line)
+        if found is not None:
+            bought.append((found.group(1), int(found.group(2))))
+    rsr = state.corporations.get(RSR)
+    if not bought or rsr is None:
+        return False
+    left = Counter(t.name for t in rsr.trains)
+    left.subtract(name for name, _ in bought)
+    value, _ = after.rules.loan_terms(state)
+    repaid = value * min(int(public.get("loans") or 0), public["cash"] // value)
+    given = public["cash"] - repaid
+    # The players as the site has them before the choice, paid for the public's
+    # shares as ours' log says (ours at AT had not yet made the phase's
+    # nationalisations, which the importer makes as the next action comes).
+    paid: Counter[str] = Counter()
+    for line in log[gone[-1]:]:
+        found = re.fullmatch(rf"(\S+) receives \D*(\d+) for \d+ share\(s\) of {re.escape(sym)}",
+                             line)
+        if found is not None:
+            paid[found.group(1)] += int(found.group(2))
+    seats = {str(p.get("id")): str(p.get("name")) for p in record.get("players") or ()}
+    players_meet = all(
+        seats.get(pid) in state.players and
+        state.players[seats[pid]].cash == player["cash"] + paid[seats[pid]]
+        for pid, player in (site.get("players") or {}).items())
+    return players_meet and sorted(left.elements()) == sorted(theirs["trains"]) and \
+        theirs["cash"] + given == rsr.cash + sum(price for _, price in bought)
