@@ -190,7 +190,9 @@ class LayTile(Action):
     # A lay as a record of 18xx.games has it, whose connection the site judged: the
     # site accepts track touching any hex edge the company's graph reaches, ours asks
     # that a route reach the new track (docs/site-differences.md, 1861 10.4). Set only
-    # by the importer, for a lay ours refuses for its connection alone; no order makes it.
+    # by the importer, for a lay ours refuses for its connection alone: the order
+    # language has no word for it and a mail's JSON action may not carry it
+    # (`IMPORTER_FIELDS`).
     as_recorded: bool = False
 
 
@@ -398,6 +400,23 @@ ACTION_TYPES: dict[str, type[Action]] = {
         Veto, SellTrain, UsePrivate, Done, Convert, Merge, Nationalise, Keep, Undo,
     )
 }  # fmt: skip
+
+
+#: Fields set only by the importer of 18xx.games records (`LayTile.as_recorded`): an
+#: action given as JSON in a mail may not carry them (`moderator.desk.orders`).
+IMPORTER_FIELDS: frozenset[str] = frozenset({"as_recorded"})
+
+
+def importer_fields(data: Any) -> set[str]:
+    """The importer-only fields named anywhere in an action's JSON form."""
+    if isinstance(data, dict):
+        found = IMPORTER_FIELDS & data.keys()
+        for value in data.values():
+            found |= importer_fields(value)
+        return set(found)
+    if isinstance(data, list):
+        return set().union(*(importer_fields(v) for v in data)) if data else set()
+    return set()
 
 
 def to_json(action: Action) -> dict[str, Any]:

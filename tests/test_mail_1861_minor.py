@@ -11,6 +11,10 @@ orders of the turn, `withhold` at its dividend step as the issue's player did: M
 earnings are settled by the rule (no choice, 10.7), not by nationalising it, and `buy
 train 2` takes a loan: M-V is not nationalised.
 
+Before M-V's lays Bob also mails a lay as a JSON action marked as taken from an
+imported 18xx.games record (which skips the connection check): refused, as only the
+importer may mark a lay so; his ordinary orders after it are answered.
+
 Each player mails only his decisions (what the moderator asks of nobody, such as a pass
 that is all a player may do, it may play by itself): the test reads the stored game
 before each mail, and checks the outcome, not the number of mails.
@@ -120,12 +124,27 @@ async def _play_to_m_v_train(mail_servers: LocalMail, inboxes: Inboxes, store: S
         assert turn is not None
         if isinstance(game.round, OperatingRound):
             assert turn.entity == "M-V", (turn, game.state.log[-5:])
+            if not game.round.current or not game.round.current.lay_hexes:
+                await _hostile_lay(mail_servers, inboxes, store, game_id)
             orders = m_v_order(game)
         else:
             orders = [stock_order(game, turn.seat, bids)]
         answer = await _mail(mail_servers, inboxes, game_id, PLAYERS[turn.seat], orders)
         assert "Applied." in text_of(answer), (orders, text_of(answer))
     raise AssertionError("M-V never reached its train step")
+
+
+async def _hostile_lay(mail_servers: LocalMail, inboxes: Inboxes, store: Store,
+                       game_id: str) -> None:
+    """Bob mails, as a JSON action, a lay in I7 (no track of M-V near it) marked as taken
+    from an imported record, which would skip its connection (`LayTile.as_recorded`):
+    refused, nothing applied; the ordinary orders after it are answered (the caller)."""
+    hostile = ('{"type": "lay_tile", "tile": "9", "hex": "I7", "rotation": 0, '
+               '"as_recorded": true}')
+    answer = text_of(await _mail(mail_servers, inboxes, game_id, PLAYERS["Bob"], [hostile]))
+    assert "`as_recorded` is set only by an imported 18xx.games record" in answer, answer
+    assert "Nothing was applied" in answer
+    assert "I7" not in store.load(game_id).state.board.tiles
 
 
 async def _mail(mail_servers: LocalMail, inboxes: Inboxes, game_id: str, address: str,

@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from engine.actions import Action, Done, from_json
+from engine.actions import Action, Done, from_json, importer_fields
 from engine.errors import GameError
 from engine.game import Game, Move
 from engine.views import GameView
@@ -63,7 +63,13 @@ def parse_body(game: Game, body: str) -> Submission:
     for line in submission.lines:
         if line.error is not None and line.text.strip().startswith("{"):
             try:
-                action = from_json(json.loads(line.text))
+                data = json.loads(line.text)
+                if fields := importer_fields(data):
+                    # A lay taken as an imported record has it skips its connection:
+                    # only the importer may say so, never a sender.
+                    raise ValueError(f"`{'`, `'.join(sorted(fields))}` is set only by "
+                                     "an imported 18xx.games record")
+                action = from_json(data)
                 line = dataclasses.replace(line, orders=(action,), error=None)
             except (ValueError, TypeError) as exc:
                 line = dataclasses.replace(
