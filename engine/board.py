@@ -195,29 +195,19 @@ def connected_after_traced(state: GameState, corp: Corporation, hex_id: str,
                            tile: TileSpec, rotation: int,
                            closed: frozenset[str] = frozenset()) -> bool:
     """`connected_after` by its definition: the graph of the whole map with the new
-    tile on it, traced from `corp`'s stations until new track or a city of the hex is
-    reached (kept for the tests that check the walk back against it)."""
+    tile on it, what `corp`'s routes reach there (`track.reaches_hex`; kept for the tests
+    that check the walk back against it)."""
     old_points = _old_points(state, hex_id)
     saved = state.board.tiles.get(hex_id)
     state.board.tiles[hex_id] = PlacedTile(tile.name, rotation)
     try:
         graph = track.build_track(state, closed)
-        kept = graph.traced.get(("reachable", corp.sym, track.tokens_key(state)))
-        if kept is None:
-            # Traced only as far as the answer: the first new segment or city of the
-            # hex a train reaches settles it (what the whole tracing below would say).
-            return track.reaches_hex(state, graph, corp.sym, hex_id, old_points)
-        nodes, segments = kept
+        return track.reaches_hex(state, graph, corp.sym, hex_id, old_points)
     finally:
         if saved is None:
             del state.board.tiles[hex_id]
         else:
             state.board.tiles[hex_id] = saved
-    for seg_id in segments:
-        seg = graph.segments[seg_id]
-        if seg.hex == hex_id and frozenset((seg.a, seg.b)) not in old_points:
-            return True
-    return any(n.hex == hex_id and n.kind == "c" for n in nodes)
 
 
 def lay_tile(rules: Rules, state: GameState, corp: Corporation, hex_id: str, tile_name: str,

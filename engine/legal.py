@@ -844,9 +844,9 @@ def _hex_options(game: Game, hex_id: str) -> tuple[_Option, ...]:
 
 @dataclass
 class _Reach:
-    """One tracing of the company's trains over the map as it stands (the walk of
-    `track.trace_reach`): by hex, the edges by which a train can cross into it, and the
-    revenue centres and junctions it reaches there."""
+    """What the company's routes reach on the map as it stands (`track.reach_of`): by
+    hex, the edges by which a train can cross into it, and the revenue centres and
+    junctions it reaches there."""
 
     entries: dict[str, set[int]]
     nodes: dict[str, set[track.Node]]

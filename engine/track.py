@@ -341,7 +341,7 @@ def reaches_hex(state: GameState, track: Track, corporation: str, hex_id: str,
 
 def trace_reach(state: GameState, track: Track, corporation: str
                 ) -> tuple[set[Node], set[int]]:
-    """`reachable` without the cache."""
+    """`reachable`'s answer, not copied (`reach_of` keeps it on the graph)."""
     reach = reach_of(state, track, corporation)
     nodes = set(token_nodes(state, corporation))
     nodes.update(point for _, point in reach.steps if isinstance(point, Node))
@@ -359,14 +359,21 @@ def trace_reach(state: GameState, track: Track, corporation: str
 #     used: whatever it reaches is reached (about linear in the track);
 #  2. if a step was refused for a piece its route had used, and never walked, the plain
 #     tracing (which forgets what was used) tells what more *might* be reached; only
-#     then, and only towards those, a search over routes decides, each route followed
-#     only while that tracing, kept off what the route used, still comes there.
+#     then a search over routes decides those: first every route at once, each step
+#     followed only while the plain tracing still comes from it to one of them
+#     (`_every_route`); if that is too long, a search for a route to each in turn, each
+#     route followed only while that tracing, kept off what the route used, still
+#     comes there (`_route_to`).
 # A step of a walk: (segment, the point it arrives at).
 Step = tuple[int, Point]
-# Pass 2 gives up after this many tracings, counting the rest reached (what the plain
-# tracing says, as before the exact reach): the recorded and random games needed at
-# most 85 in one reach (tests/engine/test_reach_uses_no_track_twice.py).
-_SEARCH_STEPS = 20_000
+# What a step tells: the segment passed, the node or side reached.
+Outcome = int | Point
+# The searches' bounds, in steps taken (about a microsecond each): past both, the
+# outcomes left are counted reached (what the plain tracing says, as before the exact
+# reach). The recorded and random games never came near them, dense random boards
+# rarely (tests/engine/test_reach_uses_no_track_twice.py).
+_EVERY_ROUTE_STEPS = 200_000
+_SEARCH_STEPS = 500_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -394,7 +401,7 @@ def _reach(state: GameState, track: Track, corporation: str) -> Reach:
     walked, passed, refused = _walk(state, track, corporation, starts)
     if not refused <= walked:
         traced = _plain_trace(state, track, corporation, starts)
-        missing = _outcomes(traced) - _outcomes(walked) - passed - set(starts)
+        missing: set[Outcome] = _outcomes(traced) - _outcomes(walked) - passed - set(starts)
         if missing:
             # Some step refused to every route walked: search for the rest.
             more, more_passed = _search(state, track, corporation, starts, traced, missing)
@@ -492,33 +499,52 @@ def _plain_trace(state: GameState, track: Track, corporation: str, starts: list[
     return after
 
 
-def _outcomes(steps: Any) -> set[Any]:
+def _outcomes(steps: Any) -> set[Outcome]:
     """What steps tell: the segments passed, the nodes and sides reached."""
-    out: set[Any] = set()
+    out: set[Outcome] = set()
     for seg, point in steps:
         out.add(seg)
         out.add(point)
     return out
 
 
+def _leading_to(traced: dict[Step, list[Step]], missing: set[Outcome]) -> set[Step]:
+    """The steps from which the plain tracing comes to a step with a `missing` outcome."""
+    before: dict[Step, list[Step]] = {}
+    for step, onwards in traced.items():
+        for nxt in onwards:
+            before.setdefault(nxt, []).append(step)
+    found = {s for s in traced if s[0] in missing or s[1] in missing}
+    stack = list(found)
+    while stack:
+        for prev in before.get(stack.pop(), ()):
+            if prev not in found:
+                found.add(prev)
+                stack.append(prev)
+    return found
+
+
 def _search(state: GameState, track: Track, corporation: str, starts: list[Node],
-            traced: dict[Step, list[Step]], missing: set[Any]
+            traced: dict[Step, list[Step]], missing: set[Outcome]
             ) -> tuple[set[Step], set[int]]:
-    """Pass 2: for each `missing` outcome (reached by the plain tracing, not by the
-    walk), a search for a route to it (`_route_to`). The steps of the routes found,
-    and the segments of those ending at a dead end."""
+    """Pass 2: routes that use no piece twice towards the `missing` outcomes (reached by
+    the plain tracing, not by the walk). The steps of the routes found, and the
+    segments passed to a dead end."""
     found: set[Step] = set()
     passed: set[int] = set()
+    if _every_route(state, track, corporation, starts, traced, missing, found, passed):
+        return found, passed
     budget = _SEARCH_STEPS
     for target in sorted(missing, key=str):
         if target not in missing:
             continue  # met on the way to an earlier one
         route, budget = _route_to(state, track, corporation, starts, traced, target, budget)
         if budget <= 0:
-            # Gave up: count what the plain tracing reaches, as before the search.
+            # Gave up: count what the plain tracing reaches, as before the exact reach.
             found.update(s for s in traced if s[0] in missing or s[1] in missing)
             break
         if route is None:
+            missing.discard(target)  # no route comes there
             continue
         *before, last = route
         found.update(before)
@@ -534,13 +560,65 @@ def _search(state: GameState, track: Track, corporation: str, starts: list[Node]
     return found, passed
 
 
+def _every_route(state: GameState, track: Track, corporation: str, starts: list[Node],
+                 traced: dict[Step, list[Step]], missing: set[Outcome],
+                 found: set[Step], passed: set[int]) -> bool:
+    """Every route from the stations at once, each step followed only while the plain
+    tracing comes from it to a `missing` outcome; adds what the routes reach to FOUND
+    and PASSED and strikes it from MISSING. False if it gave up (`_EVERY_ROUTE_STEPS`)."""
+    useful = _leading_to(traced, missing)
+    left = len(missing)
+    budget = _EVERY_ROUTE_STEPS
+    used: set[Any] = set()  # the route's pieces and stops
+    for start in starts:
+        used.add(start)
+        frames: list[tuple[Iterator[Step], tuple[Any, ...]]] = [
+            (iter(ends(track, start)), (start,))]
+        while frames and missing:
+            steps, spent = frames[-1]
+            step = next(steps, None)
+            if step is None:
+                frames.pop()
+                used.difference_update(spent)
+                continue
+            if step not in useful:
+                continue
+            budget -= 1
+            if budget <= 0:
+                return False
+            seg, point = step
+            if seg in used or point in used:
+                continue  # (`point in used`: a stop the route visited)
+            edge, onwards = _onwards(track, point, seg)
+            if edge in used:
+                passed.add(seg)  # a dead end: the route crossed this edge before
+                missing.discard(seg)
+                continue
+            if step not in found:
+                found.add(step)
+                missing.discard(seg)
+                missing.discard(point)
+                if len(missing) < left * 0.7:  # fewer left: fewer steps lead there
+                    left = len(missing)
+                    useful = _leading_to(traced, missing)
+            if not _continues(state, track, corporation, point, seg):
+                continue
+            stop = isinstance(point, Node) and point.is_stop
+            spent = (seg,) + ((edge,) if edge is not None else ()) + \
+                ((point,) if stop else ())
+            used.update(spent)
+            frames.append((iter(onwards), spent))
+        used.clear()
+    return True
+
+
 def _route_to(state: GameState, track: Track, corporation: str, starts: list[Node],
-              traced: dict[Step, list[Step]], target: Any, budget: int
+              traced: dict[Step, list[Step]], target: Outcome, budget: int
               ) -> tuple[list[Step] | None, int]:
     """A route that passes segment `target` or reaches point `target`, or None if there
-    is none; and what is left of `budget`, counted in tracings. A route is followed
-    only while the plain tracing, kept off what the route has used, still comes to
-    the target from where the route stands."""
+    is none; and what is left of `budget`, counted in steps taken and traced. A route
+    is followed only while the plain tracing, kept off what the route has used, still
+    comes to the target from where the route stands."""
     route: list[Step] = []
     used: set[Any] = set()  # the route's pieces and stops
     # A route standing at a side can cross its edge only once: to stand at a side
@@ -549,10 +627,10 @@ def _route_to(state: GameState, track: Track, corporation: str, starts: list[Nod
 
     def still_reaches(step: Step) -> bool:
         nonlocal budget
-        budget -= 1
         seen = {step}
         stack = [step]
         while stack:
+            budget -= 1
             seg, point = stack.pop()
             if seg == target:
                 return True
@@ -586,6 +664,7 @@ def _route_to(state: GameState, track: Track, corporation: str, starts: list[Nod
                 if len(route) >= len(frames) and route:
                     route.pop()
                 continue
+            budget -= 1
             seg, point = step
             if step not in traced or seg in used or point in used:
                 continue  # (`point in used`: a stop the route visited)
@@ -692,7 +771,9 @@ def lay_reached(state: GameState, corporation: str, hex_id: str,
     title = state.title
     hexes = title.hexes
     # A traversal: (hex, segment index, the point it arrives at).
-    stack: list[tuple[str, int, Point]] = []
+    # Walked back breadth-first: the first way met is among the shortest, seldom one
+    # that rides a loop (then the whole map's reach answers).
+    stack: deque[tuple[str, int, Point]] = deque()
     for i, (a, b, _) in enumerate(laid.ends):
         if frozenset((a, b)) not in old_paths:
             stack += [(hex_id, i, a), (hex_id, i, b)]
@@ -703,7 +784,7 @@ def lay_reached(state: GameState, corporation: str, hex_id: str,
     back: dict[tuple[str, int, Point], tuple[str, int, Point] | None] = dict.fromkeys(stack)
     passable: dict[Node, bool] = {}
     while stack:
-        hex_of, index, arrives = stack.pop()
+        hex_of, index, arrives = stack.popleft()
         here = _hex_track(state, hex_of)
         assert here is not None
         a, b, _ = here.ends[index]

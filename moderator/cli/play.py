@@ -213,8 +213,8 @@ def import_command(record: Path, check: bool, game_id: str | None, db_path: Path
     as_recorded = [m.action for m in game.log
                    if isinstance(m.action, LayTile) and m.action.as_recorded]
     if as_recorded:
-        click.echo(f"  {len(as_recorded)} tile lay(s) taken as the record has them, though no "
-                   "route reaches their new track (18xx.games judged their connection: "
+        click.echo(f"  {len(as_recorded)} tile lay(s) taken as the record has them, though "
+                   "ours finds them unconnected (18xx.games judged their connection: "
                    "docs/site-differences.md, 10.4): "
                    + ", ".join(f"{a.tile} at {a.hex}" for a in as_recorded))
     ours = game.scores()

@@ -126,6 +126,7 @@ def test_a_search_that_gives_up_counts_what_the_plain_tracing_reaches(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # Bounded for a hostile or freak map: past its budget the search answers as the
     # plain tracing did (never less than the walk reaches).
+    monkeypatch.setattr(track, "_EVERY_ROUTE_STEPS", 1)
     monkeypatch.setattr(track, "_SEARCH_STEPS", 1)
     g = grr_at_k7_before_its_moscow_station()
     nodes, _ = track.trace_reach(g.state, track.trace_map(g.state), "GRR")

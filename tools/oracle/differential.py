@@ -951,7 +951,13 @@ def _our_states(record: dict[str, Any], final: GameState | None = None,
                 site_1825.half_without_base(game, raw):
             unchecked.add(raw.get("id"))
         try:
+            moves = len(game.log)
             replay_action(game, mapper, index, raw, throwaway=True)  # (no undo: faster)
+            if any(isinstance(m.action, LayTile) and m.action.as_recorded
+                   for m in game.log[moves:]):
+                # A lay of our own record that ours refuses for its connection: the
+                # importer would take it as the site's; here it is a fault to show.
+                raise ValueError(f"our own lay refused for its connection: {raw}")
             if TITLE == "1861":
                 site_1861.settle(game)
             shown = game
