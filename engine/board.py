@@ -210,6 +210,24 @@ def connected_after_traced(state: GameState, corp: Corporation, hex_id: str,
             state.board.tiles[hex_id] = saved
 
 
+def connected_after_plainly(state: GameState, corp: Corporation, hex_id: str,
+                            tile: TileSpec, rotation: int,
+                            closed: frozenset[str] = frozenset()) -> bool:
+    """`connected_after_traced` by the plain tracing (`track.plainly_reaches_hex`): a
+    way that may use track twice, as 18xx.games's looser check lets it."""
+    old_points = _old_points(state, hex_id)
+    saved = state.board.tiles.get(hex_id)
+    state.board.tiles[hex_id] = PlacedTile(tile.name, rotation)
+    try:
+        graph = track.build_track(state, closed)
+        return track.plainly_reaches_hex(state, graph, corp.sym, hex_id, old_points)
+    finally:
+        if saved is None:
+            del state.board.tiles[hex_id]
+        else:
+            state.board.tiles[hex_id] = saved
+
+
 def lay_tile(rules: Rules, state: GameState, corp: Corporation, hex_id: str, tile_name: str,
              rotation: int, *, need_connection: bool = True, free: bool = False) -> None:
     """Lay or upgrade a tile after every check; moves tokens onto the new tile."""

@@ -339,6 +339,23 @@ def reaches_hex(state: GameState, track: Track, corporation: str, hex_id: str,
                for seg in seen)
 
 
+def plainly_reaches_hex(state: GameState, track: Track, corporation: str, hex_id: str,
+                        old_paths: set[frozenset[Point]]) -> bool:
+    """`reaches_hex` by the plain tracing, which forgets what a way has used (so may
+    ride a loop round): the looser reading 18xx.games makes of a lay's connection."""
+    starts = token_nodes(state, corporation)
+    if any(node.hex == hex_id and node.kind == "c" for node in starts):
+        return True
+    segments = track.segments
+    for seg, point in _plain_trace(state, track, corporation, starts):
+        if isinstance(point, Node) and point.hex == hex_id and point.kind == "c":
+            return True
+        if segments[seg].hex == hex_id and \
+                frozenset((segments[seg].a, segments[seg].b)) not in old_paths:
+            return True
+    return False
+
+
 def trace_reach(state: GameState, track: Track, corporation: str
                 ) -> tuple[set[Node], set[int]]:
     """`reachable`'s answer, not copied (`reach_of` keeps it on the graph)."""

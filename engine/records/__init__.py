@@ -19,7 +19,12 @@ modules, bottom first:
   site's form), `read_back` (each proved by the importer), `writing` (`export_record`).
 """
 
-from engine.records.bridging import pass_idle_players, site_idle
+from engine.records.bridging import (
+    apply_move,
+    end_national_turn,
+    pass_idle_players,
+    site_idle,
+)
 from engine.records.conventions import (
     AUTO,
     OUR_ACTIONS,
@@ -49,7 +54,9 @@ __all__ = [
     "RecordError",
     "RecordMapper",
     "Replay",
+    "apply_move",
     "connections",
+    "end_national_turn",
     "expanded",
     "export_record",
     "folded_actions",

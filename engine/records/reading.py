@@ -155,10 +155,11 @@ def replay_action(game: Game, mapper: RecordMapper, index: int, raw: dict[str, A
 
 
 def as_recorded(game: Game, action: Action) -> Action:
-    """A lay of the record that ours refuses for its connection alone, marked to be
-    replayed as the site accepted it (`LayTile.as_recorded`; docs/site-differences.md,
-    1861 10.4: the site asks only that the tile touch a hex edge its graph reaches);
-    any other action, or a lay refused for more, as it is."""
+    """A lay of the record that ours refuses for its connection alone, though a way that
+    uses track twice reaches it, marked to be replayed as the site accepted it
+    (`LayTile.as_recorded`; docs/site-differences.md, 1861 10.4: the site asks only that
+    the tile touch a hex edge its graph reaches); any other action, a lay no way
+    reaches, or a lay refused for more, as it is (ours refuses it, saying why)."""
     if not isinstance(action, LayTile) or action.as_recorded:
         return action
     turn = game.turn()
@@ -171,10 +172,13 @@ def as_recorded(game: Game, action: Action) -> Action:
         return action
     # The connection alone first (cheap: walked back from the hex); the round checks
     # the rest when the lay is applied.
+    closed = rules.hexes_closed_to_routes(state, corp)
     if rules.why_not_reached(state, corp, action.hex, tile, action.rotation) is None and \
-            board.connected_after(state, corp, action.hex, tile, action.rotation,
-                                  rules.hexes_closed_to_routes(state, corp)):
+            board.connected_after(state, corp, action.hex, tile, action.rotation, closed):
         return action
+    if not board.connected_after_plainly(state, corp, action.hex, tile, action.rotation,
+                                         closed):
+        return action  # no way reaches it at all: not the site's looser reading either
     enough = 10**9  # the money is the round's to judge (loans, 1861 10.2)
     try:
         board.check_lay(rules, state, corp, action.hex, action.tile, action.rotation,

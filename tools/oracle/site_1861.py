@@ -27,8 +27,13 @@ from engine.actions import (
 )
 from engine.errors import GameError
 from engine.game import Game
-from engine.records import forms_1861, import_record, pass_idle_players
-from engine.records.bridging import apply_move, end_national_turn
+from engine.records import (
+    apply_move,
+    end_national_turn,
+    forms_1861,
+    import_record,
+    pass_idle_players,
+)
 from engine.rounds.auction_stock import AuctionStockRound
 from engine.rounds.merger import MergerRound
 from engine.rounds.operating import OperatingRound
