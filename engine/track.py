@@ -385,11 +385,11 @@ def trace_reach(state: GameState, track: Track, corporation: str
 Step = tuple[int, Point]
 # What a step tells: the segment passed, the node or side reached.
 Outcome = int | Point
-# The searches' bounds, in steps taken (about a microsecond each): past both, the
+# The searches' bounds, in steps taken (a few microseconds each): past both, the
 # outcomes left are counted reached (what the plain tracing says, as before the exact
 # reach). The recorded and random games never came near them, dense random boards
 # rarely (tests/engine/test_reach_uses_no_track_twice.py).
-_EVERY_ROUTE_STEPS = 200_000
+_EVERY_ROUTE_STEPS = 20_000
 _SEARCH_STEPS = 500_000
 
 
