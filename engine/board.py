@@ -8,6 +8,8 @@ company's stations.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from engine import tiles, track
@@ -133,16 +135,8 @@ def connected_after(state: GameState, corp: Corporation, hex_id: str, tile: Tile
 
     Walked back from the hex (`track.lay_reached`), not traced over the whole map:
     `connected_after_traced` is the definition it answers as."""
-    old_points = _old_points(state, hex_id)
-    saved = state.board.tiles.get(hex_id)
-    state.board.tiles[hex_id] = PlacedTile(tile.name, rotation)
-    try:
+    with _tile_tried(state, hex_id, tile, rotation) as old_points:
         return track.lay_reached(state, corp.sym, hex_id, old_points, closed)
-    finally:
-        if saved is None:
-            del state.board.tiles[hex_id]
-        else:
-            state.board.tiles[hex_id] = saved
 
 
 def new_track_after(state: GameState, corp: Corporation, hex_id: str, tile: TileSpec,
@@ -151,16 +145,9 @@ def new_track_after(state: GameState, corp: Corporation, hex_id: str, tile: Tile
     on it before; its cities aside), not through `closed` hexes (1825 5.2.4.a: a
     promotion adding track the company reaches). Walked back from the hex as
     `connected_after` is; `new_track_after_traced` is the definition."""
-    old_points = _old_points(state, hex_id)
-    saved = state.board.tiles.get(hex_id)
-    state.board.tiles[hex_id] = PlacedTile(tile.name, rotation)
-    try:
-        return track.lay_reached(state, corp.sym, hex_id, old_points, closed, cities=False)
-    finally:
-        if saved is None:
-            del state.board.tiles[hex_id]
-        else:
-            state.board.tiles[hex_id] = saved
+    with _tile_tried(state, hex_id, tile, rotation) as old_points:
+        return track.lay_reached(state, corp.sym, hex_id, old_points, closed,
+                                 cities=False)
 
 
 def new_track_after_traced(state: GameState, corp: Corporation, hex_id: str,
@@ -168,17 +155,9 @@ def new_track_after_traced(state: GameState, corp: Corporation, hex_id: str,
                            closed: frozenset[str] = frozenset()) -> bool:
     """`new_track_after` by its definition: the whole map with the new tile on it,
     traced from `corp`'s stations (kept for the tests)."""
-    old_points = _old_points(state, hex_id)
-    saved = state.board.tiles.get(hex_id)
-    state.board.tiles[hex_id] = PlacedTile(tile.name, rotation)
-    try:
+    with _tile_tried(state, hex_id, tile, rotation) as old_points:
         graph = track.build_track(state, closed)
         _, segments = track.reachable(state, graph, corp.sym)
-    finally:
-        if saved is None:
-            del state.board.tiles[hex_id]
-        else:
-            state.board.tiles[hex_id] = saved
     return any(graph.segments[s].hex == hex_id and frozenset(
         (graph.segments[s].a, graph.segments[s].b)) not in old_points for s in segments)
 
@@ -191,23 +170,32 @@ def _old_points(state: GameState, hex_id: str) -> set[frozenset[track.Point]]:
     return {frozenset(p) for p in track.rotated_paths(old_tile, old_rotation, hex_id)}
 
 
+@contextlib.contextmanager
+def _tile_tried(state: GameState, hex_id: str, tile: TileSpec, rotation: int
+                ) -> Iterator[set[frozenset[track.Point]]]:
+    """The map with `tile` on `hex_id` for the while, then as it was; gives the hex's
+    paths before it (the connection checks ask what the new tile adds)."""
+    old_points = _old_points(state, hex_id)
+    saved = state.board.tiles.get(hex_id)
+    state.board.tiles[hex_id] = PlacedTile(tile.name, rotation)
+    try:
+        yield old_points
+    finally:
+        if saved is None:
+            del state.board.tiles[hex_id]
+        else:
+            state.board.tiles[hex_id] = saved
+
+
 def connected_after_traced(state: GameState, corp: Corporation, hex_id: str,
                            tile: TileSpec, rotation: int,
                            closed: frozenset[str] = frozenset()) -> bool:
     """`connected_after` by its definition: the graph of the whole map with the new
     tile on it, what `corp`'s routes reach there (`track.reaches_hex`; kept for the tests
     that check the walk back against it)."""
-    old_points = _old_points(state, hex_id)
-    saved = state.board.tiles.get(hex_id)
-    state.board.tiles[hex_id] = PlacedTile(tile.name, rotation)
-    try:
+    with _tile_tried(state, hex_id, tile, rotation) as old_points:
         graph = track.build_track(state, closed)
         return track.reaches_hex(state, graph, corp.sym, hex_id, old_points)
-    finally:
-        if saved is None:
-            del state.board.tiles[hex_id]
-        else:
-            state.board.tiles[hex_id] = saved
 
 
 def connected_after_plainly(state: GameState, corp: Corporation, hex_id: str,
@@ -215,17 +203,9 @@ def connected_after_plainly(state: GameState, corp: Corporation, hex_id: str,
                             closed: frozenset[str] = frozenset()) -> bool:
     """`connected_after_traced` by the plain tracing (`track.plainly_reaches_hex`): a
     way that may use track twice, as 18xx.games's looser check lets it."""
-    old_points = _old_points(state, hex_id)
-    saved = state.board.tiles.get(hex_id)
-    state.board.tiles[hex_id] = PlacedTile(tile.name, rotation)
-    try:
+    with _tile_tried(state, hex_id, tile, rotation) as old_points:
         graph = track.build_track(state, closed)
         return track.plainly_reaches_hex(state, graph, corp.sym, hex_id, old_points)
-    finally:
-        if saved is None:
-            del state.board.tiles[hex_id]
-        else:
-            state.board.tiles[hex_id] = saved
 
 
 def lay_tile(rules: Rules, state: GameState, corp: Corporation, hex_id: str, tile_name: str,
